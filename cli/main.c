@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - tfprof-analyze: parse the command line and run a subcommand.
+ * Never calls setlocale(): numbers print the same everywhere.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "opts.h"
+#include "output.h"
+
+int main(int argc, char **argv)
+{
+        cli_args args;
+        int rc;
+
+        rc = cli_parse(&args, argc, argv);
+        if (rc != 0) {
+                cli_free(&args);
+                return rc;
+        }
+        cli_verbosity = args.verbosity;
+        if (args.help) {
+                cli_print_help(args.cmd_name && strcmp(args.cmd_name, "analyze") != 0
+                               ? args.cmd : 0);
+                rc = EXIT_OK;
+        } else if (args.version) {
+                printf("tfprof-analyze %s\n", tpa_version());
+                rc = EXIT_OK;
+        } else {
+                switch (args.cmd) {
+                case CMD_ANALYZE: rc = cmd_analyze(&args); break;
+                case CMD_DIFF:    rc = cmd_diff(&args); break;
+                case CMD_CHECK:   rc = cmd_check(&args); break;
+                case CMD_CONVERT: rc = cmd_convert(&args); break;
+                case CMD_MERGE:   rc = cmd_merge(&args); break;
+                }
+        }
+        cli_free(&args);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                cli_errorf("error writing to stdout");
+                return EXIT_INTERNAL;
+        }
+        return rc;
+}

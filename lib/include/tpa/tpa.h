@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* tpa/tpa.h - everything public in libtpa. */
+#ifndef TPA_TPA_H
+#define TPA_TPA_H
+
+#include "common.h"
+#include "trace.h"
+#include "read.h"
+#include "report.h"
+
+#endif

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpa/trace.h - the event model (DESIGN.md section 4): processes, threads
+ * (tracks), compact events, interned strings, sparse per-event extras, and
+ * the parse-health record. A tpa_trace owns everything reachable from it;
+ * pointers it hands out stay valid until the next call that adds to it or
+ * tpa_trace_free().
+ *
+ * Readers (tpa/read.h) fill a trace; analysis (tpa/analysis.h) reads it.
+ * Events are kept in the order they were read; nothing here sorts them.
+ */
+#ifndef TPA_TRACE_H
+#define TPA_TRACE_H
+
+#include "common.h"
+
+typedef enum tpa_kind {
+        TPA_KIND_OTHER = 0,     /* the rest: counted, shown, never lost */
+        TPA_KIND_KERNEL,        /* device compute */
+        TPA_KIND_COPY_H2D,      /* host to device copy */
+        TPA_KIND_COPY_D2H,
+        TPA_KIND_COPY_D2D,
+        TPA_KIND_COPY_P2P,      /* peer to peer */
+        TPA_KIND_COLLECTIVE,    /* nccl and friends */
+        TPA_KIND_MEMSET,
+        TPA_KIND_HOST_OP,       /* a framework op on a host thread */
+        TPA_KIND_INPUT,         /* input pipeline: tf.data, DataLoader */
+        TPA_KIND_SYNC,          /* the host waits for the device */
+        TPA_KIND_LAUNCH,        /* the host dispatches device work */
+        TPA_KIND_STEP,          /* a step marker */
+        TPA_KIND_ANNOTATION,    /* a view that duplicates others; not busy time */
+        TPA_KIND__COUNT
+} tpa_kind;
+
+/* Lower-case name of a kind, e.g. "copy_h2d". */
+const char *tpa_kind_name(tpa_kind kind);
+static inline bool tpa_kind_is_copy(unsigned kind)
+{
+        return kind >= TPA_KIND_COPY_H2D && kind <= TPA_KIND_COPY_P2P;
+}
+
+/* One event: 32 bytes. Instants have dur 0. */
+typedef struct tpa_event {
+        tpa_ns   ts;            /* start */
+        tpa_ns   dur;           /* >= 0 */
+        tpa_str  name;
+        unsigned track : 24;    /* index of its thread, tpa_trace_thread() */
+        unsigned kind  : 8;     /* a tpa_kind */
+        uint32_t corr;          /* correlation id (CUPTI/Kineto); 0: none */
+        uint32_t group;         /* TF group_id + 1; 0: none */
+} tpa_event;
+
+#define TPA_TRACK_MAX ((1u << 24) - 1)
+
+/* Sparse extras per event, looked up by event index. */
+typedef enum tpa_aux_key {
+        TPA_AUX_BYTES = 1,      /* copy size in bytes */
+        TPA_AUX_STEP_NUM,       /* step number a marker carries */
+        TPA_AUX_OP,             /* tpa_str: the framework op a kernel belongs to */
+        TPA_AUX_FLAGS,          /* tpa_event_flag bits */
+        TPA_AUX_CAT,            /* tpa_str: the Chrome 'cat', where it matters */
+} tpa_aux_key;
+
+typedef enum tpa_event_flag {
+        TPA_FLAG_COMPILE   = 1 << 0, /* evidence of tracing/compilation (warm-up) */
+        TPA_FLAG_UNCLOSED  = 1 << 1, /* a B never closed: ends at the trace end */
+        TPA_FLAG_TOP_LEVEL = 1 << 2, /* reader knows it is a top-level host event */
+} tpa_event_flag;
+
+/* An id as the input spelled it: a number, or a string when str != 0. */
+typedef struct tpa_id {
+        int64_t num;
+        tpa_str str;
+} tpa_id;
+
+typedef enum tpa_proc_role {
+        TPA_PROC_UNKNOWN = 0,
+        TPA_PROC_HOST,          /* CPU threads */
+        TPA_PROC_DEVICE,        /* GPU/TPU streams */
+        TPA_PROC_OTHER,         /* allocators, tensors, counters, ... */
+} tpa_proc_role;
+
+typedef enum tpa_track_role {
+        TPA_TRACK_UNKNOWN = 0,
+        TPA_TRACK_HOST,         /* a host thread */
+        TPA_TRACK_STREAM,       /* a device stream (kernels, copies) */
+        TPA_TRACK_STEPS,        /* a device "Steps" line */
+        TPA_TRACK_ANNOTATION,   /* a duplicate view ("TensorFlow Ops", ...) */
+        TPA_TRACK_OTHER,
+} tpa_track_role;
+
+typedef struct tpa_process {
+        tpa_id   pid;
+        tpa_str  name;          /* process_name; TPA_STR_EMPTY if never named */
+        tpa_str  label;         /* process_labels, or a GPU model */
+        int64_t  sort_index;
+        int32_t  device;        /* device ordinal (GPU:N) or -1 */
+        uint8_t  role;          /* tpa_proc_role */
+} tpa_process;
+
+typedef struct tpa_thread {
+        uint32_t process;       /* index into tpa_trace_process() */
+        tpa_id   tid;
+        tpa_str  name;          /* thread_name; TPA_STR_EMPTY if never named */
+        int64_t  sort_index;
+        uint8_t  role;          /* tpa_track_role */
+} tpa_thread;
+
+typedef enum tpa_format {
+        TPA_FORMAT_AUTO = 0,    /* sniff the first bytes */
+        TPA_FORMAT_CHROME_JSON,
+        TPA_FORMAT_STEPSTATS,   /* RunMetadata or StepStats, binary */
+        TPA_FORMAT_STEPSTATS_TEXT, /* RunMetadata text format (pbtxt) */
+        TPA_FORMAT_TFEVENTS,
+        TPA_FORMAT_XSPACE,
+        TPA_FORMAT__COUNT
+} tpa_format;
+const char *tpa_format_name(tpa_format f);  /* "chrome-json", "xspace", ... */
+
+typedef enum tpa_dialect {
+        TPA_DIALECT_GENERIC = 0, /* Chrome trace with no profiler we know */
+        TPA_DIALECT_TF2,        /* TF2 trace viewer JSON, or XSpace */
+        TPA_DIALECT_TF1,        /* TF1 timeline, RunMetadata */
+        TPA_DIALECT_KINETO,     /* PyTorch profiler */
+        TPA_DIALECT__COUNT
+} tpa_dialect;
+const char *tpa_dialect_name(tpa_dialect d);  /* "tf2", "kineto", ... */
+
+/* A warning, aggregated by message: "312 events have ..., ignoring". */
+typedef struct tpa_warning {
+        char     msg[160];      /* one line, lower case, no count, no period */
+        uint64_t count;
+        uint64_t first_offset;
+        tpa_str  file;          /* which input; TPA_STR_EMPTY if one input */
+} tpa_warning;
+
+/* What the readers saw: nothing read is ever dropped without a count here. */
+typedef struct tpa_health {
+        uint64_t bytes_in;      /* bytes read from the files (compressed) */
+        uint64_t bytes_read;    /* bytes parsed (decompressed) */
+        uint64_t records_read;  /* trace records seen (JSON objects, proto events) */
+        uint64_t events_kept;   /* stored as tpa_event */
+        uint64_t metadata;      /* M records (names, sort indexes) */
+        uint64_t by_phase[128]; /* records counted but not modelled, by phase char */
+        uint64_t unknown_phase; /* phases we do not know */
+        uint64_t unmatched_begin; /* B with no E: closed at the trace end */
+        uint64_t unmatched_end;   /* E with no B: dropped */
+        uint64_t duplicates_dropped; /* TF1 /stream:all, /memcpy views */
+        uint64_t empty_records; /* {} and records with no ph */
+        bool     truncated;     /* the input ended early; analysed what was read */
+        uint64_t truncated_at;  /* decompressed offset where it ended */
+} tpa_health;
+
+typedef struct tpa_trace tpa_trace;
+
+/* A new empty trace in *out. Free with tpa_trace_free(). */
+int  tpa_trace_new(tpa_trace **out, tpa_error *err);
+void tpa_trace_free(tpa_trace *tr);             /* NULL is a no-op */
+
+/* Strings. tpa_trace_intern copies `s` (need not be NUL-terminated). */
+int         tpa_trace_intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
+                             tpa_error *err);
+const char *tpa_trace_str(const tpa_trace *tr, tpa_str id);   /* never NULL */
+size_t      tpa_trace_str_len(const tpa_trace *tr, tpa_str id);
+size_t      tpa_trace_str_count(const tpa_trace *tr);
+/* Look a string up without adding it; false when absent. */
+bool        tpa_trace_find_str(const tpa_trace *tr, tpa_str *out, const char *s, size_t len);
+
+/* Processes and threads are found or created by id. */
+int tpa_trace_get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err);
+int tpa_trace_get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id tid,
+                         tpa_error *err);
+size_t             tpa_trace_process_count(const tpa_trace *tr);
+size_t             tpa_trace_thread_count(const tpa_trace *tr);
+tpa_process       *tpa_trace_process(tpa_trace *tr, uint32_t i);
+tpa_thread        *tpa_trace_thread(tpa_trace *tr, uint32_t i);
+const tpa_process *tpa_trace_process_c(const tpa_trace *tr, uint32_t i);
+const tpa_thread  *tpa_trace_thread_c(const tpa_trace *tr, uint32_t i);
+
+/* Events. tpa_trace_add_event copies *ev and gives its index in *out_index
+ * (which may be NULL). Fails with TPA_ELIMIT past max_events. */
+int tpa_trace_add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index,
+                        tpa_error *err);
+size_t           tpa_trace_event_count(const tpa_trace *tr);
+const tpa_event *tpa_trace_events(const tpa_trace *tr);     /* all, in read order */
+tpa_event       *tpa_trace_events_mut(tpa_trace *tr);
+void             tpa_trace_set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */
+
+/* Extras. Setting a key twice keeps the last value. */
+int  tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
+                       tpa_error *err);
+bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64_t *out);
+/* OR `flags` into the event's TPA_AUX_FLAGS. */
+int  tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err);
+
+/* Format and dialect of what was read (the first input decides). */
+tpa_format  tpa_trace_format(const tpa_trace *tr);
+tpa_dialect tpa_trace_dialect(const tpa_trace *tr);
+void        tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d);
+
+/* Parse health, filled by readers. */
+tpa_health       *tpa_trace_health(tpa_trace *tr);
+const tpa_health *tpa_trace_health_c(const tpa_trace *tr);
+
+/* Record a non-fatal problem; identical messages are counted together. */
+int tpa_trace_warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...) TPA_PRINTF(3, 4);
+size_t             tpa_trace_warning_count(const tpa_trace *tr);
+const tpa_warning *tpa_trace_warning(const tpa_trace *tr, size_t i);
+
+/* Bytes of memory the trace holds (events, strings, tables). */
+size_t tpa_trace_memory_bytes(const tpa_trace *tr);
+
+/* Trace time span over all events: [first start, last end]. False if empty. */
+bool tpa_trace_span(const tpa_trace *tr, tpa_ns *start, tpa_ns *end);
+
+#endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read.c - sniff what a stream holds and hand it to the reader for that
+ * format (DESIGN.md section 3). Content decides, never the file name.
+ */
+#include <string.h>
+
+#include "input/readers.h"
+
+static size_t skip_space_bom(const uint8_t *p, size_t n)
+{
+        size_t i = 0;
+
+        if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+                i = 3;
+        while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+                i++;
+        return i;
+}
+
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+        uint32_t c = 0xffffffffu;
+
+        for (size_t i = 0; i < n; i++) {
+                c ^= p[i];
+                for (int k = 0; k < 8; k++)
+                        c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+        }
+        return ~c;
+}
+
+static bool is_tfrecord(const uint8_t *p, size_t n)
+{
+        uint32_t crc, want;
+
+        if (n < 12)
+                return false;
+        crc = crc32c(p, 8);
+        crc = ((crc >> 15) | (crc << 17)) + 0xa282ead8u;        /* TFRecord's mask */
+        want = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
+               (uint32_t)p[11] << 24;
+        return crc == want;
+}
+
+static bool is_pbtxt(const uint8_t *p, size_t n)
+{
+        static const char *const starts[] = { "step_stats", "dev_stats", "node_stats" };
+        size_t i = 0;
+
+        while (i < n && p[i] == '#') {          /* comment lines */
+                while (i < n && p[i] != '\n')
+                        i++;
+                i += skip_space_bom(p + i, n - i);
+        }
+        for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+                size_t len = strlen(starts[k]);
+                if (n - i > len && memcmp(p + i, starts[k], len) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Read a protobuf varint; 0 bytes on failure. */
+static size_t varint(const uint8_t *p, size_t n, uint64_t *v)
+{
+        *v = 0;
+        for (size_t i = 0; i < n && i < 10; i++) {
+                *v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+                if (!(p[i] & 0x80))
+                        return i + 1;
+        }
+        return 0;
+}
+
+tpa_format tpa_read_sniff(const void *data, size_t size)
+{
+        const uint8_t *p = data;
+        size_t i = skip_space_bom(p, size);
+        uint64_t len;
+        size_t k;
+
+        if (i < size && (p[i] == '{' || p[i] == '['))
+                return TPA_FORMAT_CHROME_JSON;
+        if (is_tfrecord(p, size))
+                return TPA_FORMAT_TFEVENTS;
+        if (is_pbtxt(p + i, size - i))
+                return TPA_FORMAT_STEPSTATS_TEXT;
+        /* XSpace and RunMetadata both open with field 1, length-delimited.
+         * Inside, an XPlane opens with id (varint, tag 0x08) or name (0x12);
+         * a StepStats opens with dev_stats (0x0a). */
+        if (size >= 2 && p[0] == 0x0a) {
+                k = varint(p + 1, size - 1, &len);
+                if (k > 0 && 1 + k < size) {
+                        uint8_t inner = p[1 + k];
+                        if (inner == 0x08 || inner == 0x12 || inner == 0x1a || inner == 0x22 ||
+                            inner == 0x2a || inner == 0x32)
+                                return TPA_FORMAT_XSPACE;
+                        if (inner == 0x0a)
+                                return TPA_FORMAT_STEPSTATS;
+                }
+        }
+        return TPA_FORMAT_AUTO;
+}
+
+static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
+                    tpa_error *err)
+{
+        const uint8_t *head;
+        size_t n;
+        tpa_format f = opts->format;
+        int r;
+
+        (void)tr;
+        r = tpa_source_peek(src, &head, &n, 4096, err);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return tpa_error_set(err, TPA_EFORMAT, 0, "the input is empty");
+        if (f == TPA_FORMAT_AUTO)
+                f = tpa_read_sniff(head, n);
+        switch (f) {
+        case TPA_FORMAT_CHROME_JSON:
+        case TPA_FORMAT_XSPACE:
+        case TPA_FORMAT_STEPSTATS:
+        case TPA_FORMAT_STEPSTATS_TEXT:
+        case TPA_FORMAT_TFEVENTS:
+                return tpa_error_set(err, TPA_EFORMAT, 0, "%s input is not supported yet",
+                                     tpa_format_name(f));
+        case TPA_FORMAT_AUTO:
+        case TPA_FORMAT__COUNT:
+                break;
+        }
+        return tpa_error_set(err, TPA_EFORMAT, 0,
+                             "not a trace: neither Chrome trace JSON, RunMetadata, tfevents "
+                             "nor XSpace");
+}
+
+static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
+                       tpa_error *err)
+{
+        tpa_health *h = tpa_trace_health(tr);
+        uint64_t before_in = h->bytes_in, before_out = h->bytes_read;
+        int r;
+
+        r = dispatch(tr, src, opts, err);
+        h->bytes_in = before_in + tpa_source_bytes_in(src);
+        h->bytes_read = before_out + tpa_source_offset(src);
+        return r;
+}
+
+int tpa_read_path(tpa_trace *tr, const char *path, const tpa_read_options *opts,
+                  tpa_error *err)
+{
+        static const tpa_read_options defaults = TPA_READ_OPTIONS_INIT;
+        tpa_source *src;
+        int r;
+
+        if (opts == NULL)
+                opts = &defaults;
+        if (opts->max_events != 0)
+                tpa_trace_set_max_events(tr, opts->max_events);
+        r = tpa_source_open(&src, path, opts, err);
+        if (r < 0)
+                return r;
+        r = read_source(tr, src, opts, err);
+        tpa_source_free(src);
+        return r;
+}
+
+int tpa_read_memory(tpa_trace *tr, const void *data, size_t size, const char *name,
+                    const tpa_read_options *opts, tpa_error *err)
+{
+        static const tpa_read_options defaults = TPA_READ_OPTIONS_INIT;
+        tpa_source *src;
+        int r;
+
+        (void)name;
+        if (opts == NULL)
+                opts = &defaults;
+        if (opts->max_events != 0)
+                tpa_trace_set_max_events(tr, opts->max_events);
+        r = tpa_source_open_memory(&src, data, size, opts, err);
+        if (r < 0)
+                return r;
+        r = read_source(tr, src, opts, err);
+        tpa_source_free(src);
+        return r;
+}

@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace.c - the event model: the string table (interning), processes and
+ * threads found by id, the event array, sparse extras and parse health.
+ *
+ * Events live in one array grown by doubling; glibc serves large blocks with
+ * mmap and grows them with mremap, so growth neither copies nor doubles the
+ * resident size. Strings live in fixed-size blocks that never move, so a
+ * `const char *` from tpa_trace_str() stays valid while the trace lives.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpa/trace.h"
+
+#define STR_BLOCK (256u * 1024u)
+
+struct str_block {
+        struct str_block *next;
+        size_t            used;
+        size_t            size;
+        char              data[];
+};
+
+struct aux_entry {
+        uint64_t event;
+        uint32_t key;
+        int64_t  value;
+};
+
+struct tpa_trace {
+        /* strings */
+        struct str_block *blocks;
+        const char      **str_ptr;      /* by id */
+        uint32_t         *str_len;
+        size_t            str_count, str_cap;
+        uint32_t         *hash;         /* open addressing: id + 1, 0 empty */
+        size_t            hash_cap;     /* power of two */
+        size_t            str_bytes;
+
+        /* processes and threads, with a small hash from id to index */
+        tpa_process      *procs;
+        size_t            proc_count, proc_cap;
+        tpa_thread       *threads;
+        size_t            thread_count, thread_cap;
+        uint32_t         *thread_hash;  /* index + 1 */
+        size_t            thread_hash_cap;
+
+        tpa_event        *events;
+        size_t            event_count, event_cap;
+        uint64_t          max_events;
+
+        struct aux_entry *aux;
+        size_t            aux_count, aux_cap;     /* sorted by (event, key) */
+
+        tpa_format        format;
+        tpa_dialect       dialect;
+        tpa_health        health;
+        tpa_warning      *warnings;
+        size_t            warning_count, warning_cap;
+};
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *err)
+{
+        size_t n = *cap ? *cap : 16;
+        void *p;
+
+        if (need <= *cap)
+                return 0;
+        while (n < need)
+                n *= 2;
+        p = realloc(*ptr, n * elem);
+        if (p == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        *ptr = p;
+        *cap = n;
+        return 0;
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+        uint64_t h = 0xcbf29ce484222325ull;     /* FNV-1a, 64-bit */
+
+        for (size_t i = 0; i < len; i++) {
+                h ^= (unsigned char)s[i];
+                h *= 0x100000001b3ull;
+        }
+        return h ^ (h >> 29);
+}
+
+int tpa_trace_new(tpa_trace **out, tpa_error *err)
+{
+        tpa_trace *tr = calloc(1, sizeof(*tr));
+        tpa_str empty;
+
+        if (tr == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        if (tpa_trace_intern(tr, &empty, "", 0, err) < 0) {
+                tpa_trace_free(tr);
+                return TPA_ENOMEM;
+        }
+        *out = tr;
+        return 0;
+}
+
+void tpa_trace_free(tpa_trace *tr)
+{
+        struct str_block *b, *next;
+
+        if (tr == NULL)
+                return;
+        for (b = tr->blocks; b != NULL; b = next) {
+                next = b->next;
+                free(b);
+        }
+        free(tr->str_ptr);
+        free(tr->str_len);
+        free(tr->hash);
+        free(tr->procs);
+        free(tr->threads);
+        free(tr->thread_hash);
+        free(tr->events);
+        free(tr->aux);
+        free(tr->warnings);
+        free(tr);
+}
+
+/* ---- strings ---------------------------------------------------------- */
+
+static char *str_alloc(tpa_trace *tr, size_t len, tpa_error *err)
+{
+        struct str_block *b = tr->blocks;
+        char *p;
+
+#ifndef TPA_ARENA_DEBUG
+        if (b == NULL || b->size - b->used < len + 1) {
+                size_t size = len + 1 > STR_BLOCK / 4 ? len + 1 : STR_BLOCK;
+#else
+        {
+                size_t size = len + 1;
+#endif
+                b = malloc(sizeof(*b) + size);
+                if (b == NULL) {
+                        tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return NULL;
+                }
+                b->used = 0;
+                b->size = size;
+                /* A big one-off string goes behind the current block, so the
+                 * current block keeps filling. */
+                if (tr->blocks != NULL && size != STR_BLOCK) {
+                        b->next = tr->blocks->next;
+                        tr->blocks->next = b;
+                } else {
+                        b->next = tr->blocks;
+                        tr->blocks = b;
+                }
+                tr->str_bytes += sizeof(*b) + size;
+        }
+        p = b->data + b->used;
+        b->used += len + 1;
+        return p;
+}
+
+static int rehash(tpa_trace *tr, tpa_error *err)
+{
+        size_t cap = tr->hash_cap ? tr->hash_cap * 2 : 1024;
+        uint32_t *h = calloc(cap, sizeof(*h));
+
+        if (h == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t id = 0; id < tr->str_count; id++) {
+                size_t i = hash_bytes(tr->str_ptr[id], tr->str_len[id]) & (cap - 1);
+                while (h[i] != 0)
+                        i = (i + 1) & (cap - 1);
+                h[i] = (uint32_t)id + 1;
+        }
+        free(tr->hash);
+        tr->hash = h;
+        tr->hash_cap = cap;
+        return 0;
+}
+
+static size_t find_slot(const tpa_trace *tr, const char *s, size_t len, uint64_t h)
+{
+        size_t i = h & (tr->hash_cap - 1);
+
+        while (tr->hash[i] != 0) {
+                uint32_t id = tr->hash[i] - 1;
+                if (tr->str_len[id] == len && memcmp(tr->str_ptr[id], s, len) == 0)
+                        return i;
+                i = (i + 1) & (tr->hash_cap - 1);
+        }
+        return i;
+}
+
+bool tpa_trace_find_str(const tpa_trace *tr, tpa_str *out, const char *s, size_t len)
+{
+        size_t i;
+
+        if (tr->hash_cap == 0)
+                return false;
+        i = find_slot(tr, s, len, hash_bytes(s, len));
+        if (tr->hash[i] == 0)
+                return false;
+        *out = tr->hash[i] - 1;
+        return true;
+}
+
+int tpa_trace_intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa_error *err)
+{
+        uint64_t h = hash_bytes(s, len);
+        size_t i;
+        char *p;
+
+        if (len > UINT32_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT, "string of %zu bytes is too long", len);
+        if (tr->hash_cap != 0) {
+                i = find_slot(tr, s, len, h);
+                if (tr->hash[i] != 0) {
+                        *out = tr->hash[i] - 1;
+                        return 0;
+                }
+        }
+        if (tr->str_count >= UINT32_MAX - 1)
+                return tpa_error_setf(err, TPA_ELIMIT, "more than 2^32 distinct strings");
+        if ((tr->str_count + 1) * 2 > tr->hash_cap && rehash(tr, err) < 0)
+                return TPA_ENOMEM;
+        if (grow((void **)&tr->str_ptr, &tr->str_cap, tr->str_count + 1, sizeof(char *), err) < 0)
+                return TPA_ENOMEM;
+        {
+                size_t cap = tr->str_cap;
+                void *q = realloc(tr->str_len, cap * sizeof(uint32_t));
+                if (q == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                tr->str_len = q;
+        }
+        p = str_alloc(tr, len, err);
+        if (p == NULL)
+                return TPA_ENOMEM;
+        if (len > 0)
+                memcpy(p, s, len);
+        p[len] = '\0';
+        tr->str_ptr[tr->str_count] = p;
+        tr->str_len[tr->str_count] = (uint32_t)len;
+        i = find_slot(tr, s, len, h);
+        tr->hash[i] = (uint32_t)tr->str_count + 1;
+        *out = (tpa_str)tr->str_count++;
+        return 0;
+}
+
+const char *tpa_trace_str(const tpa_trace *tr, tpa_str id)
+{
+        return id < tr->str_count ? tr->str_ptr[id] : "";
+}
+
+size_t tpa_trace_str_len(const tpa_trace *tr, tpa_str id)
+{
+        return id < tr->str_count ? tr->str_len[id] : 0;
+}
+
+size_t tpa_trace_str_count(const tpa_trace *tr)
+{
+        return tr->str_count;
+}
+
+/* ---- processes and threads --------------------------------------------- */
+
+static bool id_eq(tpa_id a, tpa_id b)
+{
+        return a.str == b.str && (a.str != 0 || a.num == b.num);
+}
+
+int tpa_trace_get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err)
+{
+        tpa_process *p;
+
+        /* Traces have few processes: a linear scan from the end is enough. */
+        for (size_t i = tr->proc_count; i-- > 0;) {
+                if (id_eq(tr->procs[i].pid, pid)) {
+                        *out = (uint32_t)i;
+                        return 0;
+                }
+        }
+        if (tr->proc_count >= TPA_TRACK_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT, "too many processes");
+        if (grow((void **)&tr->procs, &tr->proc_cap, tr->proc_count + 1, sizeof(*p), err) < 0)
+                return TPA_ENOMEM;
+        p = &tr->procs[tr->proc_count];
+        memset(p, 0, sizeof(*p));
+        p->pid = pid;
+        p->device = -1;
+        *out = (uint32_t)tr->proc_count++;
+        return 0;
+}
+
+static uint64_t thread_key(uint32_t process, tpa_id tid)
+{
+        uint64_t h = (uint64_t)tid.num * 0x9e3779b97f4a7c15ull;
+
+        h ^= ((uint64_t)tid.str << 32 | process) * 0xc2b2ae3d27d4eb4full;
+        return h ^ (h >> 31);
+}
+
+static int thread_rehash(tpa_trace *tr, tpa_error *err)
+{
+        size_t cap = tr->thread_hash_cap ? tr->thread_hash_cap * 2 : 64;
+        uint32_t *h = calloc(cap, sizeof(*h));
+
+        if (h == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t t = 0; t < tr->thread_count; t++) {
+                size_t i = thread_key(tr->threads[t].process, tr->threads[t].tid) & (cap - 1);
+                while (h[i] != 0)
+                        i = (i + 1) & (cap - 1);
+                h[i] = (uint32_t)t + 1;
+        }
+        free(tr->thread_hash);
+        tr->thread_hash = h;
+        tr->thread_hash_cap = cap;
+        return 0;
+}
+
+int tpa_trace_get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id tid,
+                         tpa_error *err)
+{
+        tpa_thread *t;
+        size_t i;
+
+        if (tr->thread_hash_cap != 0) {
+                i = thread_key(process, tid) & (tr->thread_hash_cap - 1);
+                while (tr->thread_hash[i] != 0) {
+                        t = &tr->threads[tr->thread_hash[i] - 1];
+                        if (t->process == process && id_eq(t->tid, tid)) {
+                                *out = tr->thread_hash[i] - 1;
+                                return 0;
+                        }
+                        i = (i + 1) & (tr->thread_hash_cap - 1);
+                }
+        }
+        if (tr->thread_count >= TPA_TRACK_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT, "more than %u threads", TPA_TRACK_MAX);
+        if ((tr->thread_count + 1) * 2 > tr->thread_hash_cap && thread_rehash(tr, err) < 0)
+                return TPA_ENOMEM;
+        if (grow((void **)&tr->threads, &tr->thread_cap, tr->thread_count + 1, sizeof(*t),
+                 err) < 0)
+                return TPA_ENOMEM;
+        t = &tr->threads[tr->thread_count];
+        memset(t, 0, sizeof(*t));
+        t->process = process;
+        t->tid = tid;
+        i = thread_key(process, tid) & (tr->thread_hash_cap - 1);
+        while (tr->thread_hash[i] != 0)
+                i = (i + 1) & (tr->thread_hash_cap - 1);
+        tr->thread_hash[i] = (uint32_t)tr->thread_count + 1;
+        *out = (uint32_t)tr->thread_count++;
+        return 0;
+}
+
+size_t tpa_trace_process_count(const tpa_trace *tr) { return tr->proc_count; }
+size_t tpa_trace_thread_count(const tpa_trace *tr) { return tr->thread_count; }
+tpa_process *tpa_trace_process(tpa_trace *tr, uint32_t i) { return &tr->procs[i]; }
+tpa_thread *tpa_trace_thread(tpa_trace *tr, uint32_t i) { return &tr->threads[i]; }
+const tpa_process *tpa_trace_process_c(const tpa_trace *tr, uint32_t i) { return &tr->procs[i]; }
+const tpa_thread *tpa_trace_thread_c(const tpa_trace *tr, uint32_t i) { return &tr->threads[i]; }
+
+/* ---- events ------------------------------------------------------------ */
+
+int tpa_trace_add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index, tpa_error *err)
+{
+        if (tr->max_events != 0 && tr->event_count >= tr->max_events)
+                return tpa_error_setf(err, TPA_ELIMIT, "more than %llu events",
+                                      (unsigned long long)tr->max_events);
+        if (tr->event_count == tr->event_cap &&
+            grow((void **)&tr->events, &tr->event_cap, tr->event_count + 1, sizeof(*ev), err) < 0)
+                return TPA_ENOMEM;
+        tr->events[tr->event_count] = *ev;
+        if (out_index != NULL)
+                *out_index = tr->event_count;
+        tr->event_count++;
+        tr->health.events_kept++;
+        return 0;
+}
+
+size_t tpa_trace_event_count(const tpa_trace *tr) { return tr->event_count; }
+const tpa_event *tpa_trace_events(const tpa_trace *tr) { return tr->events; }
+tpa_event *tpa_trace_events_mut(tpa_trace *tr) { return tr->events; }
+void tpa_trace_set_max_events(tpa_trace *tr, uint64_t max) { tr->max_events = max; }
+
+bool tpa_trace_span(const tpa_trace *tr, tpa_ns *start, tpa_ns *end)
+{
+        tpa_ns lo = INT64_MAX, hi = INT64_MIN;
+
+        for (size_t i = 0; i < tr->event_count; i++) {
+                const tpa_event *e = &tr->events[i];
+                if (e->ts < lo)
+                        lo = e->ts;
+                if (e->ts + e->dur > hi)
+                        hi = e->ts + e->dur;
+        }
+        if (tr->event_count == 0)
+                return false;
+        *start = lo;
+        *end = hi;
+        return true;
+}
+
+/* ---- extras ------------------------------------------------------------ */
+
+static int aux_cmp(const void *a, const void *b)
+{
+        const struct aux_entry *x = a, *y = b;
+
+        if (x->event != y->event)
+                return x->event < y->event ? -1 : 1;
+        return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The entry for (event, key), or where it would go: the array is kept sorted,
+ * and readers add in event order, so inserting is nearly always appending. */
+static size_t aux_lower_bound(const tpa_trace *tr, size_t event, tpa_aux_key key)
+{
+        struct aux_entry k = { .event = event, .key = key };
+        size_t lo = 0, hi = tr->aux_count;
+
+        if (hi > 0 && aux_cmp(&tr->aux[hi - 1], &k) < 0)
+                return hi;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (aux_cmp(&tr->aux[mid], &k) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+int tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
+                      tpa_error *err)
+{
+        size_t i = aux_lower_bound(tr, event, key);
+
+        if (i < tr->aux_count && tr->aux[i].event == event && tr->aux[i].key == key) {
+                tr->aux[i].value = value;
+                return 0;
+        }
+        if (grow((void **)&tr->aux, &tr->aux_cap, tr->aux_count + 1, sizeof(*tr->aux), err) < 0)
+                return TPA_ENOMEM;
+        memmove(&tr->aux[i + 1], &tr->aux[i], (tr->aux_count - i) * sizeof(*tr->aux));
+        tr->aux[i] = (struct aux_entry){ event, key, value };
+        tr->aux_count++;
+        return 0;
+}
+
+bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64_t *out)
+{
+        size_t i = aux_lower_bound(tr, event, key);
+
+        if (i >= tr->aux_count || tr->aux[i].event != event || tr->aux[i].key != key)
+                return false;
+        *out = tr->aux[i].value;
+        return true;
+}
+
+int tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err)
+{
+        int64_t v = 0;
+
+        tpa_trace_get_aux(tr, event, TPA_AUX_FLAGS, &v);
+        return tpa_trace_set_aux(tr, event, TPA_AUX_FLAGS, v | (int64_t)flags, err);
+}
+
+/* ---- format, health, warnings ------------------------------------------- */
+
+tpa_format tpa_trace_format(const tpa_trace *tr) { return tr->format; }
+tpa_dialect tpa_trace_dialect(const tpa_trace *tr) { return tr->dialect; }
+
+void tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
+{
+        tr->format = f;
+        tr->dialect = d;
+}
+
+tpa_health *tpa_trace_health(tpa_trace *tr) { return &tr->health; }
+const tpa_health *tpa_trace_health_c(const tpa_trace *tr) { return &tr->health; }
+
+int tpa_trace_warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...)
+{
+        char msg[sizeof(((tpa_warning *)0)->msg)];
+        tpa_warning *w;
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        for (size_t i = 0; i < tr->warning_count; i++) {
+                if (strcmp(tr->warnings[i].msg, msg) == 0) {
+                        tr->warnings[i].count++;
+                        return 0;
+                }
+        }
+        /* Past 64 distinct messages, fold the rest into one. */
+        if (tr->warning_count >= 64) {
+                w = &tr->warnings[63];
+                snprintf(w->msg, sizeof(w->msg), "other problems");
+                w->count++;
+                return 0;
+        }
+        if (grow((void **)&tr->warnings, &tr->warning_cap, tr->warning_count + 1, sizeof(*w),
+                 NULL) < 0)
+                return TPA_ENOMEM;
+        w = &tr->warnings[tr->warning_count++];
+        memset(w, 0, sizeof(*w));
+        memcpy(w->msg, msg, sizeof(msg));
+        w->count = 1;
+        w->first_offset = offset;
+        return 0;
+}
+
+size_t tpa_trace_warning_count(const tpa_trace *tr) { return tr->warning_count; }
+const tpa_warning *tpa_trace_warning(const tpa_trace *tr, size_t i) { return &tr->warnings[i]; }
+
+size_t tpa_trace_memory_bytes(const tpa_trace *tr)
+{
+        return tr->str_bytes + tr->str_cap * (sizeof(char *) + sizeof(uint32_t)) +
+               tr->hash_cap * sizeof(uint32_t) + tr->proc_cap * sizeof(tpa_process) +
+               tr->thread_cap * sizeof(tpa_thread) + tr->thread_hash_cap * sizeof(uint32_t) +
+               tr->event_cap * sizeof(tpa_event) + tr->aux_cap * sizeof(struct aux_entry);
+}

@@ -1,0 +1,2 @@
+cd "$TPA_TMP" && : > empty.json
+tfprof-analyze empty.json

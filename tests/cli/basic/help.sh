@@ -1,0 +1,1 @@
+tfprof-analyze --help

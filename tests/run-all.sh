@@ -1,0 +1,24 @@
+#!/bin/sh
+# run-all.sh - every test: the normal build, then an ASan+UBSan build, each
+# with the whole `meson test` suite. This is the README's test command and
+# what .ci/run runs. Build trees go under build*/ (ignored by git).
+set -eu
+cd "$(dirname "$0")/.."
+jobs=${TPA_JOBS:-2}
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "build and test (debugoptimized, --werror)"
+[ -d build-ci ] || meson setup build-ci --werror >/dev/null
+ninja -C build-ci -j "$jobs"
+meson test -C build-ci --num-processes "$jobs" --print-errorlogs
+
+step "build and test under ASan+UBSan"
+[ -d build-san ] || CC=${SAN_CC:-gcc} meson setup build-san --werror \
+        -Db_sanitize=address,undefined -Db_lundef=false -Darena_debug=true >/dev/null
+ninja -C build-san -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+        meson test -C build-san --num-processes "$jobs" --print-errorlogs \
+        --timeout-multiplier 4
+
+step "all tests passed"

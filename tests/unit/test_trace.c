@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* test_trace.c - the event model: interning, ids, events, extras, warnings. */
+#include <stdio.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+
+#include "tap.h"
+
+static void test_trace__intern(void)
+{
+        tpa_trace *tr;
+        tpa_str a, b, c, found;
+        char big[5000];
+
+        tpa_trace_new(&tr, NULL);
+        ok(tpa_trace_intern(tr, &a, "kernel", 6, NULL) == 0, "test_trace__intern: add");
+        ok(tpa_trace_intern(tr, &b, "kernelX", 6, NULL) == 0 && a == b,
+           "test_trace__intern: same bytes, same id");
+        ok(tpa_trace_intern(tr, &c, "memcpy", 6, NULL) == 0 && c != a,
+           "test_trace__intern: other bytes, other id");
+        tap_streq(tpa_trace_str(tr, a), "kernel", "test_trace__intern: NUL-terminated copy");
+        tap_streq(tpa_trace_str(tr, TPA_STR_EMPTY), "", "test_trace__intern: 0 is empty");
+        ok(tpa_trace_find_str(tr, &found, "memcpy", 6) && found == c,
+           "test_trace__intern: find");
+        ok(!tpa_trace_find_str(tr, &found, "nope", 4), "test_trace__intern: find absent");
+        for (int i = 0; i < 20000; i++) {
+                char s[32];
+                int n = snprintf(s, sizeof(s), "name-%d", i);
+                tpa_trace_intern(tr, &a, s, (size_t)n, NULL);
+        }
+        ok(tpa_trace_find_str(tr, &found, "name-12345", 10) &&
+           strcmp(tpa_trace_str(tr, found), "name-12345") == 0,
+           "test_trace__intern: survives rehash");
+        tap_streq(tpa_trace_str(tr, c), "memcpy", "test_trace__intern: pointers stay valid");
+        memset(big, 'x', sizeof(big));
+        ok(tpa_trace_intern(tr, &a, big, sizeof(big), NULL) == 0 &&
+           tpa_trace_str_len(tr, a) == sizeof(big), "test_trace__intern: big string");
+        tpa_trace_free(tr);
+}
+
+static void test_trace__threads(void)
+{
+        tpa_trace *tr;
+        uint32_t p1, p2, t1, t2, t3;
+        tpa_str s;
+
+        tpa_trace_new(&tr, NULL);
+        tpa_trace_intern(tr, &s, "Traces", 6, NULL);
+        tpa_trace_get_process(tr, &p1, (tpa_id){ .num = 1 }, NULL);
+        tpa_trace_get_process(tr, &p2, (tpa_id){ .str = s }, NULL);
+        ok(p1 != p2, "test_trace__threads: numeric and string pids differ");
+        tpa_trace_get_process(tr, &t1, (tpa_id){ .num = 1 }, NULL);
+        ok(t1 == p1, "test_trace__threads: same pid, same process");
+        tpa_trace_get_thread(tr, &t1, p1, (tpa_id){ .num = 7 }, NULL);
+        tpa_trace_get_thread(tr, &t2, p2, (tpa_id){ .num = 7 }, NULL);
+        ok(t1 != t2, "test_trace__threads: same tid in two processes differs");
+        for (int i = 0; i < 1000; i++)
+                tpa_trace_get_thread(tr, &t3, p1, (tpa_id){ .num = 100 + i }, NULL);
+        tpa_trace_get_thread(tr, &t3, p1, (tpa_id){ .num = 7 }, NULL);
+        ok(t3 == t1, "test_trace__threads: found again after growth");
+        tap_eq((int64_t)tpa_trace_thread_count(tr), 1002, "test_trace__threads: count");
+        tpa_trace_free(tr);
+}
+
+static void test_trace__events_aux(void)
+{
+        tpa_trace *tr;
+        tpa_event ev = { .ts = 1000, .dur = 50, .kind = TPA_KIND_KERNEL };
+        size_t idx;
+        int64_t v = 0;
+
+        tpa_trace_new(&tr, NULL);
+        ok(sizeof(tpa_event) == 32, "test_trace__events_aux: an event is 32 bytes");
+        for (int i = 0; i < 100; i++) {
+                ev.ts = 1000 + i * 100;
+                tpa_trace_add_event(tr, &ev, &idx, NULL);
+                if (i % 3 == 0)
+                        tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, i * 10, NULL);
+        }
+        /* Out of order: patch an early event. */
+        tpa_trace_set_aux(tr, 4, TPA_AUX_FLAGS, TPA_FLAG_UNCLOSED, NULL);
+        tpa_trace_add_flags(tr, 4, TPA_FLAG_COMPILE, NULL);
+        ok(tpa_trace_get_aux(tr, 4, TPA_AUX_FLAGS, &v) &&
+           v == (TPA_FLAG_UNCLOSED | TPA_FLAG_COMPILE), "test_trace__events_aux: flags OR");
+        ok(tpa_trace_get_aux(tr, 33, TPA_AUX_BYTES, &v) && v == 330,
+           "test_trace__events_aux: bytes");
+        ok(!tpa_trace_get_aux(tr, 34, TPA_AUX_BYTES, &v), "test_trace__events_aux: absent");
+        tpa_trace_set_aux(tr, 33, TPA_AUX_BYTES, 7, NULL);
+        ok(tpa_trace_get_aux(tr, 33, TPA_AUX_BYTES, &v) && v == 7,
+           "test_trace__events_aux: set twice keeps last");
+        {
+                tpa_ns a, b;
+                ok(tpa_trace_span(tr, &a, &b) && a == 1000 && b == 1000 + 99 * 100 + 50,
+                   "test_trace__events_aux: span");
+        }
+        tpa_trace_set_max_events(tr, 100);
+        ok(tpa_trace_add_event(tr, &ev, NULL, NULL) == TPA_ELIMIT,
+           "test_trace__events_aux: max_events");
+        tpa_trace_free(tr);
+}
+
+static void test_trace__warnings(void)
+{
+        tpa_trace *tr;
+
+        tpa_trace_new(&tr, NULL);
+        tpa_trace_warn(tr, 10, "unknown phase '%c', ignoring", 'R');
+        tpa_trace_warn(tr, 20, "unknown phase '%c', ignoring", 'R');
+        tpa_trace_warn(tr, 30, "unknown phase '%c', ignoring", 'Z');
+        tap_eq((int64_t)tpa_trace_warning_count(tr), 2, "test_trace__warnings: aggregated");
+        ok(tpa_trace_warning(tr, 0)->count == 2 && tpa_trace_warning(tr, 0)->first_offset == 10,
+           "test_trace__warnings: count and first offset");
+        tpa_trace_free(tr);
+}
+
+int main(void)
+{
+        test_trace__intern();
+        test_trace__threads();
+        test_trace__events_aux();
+        test_trace__warnings();
+        return tap_done();
+}
