@@ -7,5 +7,6 @@
 #include "trace.h"
 #include "read.h"
 #include "report.h"
+#include "rules.h"
 
 #endif
