@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Make the PyTorch fixtures in testdata/ from small real CPU training loops.
+
+    python3 tools/make_fixtures_torch.py            # all scenarios
+    python3 tools/make_fixtures_torch.py input      # one scenario
+
+Each scenario runs torch.profiler.profile(schedule(wait=1, warmup=1, active=3),
+CPU activity only, record_shapes=False) over 5 training steps, exports the
+Chrome trace with prof.export_chrome_trace, gzips it deterministically into
+testdata/torch_<scenario>.trace.json.gz, checks its size and step markers,
+computes a sanity figure with plain json and writes the README row.
+"""
+
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+
+import torch
+from torch.profiler import ProfilerActivity, profile, schedule
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_util as fu  # noqa: E402
+
+WAIT, WARMUP, ACTIVE = 1, 1, 3
+STEPS = WAIT + WARMUP + ACTIVE
+SCRIPT = "tools/make_fixtures_torch.py"
+
+
+class SlowDataset(torch.utils.data.Dataset):
+    """Each sample costs `sleep_s` of host time, like a slow decoder."""
+
+    def __init__(self, n, features, sleep_s):
+        g = torch.Generator().manual_seed(1)
+        self.x = torch.randn(n, features, generator=g)
+        self.y = torch.randint(0, 4, (n,), generator=g)
+        self.sleep_s = sleep_s
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        if self.sleep_s:
+            time.sleep(self.sleep_s)
+        return self.x[i], self.y[i]
+
+
+def profiled_loop(out_json, batches, step_fn):
+    """Run STEPS steps under the profiler; batches is an iterable."""
+    def ready(prof):
+        prof.export_chrome_trace(out_json)
+
+    with profile(activities=[ProfilerActivity.CPU],
+                 schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE,
+                                   repeat=1),
+                 on_trace_ready=ready, record_shapes=False) as prof:
+        for step, batch in enumerate(batches):
+            if step >= STEPS:
+                break
+            step_fn(batch)
+            prof.step()
+
+
+def make_train_step(model, lr=0.01):
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step(batch):
+        x, y = batch
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+def scenario_input(out_json):
+    # num_workers=0: every __getitem__ (8 ms sleep) runs inside
+    # enumerate(DataLoader)#..., 8 samples a batch = ~64 ms a step,
+    # against a tiny model.
+    ds = SlowDataset(8 * (STEPS + 1), 16, 0.008)
+    dl = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=0,
+                                     shuffle=False)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU(),
+                                torch.nn.Linear(16, 4))
+    profiled_loop(out_json, dl, make_train_step(model))
+    return ("input-bound: DataLoader num_workers=0, __getitem__ sleeps 8 ms, "
+            "batch 8, MLP 16-16-4")
+
+
+def scenario_compute(out_json):
+    # Cheap data (in-memory tensors, no sleep), a heavier MLP.
+    ds = SlowDataset(32 * (STEPS + 1), 1024, 0.0)
+    dl = torch.utils.data.DataLoader(ds, batch_size=32, num_workers=0,
+                                     shuffle=False)
+    model = torch.nn.Sequential(torch.nn.Linear(1024, 2048), torch.nn.ReLU(),
+                                torch.nn.Linear(2048, 2048), torch.nn.ReLU(),
+                                torch.nn.Linear(2048, 4))
+    torch.set_num_threads(1)
+    profiled_loop(out_json, dl, make_train_step(model))
+    return ("compute-bound: in-memory data, batch 32, MLP 1024-2048-2048-4, "
+            "1 intra-op thread")
+
+
+def scenario_host(out_json):
+    # A Python loop of tiny tensor ops per step, with Python-side
+    # bookkeeping between them: the thread that drives the step spends
+    # most of its time in Python, outside any framework op.
+    w = torch.zeros(8, requires_grad=True)
+    batches = [torch.randn(8, generator=torch.Generator().manual_seed(s))
+               for s in range(STEPS)]
+
+    def step(x):
+        h = x
+        for i in range(20):
+            scale = 0.5 + sum(math.sin(i + k) for k in range(200)) * 1e-6
+            h = h * scale + w
+        loss = h.sum()
+        loss.backward()
+        with torch.no_grad():
+            w.sub_(0.01 * w.grad)
+            w.grad.zero_()
+    profiled_loop(out_json, batches, step)
+    return ("host-bound: eager Python loop of 20 (mul, add) on 8-element "
+            "tensors with ~50 us of Python between them, then backward")
+
+
+SCENARIOS = {
+    "input": scenario_input,
+    "compute": scenario_compute,
+    "host": scenario_host,
+}
+
+DL_RE = "enumerate(DataLoader)"
+
+
+def sanity(path):
+    """Steps and figures from the exported trace, plain json only."""
+    evs = fu.complete_events(fu.load_chrome(path))
+    steps = sorted((a, b, n) for n, p, t, a, b, _ in evs
+                   if fu.STEP_RE.match(n))
+    nums = [int(fu.STEP_RE.match(n).group(1)) for _, _, n in steps]
+    if len(steps) != ACTIVE:
+        sys.exit("%s: expected %d ProfilerStep#N markers, found %s"
+                 % (path, ACTIVE, nums))
+    windows = [(a, b) for a, b, _ in steps]
+    dl = [(a, b) for n, p, t, a, b, _ in evs if n.startswith(DL_RE)]
+    # CPU ops: everything except the step markers themselves and the
+    # DataLoader spans (python functions do not appear: no with_stack).
+    ops = [(a, b) for n, p, t, a, b, _ in evs
+           if not fu.STEP_RE.match(n) and not n.startswith(DL_RE)
+           and not n.startswith("Optimizer.") and n != "PyTorch Profiler (0)"]
+    nops = sum(1 for n, p, t, a, b, _ in evs
+               if any(a >= lo and b <= hi for lo, hi in windows)
+               and n.startswith("aten::"))
+    mean_ms = sum(b - a for a, b in windows) / len(windows) / 1000.0
+    return {
+        "steps": nums,
+        "mean_ms": mean_ms,
+        "input": fu.covered_fraction(windows, dl),
+        "ops": fu.covered_fraction(windows, ops),
+        "aten_per_step": nops / len(windows),
+    }
+
+
+def main(argv):
+    names = argv[1:] or list(SCENARIOS)
+    torch.manual_seed(0)
+    versions = "torch %s, Python %s" % (torch.__version__,
+                                        platform.python_version())
+    for name in names:
+        out = os.path.join(fu.TESTDATA, "torch_%s_bound.trace.json.gz" % name)
+        fname = os.path.basename(out)
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp_json = os.path.join(tmp, "trace.json")
+            what = SCENARIOS[name](tmp_json)
+            with open(tmp_json, "rb") as f:
+                fu.write_gzip(out, f.read())
+        size = fu.check_size(out)
+        s = sanity(out)
+        figure = ("steps ProfilerStep#%s, mean step %.1f ms, "
+                  "enumerate(DataLoader) %s of step time, "
+                  "union of CPU ops %s, %.0f aten ops/step"
+                  % (",".join(map(str, s["steps"])), s["mean_ms"],
+                     fu.fmt_pct(s["input"]), fu.fmt_pct(s["ops"]),
+                     s["aten_per_step"]))
+        fu.readme_row(fname,
+                      "PyTorch CPU Chrome trace (export_chrome_trace, gzip), "
+                      "%s. Sanity: %s" % (what, figure),
+                      "`python3 %s %s`; %s; CPU only, schedule(wait=%d, "
+                      "warmup=%d, active=%d)" % (SCRIPT, name, versions,
+                                                 WAIT, WARMUP, ACTIVE))
+        print("wrote %s (%d bytes): %s" % (out, size, figure))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
