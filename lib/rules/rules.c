@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules.c - a rule set: the parsed rule files ("units") in load order, the
+ * --set overrides, and the queries the analysis makes (thresholds, the
+ * first matching class, the findings that hold). Later units override:
+ * their thresholds win, their classes are tried first, and their findings
+ * replace earlier findings of the same name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_internal.h"
+
+typedef struct override {
+        char  *name;
+        double value;
+} override;
+
+struct tpa_rules {
+        rules_unit  **units;            /* load order */
+        size_t        unit_count;
+        override     *overrides;        /* --set, latest wins */
+        size_t        override_count;
+        const char  **class_names;      /* unique, in the order they are tried */
+        size_t        class_name_count;
+};
+
+static const rules_threshold *find_threshold(const tpa_rules *r, const char *name, size_t len)
+{
+        for (size_t i = r->unit_count; i-- > 0;) {
+                const rules_unit *u = r->units[i];
+
+                for (size_t k = u->threshold_count; k-- > 0;) {
+                        const rules_threshold *t = &u->thresholds[k];
+
+                        if (t->name.len == len && memcmp(rules_str_ptr(u, t->name), name, len) == 0)
+                                return t;
+                }
+        }
+        return NULL;
+}
+
+bool tpa_rules__lookup_threshold(const tpa_rules *r, const char *name, size_t len, double *out)
+{
+        const rules_threshold *t;
+
+        for (size_t i = r->override_count; i-- > 0;)
+                if (strlen(r->overrides[i].name) == len &&
+                    memcmp(r->overrides[i].name, name, len) == 0) {
+                        *out = r->overrides[i].value;
+                        return true;
+                }
+        t = find_threshold(r, name, len);
+        if (t == NULL)
+                return false;
+        *out = t->value;
+        return true;
+}
+
+bool tpa_rules_threshold(const tpa_rules *r, const char *name, double *out)
+{
+        return tpa_rules__lookup_threshold(r, name, strlen(name), out);
+}
+
+static int rebuild_class_names(tpa_rules *r, tpa_error *err)
+{
+        size_t total = 0, n = 0;
+        const char **names;
+
+        for (size_t i = 0; i < r->unit_count; i++)
+                total += r->units[i]->class_count;
+        names = malloc((total ? total : 1) * sizeof(*names));
+        if (names == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = r->unit_count; i-- > 0;) {
+                const rules_unit *u = r->units[i];
+
+                for (size_t k = 0; k < u->class_count; k++) {
+                        const char *name = rules_str_ptr(u, u->classes[k].name);
+                        size_t j;
+
+                        for (j = 0; j < n && strcmp(names[j], name) != 0; j++)
+                                ;
+                        if (j == n)
+                                names[n++] = name;
+                }
+        }
+        free(r->class_names);
+        r->class_names = names;
+        r->class_name_count = n;
+        return 0;
+}
+
+static void free_units(rules_unit **units, size_t count)
+{
+        for (size_t i = 0; i < count; i++)
+                tpa_rules__unit_free(units[i]);
+}
+
+static void clear_overrides(tpa_rules *r)
+{
+        for (size_t i = 0; i < r->override_count; i++)
+                free(r->overrides[i].name);
+        free(r->overrides);
+        r->overrides = NULL;
+        r->override_count = 0;
+}
+
+/* Parse and add one unit; all or nothing. */
+static int add_text(tpa_rules *r, const char *text, size_t len, const char *name, bool replace,
+                    tpa_error *err)
+{
+        rules_unit *u = NULL;
+        rules_unit **units;
+        size_t keep = replace ? 0 : r->unit_count;
+        int rc = tpa_rules__parse(&u, text, len, name, false, NULL, err);
+
+        if (rc < 0)
+                return rc;
+        units = malloc((keep + 1) * sizeof(*units));
+        if (units == NULL) {
+                tpa_rules__unit_free(u);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        if (keep > 0)
+                memcpy(units, r->units, keep * sizeof(*units));
+        units[keep] = u;
+        {
+                tpa_rules next = { .units = units, .unit_count = keep + 1 };
+
+                rc = rebuild_class_names(&next, err);
+                if (rc < 0) {
+                        tpa_rules__unit_free(u);
+                        free(units);
+                        return rc;
+                }
+                if (replace) {
+                        free_units(r->units, r->unit_count);
+                        clear_overrides(r);
+                }
+                free(r->units);
+                free(r->class_names);
+                r->units = units;
+                r->unit_count = keep + 1;
+                r->class_names = next.class_names;
+                r->class_name_count = next.class_name_count;
+        }
+        return 0;
+}
+
+int tpa_rules_new_default(tpa_rules **out, tpa_error *err)
+{
+        tpa_rules *r = calloc(1, sizeof(*r));
+        int rc;
+
+        if (r == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        rc = add_text(r, tpa_rules__default_text, tpa_rules__default_len, "default.tpr", false,
+                      err);
+        if (rc < 0) {
+                tpa_rules_free(r);
+                return rc;
+        }
+        *out = r;
+        return 0;
+}
+
+int tpa_rules_load_string(tpa_rules *r, const char *text, size_t len, const char *name,
+                          tpa_error *err)
+{
+        return add_text(r, text, len, name, false, err);
+}
+
+int tpa_rules_load_file(tpa_rules *r, const char *path, bool replace, tpa_error *err)
+{
+        char *buf = NULL;
+        size_t len = 0, cap = 0;
+        FILE *fp = fopen(path, "rb");
+        int rc;
+
+        if (fp == NULL) {
+                rc = tpa_error_set_sys(err, errno, "cannot open the rule file");
+                if (err != NULL)
+                        err->path = path;
+                return rc;
+        }
+        for (;;) {
+                size_t got;
+
+                if (len == cap) {
+                        char *n;
+
+                        if (cap > TPA_RULES_MAX_BYTES) {
+                                fclose(fp);
+                                free(buf);
+                                rc = tpa_error_setf(err, TPA_ERULE,
+                                                    "rule file larger than %u bytes",
+                                                    TPA_RULES_MAX_BYTES);
+                                if (err != NULL)
+                                        err->path = path;
+                                return rc;
+                        }
+                        cap = cap ? cap * 2 : 4096;
+                        n = realloc(buf, cap);
+                        if (n == NULL) {
+                                fclose(fp);
+                                free(buf);
+                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        }
+                        buf = n;
+                }
+                got = fread(buf + len, 1, cap - len, fp);
+                len += got;
+                if (got == 0)
+                        break;
+        }
+        if (ferror(fp)) {
+                int e = errno;
+
+                fclose(fp);
+                free(buf);
+                rc = tpa_error_set_sys(err, e, "cannot read the rule file");
+                if (err != NULL)
+                        err->path = path;
+                return rc;
+        }
+        fclose(fp);
+        rc = add_text(r, buf, len, path, replace, err);
+        free(buf);
+        return rc;
+}
+
+int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *err)
+{
+        const char *eq = strchr(name_eq_value, '=');
+        const char *name = name_eq_value, *value;
+        size_t nlen, vlen;
+        override *n;
+        double v;
+
+        if (eq == NULL)
+                return tpa_error_setf(err, TPA_EINVAL, "expected NAME=VALUE, not '%.60s'",
+                                      name_eq_value);
+        while (*name == ' ')
+                name++;
+        nlen = (size_t)(eq - name);
+        while (nlen > 0 && name[nlen - 1] == ' ')
+                nlen--;
+        value = eq + 1;
+        while (*value == ' ')
+                value++;
+        vlen = strlen(value);
+        while (vlen > 0 && value[vlen - 1] == ' ')
+                vlen--;
+        if (find_threshold(r, name, nlen) == NULL)
+                return tpa_error_setf(err, TPA_EINVAL, "unknown threshold '%.*s'",
+                                      (int)(nlen > 60 ? 60 : nlen), name);
+        if (!tpa_rules__parse_value(value, vlen, &v))
+                return tpa_error_setf(err, TPA_EINVAL,
+                                      "bad value '%.*s' for '%.*s' (a number with an optional "
+                                      "unit: 20us, 5%%, 64KiB)", (int)(vlen > 40 ? 40 : vlen),
+                                      value, (int)(nlen > 60 ? 60 : nlen), name);
+        n = realloc(r->overrides, (r->override_count + 1) * sizeof(*n));
+        if (n == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        r->overrides = n;
+        n[r->override_count].name = strndup(name, nlen);
+        if (n[r->override_count].name == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        n[r->override_count++].value = v;
+        return 0;
+}
+
+int tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
+                       const char **out_class, tpa_error *err)
+{
+        rules_env env = { .rules = r, .fn = fn, .ctx = ctx };
+
+        for (size_t i = r->unit_count; i-- > 0;) {
+                const rules_unit *u = r->units[i];
+
+                for (size_t k = 0; k < u->class_count; k++) {
+                        double v;
+                        int rc = tpa_rules__eval(&env, u, u->classes[k].when, &v, err);
+
+                        if (rc < 0)
+                                return rc;
+                        if (v != 0 && v == v) {
+                                *out_class = rules_str_ptr(u, u->classes[k].name);
+                                return 0;
+                        }
+                }
+        }
+        tpa_error_setf(err, TPA_ERULE, "no class matched (end the rules with a catch-all "
+                       "such as 'class compute-bound when 1')");
+        if (err != NULL)
+                err->path = NULL;
+        return TPA_ERULE;
+}
+
+/* True when a unit after `i` has a finding named like `f`. */
+static bool overridden(const tpa_rules *r, size_t i, const rules_unit *u, const rules_rule *f)
+{
+        for (size_t j = i + 1; j < r->unit_count; j++) {
+                const rules_unit *later = r->units[j];
+
+                for (size_t k = 0; k < later->rule_count; k++)
+                        if (later->rules[k].name.len == f->name.len &&
+                            memcmp(rules_str_ptr(later, later->rules[k].name),
+                                   rules_str_ptr(u, f->name), f->name.len) == 0)
+                                return true;
+        }
+        return false;
+}
+
+int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
+                       tpa_finding **out, size_t *count, tpa_error *err)
+{
+        rules_env env = { .rules = r, .fn = fn, .ctx = ctx };
+        tpa_finding *list = NULL;
+        size_t n = 0, cap = 0;
+        int rc = 0;
+
+        for (size_t i = 0; i < r->unit_count && rc == 0; i++) {
+                const rules_unit *u = r->units[i];
+
+                for (size_t k = 0; k < u->rule_count && rc == 0; k++) {
+                        const rules_rule *f = &u->rules[k];
+                        tpa_finding *fd;
+                        double v;
+
+                        if (overridden(r, i, u, f))
+                                continue;
+                        rc = tpa_rules__eval(&env, u, f->when, &v, err);
+                        if (rc < 0 || v == 0 || v != v)
+                                continue;
+                        if (n == cap) {
+                                size_t ncap = cap ? cap * 2 : 8;
+                                tpa_finding *nl = realloc(list, ncap * sizeof(*nl));
+
+                                if (nl == NULL) {
+                                        rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                        break;
+                                }
+                                list = nl;
+                                cap = ncap;
+                        }
+                        fd = &list[n];
+                        memset(fd, 0, sizeof(*fd));
+                        memcpy(fd->name, rules_str_ptr(u, f->name), f->name.len);
+                        fd->severity = f->severity;
+                        fd->gain_frac = -1;
+                        if (f->gain >= 0)
+                                rc = tpa_rules__eval(&env, u, f->gain, &fd->gain_frac, err);
+                        if (rc == 0)
+                                rc = tpa_rules__render(&env, u, f, fd->message,
+                                                       sizeof(fd->message), err);
+                        if (rc == 0)
+                                n++;
+                }
+        }
+        if (rc < 0) {
+                free(list);
+                return rc;
+        }
+        if (n == 0) {
+                free(list);
+                list = NULL;
+        }
+        *out = list;
+        *count = n;
+        return 0;
+}
+
+int tpa_rules_eval(const tpa_rules *r, const char *expr, tpa_metric_fn fn, void *ctx,
+                   double *out, tpa_error *err)
+{
+        rules_env env = { .rules = r, .fn = fn, .ctx = ctx };
+        rules_unit *u = NULL;
+        int32_t root = -1;
+        double v;
+        int rc = tpa_rules__parse(&u, expr, strlen(expr), NULL, true, &root, err);
+
+        if (rc < 0)
+                return rc;
+        rc = tpa_rules__eval(&env, u, root, &v, err);
+        tpa_rules__unit_free(u);
+        if (rc == 0)
+                *out = v;
+        return rc;
+}
+
+size_t tpa_rules_class_count(const tpa_rules *r)
+{
+        return r->class_name_count;
+}
+
+const char *tpa_rules_class_name(const tpa_rules *r, size_t i)
+{
+        return i < r->class_name_count ? r->class_names[i] : NULL;
+}
+
+void tpa_rules_free(tpa_rules *r)
+{
+        if (r == NULL)
+                return;
+        free_units(r->units, r->unit_count);
+        free(r->units);
+        clear_overrides(r);
+        free(r->class_names);
+        free(r);
+}

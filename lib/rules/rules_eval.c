@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules_eval.c - evaluating rule expressions and rendering message
+ * templates. Names resolve to a threshold first, else to a metric from the
+ * caller; an unknown name is a TPA_ERULE at the name's file:line:column.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rules_internal.h"
+
+static int unknown_name(const rules_unit *u, const char *name, size_t len, uint32_t line,
+                        uint32_t column, tpa_error *err)
+{
+        tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s'", (int)(len > 80 ? 80 : len), name);
+        if (err != NULL) {
+                err->path = u->path;
+                err->line = line;
+                err->column = column;
+        }
+        return TPA_ERULE;
+}
+
+static int lookup(const rules_env *env, const rules_unit *u, const char *name, size_t len,
+                  uint32_t line, uint32_t column, double *out, tpa_error *err)
+{
+        if (tpa_rules__lookup_threshold(env->rules, name, len, out))
+                return 0;
+        if (env->fn != NULL && env->fn(env->ctx, name, len, out))
+                return 0;
+        return unknown_name(u, name, len, line, column, err);
+}
+
+static bool truthy(double v)
+{
+        return v != 0 && !isnan(v);
+}
+
+int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, double *out,
+                    tpa_error *err)
+{
+        const rules_node *n = &u->nodes[node];
+        double a, b;
+        int r;
+
+        switch ((rules_node_kind)n->kind) {
+        case NODE_NUM:
+                *out = n->num;
+                return 0;
+        case NODE_NAME:
+                return lookup(env, u, rules_str_ptr(u, n->name), n->name.len, n->line, n->column,
+                              out, err);
+        case NODE_NEG:
+                r = tpa_rules__eval(env, u, n->a, &a, err);
+                if (r == 0)
+                        *out = -a;
+                return r;
+        case NODE_NOT:
+                r = tpa_rules__eval(env, u, n->a, &a, err);
+                if (r == 0)
+                        *out = truthy(a) ? 0 : 1;
+                return r;
+        case NODE_CALL:
+                r = tpa_rules__eval(env, u, n->a, &a, err);
+                if (r < 0)
+                        return r;
+                if (n->op == FN_ABS) {
+                        *out = fabs(a);
+                        return 0;
+                }
+                for (int32_t c = u->nodes[n->a].next; c >= 0; c = u->nodes[c].next) {
+                        r = tpa_rules__eval(env, u, c, &b, err);
+                        if (r < 0)
+                                return r;
+                        if (n->op == FN_MIN ? b < a : b > a)
+                                a = b;
+                }
+                *out = a;
+                return 0;
+        case NODE_BINARY:
+                break;
+        }
+        r = tpa_rules__eval(env, u, n->a, &a, err);
+        if (r < 0)
+                return r;
+        /* 'and' and 'or' short-circuit: the right side is not evaluated, so
+         * a metric it names need not exist. */
+        if (n->op == OP_AND && !truthy(a)) {
+                *out = 0;
+                return 0;
+        }
+        if (n->op == OP_OR && truthy(a)) {
+                *out = 1;
+                return 0;
+        }
+        r = tpa_rules__eval(env, u, n->b, &b, err);
+        if (r < 0)
+                return r;
+        switch ((rules_op)n->op) {
+        case OP_ADD: *out = a + b; break;
+        case OP_SUB: *out = a - b; break;
+        case OP_MUL: *out = a * b; break;
+        case OP_DIV: *out = b == 0 ? 0 : a / b; break;  /* doc/rules.md: x / 0 is 0 */
+        case OP_LT:  *out = a < b; break;
+        case OP_LE:  *out = a <= b; break;
+        case OP_GT:  *out = a > b; break;
+        case OP_GE:  *out = a >= b; break;
+        case OP_EQ:  *out = a == b; break;
+        case OP_NE:  *out = a != b; break;
+        case OP_AND:
+        case OP_OR:  *out = truthy(b); break;
+        }
+        return 0;
+}
+
+/* Append printf output to buf at *n, truncating at size - 1. */
+static void put(char *buf, size_t size, size_t *n, const char *fmt, ...) TPA_PRINTF(4, 5);
+
+static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+        va_list ap;
+        int w;
+
+        if (*n + 1 >= size)
+                return;
+        va_start(ap, fmt);
+        w = vsnprintf(buf + *n, size - *n, fmt, ap);
+        va_end(ap);
+        if (w > 0)
+                *n = *n + (size_t)w >= size ? size - 1 : *n + (size_t)w;
+}
+
+/* A number as people write it: integers without decimals, else 3
+ * significant digits ("0.125", "12.5", "1250"). */
+static void put_plain(char *buf, size_t size, size_t *n, double v, const char *unit)
+{
+        if (!isfinite(v))
+                put(buf, size, n, "%s%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf", unit);
+        else if (v == floor(v) && fabs(v) < 1e15)
+                put(buf, size, n, "%.0f%s", v, unit);
+        else if (fabs(v) >= 100)
+                put(buf, size, n, "%.0f%s", v, unit);
+        else if (fabs(v) >= 10)
+                put(buf, size, n, "%.1f%s", v, unit);
+        else
+                put(buf, size, n, "%.3g%s", v, unit);
+}
+
+static void put_formatted(char *buf, size_t size, size_t *n, double v, const char *fmt,
+                          size_t flen)
+{
+        static const struct { const char *name; double scale; const char *unit; } fixed[] = {
+                { "ns", 1, " ns" }, { "us", 1e3, " us" }, { "ms", 1e6, " ms" },
+                { "s", 1e9, " s" }, { "KiB", 1024.0, " KiB" }, { "MiB", 1048576.0, " MiB" },
+                { "GiB", 1073741824.0, " GiB" },
+        };
+
+        if (flen == 0) {
+                put_plain(buf, size, n, v, "");
+                return;
+        }
+        if (flen == 1 && fmt[0] == '%') {
+                double pct = v * 100;
+                char tmp[64];
+                size_t l;
+
+                /* 34%, 7.5%, 7% (not 7.0%) */
+                snprintf(tmp, sizeof(tmp), fabs(pct) >= 9.95 ? "%.0f" : "%.1f", pct);
+                l = strlen(tmp);
+                if (l > 2 && strcmp(tmp + l - 2, ".0") == 0)
+                        tmp[l - 2] = '\0';
+                put(buf, size, n, "%s%%", tmp);
+                return;
+        }
+        if (flen == 3 && memcmp(fmt, "int", 3) == 0) {
+                put(buf, size, n, "%.0f", v);
+                return;
+        }
+        if (flen == 4 && memcmp(fmt, "time", 4) == 0) {
+                double a = fabs(v);
+
+                if (a >= 1e9)
+                        put_formatted(buf, size, n, v, "s", 1);
+                else if (a >= 1e6)
+                        put_formatted(buf, size, n, v, "ms", 2);
+                else if (a >= 1e3)
+                        put_formatted(buf, size, n, v, "us", 2);
+                else
+                        put_formatted(buf, size, n, v, "ns", 2);
+                return;
+        }
+        if (flen == 5 && memcmp(fmt, "bytes", 5) == 0) {
+                double a = fabs(v);
+
+                if (a >= 1073741824.0)
+                        put_formatted(buf, size, n, v, "GiB", 3);
+                else if (a >= 1048576.0)
+                        put_formatted(buf, size, n, v, "MiB", 3);
+                else if (a >= 1024.0)
+                        put_formatted(buf, size, n, v, "KiB", 3);
+                else
+                        put_plain(buf, size, n, v, " B");
+                return;
+        }
+        for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+                if (strlen(fixed[k].name) == flen && memcmp(fixed[k].name, fmt, flen) == 0) {
+                        put_plain(buf, size, n, v / fixed[k].scale, fixed[k].unit);
+                        return;
+                }
+        put_plain(buf, size, n, v, "");        /* unreachable: checked at load */
+}
+
+int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rule *rule,
+                      char *buf, size_t size, tpa_error *err)
+{
+        const char *s = rules_str_ptr(u, rule->message);
+        size_t len = rule->message.len, n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < len; i++) {
+                size_t name, end, fmt;
+                double v;
+
+                if ((s[i] == '{' || s[i] == '}') && i + 1 < len && s[i + 1] == s[i]) {
+                        put(buf, size, &n, "%c", s[i]);
+                        i++;
+                        continue;
+                }
+                if (s[i] != '{') {
+                        put(buf, size, &n, "%c", s[i]);
+                        continue;
+                }
+                /* Checked at load: {name} or {name:format}. */
+                name = i + 1;
+                end = name;
+                while (end < len && s[end] != '}' && s[end] != ':')
+                        end++;
+                fmt = end;
+                while (fmt < len && s[fmt] != '}')
+                        fmt++;
+                if (!tpa_rules__lookup_threshold(env->rules, s + name, end - name, &v) &&
+                    (env->fn == NULL || !env->fn(env->ctx, s + name, end - name, &v))) {
+                        tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s' in the message",
+                                       (int)(end - name > 80 ? 80 : end - name), s + name);
+                        if (err != NULL) {
+                                err->path = u->path;
+                                err->line = rule->msg_line;
+                                err->column = rule->msg_column;
+                        }
+                        return TPA_ERULE;
+                }
+                if (end < fmt)
+                        put_formatted(buf, size, &n, v, s + end + 1, fmt - end - 1);
+                else
+                        put_formatted(buf, size, &n, v, "", 0);
+                i = fmt;
+        }
+        return 0;
+}

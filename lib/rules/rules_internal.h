@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules_internal.h - the rule engine's inside: one parsed rule file (a
+ * "unit": its names, expression nodes and statements), the lexer and parser
+ * that build it, and the evaluator that walks its expressions.
+ */
+#ifndef TPA_RULES_INTERNAL_H
+#define TPA_RULES_INTERNAL_H
+
+#include <tpa/rules.h>
+
+/* Caps on what a rule file controls (STYLE.md 5). */
+#define TPA_RULES_MAX_BYTES   (1u << 20)  /* one rule file or expression */
+#define TPA_RULES_MAX_DEPTH   64          /* parentheses, calls, 'not', unary '-' */
+#define TPA_RULES_MAX_HEIGHT  256         /* expression tree height */
+#define TPA_RULES_MAX_NAME    63          /* class, finding and threshold names */
+
+/* A text slice inside a unit's string pool. */
+typedef struct rules_str {
+        uint32_t off;
+        uint32_t len;
+} rules_str;
+
+typedef enum rules_node_kind {
+        NODE_NUM,       /* num */
+        NODE_NAME,      /* name: a threshold or a metric */
+        NODE_NEG,       /* -a */
+        NODE_NOT,       /* not a */
+        NODE_BINARY,    /* a op b */
+        NODE_CALL,      /* fn(a, a.next, ...) */
+} rules_node_kind;
+
+typedef enum rules_op {
+        OP_ADD, OP_SUB, OP_MUL, OP_DIV,
+        OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
+        OP_AND, OP_OR,
+} rules_op;
+
+typedef enum rules_fn { FN_MIN, FN_MAX, FN_ABS } rules_fn;
+
+typedef struct rules_node {
+        uint8_t   kind;         /* rules_node_kind */
+        uint8_t   op;           /* rules_op or rules_fn */
+        uint32_t  line, column; /* 1-based, of the token that names the node */
+        double    num;
+        rules_str name;
+        int32_t   a, b;         /* children; -1: none */
+        int32_t   next;         /* next call argument; -1: none */
+        uint32_t  height;       /* 1 + the tallest child: bounds evaluation recursion */
+} rules_node;
+
+typedef struct rules_threshold {
+        rules_str name;
+        double    value;
+        uint32_t  line, column;
+} rules_threshold;
+
+typedef struct rules_class {
+        rules_str name;
+        int32_t   when;
+        uint32_t  line, column;
+} rules_class;
+
+typedef struct rules_rule {
+        rules_str    name;
+        tpa_severity severity;
+        int32_t      when;
+        int32_t      gain;      /* -1: none */
+        rules_str    message;   /* the template, escapes resolved */
+        uint32_t     msg_line, msg_column;  /* of the first character inside the quotes */
+        uint32_t     line, column;
+} rules_rule;
+
+/* One parsed rule file. Immutable once parsed, so pointers into `chars`
+ * stay valid while the unit lives. */
+typedef struct rules_unit {
+        char            *path;          /* owned copy; NULL for an expression */
+        char            *chars;         /* string pool */
+        size_t           chars_len, chars_cap;
+        rules_node      *nodes;
+        size_t           node_count, node_cap;
+        rules_threshold *thresholds;
+        size_t           threshold_count, threshold_cap;
+        rules_class     *classes;
+        size_t           class_count, class_cap;
+        rules_rule      *rules;
+        size_t           rule_count, rule_cap;
+} rules_unit;
+
+/* rules/default.tpr, embedded at build time by tools/embed.c. */
+extern const char   tpa_rules__default_text[];
+extern const size_t tpa_rules__default_len;
+
+/* Parse `len` bytes of rule text into a new unit (`*out`). `path` (may be
+ * NULL) is copied and reported in errors. With `expr_only` the text is one
+ * expression, whose root goes to *root. */
+int  tpa_rules__parse(rules_unit **out, const char *text, size_t len, const char *path,
+                      bool expr_only, int32_t *root, tpa_error *err);
+void tpa_rules__unit_free(rules_unit *u);
+
+static inline const char *rules_str_ptr(const rules_unit *u, rules_str s)
+{
+        return u->chars + s.off;
+}
+
+/* Parse a number with an optional unit ("20%", "10us", "64KiB", "-1.5") that
+ * fills all `len` bytes; false when it is not one. */
+bool tpa_rules__parse_value(const char *s, size_t len, double *out);
+
+/* What evaluation needs besides the unit: the rule set (for thresholds) and
+ * the caller's metric lookup. */
+typedef struct rules_env {
+        const tpa_rules *rules;
+        tpa_metric_fn    fn;
+        void            *ctx;
+} rules_env;
+
+/* Look up `name` as a threshold of the rule set; false when it is none. */
+bool tpa_rules__lookup_threshold(const tpa_rules *r, const char *name, size_t len,
+                                 double *out);
+int  tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, double *out,
+                     tpa_error *err);
+/* Render a message template into `buf` (always NUL-terminated, truncated). */
+int  tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rule *rule,
+                       char *buf, size_t size, tpa_error *err);
+
+#endif
