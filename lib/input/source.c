@@ -6,11 +6,21 @@
  * (zlib.h), so on Z_STREAM_END with input left we inflateReset() and go on:
  * `cat a.gz b.gz` is valid gzip. A gzip stream cut short is not an error
  * here: the source ends, and tpa_source_truncated() says so.
+ *
+ * Threaded mode (DESIGN.md section 10: inflate | parse): a second thread
+ * inflates into a ring of SLOTS chunk buffers and the caller's thread takes
+ * them in order, so inflating overlaps parsing. It is used for gzip files
+ * of THREAD_MIN compressed bytes or more, gzip from a pipe, and whenever
+ * opts->threaded is set (memory sources only then). The caller sees the
+ * same bytes, offsets and errors as with one thread; only the inflating
+ * thread touches the zlib state, the file and `raw` once it runs.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -18,6 +28,41 @@
 
 #define RAW_SIZE (256u * 1024u)
 #define OUT_SIZE (1024u * 1024u)
+
+/* Ring of inflated chunks: small enough that a chunk is still in the
+ * shared cache when the parser reads it, enough of them that the inflater
+ * rarely waits (bench/README.md has the measurements). */
+#define SLOT_SIZE (256u * 1024u)
+#define SLOTS     8u
+/* Below this compressed size a file is inflated on the caller's thread:
+ * starting a thread costs more than it saves on small traces. */
+#define THREAD_MIN (1u << 20)
+
+struct slot {
+        uint8_t  *buf;
+        size_t    len;
+        bool      last;         /* the stream ends after this chunk */
+        bool      truncated;    /* ... and it was cut short */
+        int       rc;           /* < 0: inflating failed here; see err */
+        uint64_t  bytes_in;     /* compressed bytes read when it was filled */
+        tpa_error err;
+};
+
+struct ring {
+        pthread_t       thread;
+        pthread_mutex_t lock;
+        pthread_cond_t  not_empty, not_full;
+        struct slot     slots[SLOTS];
+        unsigned        head, count;    /* head: the oldest filled slot */
+        bool            stop;           /* the consumer is gone */
+        uint64_t        w_offset;       /* inflater: bytes produced so far */
+        /* consumer side */
+        bool            have_cur;       /* slots[head] is being read */
+        size_t          cur_pos;
+        bool            done;           /* the last chunk was handed out */
+        uint64_t        bytes_in;
+        bool            truncated;
+};
 
 struct tpa_source {
         int            fd;              /* -1 for memory */
@@ -41,7 +86,11 @@ struct tpa_source {
         bool           eof;
         bool           truncated;
         const tpa_read_options *opts;
+        struct ring   *ring;            /* threaded mode; NULL: one thread */
 };
+
+static int  ring_start(tpa_source *s, tpa_error *err);
+static void ring_stop(tpa_source *s);
 
 static int fill_raw(tpa_source *s, tpa_error *err)
 {
@@ -119,6 +168,16 @@ static int init(tpa_source *s, const tpa_read_options *opts, tpa_error *err)
         return sniff_gzip(s, err);
 }
 
+/* A regular file below THREAD_MIN bytes; pipes have no size and count as big. */
+static bool small_file(int fd)
+{
+        struct stat st;
+
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+                return false;
+        return st.st_size < (off_t)THREAD_MIN;
+}
+
 int tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *opts,
                     tpa_error *err)
 {
@@ -139,6 +198,8 @@ int tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *
                 s->own_fd = true;
         }
         r = init(s, opts, err);
+        if (r == 0 && s->gzip && (s->opts->threaded || !small_file(s->fd)))
+                r = ring_start(s, err);
         if (r < 0) {
                 tpa_source_free(s);
                 return r;
@@ -161,6 +222,8 @@ int tpa_source_open_memory(tpa_source **out, const void *data, size_t size,
         r = fill_raw(s, err);
         if (r == 0)
                 r = init(s, opts, err);
+        if (r == 0 && s->gzip && s->opts->threaded)
+                r = ring_start(s, err);
         if (r < 0) {
                 tpa_source_free(s);
                 return r;
@@ -173,6 +236,7 @@ void tpa_source_free(tpa_source *s)
 {
         if (s == NULL)
                 return;
+        ring_stop(s);           /* first: the thread uses what follows */
         if (s->z_ready)
                 inflateEnd(&s->z);
         if (s->own_fd)
@@ -183,12 +247,14 @@ void tpa_source_free(tpa_source *s)
         free(s);
 }
 
-/* Append inflated (or plain) bytes to out[out_end..], up to OUT_SIZE. */
-static int produce(tpa_source *s, tpa_error *err)
+/* Append inflated (or plain) bytes to out[*end..], up to `size`; `base` is
+ * the stream offset of out[0], for messages. */
+static int produce_into(tpa_source *s, uint8_t *out, size_t *end, size_t size, uint64_t base,
+                        bool progress, tpa_error *err)
 {
         int r, zr;
 
-        while (s->out_end < OUT_SIZE && !s->eof) {
+        while (*end < size && !s->eof) {
                 r = fill_raw(s, err);
                 if (r < 0)
                         return r;
@@ -198,11 +264,11 @@ static int produce(tpa_source *s, tpa_error *err)
                                 s->eof = true;
                                 break;
                         }
-                        if (n > OUT_SIZE - s->out_end)
-                                n = OUT_SIZE - s->out_end;
-                        memcpy(s->out + s->out_end, s->raw + s->raw_pos, n);
+                        if (n > size - *end)
+                                n = size - *end;
+                        memcpy(out + *end, s->raw + s->raw_pos, n);
                         s->raw_pos += n;
-                        s->out_end += n;
+                        *end += n;
                         continue;
                 }
                 if (s->raw_pos == s->raw_len) {
@@ -219,15 +285,15 @@ static int produce(tpa_source *s, tpa_error *err)
                 }
                 s->z.next_in = s->raw + s->raw_pos;
                 s->z.avail_in = (uInt)(s->raw_len - s->raw_pos);
-                s->z.next_out = s->out + s->out_end;
-                s->z.avail_out = (uInt)(OUT_SIZE - s->out_end);
+                s->z.next_out = out + *end;
+                s->z.avail_out = (uInt)(size - *end);
                 zr = inflate(&s->z, Z_NO_FLUSH);
                 s->raw_pos = s->raw_len - s->z.avail_in;
-                s->out_end = OUT_SIZE - s->z.avail_out;
+                *end = size - s->z.avail_out;
                 if (zr == Z_STREAM_END) {
                         s->z_member_done = true;
                 } else if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT) {
-                        return tpa_error_set(err, TPA_EFORMAT, s->offset + s->out_end,
+                        return tpa_error_set(err, TPA_EFORMAT, base + *end,
                                              "gzip data is corrupt (%s, compressed byte %llu)",
                                              s->z.msg ? s->z.msg : "bad data",
                                              (unsigned long long)(s->bytes_in - s->raw_len +
@@ -235,13 +301,239 @@ static int produce(tpa_source *s, tpa_error *err)
                 } else if (zr == Z_MEM_ERROR) {
                         return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 } else if (zr == Z_BUF_ERROR && s->z.avail_out != 0 && s->z.avail_in != 0) {
-                        return tpa_error_set(err, TPA_EFORMAT, s->offset + s->out_end,
+                        return tpa_error_set(err, TPA_EFORMAT, base + *end,
                                              "gzip data is corrupt");
                 }
-                if (s->opts->progress != NULL)
+                if (progress && s->opts->progress != NULL)
                         s->opts->progress(s->opts->progress_ctx, s->bytes_in,
-                                          s->offset + s->out_end);
+                                          base + *end);
         }
+        return 0;
+}
+
+static int produce(tpa_source *s, tpa_error *err)
+{
+        return produce_into(s, s->out, &s->out_end, OUT_SIZE, s->offset, true, err);
+}
+
+/* ---- threaded mode: inflate | parse ------------------------------------ */
+
+/* The inflating thread: fill free slots in order until the stream ends, an
+ * error happens (recorded in the slot) or the consumer stops. The progress
+ * callback is not called from here: it is the caller's, on its thread. */
+static void *inflate_main(void *arg)
+{
+        tpa_source *s = arg;
+        struct ring *g = s->ring;
+        struct slot *sl;
+        unsigned tail;
+
+        for (;;) {
+                pthread_mutex_lock(&g->lock);
+                while (g->count == SLOTS && !g->stop)
+                        pthread_cond_wait(&g->not_full, &g->lock);
+                if (g->stop) {
+                        pthread_mutex_unlock(&g->lock);
+                        return NULL;
+                }
+                tail = (g->head + g->count) % SLOTS;
+                pthread_mutex_unlock(&g->lock);
+
+                sl = &g->slots[tail];
+                sl->len = 0;
+                sl->rc = produce_into(s, sl->buf, &sl->len, SLOT_SIZE, g->w_offset, false,
+                                      &sl->err);
+                sl->last = sl->rc < 0 || s->eof;
+                sl->truncated = s->truncated;
+                sl->bytes_in = s->bytes_in;
+                g->w_offset += sl->len;
+
+                pthread_mutex_lock(&g->lock);
+                g->count++;
+                pthread_cond_signal(&g->not_empty);
+                pthread_mutex_unlock(&g->lock);
+                if (sl->last)
+                        return NULL;
+        }
+}
+
+static int ring_start(tpa_source *s, tpa_error *err)
+{
+        struct ring *g = calloc(1, sizeof(*g));
+        unsigned i;
+
+        if (g == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (i = 0; i < SLOTS; i++) {
+                g->slots[i].buf = malloc(SLOT_SIZE);
+                if (g->slots[i].buf == NULL)
+                        goto nomem;
+        }
+        if (pthread_mutex_init(&g->lock, NULL) != 0)
+                goto nomem;
+        if (pthread_cond_init(&g->not_empty, NULL) != 0) {
+                pthread_mutex_destroy(&g->lock);
+                goto nomem;
+        }
+        if (pthread_cond_init(&g->not_full, NULL) != 0) {
+                pthread_cond_destroy(&g->not_empty);
+                pthread_mutex_destroy(&g->lock);
+                goto nomem;
+        }
+        /* Bytes already inflated by the caller (peek before the start) stay
+         * in `out` and are handed out first; the ring continues after them. */
+        g->w_offset = s->offset + (s->out_end - s->out_pos);
+        g->bytes_in = s->bytes_in;
+        s->ring = g;
+        if (pthread_create(&g->thread, NULL, inflate_main, s) != 0) {
+                s->ring = NULL;
+                pthread_cond_destroy(&g->not_full);
+                pthread_cond_destroy(&g->not_empty);
+                pthread_mutex_destroy(&g->lock);
+                goto nomem;
+        }
+        return 0;
+nomem:
+        for (i = 0; i < SLOTS; i++)
+                free(g->slots[i].buf);
+        free(g);
+        /* No thread: the caller's thread inflates, as for small inputs. */
+        return 0;
+}
+
+static void ring_stop(tpa_source *s)
+{
+        struct ring *g = s->ring;
+
+        if (g == NULL)
+                return;
+        pthread_mutex_lock(&g->lock);
+        g->stop = true;
+        pthread_cond_signal(&g->not_full);
+        pthread_mutex_unlock(&g->lock);
+        pthread_join(g->thread, NULL);
+        pthread_cond_destroy(&g->not_full);
+        pthread_cond_destroy(&g->not_empty);
+        pthread_mutex_destroy(&g->lock);
+        for (unsigned i = 0; i < SLOTS; i++)
+                free(g->slots[i].buf);
+        free(g);
+        s->ring = NULL;
+}
+
+/* Make slots[head] the current chunk, releasing the one read before.
+ * Returns 1 with a chunk, 0 at the end, or an error from the inflater. */
+static int ring_next(tpa_source *s, tpa_error *err)
+{
+        struct ring *g = s->ring;
+        struct slot *sl;
+
+        if (g->have_cur) {
+                bool last = g->slots[g->head].last;
+                pthread_mutex_lock(&g->lock);
+                g->head = (g->head + 1) % SLOTS;
+                g->count--;
+                pthread_cond_signal(&g->not_full);
+                pthread_mutex_unlock(&g->lock);
+                g->have_cur = false;
+                if (last)
+                        g->done = true;
+        }
+        if (g->done)
+                return 0;
+        pthread_mutex_lock(&g->lock);
+        while (g->count == 0)
+                pthread_cond_wait(&g->not_empty, &g->lock);
+        pthread_mutex_unlock(&g->lock);
+        sl = &g->slots[g->head];
+        g->have_cur = true;
+        g->cur_pos = 0;
+        g->bytes_in = sl->bytes_in;
+        if (sl->rc < 0) {
+                if (err != NULL) {
+                        const char *path = err->path;
+                        *err = sl->err;
+                        err->path = path;
+                }
+                return sl->rc;
+        }
+        if (sl->last)
+                g->truncated = sl->truncated;
+        return 1;
+}
+
+static int ring_peek(tpa_source *s, const uint8_t **data, size_t *len, size_t want,
+                     tpa_error *err)
+{
+        struct ring *g = s->ring;
+        struct slot *sl;
+        size_t n;
+        int r;
+
+        if (s->out_pos == s->out_end)
+                s->out_pos = s->out_end = 0;
+        sl = g->have_cur ? &g->slots[g->head] : NULL;
+        if (s->out_pos == s->out_end && sl != NULL && sl->len - g->cur_pos >= want) {
+                *data = sl->buf + g->cur_pos;
+                *len = sl->len - g->cur_pos;
+                return 0;
+        }
+        /* Gather `want` bytes in `out`: what it holds comes before the slots. */
+        memmove(s->out, s->out + s->out_pos, s->out_end - s->out_pos);
+        s->out_end -= s->out_pos;
+        s->out_pos = 0;
+        while (s->out_end < want) {
+                sl = g->have_cur ? &g->slots[g->head] : NULL;
+                if (sl == NULL || g->cur_pos == sl->len) {
+                        r = ring_next(s, err);
+                        if (r < 0)
+                                return r;
+                        if (r == 0)
+                                break;
+                        continue;
+                }
+                n = sl->len - g->cur_pos;
+                if (n > want - s->out_end)
+                        n = want - s->out_end;
+                memcpy(s->out + s->out_end, sl->buf + g->cur_pos, n);
+                s->out_end += n;
+                g->cur_pos += n;
+        }
+        *data = s->out;
+        *len = s->out_end;
+        return 0;
+}
+
+static int ring_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error *err)
+{
+        struct ring *g = s->ring;
+        struct slot *sl;
+        int r;
+
+        if (s->out_pos < s->out_end) {          /* gathered by a peek */
+                *data = s->out + s->out_pos;
+                *len = s->out_end - s->out_pos;
+                s->offset += *len;
+                s->out_pos = s->out_end = 0;
+                return 0;
+        }
+        for (;;) {
+                sl = g->have_cur ? &g->slots[g->head] : NULL;
+                if (sl != NULL && g->cur_pos < sl->len)
+                        break;
+                r = ring_next(s, err);
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        *data = s->out;
+                        *len = 0;
+                        return 0;
+                }
+        }
+        *data = sl->buf + g->cur_pos;
+        *len = sl->len - g->cur_pos;
+        s->offset += *len;
+        g->cur_pos = sl->len;
         return 0;
 }
 
@@ -252,6 +544,8 @@ int tpa_source_peek(tpa_source *s, const uint8_t **data, size_t *len, size_t wan
 
         if (want > OUT_SIZE)
                 want = OUT_SIZE;
+        if (s->ring != NULL)
+                return ring_peek(s, data, len, want, err);
         if (s->out_end - s->out_pos < want && !s->eof) {
                 /* Slide the unread bytes to the front, then top up. */
                 memmove(s->out, s->out + s->out_pos, s->out_end - s->out_pos);
@@ -270,6 +564,8 @@ int tpa_source_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error 
 {
         int r;
 
+        if (s->ring != NULL)
+                return ring_read(s, data, len, err);
         if (s->out_pos == s->out_end) {
                 s->out_pos = s->out_end = 0;
                 r = produce(s, err);
@@ -329,6 +625,14 @@ fail:
 }
 
 uint64_t tpa_source_offset(const tpa_source *s) { return s->offset; }
-uint64_t tpa_source_bytes_in(const tpa_source *s) { return s->bytes_in; }
+uint64_t tpa_source_bytes_in(const tpa_source *s)
+{
+        return s->ring != NULL ? s->ring->bytes_in : s->bytes_in;
+}
+
 bool tpa_source_is_gzip(const tpa_source *s) { return s->gzip; }
-bool tpa_source_truncated(const tpa_source *s) { return s->truncated; }
+
+bool tpa_source_truncated(const tpa_source *s)
+{
+        return s->ring != NULL ? s->ring->truncated : s->truncated;
+}

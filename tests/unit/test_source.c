@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_source.c - the byte source: the threaded (inflate | parse) mode
+ * hands out the same bytes, offsets, truncation and errors as one thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "input/source.h"
+#include "tap.h"
+
+/* Some megabytes of JSON-ish text that compresses like a trace. */
+static char *make_text(size_t size)
+{
+        char *t = malloc(size);
+        uint64_t x = 88172645463325252ull;
+        size_t i = 0;
+
+        while (i < size) {
+                int n;
+                char line[96];
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                n = snprintf(line, sizeof(line), "{\"ph\":\"X\",\"ts\":%llu.%03u,\"name\":\"k%u\"},\n",
+                             (unsigned long long)(i / 7), (unsigned)(x % 1000),
+                             (unsigned)(x >> 40) % 97);
+                for (int k = 0; k < n && i < size; k++)
+                        t[i++] = line[k];
+        }
+        return t;
+}
+
+static uint8_t *gzip(const char *text, size_t n, size_t *out_len)
+{
+        z_stream z;
+        size_t cap = compressBound((uLong)n) + 64;
+        uint8_t *out = malloc(cap);
+
+        memset(&z, 0, sizeof(z));
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        z.next_in = (Bytef *)(uintptr_t)text;
+        z.avail_in = (uInt)n;
+        z.next_out = out;
+        z.avail_out = (uInt)cap;
+        deflate(&z, Z_FINISH);
+        *out_len = cap - z.avail_out;
+        deflateEnd(&z);
+        return out;
+}
+
+struct result {
+        int      rc;
+        uint8_t *data;
+        size_t   len;
+        uint64_t offset, bytes_in, err_offset;
+        bool     truncated;
+};
+
+/* Read a source to the end (or an error), peeking `peek` bytes first. */
+static struct result drain(tpa_source *src, size_t peek)
+{
+        struct result res = { 0 };
+        tpa_error err = TPA_ERROR_INIT;
+        const uint8_t *p;
+        size_t n, cap = 1u << 20;
+
+        res.data = malloc(cap);
+        if (peek > 0) {
+                res.rc = tpa_source_peek(src, &p, &n, peek, &err);
+                if (res.rc < 0)
+                        goto done;
+        }
+        for (;;) {
+                res.rc = tpa_source_read(src, &p, &n, &err);
+                if (res.rc < 0 || n == 0)
+                        break;
+                if (res.len + n > cap) {
+                        while (res.len + n > cap)
+                                cap *= 2;
+                        res.data = realloc(res.data, cap);
+                }
+                memcpy(res.data + res.len, p, n);
+                res.len += n;
+        }
+done:
+        res.offset = tpa_source_offset(src);
+        res.bytes_in = tpa_source_bytes_in(src);
+        res.truncated = tpa_source_truncated(src);
+        res.err_offset = err.offset;
+        return res;
+}
+
+static struct result read_memory(const void *data, size_t size, bool threaded, size_t peek)
+{
+        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+        tpa_source *src;
+        struct result res;
+
+        opts.threaded = threaded;
+        if (tpa_source_open_memory(&src, data, size, &opts, NULL) < 0)
+                return (struct result){ .rc = -100 };
+        res = drain(src, peek);
+        tpa_source_free(src);
+        return res;
+}
+
+static void same(const struct result *a, const struct result *b, const char *what)
+{
+        tap_eq(b->rc, a->rc, "test_source__%s: same status", what);
+        tap_eq((int64_t)b->len, (int64_t)a->len, "test_source__%s: same length", what);
+        ok(a->len == b->len && memcmp(a->data, b->data, a->len) == 0,
+           "test_source__%s: same bytes", what);
+        tap_eq((int64_t)b->offset, (int64_t)a->offset, "test_source__%s: same offset", what);
+        tap_eq((int64_t)b->bytes_in, (int64_t)a->bytes_in, "test_source__%s: same bytes_in",
+               what);
+        tap_eq(b->truncated, a->truncated, "test_source__%s: same truncation", what);
+}
+
+int main(void)
+{
+        size_t text_len = 6u << 20, gz_len;
+        char *text = make_text(text_len);
+        uint8_t *gz = gzip(text, text_len, &gz_len);
+        struct result one, two;
+
+        /* whole stream, with and without a peek first, small and large */
+        one = read_memory(gz, gz_len, false, 0);
+        ok(one.rc == 0 && one.len == text_len && memcmp(one.data, text, text_len) == 0,
+           "test_source__single: inflates the stream");
+        static const size_t peeks[] = { 0, 1, 4096, 300000, 2u << 20 };
+        for (size_t i = 0; i < sizeof(peeks) / sizeof(peeks[0]); i++) {
+                char what[64];
+                snprintf(what, sizeof(what), "threaded_peek_%zu", peeks[i]);
+                two = read_memory(gz, gz_len, true, peeks[i]);
+                same(&one, &two, what);
+                free(two.data);
+        }
+
+        /* a peek returns the start of the stream, at least `want` bytes */
+        {
+                tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+                tpa_source *src;
+                const uint8_t *p;
+                size_t n;
+
+                opts.threaded = true;
+                tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
+                tpa_source_peek(src, &p, &n, 700000, NULL);
+                ok(n >= 700000 && memcmp(p, text, 700000) == 0,
+                   "test_source__threaded_peek: the first bytes, across chunks");
+                tpa_source_read(src, &p, &n, NULL);
+                ok(n > 0 && memcmp(p, text, n) == 0,
+                   "test_source__threaded_peek: read after peek starts at 0");
+                /* freeing in the middle stops the inflating thread */
+                tpa_source_free(src);
+                ok(true, "test_source__threaded_free: freed mid-stream");
+        }
+        free(one.data);
+
+        /* truncated: the same bytes, then the end, flagged */
+        one = read_memory(gz, gz_len / 2, false, 0);
+        two = read_memory(gz, gz_len / 2, true, 4096);
+        ok(one.rc == 0 && one.truncated, "test_source__truncated: single thread flags it");
+        same(&one, &two, "truncated");
+        free(one.data);
+        free(two.data);
+
+        /* corrupt: the same error at the same offset */
+        {
+                uint8_t *bad = malloc(gz_len);
+                memcpy(bad, gz, gz_len);
+                memset(bad + gz_len / 2, 0xff, 64);
+                one = read_memory(bad, gz_len, false, 0);
+                two = read_memory(bad, gz_len, true, 0);
+                tap_eq(one.rc, TPA_EFORMAT, "test_source__corrupt: single thread fails");
+                tap_eq(two.rc, TPA_EFORMAT, "test_source__corrupt: threaded fails");
+                tap_eq((int64_t)two.err_offset, (int64_t)one.err_offset,
+                       "test_source__corrupt: same error offset");
+                free(one.data);
+                free(two.data);
+                free(bad);
+        }
+
+        /* a gzip file above the threshold goes threaded by itself */
+        {
+                char path[] = "/tmp/tpa_test_source_XXXXXX";
+                int fd = mkstemp(path);
+                tpa_source *src;
+
+                ok(fd >= 0 && write(fd, gz, gz_len) == (ssize_t)gz_len,
+                   "test_source__file: temp file written");
+                if (fd >= 0)
+                        close(fd);
+                one = read_memory(gz, gz_len, false, 0);
+                if (tpa_source_open(&src, path, NULL, NULL) == 0) {
+                        two = drain(src, 4096);
+                        tpa_source_free(src);
+                        same(&one, &two, "file");
+                        free(two.data);
+                } else {
+                        ok(false, "test_source__file: opens");
+                }
+                unlink(path);
+                free(one.data);
+        }
+
+        free(gz);
+        free(text);
+        return tap_done();
+}
