@@ -1,0 +1,1228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome_json.c - the Chrome trace JSON reader: yajl callbacks, never a
+ * DOM, fed by a push parser that takes chunks of any size (DESIGN.md
+ * section 3). Each record is collected into one fixed struct, turned into
+ * a tpa_event when its '}' arrives, and classified by dialect once the
+ * whole input is read (classify.c), because names (M records) may come last.
+ *
+ * yajl has no option for trailing commas, so the bytes pass a small filter
+ * first: outside strings, a ',' whose next non-space byte is ']' or '}' is
+ * replaced by a space, as is a leading UTF-8 BOM. Every byte maps to one
+ * byte, so yajl's offsets are offsets into the real stream.
+ *
+ * Strings longer than max_string are an error (TPA_ELIMIT at the string),
+ * not truncated: a 1 MiB name is a broken or hostile trace.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "input/readers.h"
+#include "parse/chrome_json.h"
+#include "parse/classify.h"
+
+#define OUT_SIZE 65536
+
+/* Keys we act on, at the top level, in an event, in an event's args. */
+enum key {
+        K_NONE = 0,
+        /* top level */
+        K_TRACE_EVENTS, K_METADATA, K_KINETO,
+        /* event */
+        K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+        /* args */
+        A_NAME, A_LABELS, A_SORT_INDEX, A_GROUP_ID, A_STEP_NUM, A_CORR,
+        A_MEMCPY_DETAILS, A_BYTES, A_ANNOTATION, A_TF_FUNCTION_CALL,
+};
+
+/* A growable byte buffer for arg strings kept until the record ends. */
+struct sbuf {
+        char  *data;
+        size_t len, cap;
+        bool   set;
+};
+
+/* One record as read so far. */
+struct record {
+        uint64_t offset;        /* where its '{' is */
+        uint32_t keys;
+        char     ph;            /* 0: none; '?': not one character */
+        bool     has_ts, has_dur, has_pid, has_tid;
+        tpa_str  name, cat;
+        tpa_id   pid, tid;
+        tpa_ns   ts, dur;
+        uint64_t dur_offset;
+        /* args */
+        bool     has_sort_index, has_group, has_step, has_corr, has_bytes, compile;
+        int64_t  sort_index, step;
+        uint64_t group, corr, bytes;
+};
+
+/* An open B event, in a per-track stack threaded through one array. */
+struct open_b {
+        size_t   event;
+        uint32_t track;
+        uint32_t below;         /* index + 1 of the entry under it; 0: none */
+};
+
+struct tpa_chrome_parser {
+        tpa_trace         *tr;
+        yajl_handle        yh;
+        tpa_error          err;         /* the first error, kept for later calls */
+        uint64_t           max_string;
+        uint32_t           max_depth;
+        bool               strict;
+
+        /* the filter */
+        uint64_t           in_off;      /* bytes taken from the caller */
+        uint64_t           fed;         /* bytes handed to yajl before this call */
+        bool               in_str, esc, comma;
+        uint64_t           comma_ws;    /* spaces held after a held comma */
+        bool               bom_ok;
+        size_t             out_len;
+        unsigned char      out[OUT_SIZE];
+
+        /* structure */
+        uint32_t           depth;
+        int                top;         /* 0: nothing yet, '[' or '{' */
+        uint32_t           events_depth; /* depth inside the events array; 0: none */
+        enum key           top_key;
+        bool               in_meta;
+        bool               in_event, in_args;
+        uint32_t           ev_depth;    /* depth inside the event's map */
+        enum key           key;
+        struct record      rec;
+        struct sbuf        arg_name, arg_labels, arg_op;
+        tpa_classify_hints hints;
+        size_t             first_event;
+
+        /* per event 'cat', parallel to the events read by this parser */
+        tpa_str           *cats;
+        size_t             cat_count, cat_cap;
+
+        /* processes that are TF1 duplicate views, by process index */
+        uint8_t           *dup;
+        size_t             dup_cap;
+
+        /* B/E matching */
+        struct open_b     *open;
+        size_t             open_count, open_cap;
+        uint32_t           open_free;   /* free list, index + 1 */
+        uint32_t          *open_top;    /* by track: index + 1 of its top */
+        size_t             open_top_cap;
+        tpa_ns             max_end;
+        bool               any_event;
+
+        /* last pid/tid looked up */
+        bool               last_valid;
+        tpa_id             last_pid, last_tid;
+        uint32_t           last_proc, last_track;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *err)
+{
+        size_t n = *cap ? *cap : 64;
+        void *q;
+
+        if (need <= *cap)
+                return 0;
+        while (n < need)
+                n *= 2;
+        q = realloc(*ptr, n * elem);
+        if (q == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        *ptr = q;
+        *cap = n;
+        return 0;
+}
+
+/* As grow(), with the new part zeroed. */
+static int grow_zero(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *err)
+{
+        size_t old = *cap;
+
+        if (grow(ptr, cap, need, elem, err) < 0)
+                return TPA_ENOMEM;
+        if (*cap > old)
+                memset((char *)*ptr + old * elem, 0, (*cap - old) * elem);
+        return 0;
+}
+
+static uint64_t offset_now(const tpa_chrome_parser *p)
+{
+        return p->fed + yajl_get_bytes_consumed(p->yh);
+}
+
+/* Store an error and return 0, which makes yajl cancel the parse. */
+static int fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt, ...)
+        TPA_PRINTF(4, 5);
+static int fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt, ...)
+{
+        char msg[sizeof(p->err.msg)];
+        va_list ap;
+
+        if (p->err.code == TPA_OK) {
+                va_start(ap, fmt);
+                vsnprintf(msg, sizeof(msg), fmt, ap);
+                va_end(ap);
+                tpa_error_set(&p->err, code, offset, "%s", msg);
+                if (p->in_event)
+                        p->err.event = tpa_trace_health_c(p->tr)->records_read + 1;
+        }
+        return 0;
+}
+
+static int fail_code(tpa_chrome_parser *p, const tpa_error *inner)
+{
+        if (p->err.code == TPA_OK)
+                p->err = *inner;
+        return 0;
+}
+
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+/* A JSON integer's text to int64; false when it is not an integer or too big. */
+static bool parse_i64(const char *s, size_t len, int64_t *out)
+{
+        bool neg = false;
+        uint64_t v = 0;
+        size_t i = 0;
+
+        if (len > 0 && s[0] == '-') {
+                neg = true;
+                i = 1;
+        }
+        if (i == len)
+                return false;
+        for (; i < len; i++) {
+                if (!is_digit(s[i]) || v > (UINT64_MAX - 9) / 10)
+                        return false;
+                v = v * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+                return false;
+        *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+        return true;
+}
+
+static bool parse_u64(const char *s, size_t len, uint64_t *out)
+{
+        uint64_t v = 0;
+
+        if (len == 0)
+                return false;
+        for (size_t i = 0; i < len; i++) {
+                if (!is_digit(s[i]) || v > (UINT64_MAX - 9) / 10)
+                        return false;
+                v = v * 10 + (uint64_t)(s[i] - '0');
+        }
+        *out = v;
+        return true;
+}
+
+bool tpa_chrome__us_to_ns(const char *s, size_t len, tpa_ns *out)
+{
+        char digits[40];
+        size_t nd = 0, i = 0;
+        int64_t exp10 = 3;              /* microseconds to nanoseconds */
+        bool neg = false, any = false;
+        uint64_t v = 0;
+
+        if (i < len && (s[i] == '-' || s[i] == '+'))
+                neg = s[i++] == '-';
+        for (; i < len && is_digit(s[i]); i++) {
+                any = true;
+                if (nd == 0 && s[i] == '0')
+                        continue;       /* leading zeros */
+                if (nd >= sizeof(digits))
+                        return false;
+                digits[nd++] = s[i];
+        }
+        if (i < len && s[i] == '.') {
+                for (i++; i < len && is_digit(s[i]); i++) {
+                        any = true;
+                        if (nd == 0 && s[i] == '0') {
+                                exp10--;
+                                continue;
+                        }
+                        if (nd < sizeof(digits)) {
+                                digits[nd++] = s[i];
+                                exp10--;
+                        } else if (nd == sizeof(digits)) {
+                                /* far below a nanosecond: only rounding can see it */
+                                continue;
+                        }
+                }
+        }
+        if (!any)
+                return false;
+        if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+                bool eneg = false;
+                int64_t e = 0;
+                i++;
+                if (i < len && (s[i] == '-' || s[i] == '+'))
+                        eneg = s[i++] == '-';
+                if (i == len)
+                        return false;
+                for (; i < len && is_digit(s[i]); i++)
+                        if (e < 100000)
+                                e = e * 10 + (s[i] - '0');
+                exp10 += eneg ? -e : e;
+        }
+        if (i != len)
+                return false;
+        /* value = digits * 10^exp10 nanoseconds */
+        if (exp10 >= 0) {
+                for (size_t k = 0; k < nd; k++) {
+                        if (v > (UINT64_MAX - 9) / 10)
+                                return false;
+                        v = v * 10 + (uint64_t)(digits[k] - '0');
+                }
+                for (int64_t k = 0; k < exp10 && v != 0; k++) {
+                        if (v > UINT64_MAX / 10)
+                                return false;
+                        v *= 10;
+                }
+        } else {
+                int64_t keep = (int64_t)nd + exp10;     /* digits left of the point */
+                for (int64_t k = 0; k < keep; k++) {
+                        if (v > (UINT64_MAX - 9) / 10)
+                                return false;
+                        v = v * 10 + (uint64_t)(digits[k] - '0');
+                }
+                /* round half away from zero on the first dropped digit */
+                if (keep >= 0 && (size_t)keep < nd && digits[keep] >= '5')
+                        v++;
+        }
+        if (v > (uint64_t)INT64_MAX)
+                return false;
+        *out = neg ? -(int64_t)v : (int64_t)v;
+        return true;
+}
+
+static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t len)
+{
+        tpa_error e = TPA_ERROR_INIT;
+
+        if (grow((void **)&b->data, &b->cap, len + 1, 1, &e) < 0)
+                return fail_code(p, &e);
+        memcpy(b->data, s, len);
+        b->len = len;
+        b->set = true;
+        return 1;
+}
+
+static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+{
+        tpa_error e = TPA_ERROR_INIT;
+
+        if (tpa_trace_intern(p->tr, out, s, len, &e) < 0)
+                return fail_code(p, &e);
+        return 1;
+}
+
+/* A pid or tid given as a number's text or a string: digits are a number,
+ * anything else ("stream 7", "Traces") an interned string. */
+static int set_id(tpa_chrome_parser *p, tpa_id *id, const char *s, size_t len)
+{
+        id->num = 0;
+        id->str = TPA_STR_EMPTY;
+        if (parse_i64(s, len, &id->num))
+                return 1;
+        return intern(p, &id->str, s, len);
+}
+
+static enum key event_key(const char *k, size_t len)
+{
+        switch (len) {
+        case 2:
+                if (memcmp(k, "ph", 2) == 0) return K_PH;
+                if (memcmp(k, "ts", 2) == 0) return K_TS;
+                break;
+        case 3:
+                if (memcmp(k, "pid", 3) == 0) return K_PID;
+                if (memcmp(k, "tid", 3) == 0) return K_TID;
+                if (memcmp(k, "cat", 3) == 0) return K_CAT;
+                if (memcmp(k, "dur", 3) == 0) return K_DUR;
+                break;
+        case 4:
+                if (memcmp(k, "name", 4) == 0) return K_NAME;
+                if (memcmp(k, "args", 4) == 0) return K_ARGS;
+                break;
+        }
+        return K_NONE;
+}
+
+static enum key args_key(const char *k, size_t len)
+{
+        switch (len) {
+        case 4:
+                if (memcmp(k, "name", 4) == 0) return A_NAME;
+                break;
+        case 5:
+                if (memcmp(k, "bytes", 5) == 0) return A_BYTES;
+                if (memcmp(k, "tf_op", 5) == 0) return A_ANNOTATION;
+                break;
+        case 6:
+                if (memcmp(k, "labels", 6) == 0) return A_LABELS;
+                break;
+        case 8:
+                if (memcmp(k, "group_id", 8) == 0) return A_GROUP_ID;
+                if (memcmp(k, "step_num", 8) == 0) return A_STEP_NUM;
+                if (memcmp(k, "iter_num", 8) == 0) return A_STEP_NUM;
+                break;
+        case 9:
+                if (memcmp(k, "num_bytes", 9) == 0) return A_BYTES;
+                break;
+        case 10:
+                if (memcmp(k, "sort_index", 10) == 0) return A_SORT_INDEX;
+                if (memcmp(k, "annotation", 10) == 0) return A_ANNOTATION;
+                break;
+        case 11:
+                if (memcmp(k, "correlation", 11) == 0) return A_CORR;
+                break;
+        case 14:
+                if (memcmp(k, "correlation_id", 14) == 0) return A_CORR;
+                if (memcmp(k, "memcpy_details", 14) == 0) return A_MEMCPY_DETAILS;
+                break;
+        case 16:
+                if (memcmp(k, "tf_function_call", 16) == 0) return A_TF_FUNCTION_CALL;
+                break;
+        }
+        return K_NONE;
+}
+
+static enum key top_key(const char *k, size_t len)
+{
+        static const char *const kineto[] = {
+                "schemaVersion", "deviceProperties", "distributedInfo", "traceName",
+                "baseTimeNanoseconds", "cupti_version", "cuda_runtime_version",
+        };
+
+        if (len == 11 && memcmp(k, "traceEvents", 11) == 0)
+                return K_TRACE_EVENTS;
+        if (len == 8 && memcmp(k, "metadata", 8) == 0)
+                return K_METADATA;
+        for (size_t i = 0; i < sizeof(kineto) / sizeof(kineto[0]); i++)
+                if (strlen(kineto[i]) == len && memcmp(k, kineto[i], len) == 0)
+                        return K_KINETO;
+        return K_NONE;
+}
+
+static bool at_event_level(const tpa_chrome_parser *p)
+{
+        return p->in_event && p->depth == p->ev_depth;
+}
+
+static bool at_args_level(const tpa_chrome_parser *p)
+{
+        return p->in_event && p->in_args && p->depth == p->ev_depth + 1;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+/* A number or a number-like string for the current key. `quoted`: it came
+ * as a string, so its text starts one byte after the token start. */
+static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
+{
+        struct record *r = &p->rec;
+        uint64_t at = offset_now(p) - len - (quoted ? 2 : 0);
+
+        if (at_event_level(p)) {
+                switch (p->key) {
+                case K_TS:
+                        if (!tpa_chrome__us_to_ns(s, len, &r->ts))
+                                return fail(p, TPA_EFORMAT, at,
+                                            "'%s' is not a number of microseconds", "ts");
+                        r->has_ts = true;
+                        break;
+                case K_DUR:
+                        if (!tpa_chrome__us_to_ns(s, len, &r->dur))
+                                return fail(p, TPA_EFORMAT, at,
+                                            "'%s' is not a number of microseconds", "dur");
+                        r->has_dur = true;
+                        r->dur_offset = at;
+                        break;
+                case K_PID:
+                        r->has_pid = true;
+                        return set_id(p, &r->pid, s, len);
+                case K_TID:
+                        r->has_tid = true;
+                        return set_id(p, &r->tid, s, len);
+                default:
+                        break;
+                }
+                return 1;
+        }
+        if (!at_args_level(p))
+                return 1;
+        switch (p->key) {
+        case A_SORT_INDEX:
+                r->has_sort_index = parse_i64(s, len, &r->sort_index);
+                break;
+        case A_GROUP_ID:
+                r->has_group = parse_u64(s, len, &r->group);
+                break;
+        case A_STEP_NUM:
+                r->has_step = parse_i64(s, len, &r->step);
+                break;
+        case A_CORR:
+                r->has_corr = parse_u64(s, len, &r->corr);
+                break;
+        case A_BYTES:
+                r->has_bytes = parse_u64(s, len, &r->bytes);
+                break;
+        default:
+                break;
+        }
+        return 1;
+}
+
+static int on_number(void *ctx, const char *s, size_t len)
+{
+        return on_scalar(ctx, s, len, false);
+}
+
+static int check_string(tpa_chrome_parser *p, size_t len)
+{
+        if (len > p->max_string) {
+                return fail(p, TPA_ELIMIT, offset_now(p) - len - 2,
+                            "a string of %zu bytes is longer than the limit of %llu bytes",
+                            len, (unsigned long long)p->max_string);
+        }
+        return 1;
+}
+
+static int on_string(void *ctx, const unsigned char *us, size_t len)
+{
+        tpa_chrome_parser *p = ctx;
+        const char *s = (const char *)us;
+        struct record *r = &p->rec;
+
+        if (!check_string(p, len))
+                return 0;
+        if (at_event_level(p)) {
+                switch (p->key) {
+                case K_PH:
+                        r->ph = len == 1 ? s[0] : '?';
+                        return 1;
+                case K_NAME:
+                        return intern(p, &r->name, s, len);
+                case K_CAT:
+                        return intern(p, &r->cat, s, len);
+                case K_PID:
+                case K_TID:
+                case K_TS:
+                case K_DUR:
+                        return on_scalar(p, s, len, true);
+                default:
+                        return 1;
+                }
+        }
+        if (!at_args_level(p))
+                return 1;
+        switch (p->key) {
+        case A_NAME:
+                return sbuf_set(p, &p->arg_name, s, len);
+        case A_LABELS:
+                return sbuf_set(p, &p->arg_labels, s, len);
+        case A_ANNOTATION:
+                return sbuf_set(p, &p->arg_op, s, tpa_classify__op_prefix(s, len));
+        case A_TF_FUNCTION_CALL:
+                if (tpa_classify__is_traced_call(s, len))
+                        r->compile = true;
+                return 1;
+        case A_MEMCPY_DETAILS:
+                /* "size:100663296 dest:0 async:1" */
+                for (size_t i = 0; i + 5 <= len; i++) {
+                        if (memcmp(s + i, "size:", 5) == 0) {
+                                size_t j = i + 5, k = j;
+                                while (k < len && is_digit(s[k]))
+                                        k++;
+                                r->has_bytes = parse_u64(s + j, k - j, &r->bytes);
+                                break;
+                        }
+                }
+                return 1;
+        case A_SORT_INDEX:
+        case A_GROUP_ID:
+        case A_STEP_NUM:
+        case A_CORR:
+        case A_BYTES:
+                return on_scalar(p, s, len, true);
+        default:
+                return 1;
+        }
+}
+
+static int on_null(void *ctx)
+{
+        (void)ctx;
+        return 1;
+}
+
+static int on_boolean(void *ctx, int v)
+{
+        (void)ctx;
+        (void)v;
+        return 1;
+}
+
+static int on_map_key(void *ctx, const unsigned char *us, size_t len)
+{
+        tpa_chrome_parser *p = ctx;
+        const char *k = (const char *)us;
+
+        if (!check_string(p, len))
+                return 0;
+        if (at_event_level(p)) {
+                p->rec.keys++;
+                p->key = event_key(k, len);
+        } else if (at_args_level(p)) {
+                p->key = args_key(k, len);
+        } else if (p->top == '{' && p->depth == 1) {
+                p->top_key = top_key(k, len);
+                if (p->top_key == K_KINETO)
+                        p->hints.kineto_keys = true;
+        } else if (p->in_meta && p->depth == 2) {
+                if (len == 13 && memcmp(k, "highres-ticks", 13) == 0)
+                        p->hints.tf2_keys = true;
+        }
+        return 1;
+}
+
+/* ---- structure ---------------------------------------------------------- */
+
+static int enter(tpa_chrome_parser *p)
+{
+        if (p->depth >= p->max_depth) {
+                return fail(p, TPA_ELIMIT, offset_now(p) - 1, "nesting deeper than %u levels",
+                            p->max_depth);
+        }
+        p->depth++;
+        return 1;
+}
+
+static int on_start_map(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        if (p->depth == 0 && p->top == 0)
+                p->top = '{';
+        if (p->events_depth != 0 && p->depth == p->events_depth && !p->in_event) {
+                if (!enter(p))
+                        return 0;
+                memset(&p->rec, 0, sizeof(p->rec));
+                p->rec.offset = offset_now(p) - 1;
+                p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
+                p->in_event = true;
+                p->in_args = false;
+                p->ev_depth = p->depth;
+                p->key = K_NONE;
+                return 1;
+        }
+        if (at_event_level(p) && p->key == K_ARGS)
+                p->in_args = true;
+        if (p->top == '{' && p->depth == 1 && p->top_key == K_METADATA)
+                p->in_meta = true;
+        return enter(p);
+}
+
+static int on_start_array(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        if (p->depth == 0 && p->top == 0) {
+                p->top = '[';
+                p->events_depth = 1;
+        } else if (p->top == '{' && p->depth == 1 && p->top_key == K_TRACE_EVENTS &&
+                   p->events_depth == 0) {
+                p->events_depth = 2;
+        }
+        return enter(p);
+}
+
+static int on_end_array(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        p->depth--;
+        return 1;
+}
+
+static int finish_event(tpa_chrome_parser *p);
+
+static int on_end_map(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        if (p->in_event && p->depth == p->ev_depth) {
+                p->depth--;
+                p->in_event = false;
+                return finish_event(p);
+        }
+        if (p->in_args && p->depth == p->ev_depth + 1)
+                p->in_args = false;
+        if (p->in_meta && p->depth == 2)
+                p->in_meta = false;
+        p->depth--;
+        return 1;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
+{
+        struct record *r = &p->rec;
+        tpa_error e = TPA_ERROR_INIT;
+
+        if (p->last_valid && p->last_pid.num == r->pid.num && p->last_pid.str == r->pid.str &&
+            p->last_tid.num == r->tid.num && p->last_tid.str == r->tid.str) {
+                *proc = p->last_proc;
+                *track = p->last_track;
+                return 1;
+        }
+        if (tpa_trace_get_process(p->tr, proc, r->pid, &e) < 0 ||
+            tpa_trace_get_thread(p->tr, track, *proc, r->tid, &e) < 0)
+                return fail_code(p, &e);
+        p->last_valid = true;
+        p->last_pid = r->pid;
+        p->last_tid = r->tid;
+        p->last_proc = *proc;
+        p->last_track = *track;
+        return 1;
+}
+
+static bool is_dup_process(const tpa_chrome_parser *p, uint32_t proc)
+{
+        return proc < p->dup_cap && p->dup[proc];
+}
+
+static int metadata(tpa_chrome_parser *p)
+{
+        struct record *r = &p->rec;
+        const char *what = tpa_trace_str(p->tr, r->name);
+        size_t wlen = tpa_trace_str_len(p->tr, r->name);
+        tpa_error e = TPA_ERROR_INIT;
+        uint32_t proc, track;
+        tpa_str s;
+
+        tpa_trace_health(p->tr)->metadata++;
+        if (tpa_trace_get_process(p->tr, &proc, r->pid, &e) < 0)
+                return fail_code(p, &e);
+        if (wlen == 12 && memcmp(what, "process_name", 12) == 0 && p->arg_name.set) {
+                if (!intern(p, &s, p->arg_name.data, p->arg_name.len))
+                        return 0;
+                tpa_trace_process(p->tr, proc)->name = s;
+                if (tpa_classify__is_tf1_duplicate(p->arg_name.data, p->arg_name.len)) {
+                        if (grow_zero((void **)&p->dup, &p->dup_cap, proc + 1, 1, &e) < 0)
+                                return fail_code(p, &e);
+                        p->dup[proc] = 1;
+                }
+        } else if (wlen == 14 && memcmp(what, "process_labels", 14) == 0 &&
+                   p->arg_labels.set) {
+                if (!intern(p, &s, p->arg_labels.data, p->arg_labels.len))
+                        return 0;
+                tpa_trace_process(p->tr, proc)->label = s;
+        } else if (wlen == 18 && memcmp(what, "process_sort_index", 18) == 0 &&
+                   r->has_sort_index) {
+                tpa_trace_process(p->tr, proc)->sort_index = r->sort_index;
+        } else if (wlen == 11 && memcmp(what, "thread_name", 11) == 0 && p->arg_name.set) {
+                if (!intern(p, &s, p->arg_name.data, p->arg_name.len) ||
+                    !lookup_track(p, &proc, &track))
+                        return 0;
+                tpa_trace_thread(p->tr, track)->name = s;
+        } else if (wlen == 17 && memcmp(what, "thread_sort_index", 17) == 0 &&
+                   r->has_sort_index) {
+                if (!lookup_track(p, &proc, &track))
+                        return 0;
+                tpa_trace_thread(p->tr, track)->sort_index = r->sort_index;
+        }
+        return 1;
+}
+
+static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
+{
+        struct record *r = &p->rec;
+        tpa_error e = TPA_ERROR_INIT;
+        tpa_event ev;
+        int64_t step;
+
+        memset(&ev, 0, sizeof(ev));
+        ev.ts = r->ts;
+        ev.dur = r->dur;
+        ev.name = r->name;
+        ev.track = track;
+        ev.kind = TPA_KIND_OTHER;
+        ev.corr = r->has_corr && r->corr <= UINT32_MAX ? (uint32_t)r->corr : 0;
+        ev.group = r->has_group && r->group < UINT32_MAX ? (uint32_t)r->group + 1 : 0;
+        if (tpa_trace_add_event(p->tr, &ev, index, &e) < 0)
+                return fail_code(p, &e);
+        if (grow((void **)&p->cats, &p->cat_cap, p->cat_count + 1, sizeof(*p->cats), &e) < 0)
+                return fail_code(p, &e);
+        p->cats[p->cat_count++] = r->cat;
+        p->any_event = true;
+        if (r->ts + r->dur > p->max_end || p->cat_count == 1)
+                p->max_end = r->ts + r->dur;
+
+        if (r->has_bytes &&
+            tpa_trace_set_aux(p->tr, *index, TPA_AUX_BYTES, (int64_t)(r->bytes & INT64_MAX),
+                              &e) < 0)
+                return fail_code(p, &e);
+        if (!r->has_step && r->name != TPA_STR_EMPTY) {
+                const char *n = tpa_trace_str(p->tr, r->name);
+                size_t nl = tpa_trace_str_len(p->tr, r->name);
+                /* only the markers: ProfilerStep#N, "train 12" */
+                if ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
+                    (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0)))
+                        r->has_step = tpa_classify__step_from_name(n, nl, &r->step);
+        }
+        step = r->step;
+        if (r->has_step && tpa_trace_set_aux(p->tr, *index, TPA_AUX_STEP_NUM, step, &e) < 0)
+                return fail_code(p, &e);
+        if (p->arg_op.set && p->arg_op.len > 0) {
+                tpa_str op;
+                if (!intern(p, &op, p->arg_op.data, p->arg_op.len))
+                        return 0;
+                if (tpa_trace_set_aux(p->tr, *index, TPA_AUX_OP, op, &e) < 0)
+                        return fail_code(p, &e);
+        }
+        if (!r->compile && r->name != TPA_STR_EMPTY)
+                r->compile = tpa_classify__is_compile_name(tpa_trace_str(p->tr, r->name),
+                                                           tpa_trace_str_len(p->tr, r->name));
+        if (r->compile && tpa_trace_add_flags(p->tr, *index, TPA_FLAG_COMPILE, &e) < 0)
+                return fail_code(p, &e);
+        return 1;
+}
+
+static int push_open(tpa_chrome_parser *p, uint32_t track, size_t event)
+{
+        tpa_error e = TPA_ERROR_INIT;
+        uint32_t slot;
+
+        if (grow_zero((void **)&p->open_top, &p->open_top_cap, (size_t)track + 1,
+                 sizeof(*p->open_top), &e) < 0)
+                return fail_code(p, &e);
+        if (p->open_free != 0) {
+                slot = p->open_free - 1;
+                p->open_free = p->open[slot].below;
+        } else {
+                if (grow((void **)&p->open, &p->open_cap, p->open_count + 1, sizeof(*p->open),
+                         &e) < 0)
+                        return fail_code(p, &e);
+                slot = (uint32_t)p->open_count++;
+        }
+        p->open[slot].event = event;
+        p->open[slot].track = track;
+        p->open[slot].below = p->open_top[track];
+        p->open_top[track] = slot + 1;
+        return 1;
+}
+
+/* Pop the top open B of `track`; false when there is none. */
+static bool pop_open(tpa_chrome_parser *p, uint32_t track, size_t *event)
+{
+        uint32_t slot;
+
+        if (track >= p->open_top_cap || p->open_top[track] == 0)
+                return false;
+        slot = p->open_top[track] - 1;
+        *event = p->open[slot].event;
+        p->open_top[track] = p->open[slot].below;
+        p->open[slot].below = p->open_free;
+        p->open_free = slot + 1;
+        return true;
+}
+
+static bool known_phase(char ph)
+{
+        return ph != 0 && strchr("CsftbenNODSTFpPRcav", ph) != NULL;
+}
+
+static int finish_event(tpa_chrome_parser *p)
+{
+        struct record *r = &p->rec;
+        tpa_health *h = tpa_trace_health(p->tr);
+        uint32_t proc, track;
+        size_t index;
+
+        h->records_read++;
+        if (r->ph == 0) {
+                if (r->keys != 0)
+                        tpa_trace_warn(p->tr, r->offset, "records have no 'ph', ignoring");
+                h->empty_records++;
+                return 1;
+        }
+        switch (r->ph) {
+        case 'M':
+                return metadata(p);
+        case 'X':
+        case 'B':
+        case 'E':
+        case 'i':
+        case 'I':
+                break;
+        default:
+                if ((unsigned char)r->ph < 128)
+                        h->by_phase[(unsigned char)r->ph]++;
+                if (!known_phase(r->ph)) {
+                        h->unknown_phase++;
+                        if (r->ph == '?' || (unsigned char)r->ph < 32 ||
+                            (unsigned char)r->ph >= 127)
+                                tpa_trace_warn(p->tr, r->offset,
+                                               "events have an unknown phase, ignoring");
+                        else
+                                tpa_trace_warn(p->tr, r->offset,
+                                               "events have unknown phase '%c', ignoring",
+                                               r->ph);
+                }
+                return 1;
+        }
+        if (!r->has_ts) {
+                h->by_phase[(unsigned char)r->ph]++;
+                tpa_trace_warn(p->tr, r->offset, "events have no 'ts', ignoring");
+                return 1;
+        }
+        if (r->ph != 'X' || !r->has_dur)
+                r->dur = 0;
+        if (r->dur < 0)
+                return fail(p, TPA_EFORMAT, r->dur_offset, "'%s' is negative", "dur");
+        if (!lookup_track(p, &proc, &track))
+                return 0;
+        if (is_dup_process(p, proc)) {
+                h->duplicates_dropped++;
+                return 1;
+        }
+        if (r->ph == 'E') {
+                tpa_event *ev;
+                if (!pop_open(p, track, &index)) {
+                        h->unmatched_end++;
+                        return 1;
+                }
+                ev = &tpa_trace_events_mut(p->tr)[index];
+                ev->dur = r->ts >= ev->ts ? r->ts - ev->ts : 0;
+                if (ev->ts + ev->dur > p->max_end)
+                        p->max_end = ev->ts + ev->dur;
+                return 1;
+        }
+        if (!add_event(p, track, &index))
+                return 0;
+        if (r->ph == 'B')
+                return push_open(p, track, index);
+        return 1;
+}
+
+/* ---- the byte filter and yajl ------------------------------------------- */
+
+static const yajl_callbacks callbacks = {
+        .yajl_null = on_null,
+        .yajl_boolean = on_boolean,
+        .yajl_number = on_number,
+        .yajl_string = on_string,
+        .yajl_start_map = on_start_map,
+        .yajl_map_key = on_map_key,
+        .yajl_end_map = on_end_map,
+        .yajl_start_array = on_start_array,
+        .yajl_end_array = on_end_array,
+};
+
+int tpa_chrome_parser_new(tpa_chrome_parser **out, tpa_trace *tr,
+                          const tpa_read_options *opts, tpa_error *err)
+{
+        tpa_chrome_parser *p = calloc(1, sizeof(*p));
+
+        if (p == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        p->tr = tr;
+        p->max_string = opts != NULL && opts->max_string != 0 ? opts->max_string : 1u << 20;
+        p->max_depth = opts != NULL && opts->max_depth != 0 ? opts->max_depth : 64;
+        p->strict = opts != NULL && opts->strict;
+        p->bom_ok = true;
+        p->first_event = tpa_trace_event_count(tr);
+        p->yh = yajl_alloc(&callbacks, NULL, p);
+        if (p->yh == NULL) {
+                free(p);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        yajl_config(p->yh, yajl_allow_partial_values, 1);
+        yajl_config(p->yh, yajl_dont_validate_strings, 1);
+        *out = p;
+        return 0;
+}
+
+void tpa_chrome_parser_free(tpa_chrome_parser *p)
+{
+        if (p == NULL)
+                return;
+        yajl_free(p->yh);
+        free(p->arg_name.data);
+        free(p->arg_labels.data);
+        free(p->arg_op.data);
+        free(p->cats);
+        free(p->dup);
+        free(p->open);
+        free(p->open_top);
+        free(p);
+}
+
+/* yajl's message for a syntax error, in our words. */
+static void syntax_message(const char *y, char *buf, size_t size)
+{
+        static const struct { const char *has, *say; } map[] = {
+                { "I expect ',' or ']'", "expected ',' or ']'" },
+                { "I expect ',' or '}'", "expected ',' or '}'" },
+                { "separated by a colon", "expected ':' after an object key" },
+                { "invalid object key", "expected a string as object key" },
+                { "unallowed token", "unexpected token" },
+                { "invalid char", "invalid character" },
+                { "invalid string", "invalid string" },
+                { "malformed number", "malformed number" },
+                { "premature EOF", "the input ends inside a value" },
+                { "trailing garbage", "unexpected bytes after the end of the JSON value" },
+                { "inside string", "invalid escape in a string" },
+        };
+
+        for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+                if (strstr(y, map[i].has) != NULL) {
+                        snprintf(buf, size, "%s", map[i].say);
+                        return;
+                }
+        }
+        snprintf(buf, size, "not valid JSON");
+}
+
+static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char *text,
+                       size_t len)
+{
+        if (st == yajl_status_client_canceled) {
+                if (p->err.code == TPA_OK)
+                        tpa_error_set(&p->err, TPA_EINTERNAL, offset_now(p), "parse canceled");
+        } else if (p->err.code == TPA_OK) {
+                unsigned char *y = yajl_get_error(p->yh, 0, text, len);
+                char msg[120];
+                syntax_message(y != NULL ? (const char *)y : "", msg, sizeof(msg));
+                if (y != NULL)
+                        yajl_free_error(p->yh, y);
+                tpa_error_set(&p->err, TPA_EFORMAT, offset_now(p), "%s", msg);
+        }
+        return p->err.code;
+}
+
+static int flush(tpa_chrome_parser *p)
+{
+        yajl_status st;
+
+        if (p->out_len == 0)
+                return 0;
+        st = yajl_parse(p->yh, p->out, p->out_len);
+        if (st != yajl_status_ok)
+                return yajl_failed(p, st, p->out, p->out_len);
+        p->fed += p->out_len;
+        p->out_len = 0;
+        return 0;
+}
+
+static int emit(tpa_chrome_parser *p, unsigned char c)
+{
+        if (p->out_len == OUT_SIZE && flush(p) < 0)
+                return p->err.code;
+        p->out[p->out_len++] = c;
+        return 0;
+}
+
+/* Let a held comma go: as a space when `next` closes a container. */
+static int release_comma(tpa_chrome_parser *p, int next)
+{
+        if (emit(p, next == ']' || next == '}' || next < 0 ? ' ' : ',') < 0)
+                return p->err.code;
+        for (; p->comma_ws > 0; p->comma_ws--)
+                if (emit(p, ' ') < 0)
+                        return p->err.code;
+        p->comma = false;
+        return 0;
+}
+
+static int report(tpa_chrome_parser *p, tpa_error *err)
+{
+        if (err != NULL)
+                *err = p->err;
+        return p->err.code;
+}
+
+int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
+                           tpa_error *err)
+{
+        static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
+        const unsigned char *s = data;
+
+        if (p->err.code != TPA_OK)
+                return report(p, err);
+        for (size_t i = 0; i < len; i++, p->in_off++) {
+                unsigned char c = s[i];
+
+                if (p->in_off < 3 && p->bom_ok) {
+                        if (c == bom[p->in_off]) {
+                                if (emit(p, ' ') < 0)
+                                        return report(p, err);
+                                continue;
+                        }
+                        p->bom_ok = false;
+                }
+                if (p->in_str) {
+                        if (p->esc)
+                                p->esc = false;
+                        else if (c == '\\')
+                                p->esc = true;
+                        else if (c == '"')
+                                p->in_str = false;
+                } else if (p->comma) {
+                        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                                p->comma_ws++;
+                                continue;
+                        }
+                        if (release_comma(p, c) < 0)
+                                return report(p, err);
+                        if (c == ',') {
+                                p->comma = true;
+                                continue;
+                        }
+                        if (c == '"')
+                                p->in_str = true;
+                } else if (c == ',') {
+                        p->comma = true;
+                        continue;
+                } else if (c == '"') {
+                        p->in_str = true;
+                }
+                if (emit(p, c) < 0)
+                        return report(p, err);
+        }
+        if (flush(p) < 0)
+                return report(p, err);
+        return 0;
+}
+
+static void close_open_events(tpa_chrome_parser *p)
+{
+        tpa_health *h = tpa_trace_health(p->tr);
+        tpa_event *ev = tpa_trace_events_mut(p->tr);
+
+        /* Every slot not on the free list is open; walk the per-track stacks. */
+        for (size_t t = 0; t < p->open_top_cap; t++) {
+                for (uint32_t s = p->open_top[t]; s != 0; s = p->open[s - 1].below) {
+                        size_t i = p->open[s - 1].event;
+                        ev[i].dur = p->max_end > ev[i].ts ? p->max_end - ev[i].ts : 0;
+                        h->unmatched_begin++;
+                        if (tpa_trace_add_flags(p->tr, i, TPA_FLAG_UNCLOSED, NULL) < 0)
+                                fail(p, TPA_ENOMEM, 0, "%s", "out of memory");
+                }
+        }
+        if (h->unmatched_begin > 0)
+                tpa_trace_warn(p->tr, p->in_off,
+                               "%llu 'B' events never end; they are closed at the trace end",
+                               (unsigned long long)h->unmatched_begin);
+}
+
+int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
+{
+        tpa_health *h = tpa_trace_health(p->tr);
+        yajl_status st;
+        tpa_error e = TPA_ERROR_INIT;
+        bool cut = false;
+
+        if (p->err.code != TPA_OK)
+                return report(p, err);
+        if (p->comma && release_comma(p, -1) < 0)
+                return report(p, err);
+        if (flush(p) < 0)
+                return report(p, err);
+        st = yajl_complete_parse(p->yh);
+        if (st != yajl_status_ok) {
+                yajl_failed(p, st, NULL, 0);
+                return report(p, err);
+        }
+        if (p->top == 0) {
+                tpa_error_set(&p->err, TPA_EFORMAT, p->in_off, "no JSON value in the input");
+                return report(p, err);
+        }
+        if (p->events_depth == 0 && p->top == '{')
+                tpa_trace_warn(p->tr, 0, "the trace has no 'traceEvents' array");
+        if (p->depth > 0) {
+                cut = true;
+                if (p->strict) {
+                        tpa_error_set(&p->err, TPA_EFORMAT, p->in_off,
+                                      p->in_event ? "the trace ends inside a record"
+                                                  : "the trace ends without its final ']'");
+                        return report(p, err);
+                }
+                if (p->in_event)
+                        tpa_trace_warn(p->tr, p->rec.offset,
+                                       "the trace ends inside a record; read the %llu records "
+                                       "before it", (unsigned long long)h->records_read);
+                else
+                        tpa_trace_warn(p->tr, p->in_off,
+                                       "the trace ends without its final ']'");
+        }
+        if (truncated) {
+                cut = true;
+                if (p->strict) {
+                        tpa_error_set(&p->err, TPA_EFORMAT, p->in_off,
+                                      "the compressed input ends early, after %llu bytes",
+                                      (unsigned long long)p->in_off);
+                        return report(p, err);
+                }
+                tpa_trace_warn(p->tr, p->in_off, "the compressed input ends early; read the "
+                               "first %llu bytes", (unsigned long long)p->in_off);
+        }
+        if (cut) {
+                h->truncated = true;
+                h->truncated_at = p->in_off;
+        }
+        close_open_events(p);
+        if (p->err.code != TPA_OK)
+                return report(p, err);
+        if (tpa_classify__chrome(p->tr, p->first_event, p->cats, &p->hints, &e) < 0) {
+                p->err = e;
+                return report(p, err);
+        }
+        return 0;
+}
+
+/* ---- the reader --------------------------------------------------------- */
+
+int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
+                     tpa_error *err)
+{
+        tpa_chrome_parser *p;
+        const uint8_t *data;
+        size_t len;
+        int r;
+
+        r = tpa_chrome_parser_new(&p, tr, opts, err);
+        if (r < 0)
+                return r;
+        for (;;) {
+                r = tpa_source_read(src, &data, &len, err);
+                if (r < 0 || len == 0)
+                        break;
+                r = tpa_chrome_parser_feed(p, data, len, err);
+                if (r < 0)
+                        break;
+                if (opts->progress != NULL)
+                        opts->progress(opts->progress_ctx, tpa_source_bytes_in(src),
+                                       tpa_source_offset(src));
+        }
+        if (r == 0)
+                r = tpa_chrome_parser_finish(p, tpa_source_truncated(src), err);
+        tpa_chrome_parser_free(p);
+        return r;
+}

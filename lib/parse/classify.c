@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * classify.c - the dialect tables for Chrome trace JSON (DESIGN.md section
+ * 4): which profiler wrote the trace, which processes are devices (and
+ * which GPU), which threads are streams, step lines or duplicate views, and
+ * each event's kind. Name patterns are matched once per distinct name and
+ * cached, so the pass over the events is a table look-up per event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/classify.h"
+
+/* ---- small string tests -------------------------------------------------- */
+
+static bool has_prefix(const char *s, size_t len, const char *pre)
+{
+        size_t n = strlen(pre);
+
+        return len >= n && memcmp(s, pre, n) == 0;
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suf)
+{
+        size_t n = strlen(suf);
+
+        return len >= n && memcmp(s + len - n, suf, n) == 0;
+}
+
+static bool contains(const char *s, size_t len, const char *needle)
+{
+        size_t n = strlen(needle);
+
+        for (size_t i = 0; i + n <= len; i++)
+                if (s[i] == needle[0] && memcmp(s + i, needle, n) == 0)
+                        return true;
+        return false;
+}
+
+static bool eq(const char *s, size_t len, const char *lit)
+{
+        return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+/* The number after `key` in `s` ("GPU:3" with key "GPU:" gives 3). */
+static bool number_after(const char *s, size_t len, const char *key, int32_t *out)
+{
+        size_t n = strlen(key);
+
+        for (size_t i = 0; i + n < len; i++) {
+                if (memcmp(s + i, key, n) == 0 && is_digit(s[i + n])) {
+                        int32_t v = 0;
+                        for (size_t j = i + n; j < len && is_digit(s[j]) && v < 100000; j++)
+                                v = v * 10 + (s[j] - '0');
+                        *out = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+bool tpa_classify__is_tf1_duplicate(const char *name, size_t len)
+{
+        return contains(name, len, "/stream:all") ||
+               (contains(name, len, "/memcpy") &&
+                (has_suffix(name, len, " Compute") || has_suffix(name, len, " Tensors") ||
+                 has_suffix(name, len, "/memcpy")));
+}
+
+bool tpa_classify__step_from_name(const char *s, size_t len, int64_t *out)
+{
+        size_t i = len;
+        int64_t v = 0, scale = 1;
+
+        while (i > 0 && is_digit(s[i - 1]))
+                i--;
+        if (i == len || len - i > 18 || i == 0 || (s[i - 1] != '#' && s[i - 1] != ' '))
+                return false;
+        for (size_t j = len; j-- > i;) {
+                v += (s[j] - '0') * scale;
+                scale *= 10;
+        }
+        *out = v;
+        return true;
+}
+
+size_t tpa_classify__op_prefix(const char *s, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                if (s[i] == ':' || s[i] == '#')
+                        return i;
+        return len;
+}
+
+bool tpa_classify__is_traced_call(const char *s, size_t len)
+{
+        return contains(s, len, "traced") && !contains(s, len, "notTraced");
+}
+
+bool tpa_classify__is_compile_name(const char *s, size_t len)
+{
+        return has_prefix(s, len, "XlaCompile") || has_prefix(s, len, "_XlaCompile") ||
+               has_prefix(s, len, "XlaCompilationCache") ||
+               has_prefix(s, len, "TraceFunction") || has_prefix(s, len, "tf.function trace") ||
+               has_prefix(s, len, "Torch-Compiled Region") ||
+               has_prefix(s, len, "torch.compile") || has_prefix(s, len, "CompiledFunction") ||
+               has_prefix(s, len, "TorchDynamo") || has_prefix(s, len, "Dynamo:") ||
+               has_prefix(s, len, "inductor");
+}
+
+/* ---- kinds by name -------------------------------------------------------- */
+
+static bool icase_prefix(const char *s, size_t len, const char *pre)
+{
+        size_t n = strlen(pre);
+
+        if (len < n)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                if (c >= 'A' && c <= 'Z')
+                        c = (char)(c - 'A' + 'a');
+                if (c != pre[i])
+                        return false;
+        }
+        return true;
+}
+
+static tpa_kind copy_direction(const char *s, size_t len)
+{
+        if (contains(s, len, "HtoD") || contains(s, len, "H2D"))
+                return TPA_KIND_COPY_H2D;
+        if (contains(s, len, "DtoH") || contains(s, len, "D2H"))
+                return TPA_KIND_COPY_D2H;
+        if (contains(s, len, "PtoP") || contains(s, len, "P2P") || contains(s, len, "Peer"))
+                return TPA_KIND_COPY_P2P;
+        return TPA_KIND_COPY_D2D;
+}
+
+static bool is_collective(const char *s, size_t len)
+{
+        return icase_prefix(s, len, "nccl") || contains(s, len, "ncclKernel") ||
+               contains(s, len, "ncclDevKernel") || contains(s, len, "AllReduce") ||
+               contains(s, len, "AllGather") || contains(s, len, "ReduceScatter") ||
+               contains(s, len, "rccl");
+}
+
+/* An event on a device stream. */
+static tpa_kind device_kind(const char *s, size_t len)
+{
+        if (icase_prefix(s, len, "memcpy") || contains(s, len, "Memcpy") ||
+            contains(s, len, "MEMCPY"))
+                return copy_direction(s, len);
+        if (icase_prefix(s, len, "memset"))
+                return TPA_KIND_MEMSET;
+        if (is_collective(s, len))
+                return TPA_KIND_COLLECTIVE;
+        return TPA_KIND_KERNEL;
+}
+
+/* An event on a host thread; `dflt` when no pattern says otherwise. */
+static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
+{
+        static const char *const launch[] = {
+                "cudaLaunchKernel", "cuLaunchKernel", "hipLaunchKernel", "cudaLaunch",
+                "hipExtModuleLaunchKernel", "hipModuleLaunchKernel", "cudaGraphLaunch",
+                "cudaMemcpyAsync", "cudaMemsetAsync", "hipMemcpyAsync", "hipMemsetAsync",
+                "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyAsync",
+                "ExecutorState::Process", "EagerExecute", "EagerKernelExecute",
+                "EagerLocalExecute", "TFE_Py_Execute", "ThunkExecute",
+        };
+
+        if (contains(s, len, "Synchronize") || eq(s, len, "cudaMemcpy") ||
+            eq(s, len, "hipMemcpy") || eq(s, len, "cudaStreamWaitEvent"))
+                return TPA_KIND_SYNC;
+        for (size_t i = 0; i < sizeof(launch) / sizeof(launch[0]); i++)
+                if (has_prefix(s, len, launch[i]))
+                        return TPA_KIND_LAUNCH;
+        if (has_prefix(s, len, "Iterator::") || contains(s, len, "IteratorGetNext") ||
+            contains(s, len, "DataLoader") || has_prefix(s, len, "tf.data") ||
+            has_prefix(s, len, "tf_data") || contains(s, len, "OneShotIterator"))
+                return TPA_KIND_INPUT;
+        return dflt;
+}
+
+static bool is_step_name(const char *s, size_t len)
+{
+        return has_prefix(s, len, "ProfilerStep#") || has_prefix(s, len, "train") ||
+               has_prefix(s, len, "test") || has_prefix(s, len, "TraceContext") ||
+               has_prefix(s, len, "StepMarker");
+}
+
+/* ---- dialect --------------------------------------------------------------- */
+
+static bool is_kineto_cat(const char *s, size_t len)
+{
+        static const char *const cats[] = {
+                "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_runtime",
+                "cuda_driver", "cuda_sync", "kernel", "gpu_memcpy", "gpu_memset", "ac2g",
+                "fwdbwd", "python_function", "cpu_instant_event", "mtia_runtime",
+                "mtia_ccp_events", "Operator", "Runtime", "Kernel", "Memcpy", "Memset",
+                "Python", "Trace",
+        };
+
+        for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+                if (eq(s, len, cats[i]))
+                        return true;
+        return false;
+}
+
+static tpa_dialect detect(const tpa_trace *tr, size_t first, const tpa_str *cats,
+                          const tpa_classify_hints *hints)
+{
+        size_t np = tpa_trace_process_count(tr), nt = tpa_trace_thread_count(tr);
+        size_t ne = tpa_trace_event_count(tr);
+        /* hints->tf2_keys is not enough: Chrome writes 'highres-ticks' too */
+        bool tf2 = false, kineto = hints->kineto_keys;
+
+        for (uint32_t i = 0; i < np; i++) {
+                const tpa_process *pr = tpa_trace_process_c(tr, i);
+                const char *s = tpa_trace_str(tr, pr->name);
+                size_t len = tpa_trace_str_len(tr, pr->name);
+                if ((has_suffix(s, len, " Compute") || has_suffix(s, len, " Tensors")) &&
+                    (contains(s, len, "/job:") || contains(s, len, "/device:") ||
+                     contains(s, len, "/gpu:") || contains(s, len, "/cpu:")))
+                        return TPA_DIALECT_TF1;
+                if ((has_prefix(s, len, "/device:") || has_prefix(s, len, "/host:")) &&
+                    memchr(s, ' ', len) == NULL)
+                        tf2 = true;
+                if (has_prefix(tpa_trace_str(tr, pr->label), tpa_trace_str_len(tr, pr->label),
+                               "GPU "))
+                        kineto = true;
+        }
+        if (tf2)
+                return TPA_DIALECT_TF2;
+        for (uint32_t i = 0; i < nt && !tf2; i++) {
+                const tpa_thread *t = tpa_trace_thread_c(tr, i);
+                const char *s = tpa_trace_str(tr, t->name);
+                size_t len = tpa_trace_str_len(tr, t->name);
+                if (eq(s, len, "TensorFlow Ops") || eq(s, len, "TensorFlow Name Scope"))
+                        return TPA_DIALECT_TF2;
+        }
+        if (kineto)
+                return TPA_DIALECT_KINETO;
+        {
+                /* distinct cats, each tested once */
+                size_t ns = tpa_trace_str_count(tr);
+                uint8_t *seen = calloc((ns + 7) / 8, 1);
+                tpa_dialect d = TPA_DIALECT_GENERIC;
+                for (size_t i = first; i < ne && seen != NULL; i++) {
+                        tpa_str c = cats[i - first];
+                        if (c == TPA_STR_EMPTY || (seen[c / 8] & (1u << (c % 8))))
+                                continue;
+                        seen[c / 8] |= (uint8_t)(1u << (c % 8));
+                        if (is_kineto_cat(tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)) &&
+                            !eq(tpa_trace_str(tr, c), tpa_trace_str_len(tr, c), "Trace")) {
+                                d = TPA_DIALECT_KINETO;
+                                break;
+                        }
+                }
+                free(seen);
+                return d;
+        }
+}
+
+/* ---- roles -------------------------------------------------------------- */
+
+static bool is_device_cat(const char *s, size_t len)
+{
+        return eq(s, len, "kernel") || eq(s, len, "gpu_memcpy") || eq(s, len, "gpu_memset") ||
+               eq(s, len, "Kernel") || eq(s, len, "Memcpy") || eq(s, len, "Memset") ||
+               eq(s, len, "gpu_user_annotation") || eq(s, len, "mtia_ccp_events");
+}
+
+static void process_roles(tpa_trace *tr, tpa_dialect d, size_t first, const tpa_str *cats)
+{
+        size_t np = tpa_trace_process_count(tr);
+        size_t ne = tpa_trace_event_count(tr);
+        const tpa_event *ev = tpa_trace_events(tr);
+        int32_t next_ordinal = 0;
+
+        if (d == TPA_DIALECT_KINETO) {
+                /* A process holding device-category events is a device. */
+                for (size_t i = first; i < ne; i++) {
+                        tpa_str c = cats[i - first];
+                        const tpa_thread *t = tpa_trace_thread_c(tr, ev[i].track);
+                        tpa_process *pr = tpa_trace_process(tr, t->process);
+                        if (pr->role != TPA_PROC_DEVICE &&
+                            is_device_cat(tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)))
+                                pr->role = TPA_PROC_DEVICE;
+                }
+        }
+        for (uint32_t i = 0; i < np; i++) {
+                tpa_process *pr = tpa_trace_process(tr, i);
+                const char *s = tpa_trace_str(tr, pr->name);
+                size_t len = tpa_trace_str_len(tr, pr->name);
+                const char *lab = tpa_trace_str(tr, pr->label);
+                size_t llen = tpa_trace_str_len(tr, pr->label);
+                int32_t n;
+
+                switch (d) {
+                case TPA_DIALECT_TF2:
+                        if (has_prefix(s, len, "/device:") && !contains(s, len, ":CPU:")) {
+                                pr->role = TPA_PROC_DEVICE;
+                                if (number_after(s, len, "GPU:", &n) ||
+                                    number_after(s, len, "TPU:", &n))
+                                        pr->device = n;
+                        } else if (has_prefix(s, len, "/host:") || len == 0) {
+                                pr->role = TPA_PROC_HOST;
+                        } else {
+                                pr->role = TPA_PROC_OTHER;
+                        }
+                        break;
+                case TPA_DIALECT_TF1:
+                        if (contains(s, len, "/stream:") || contains(s, len, "/memcpy")) {
+                                pr->role = TPA_PROC_DEVICE;
+                                if (number_after(s, len, "GPU:", &n) ||
+                                    number_after(s, len, "gpu:", &n))
+                                        pr->device = n;
+                        } else if (has_suffix(s, len, " Compute") || len == 0) {
+                                pr->role = TPA_PROC_HOST;
+                        } else {
+                                pr->role = TPA_PROC_OTHER;     /* Allocators, Tensors */
+                        }
+                        break;
+                case TPA_DIALECT_KINETO:
+                        if (has_prefix(lab, llen, "GPU ") || has_prefix(lab, llen, "MTIA ")) {
+                                pr->role = TPA_PROC_DEVICE;
+                        }
+                        if (pr->role == TPA_PROC_DEVICE) {
+                                if (number_after(lab, llen, "GPU ", &n) ||
+                                    number_after(lab, llen, "MTIA ", &n))
+                                        pr->device = n;
+                                else if (pr->pid.str == TPA_STR_EMPTY && pr->pid.num >= 0 &&
+                                         pr->pid.num < 4096)
+                                        pr->device = (int32_t)pr->pid.num;
+                        } else if (pr->pid.str != TPA_STR_EMPTY) {
+                                pr->role = TPA_PROC_OTHER;     /* "Traces", "Spans" */
+                        } else {
+                                pr->role = TPA_PROC_HOST;
+                        }
+                        break;
+                default:
+                        pr->role = TPA_PROC_HOST;
+                        break;
+                }
+                if (pr->role == TPA_PROC_DEVICE && pr->device < 0)
+                        pr->device = next_ordinal;
+                if (pr->role == TPA_PROC_DEVICE && pr->device >= next_ordinal)
+                        next_ordinal = pr->device + 1;
+        }
+}
+
+static void thread_roles(tpa_trace *tr, tpa_dialect d)
+{
+        size_t nt = tpa_trace_thread_count(tr);
+
+        for (uint32_t i = 0; i < nt; i++) {
+                tpa_thread *t = tpa_trace_thread(tr, i);
+                const tpa_process *pr = tpa_trace_process_c(tr, t->process);
+                const char *s = tpa_trace_str(tr, t->name);
+                size_t len = tpa_trace_str_len(tr, t->name);
+
+                if (pr->role == TPA_PROC_HOST) {
+                        t->role = TPA_TRACK_HOST;
+                } else if (pr->role != TPA_PROC_DEVICE) {
+                        t->role = TPA_TRACK_OTHER;
+                } else if (d == TPA_DIALECT_TF2) {
+                        if (has_prefix(s, len, "Stream #"))
+                                t->role = TPA_TRACK_STREAM;
+                        else if (eq(s, len, "Steps"))
+                                t->role = TPA_TRACK_STEPS;
+                        else
+                                t->role = TPA_TRACK_ANNOTATION; /* TensorFlow Ops, ... */
+                } else if (d == TPA_DIALECT_TF1) {
+                        const char *pn = tpa_trace_str(tr, pr->name);
+                        t->role = tpa_classify__is_tf1_duplicate(pn,
+                                        tpa_trace_str_len(tr, pr->name))
+                                  ? TPA_TRACK_ANNOTATION : TPA_TRACK_STREAM;
+                } else {
+                        t->role = TPA_TRACK_STREAM;
+                }
+        }
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+enum cat_class {
+        CC_NONE = 0, CC_KERNEL, CC_MEMCPY, CC_MEMSET, CC_RUNTIME, CC_SYNC, CC_CPU_OP,
+        CC_USER_ANNOTATION, CC_GPU_ANNOTATION, CC_OTHER,
+};
+
+static enum cat_class cat_class(const char *s, size_t len)
+{
+        if (len == 0)
+                return CC_NONE;
+        if (eq(s, len, "kernel") || eq(s, len, "Kernel") || eq(s, len, "mtia_ccp_events"))
+                return CC_KERNEL;
+        if (eq(s, len, "gpu_memcpy") || eq(s, len, "Memcpy"))
+                return CC_MEMCPY;
+        if (eq(s, len, "gpu_memset") || eq(s, len, "Memset"))
+                return CC_MEMSET;
+        if (eq(s, len, "cuda_runtime") || eq(s, len, "Runtime") || eq(s, len, "cuda_driver") ||
+            eq(s, len, "mtia_runtime"))
+                return CC_RUNTIME;
+        if (eq(s, len, "cuda_sync"))
+                return CC_SYNC;
+        if (eq(s, len, "cpu_op") || eq(s, len, "Operator"))
+                return CC_CPU_OP;
+        if (eq(s, len, "user_annotation"))
+                return CC_USER_ANNOTATION;
+        if (eq(s, len, "gpu_user_annotation"))
+                return CC_GPU_ANNOTATION;
+        return CC_OTHER;
+}
+
+static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int role,
+                            bool has_step)
+{
+        switch (cc) {
+        case CC_KERNEL:
+                return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
+        case CC_MEMCPY:
+                return copy_direction(s, len);
+        case CC_MEMSET:
+                return TPA_KIND_MEMSET;
+        case CC_RUNTIME:
+                return host_kind(s, len, TPA_KIND_LAUNCH) == TPA_KIND_SYNC ? TPA_KIND_SYNC
+                                                                          : TPA_KIND_LAUNCH;
+        case CC_SYNC:
+                return TPA_KIND_SYNC;
+        case CC_GPU_ANNOTATION:
+                return TPA_KIND_ANNOTATION;
+        case CC_CPU_OP:
+        case CC_USER_ANNOTATION:
+                if (has_step && has_prefix(s, len, "ProfilerStep#"))
+                        return TPA_KIND_STEP;
+                return host_kind(s, len, TPA_KIND_HOST_OP);
+        case CC_NONE:
+        case CC_OTHER:
+                break;
+        }
+        if (role == TPA_TRACK_STREAM)
+                return device_kind(s, len);
+        if (has_step && has_prefix(s, len, "ProfilerStep#"))
+                return TPA_KIND_STEP;
+        return host_kind(s, len, TPA_KIND_OTHER);
+}
+
+int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
+                         const tpa_classify_hints *hints, tpa_error *err)
+{
+        tpa_dialect d = detect(tr, first, cats, hints);
+        size_t ne = tpa_trace_event_count(tr);
+        size_t ns = tpa_trace_str_count(tr);
+        tpa_event *ev = tpa_trace_events_mut(tr);
+        tpa_health *h = tpa_trace_health(tr);
+        uint8_t *memo;  /* by name id: host kind + 1 (low nibble), device kind + 1 (high) */
+        uint8_t *ccmemo;
+
+        if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
+                tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, d);
+        process_roles(tr, d, first, cats);
+        thread_roles(tr, d);
+        memo = calloc(ns + 1, 1);
+        ccmemo = calloc(ns + 1, 1);
+        if (memo == NULL || ccmemo == NULL) {
+                free(memo);
+                free(ccmemo);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t i = first; i < ne; i++) {
+                tpa_event *e = &ev[i];
+                const tpa_thread *t = tpa_trace_thread_c(tr, e->track);
+                const char *s = tpa_trace_str(tr, e->name);
+                size_t len = tpa_trace_str_len(tr, e->name);
+                int64_t step;
+                bool has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
+                tpa_kind k;
+
+                switch (t->role) {
+                case TPA_TRACK_STEPS:
+                        k = TPA_KIND_STEP;
+                        if (!has_step && (tpa_classify__step_from_name(s, len, &step) ||
+                                          (e->group != 0 && (step = e->group - 1, true))) &&
+                            tpa_trace_set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
+                                goto fail;
+                        break;
+                case TPA_TRACK_ANNOTATION:
+                        k = TPA_KIND_ANNOTATION;
+                        if (d == TPA_DIALECT_TF1)
+                                h->duplicates_dropped++;
+                        break;
+                case TPA_TRACK_OTHER:
+                        k = TPA_KIND_OTHER;
+                        break;
+                default:
+                        if (d == TPA_DIALECT_KINETO) {
+                                tpa_str c = cats[i - first];
+                                if (ccmemo[c] == 0)
+                                        ccmemo[c] = (uint8_t)(1 + cat_class(
+                                                tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
+                                k = kineto_kind((enum cat_class)(ccmemo[c] - 1), s, len,
+                                                t->role, has_step);
+                        } else if (t->role == TPA_TRACK_STREAM) {
+                                if ((memo[e->name] >> 4) == 0)
+                                        memo[e->name] |= (uint8_t)((device_kind(s, len) + 1) << 4);
+                                k = (tpa_kind)((memo[e->name] >> 4) - 1);
+                        } else if (has_step && is_step_name(s, len)) {
+                                k = TPA_KIND_STEP;
+                        } else {
+                                if ((memo[e->name] & 15) == 0)
+                                        memo[e->name] |= (uint8_t)(1 + host_kind(s, len,
+                                                d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
+                                                                         : TPA_KIND_HOST_OP));
+                                k = (tpa_kind)((memo[e->name] & 15) - 1);
+                        }
+                        break;
+                }
+                e->kind = k;
+        }
+        free(memo);
+        free(ccmemo);
+        return 0;
+fail:
+        free(memo);
+        free(ccmemo);
+        return err != NULL ? err->code : TPA_ENOMEM;
+}
