@@ -111,7 +111,6 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
         tpa_format f = opts->format;
         int r;
 
-        (void)tr;
         r = tpa_source_peek(src, &head, &n, 4096, err);
         if (r < 0)
                 return r;
@@ -121,6 +120,7 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
                 f = tpa_read_sniff(head, n);
         switch (f) {
         case TPA_FORMAT_CHROME_JSON:
+                return tpa_chrome__read(tr, src, opts, err);
         case TPA_FORMAT_XSPACE:
         case TPA_FORMAT_STEPSTATS:
         case TPA_FORMAT_STEPSTATS_TEXT:
