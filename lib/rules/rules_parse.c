@@ -154,6 +154,8 @@ bool tpa_rules__parse_value(const char *s, size_t len, double *out)
         }
         if (i < len && s[i] == '.') {
                 i++;
+                if (i >= len || !is_digit((unsigned char)s[i]))
+                        return false;
                 while (i < len && is_digit((unsigned char)s[i])) {
                         v = v * 10 + (s[i++] - '0');
                         frac++;

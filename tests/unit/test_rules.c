@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_rules.c - the rule language: values with units, precedence, every
+ * parse error with its line:column, classes (first match), findings and
+ * templates, extending and replacing the default set, --set, the default
+ * rules on synthetic metric sets, and random bytes that must not crash.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tpa/tpa.h>
+
+#include "rules/rules_internal.h"
+#include "tap.h"
+
+/* A metric table for the callback: name=value pairs. */
+typedef struct metric {
+        const char *name;
+        double      value;
+} metric;
+
+typedef struct metrics {
+        const metric *items;
+        size_t        count;
+        double        fallback;  /* NAN: unknown names fail */
+} metrics;
+
+static bool lookup(void *ctx, const char *name, size_t len, double *out)
+{
+        const metrics *m = ctx;
+
+        for (size_t i = 0; i < m->count; i++)
+                if (strlen(m->items[i].name) == len && memcmp(m->items[i].name, name, len) == 0) {
+                        *out = m->items[i].value;
+                        return true;
+                }
+        if (isnan(m->fallback))
+                return false;
+        *out = m->fallback;
+        return true;
+}
+
+#define METRICS(arr) { arr, sizeof(arr) / sizeof(arr[0]), NAN }
+
+static tpa_rules *empty_rules(void)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        /* An empty replacement leaves an empty set. */
+        if (tpa_rules_new_default(&r, &err) < 0)
+                return NULL;
+        {
+                char path[] = "/tmp/tpa_rules_emptyXXXXXX";
+                int fd = mkstemp(path);
+
+                if (fd >= 0) {
+                        close(fd);
+                        tpa_rules_load_file(r, path, true, &err);
+                        unlink(path);
+                }
+        }
+        return r;
+}
+
+static double eval(const tpa_rules *r, const char *expr, metrics *m, int *rc)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        double v = NAN;
+
+        *rc = tpa_rules_eval(r, expr, lookup, m, &v, &err);
+        if (*rc < 0)
+                printf("#   %s: %u:%u: %s\n", expr, err.line, err.column, err.msg);
+        return v;
+}
+
+static void test_rules__values(void)
+{
+        static const struct { const char *text; double want; } cases[] = {
+                { "20%", 0.2 }, { "10us", 10000 }, { "5ms", 5e6 }, { "1.5", 1.5 },
+                { "64KiB", 65536 }, { "1MiB", 1048576 }, { "2GiB", 2147483648.0 },
+                { "1MB", 1e6 }, { "3KB", 3000 }, { "2s", 2e9 }, { "7ns", 7 },
+                { "12B", 12 }, { "1e3", 1000 }, { "2.5e-1", 0.25 }, { "0.5%", 0.005 },
+                { "-3ms", -3e6 },
+        };
+        static const char *const bad[] = { "", "us", "1.", "10 us", "10usx", "1%%", "0x10",
+                                           "5m", ".5", "1e" };
+        double v;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                v = NAN;
+                ok(tpa_rules__parse_value(cases[i].text, strlen(cases[i].text), &v) &&
+                   fabs(v - cases[i].want) <= 1e-9 * fabs(cases[i].want),
+                   "test_rules__values: '%s' is %g (got %g)", cases[i].text, cases[i].want, v);
+        }
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                ok(!tpa_rules__parse_value(bad[i], strlen(bad[i]), &v),
+                   "test_rules__values: '%s' is not a value", bad[i]);
+}
+
+static void test_rules__precedence(void)
+{
+        static const struct { const char *expr; double want; } cases[] = {
+                { "1 + 2 * 3", 7 }, { "(1 + 2) * 3", 9 }, { "2 - 3 - 4", -5 },
+                { "8 / 2 / 2", 2 }, { "-2 * 3", -6 }, { "- -2", 2 }, { "+4", 4 },
+                { "1 < 2 and 3 > 4 or 1", 1 }, { "1 or 0 and 0", 1 },
+                { "not 1 < 0", 1 }, { "not 0 and 0", 0 }, { "not not 5", 1 },
+                { "1 + 1 == 2", 1 }, { "3 != 3", 0 }, { "2 <= 2", 1 }, { "2 >= 3", 0 },
+                { "min(3, 1, 2)", 1 }, { "max(1, 5, 2)", 5 }, { "abs(-2.5)", 2.5 },
+                { "min(4)", 4 }, { "max(1, min(9, 7)) * 2", 14 },
+                { "1 / 0", 0 }, { "5 / (2 - 2) + 1", 1 }, { "10us / 1ms", 0.01 },
+                { "20% * 5", 1 }, { "a + b * c", 7 }, { "gap.min", 10000 },
+                { "a > 0 or nope", 1 }, { "a < 0 and nope", 0 },
+                { "  a # a comment", 1 }, { "(a)# comment", 1 },
+        };
+        static const metric ms[] = { { "a", 1 }, { "b", 2 }, { "c", 3 } };
+        metrics m = METRICS(ms);
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        int rc;
+
+        tpa_rules_new_default(&r, &err);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                double v = eval(r, cases[i].expr, &m, &rc);
+
+                ok(rc == 0 && fabs(v - cases[i].want) < 1e-12,
+                   "test_rules__precedence: '%s' is %g (got %g)", cases[i].expr, cases[i].want, v);
+        }
+        tpa_rules_free(r);
+}
+
+/* Load `text` into a fresh default set and expect an error at line:column
+ * whose message contains `msg`. */
+static void expect_error(const char *text, uint32_t line, uint32_t column, const char *msg)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        int rc;
+
+        tpa_rules_new_default(&r, &err);
+        rc = tpa_rules_load_string(r, text, strlen(text), "user.tpr", &err);
+        if (!ok(rc == TPA_ERULE && err.line == line && err.column == column &&
+                strstr(err.msg, msg) != NULL && err.path != NULL &&
+                strcmp(err.path, "user.tpr") == 0,
+                "test_rules__errors: %u:%u: %s", line, column, msg))
+                printf("#   got rc %d at %u:%u: %s\n", rc, err.line, err.column, err.msg);
+        /* A failed load leaves the set as it was. */
+        ok(tpa_rules_class_count(r) == 5, "test_rules__errors: set unchanged after '%s'", msg);
+        tpa_rules_free(r);
+}
+
+static void test_rules__errors(void)
+{
+        expect_error("class a when x and", 1, 19, "expected an expression after 'and'");
+        expect_error("class a when x and\n\n", 3, 1, "expected an expression after 'and'");
+        expect_error("class a when mean(x)", 1, 14, "unknown function 'mean'");
+        expect_error("finding f info when 1 : \"abc", 1, 25, "unterminated string");
+        expect_error("finding f info when 1 : \"abc\ndef\"", 1, 25, "unterminated string");
+        expect_error("finding f fatal when 1 : \"x\"", 1, 11,
+                     "unknown severity 'fatal' (info, warning, error)");
+        expect_error("threshold x = 10 us", 1, 18, "expected an operator or a new statement");
+        expect_error("threshold x = 10usx", 1, 17, "unknown unit 'usx'");
+        expect_error("threshold x 10", 1, 13, "expected '=' after the threshold name");
+        expect_error("threshold = 10", 1, 11, "expected a threshold name");
+        expect_error("threshold x = abc", 1, 15, "expected a number after '='");
+        expect_error("threshold x. = 1", 1, 12, "a name cannot end with '.'");
+        expect_error("class when x", 1, 7, "expected a class name");
+        expect_error("class a x", 1, 9, "expected 'when'");
+        expect_error("class a when", 1, 13, "expected an expression after 'when'");
+        expect_error("class a when (1 + 2", 1, 20, "expected ')'");
+        expect_error("class a when 1 +", 1, 17, "expected an expression after '+'");
+        expect_error("class a when 1 < 2 < 3", 1, 20, "comparisons do not chain");
+        expect_error("class a when abs(1, 2)", 1, 14, "'abs' takes 1 argument");
+        expect_error("class a when min()", 1, 14, "'min' needs at least 1 argument");
+        expect_error("class a when min(1 2)", 1, 20, "expected ',' or ')'");
+        expect_error("class a when max(1,)", 1, 20, "expected an expression after ','");
+        expect_error("class a when x @ y", 1, 16, "unexpected character '@'");
+        expect_error("class a when x ! y", 1, 16, "unexpected character '!'");
+        expect_error("class a when x\x01", 1, 15, "unexpected byte 0x01");
+        expect_error("\n  bogus", 2, 3, "expected 'threshold', 'class' or 'finding'");
+        expect_error("finding f info when 1", 1, 22, "expected 'gain' or ':' after the condition");
+        expect_error("finding f info when 1 gain 2 \"m\"", 1, 30, "expected ':' after the gain");
+        expect_error("finding f info when 1 :", 1, 24, "expected a message in double quotes");
+        expect_error("finding f info when 1 : \"{x:foo}\"", 1, 29, "unknown format 'foo'");
+        expect_error("finding f info when 1 : \"ab {x\"", 1, 29, "unterminated '{'");
+        expect_error("finding f info when 1 : \"a } b\"", 1, 28, "unmatched '}'");
+        expect_error("finding f info when 1 : \"a {} b\"", 1, 28, "expected a metric name");
+        expect_error("finding f info when 1 : \"\\q\"", 1, 26, "unknown escape '\\q'");
+        expect_error("finding f when 1 : \"x\"", 1, 11, "expected a severity (info, warning, error)");
+        expect_error("class x when 1\nclass y when ((((((((((((((((((((((((((((((((((((((((((((("
+                     "((((((((((((((((((((((1", 2, 78, "nested deeper than 64");
+        {
+                char big[4000];
+                size_t n = (size_t)snprintf(big, sizeof(big), "class a when 1");
+
+                while (n + 5 < sizeof(big))
+                        n += (size_t)snprintf(big + n, sizeof(big) - n, " + 1");
+                expect_error(big, 1, 1036, "expression longer than 256 operators");
+        }
+        {
+                char name[100];
+
+                memset(name, 'n', sizeof(name));
+                snprintf(name, sizeof(name), "class %.*s when 1", 70,
+                         "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn");
+                expect_error(name, 1, 7, "class name longer than 63");
+        }
+}
+
+static void test_rules__eval_errors(void)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        static const metric ms[] = { { "a", 1 } };
+        metrics m = METRICS(ms);
+        const char *cls = NULL;
+        tpa_finding *f = NULL;
+        size_t n = 99;
+        double v = 42;
+        const char *text = "class late when a > 5\n"
+                           "class x when a > 0 and\n     nosuch > 1\n";
+        int rc;
+
+        tpa_rules_new_default(&r, &err);
+        tpa_rules_load_string(r, text, strlen(text), "user.tpr", &err);
+        rc = tpa_rules_classify(r, lookup, &m, &cls, &err);
+        ok(rc == TPA_ERULE && err.line == 3 && err.column == 6 && err.path != NULL &&
+           strcmp(err.path, "user.tpr") == 0 && strcmp(err.msg, "unknown metric 'nosuch'") == 0 &&
+           cls == NULL, "test_rules__eval_errors: unknown metric at user.tpr:3:6 (got %u:%u %s)",
+           err.line, err.column, err.msg);
+        rc = tpa_rules_eval(r, "a + (b", lookup, &m, &v, &err);
+        ok(rc == TPA_ERULE && err.line == 1 && err.column == 7 && v == 42,
+           "test_rules__eval_errors: eval syntax error at column 7, *out untouched");
+        rc = tpa_rules_eval(r, "a + zz", lookup, &m, &v, &err);
+        ok(rc == TPA_ERULE && err.column == 5 && strstr(err.msg, "'zz'") != NULL,
+           "test_rules__eval_errors: eval unknown metric at column 5");
+        rc = tpa_rules_eval(r, "", lookup, &m, &v, &err);
+        ok(rc == TPA_ERULE, "test_rules__eval_errors: empty expression");
+        rc = tpa_rules_eval(r, "1 2", lookup, &m, &v, &err);
+        ok(rc == TPA_ERULE && err.column == 3, "test_rules__eval_errors: trailing operand");
+        rc = tpa_rules_eval(r, "class", lookup, &m, &v, &err);
+        ok(rc == TPA_ERULE && err.column == 1, "test_rules__eval_errors: keyword is no operand");
+        tpa_rules_free(r);
+
+        /* A message naming an unknown metric fails at render time. */
+        r = empty_rules();
+        text = "finding f info when 1 : \"x {zz:%}\"\n";
+        tpa_rules_load_string(r, text, strlen(text), "msg.tpr", &err);
+        rc = tpa_rules_findings(r, lookup, &m, &f, &n, &err);
+        ok(rc == TPA_ERULE && err.line == 1 && err.column == 26 && n == 99 &&
+           strstr(err.msg, "'zz'") != NULL, "test_rules__eval_errors: unknown metric in message");
+        /* No class at all. */
+        rc = tpa_rules_classify(r, lookup, &m, &cls, &err);
+        ok(rc == TPA_ERULE && strstr(err.msg, "no class matched") != NULL,
+           "test_rules__eval_errors: no class matched");
+        tpa_rules_free(r);
+}
+
+static void test_rules__classes(void)
+{
+        tpa_rules *r = empty_rules();
+        tpa_error err = TPA_ERROR_INIT;
+        metric ms[] = { { "x", 0 } };
+        metrics m = METRICS(ms);
+        const char *cls = NULL;
+        const char *text = "threshold lim = 10\n"
+                           "class big-one when x > lim\n"
+                           "class mid when x > 5\n"
+                           "class also-big when x > 20   # never: big-one matches first\n"
+                           "class mid when x > 3         # same name, tried later\n"
+                           "class rest when 1\n";
+        int rc = tpa_rules_load_string(r, text, strlen(text), "c.tpr", &err);
+
+        ok(rc == 0, "test_rules__classes: load");
+        ms[0].value = 30;
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "big-one") == 0,
+           "test_rules__classes: first match wins (30)");
+        ms[0].value = 7;
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "mid") == 0,
+           "test_rules__classes: 7 is mid");
+        ms[0].value = 4;
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "mid") == 0,
+           "test_rules__classes: 4 is mid (second rule)");
+        ms[0].value = 0;
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "rest") == 0,
+           "test_rules__classes: catch-all");
+        tap_eq((int64_t)tpa_rules_class_count(r), 4, "test_rules__classes: 4 unique names");
+        tap_streq(tpa_rules_class_name(r, 0), "big-one", "test_rules__classes: name 0");
+        tap_streq(tpa_rules_class_name(r, 3), "rest", "test_rules__classes: name 3");
+        ok(tpa_rules_class_name(r, 4) == NULL, "test_rules__classes: name 4 is NULL");
+        ok(tpa_rules_set_threshold(r, "lim=2", &err) == 0, "test_rules__classes: --set lim=2");
+        ms[0].value = 4;
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "big-one") == 0,
+           "test_rules__classes: the override changes the class");
+        tpa_rules_free(r);
+}
+
+static void test_rules__extend(void)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        metric ms[] = { { "input_frac", 0.5 }, { "max_other_frac", 0.5 }, { "mine", 1 } };
+        metrics m = METRICS(ms);
+        const char *cls = NULL;
+        tpa_finding *f = NULL;
+        size_t n = 0, k;
+        double v;
+        const char *user = "threshold gap.min = 20us\n"
+                           "threshold mine.limit = 3\n"
+                           "class my-class when mine >= 1\n"
+                           "finding my_note error when mine < mine.limit gain 0.25\n"
+                           "        : \"mine is {mine} of {mine.limit}\"\n"
+                           "finding input_loader info when 0 : \"disabled\"\n";
+
+        tpa_rules_new_default(&r, &err);
+        m.fallback = 0;         /* every other metric is 0 */
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "input-bound") == 0,
+           "test_rules__extend: default says input-bound");
+        ok(tpa_rules_load_string(r, user, strlen(user), "user.tpr", &err) == 0,
+           "test_rules__extend: load user rules");
+        ok(tpa_rules_threshold(r, "gap.min", &v) && v == 20000,
+           "test_rules__extend: user threshold overrides (20us)");
+        ok(tpa_rules_threshold(r, "host_gap.min", &v) && v == 5000,
+           "test_rules__extend: default threshold kept (5us)");
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "my-class") == 0,
+           "test_rules__extend: user class tried first");
+        tap_streq(tpa_rules_class_name(r, 0), "my-class", "test_rules__extend: listed first");
+        tap_eq((int64_t)tpa_rules_class_count(r), 6, "test_rules__extend: 6 classes");
+        ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0, "test_rules__extend: findings");
+        for (k = 0; k < n && strcmp(f[k].name, "my_note") != 0; k++)
+                ;
+        ok(k == n - 1 && f[k].severity == TPA_SEVERITY_ERROR && f[k].gain_frac == 0.25,
+           "test_rules__extend: user finding added last");
+        tap_streq(k < n ? f[k].message : NULL, "mine is 1 of 3",
+                  "test_rules__extend: user message");
+        ok(n >= 2 && strcmp(f[0].name, "input_pipeline") == 0,
+           "test_rules__extend: default finding first");
+        for (k = 0; k < n && strcmp(f[k].name, "input_loader") != 0; k++)
+                ;
+        ok(k == n, "test_rules__extend: same-name user finding replaces the default");
+        free(f);
+
+        /* --rules-replace: only the user's rules remain. */
+        {
+                char path[] = "/tmp/tpa_rules_userXXXXXX";
+                int fd = mkstemp(path);
+                FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+                if (fp != NULL) {
+                        fputs(user, fp);
+                        fclose(fp);
+                }
+                ok(tpa_rules_set_threshold(r, "host_gap.min=1us", &err) == 0,
+                   "test_rules__extend: --set before replace");
+                ok(tpa_rules_load_file(r, path, true, &err) == 0,
+                   "test_rules__extend: replace from a file");
+                unlink(path);
+        }
+        ok(!tpa_rules_threshold(r, "host_gap.min", &v), "test_rules__extend: defaults gone");
+        tap_eq((int64_t)tpa_rules_class_count(r), 1, "test_rules__extend: one class left");
+        ms[2].value = 0;
+        ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == TPA_ERULE,
+           "test_rules__extend: no catch-all after replace");
+        ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0 && n == 1 &&
+           strcmp(f[0].message, "mine is 0 of 3") == 0, "test_rules__extend: one finding left");
+        free(f);
+        tpa_rules_free(r);
+}
+
+static void test_rules__files(void)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        char path[] = "/tmp/tpa_rules_badXXXXXX";
+        int fd = mkstemp(path);
+        FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+        int rc;
+
+        if (fp != NULL) {
+                fputs("# a comment\nthreshold a = 1\nclass b when a and\n", fp);
+                fclose(fp);
+        }
+        tpa_rules_new_default(&r, &err);
+        rc = tpa_rules_load_file(r, path, false, &err);
+        ok(rc == TPA_ERULE && err.line == 4 && err.column == 1 && err.path == path &&
+           strstr(err.msg, "after 'and'") != NULL,
+           "test_rules__files: error at file:4:1, path is the caller's (got %u:%u %s)",
+           err.line, err.column, err.msg);
+        unlink(path);
+        rc = tpa_rules_load_file(r, "/nonexistent/rules.tpr", false, &err);
+        ok(rc == TPA_EIO && err.sys_errno != 0 && err.line == 0 &&
+           strcmp(err.path, "/nonexistent/rules.tpr") == 0,
+           "test_rules__files: missing file is TPA_EIO");
+        tpa_rules_free(r);
+}
+
+static void test_rules__set(void)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        double v = 0;
+
+        tpa_rules_new_default(&r, &err);
+        ok(tpa_rules_set_threshold(r, "gap.min=20us", &err) == 0 &&
+           tpa_rules_threshold(r, "gap.min", &v) && v == 20000, "test_rules__set: gap.min=20us");
+        ok(tpa_rules_set_threshold(r, " bound.min = 30% ", &err) == 0 &&
+           tpa_rules_threshold(r, "bound.min", &v) && fabs(v - 0.3) < 1e-12,
+           "test_rules__set: spaces around");
+        ok(tpa_rules_set_threshold(r, "gap.min=5us", &err) == 0 &&
+           tpa_rules_threshold(r, "gap.min", &v) && v == 5000, "test_rules__set: latest wins");
+        ok(tpa_rules_set_threshold(r, "nope=1", &err) == TPA_EINVAL &&
+           strcmp(err.msg, "unknown threshold 'nope'") == 0, "test_rules__set: unknown name");
+        ok(tpa_rules_set_threshold(r, "gap.min=fast", &err) == TPA_EINVAL &&
+           strstr(err.msg, "bad value 'fast' for 'gap.min'") != NULL,
+           "test_rules__set: bad value");
+        ok(tpa_rules_set_threshold(r, "gap.min=", &err) == TPA_EINVAL,
+           "test_rules__set: empty value");
+        ok(tpa_rules_set_threshold(r, "gap.min", &err) == TPA_EINVAL &&
+           strstr(err.msg, "NAME=VALUE") != NULL, "test_rules__set: no '='");
+        ok(tpa_rules_threshold(r, "gap.min", &v) && v == 5000,
+           "test_rules__set: failed sets change nothing");
+        ok(!tpa_rules_threshold(r, "nope", &v), "test_rules__set: unknown threshold is false");
+        ok(tpa_rules_threshold(r, "warmup.ratio", &v) && v == 1.5 &&
+           tpa_rules_threshold(r, "small_copy.max", &v) && v == 65536 &&
+           tpa_rules_threshold(r, "host_gap.min", &v) && v == 5000,
+           "test_rules__set: default thresholds the analysis reads");
+        tpa_rules_free(r);
+}
+
+static void render(const char *tmpl, metrics *m, const char *want)
+{
+        tpa_rules *r = empty_rules();
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_finding *f = NULL;
+        size_t n = 0;
+        char text[600];
+
+        snprintf(text, sizeof(text), "threshold t.x = 64KiB\nfinding f info when 1 : \"%s\"",
+                 tmpl);
+        if (tpa_rules_load_string(r, text, strlen(text), "t.tpr", &err) < 0 ||
+            tpa_rules_findings(r, lookup, m, &f, &n, &err) < 0)
+                printf("#   %u:%u: %s\n", err.line, err.column, err.msg);
+        tap_streq(n == 1 ? f[0].message : NULL, want, "test_rules__templates: '%s'", tmpl);
+        free(f);
+        tpa_rules_free(r);
+}
+
+static void test_rules__templates(void)
+{
+        static const metric ms[] = {
+                { "frac", 0.345 }, { "small", 0.07 }, { "tiny", 0.0049 }, { "t", 1234567 },
+                { "n", 42 }, { "x", 0.125 }, { "big", 1250.4 }, { "mid", 12.34 },
+                { "bytes", 3 * 1048576.0 }, { "neg", -2 }, { "us", 15000 },
+        };
+        metrics m = METRICS(ms);
+
+        render("plain", &m, "plain");
+        render("{n}", &m, "42");
+        render("{x}", &m, "0.125");
+        render("{big} {mid}", &m, "1250 12.3");
+        render("{frac:%} {small:%} {tiny:%}", &m, "34% 7% 0.5%");
+        render("{t:ms} {t:us} {t:s} {t:ns}", &m, "1.23 ms 1235 us 0.00123 s 1234567 ns");
+        render("{t:time} {us:time} {n:time}", &m, "1.23 ms 15 us 42 ns");
+        render("{bytes:bytes} {t.x:bytes} {n:bytes}", &m, "3 MiB 64 KiB 42 B");
+        render("{bytes:MiB} {t.x:KiB}", &m, "3 MiB 64 KiB");
+        render("{x:int} {neg}", &m, "0 -2");
+        render("{{literal}} and {{{n}}}", &m, "{literal} and {42}");
+        render("escaped \\\"quotes\\\" and \\\\", &m, "escaped \"quotes\" and \\");
+
+        /* Adjacent strings make one message; a long one is truncated. */
+        {
+                tpa_rules *r = empty_rules();
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_finding *f = NULL;
+                size_t n = 0, len = 0;
+                char *text = malloc(2000);
+                const char *head = "finding f warning when 1 gain 0.5 : \"ab\"\n   \"c{n}\" ";
+
+                memcpy(text, head, strlen(head));
+                len = strlen(head);
+                text[len++] = '"';
+                memset(text + len, 'z', 700);
+                len += 700;
+                text[len++] = '"';
+                ok(tpa_rules_load_string(r, text, len, "t.tpr", &err) == 0 &&
+                   tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0 && n == 1,
+                   "test_rules__templates: adjacent strings");
+                ok(n == 1 && strncmp(f[0].message, "abc42zzz", 8) == 0 &&
+                   strlen(f[0].message) == sizeof(f[0].message) - 1 && f[0].gain_frac == 0.5 &&
+                   f[0].severity == TPA_SEVERITY_WARNING,
+                   "test_rules__templates: concatenated, truncated to 511");
+                free(f);
+                free(text);
+                tpa_rules_free(r);
+        }
+}
+
+/* A full metric set; `set` overrides some names. */
+typedef struct step {
+        double input, transfer, sync, host, host_compute, idle;
+} step;
+
+static void fill_step(metric *ms, size_t *count, const step *s)
+{
+        double compute = 1 - s->input - s->transfer - s->sync - s->host - s->host_compute -
+                         s->idle;
+        double max_other = s->input;
+        size_t n = 0;
+
+        if (s->transfer > max_other)
+                max_other = s->transfer;
+        if (s->sync > max_other)
+                max_other = s->sync;
+        if (s->host > max_other)
+                max_other = s->host;
+#define PUT(nm, v) (ms[n].name = (nm), ms[n].value = (v), n++)
+        PUT("step_time_ns", 1e8);
+        PUT("compute_frac", compute);
+        PUT("input_frac", s->input);
+        PUT("transfer_frac", s->transfer);
+        PUT("sync_frac", s->sync);
+        PUT("host_frac", s->host);
+        PUT("host_compute_frac", s->host_compute);
+        PUT("idle_frac", s->idle);
+        PUT("max_other_frac", max_other);
+        PUT("gain_input_frac", s->input);
+        PUT("gain_transfer_frac", s->transfer);
+        PUT("gain_sync_frac", s->sync);
+        PUT("gain_host_frac", s->host);
+        PUT("gain_host_compute_frac", s->host_compute);
+        PUT("gain_idle_frac", s->idle);
+        PUT("host_launch_frac", s->host / 2);
+        PUT("sync_host_wait_frac", s->sync / 2);
+        PUT("sync_collective_frac", s->sync / 2);
+#undef PUT
+        *count = n;
+}
+
+static void classify_default(const step *s, const char *want, const char *what)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        metric ms[32];
+        metrics m = { ms, 0, 0 };
+        const char *cls = NULL;
+
+        fill_step(ms, &m.count, s);
+        tpa_rules_new_default(&r, &err);
+        if (tpa_rules_classify(r, lookup, &m, &cls, &err) < 0)
+                printf("#   %s\n", err.msg);
+        tap_streq(cls, want, "test_rules__default: %s", what);
+        tpa_rules_free(r);
+}
+
+static void test_rules__default(void)
+{
+        static const char *const classes[] = {
+                "input-bound", "transfer-bound", "sync-bound", "host-bound", "compute-bound",
+        };
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        classify_default(&(step){ .input = 0.34 }, "input-bound", "input-heavy");
+        classify_default(&(step){ .transfer = 0.30, .input = 0.1 }, "transfer-bound",
+                         "transfer-heavy");
+        classify_default(&(step){ .sync = 0.25, .host = 0.21 }, "sync-bound", "sync-heavy");
+        classify_default(&(step){ .host = 0.6 }, "host-bound", "host-heavy");
+        classify_default(&(step){ .input = 0.19, .host = 0.19 }, "compute-bound",
+                         "all below 20%");
+        classify_default(&(step){ .input = 0.2 }, "input-bound", "exactly 20% counts");
+        classify_default(&(step){ .input = 0.3, .host = 0.3 }, "input-bound",
+                         "tie goes to input (first rule)");
+        classify_default(&(step){ .transfer = 0.3, .host = 0.3 }, "transfer-bound",
+                         "tie transfer/host goes to transfer");
+        classify_default(&(step){ .input = 0.25, .host = 0.35 }, "host-bound",
+                         "largest non-compute bucket wins");
+        classify_default(&(step){ .host_compute = 0.6 }, "compute-bound",
+                         "host_compute is not a bound class");
+        classify_default(&(step){ 0 }, "compute-bound", "pure compute");
+
+        tpa_rules_new_default(&r, &err);
+        tap_eq((int64_t)tpa_rules_class_count(r), 5, "test_rules__default: 5 classes");
+        for (size_t i = 0; i < 5; i++)
+                tap_streq(tpa_rules_class_name(r, i), classes[i],
+                          "test_rules__default: class %zu", i);
+        tpa_rules_free(r);
+}
+
+/* Every default finding fires on a bad enough step, renders on one line of
+ * at most 90 characters, and carries a gain in 0..1. */
+static void test_rules__default_findings(void)
+{
+        static const char *const names[] = {
+                "input_pipeline", "input_loader", "host_overhead", "host_launch", "python_gaps",
+                "host_compute", "copies_exposed", "small_copies", "host_syncs", "collectives",
+                "idle_gaps", "low_utilization", "unexplained_idle",
+        };
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        metric ms[64];
+        metrics m = { ms, 0, 0 };
+        tpa_finding *f = NULL;
+        size_t n = 0, found = 0;
+        bool fits = true, gains = true;
+
+        fill_step(ms, &m.count, &(step){ .input = 0.25, .transfer = 0.21, .sync = 0.2,
+                                         .host = 0.22, .host_compute = 0.21, .idle = 0.06 });
+#define PUT(nm, v) (ms[m.count].name = (nm), ms[m.count].value = (v), m.count++)
+        PUT("cpu_only", 0);
+        PUT("launch_count", 123456);
+        PUT("host_gap_count", 98765);
+        PUT("host_gap_median_ns", 123456789);
+        PUT("host_gap_frac", 0.333);
+        PUT("small_copy_count", 99999);
+        PUT("gap_count", 99999);
+        PUT("gap_frac", 0.555);
+        PUT("gap_max_ns", 987654321);
+#undef PUT
+        tpa_rules_new_default(&r, &err);
+        ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0, "test_rules__default: findings");
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strlen(f[i].message);
+
+                if (len > 90 || strchr(f[i].message, '\n') != NULL) {
+                        printf("#   %zu chars: %s\n", len, f[i].message);
+                        fits = false;
+                }
+                if (!(f[i].gain_frac >= 0 && f[i].gain_frac <= 1))
+                        gains = false;
+        }
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+                for (size_t i = 0; i < n; i++)
+                        if (strcmp(f[i].name, names[k]) == 0) {
+                                found++;
+                                break;
+                        }
+        tap_eq((int64_t)found, (int64_t)(sizeof(names) / sizeof(names[0])),
+               "test_rules__default: each advice fires");
+        ok(fits, "test_rules__default: messages fit on one line of 90 characters");
+        ok(gains, "test_rules__default: every finding has a gain in 0..1");
+        free(f);
+
+        /* A clean compute-bound step gets no warnings. */
+        m.count = 0;
+        fill_step(ms, &m.count, &(step){ .input = 0.01 });
+        ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0 && n == 0 && f == NULL,
+           "test_rules__default: a healthy step has no findings (got %zu)", n);
+        free(f);
+        tpa_rules_free(r);
+}
+
+/* Random and mutated rule text must load or fail cleanly, never crash. */
+static void test_rules__random(void)
+{
+        static const char alphabet[] = "classthreshold finding when gain and or not info "
+                                       "warning error min max abs ()+-*/<>=!,:\"{}%#\n\t.x_09"
+                                       "usmsKiB\\";
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        const char *base = tpa_rules__default_text;
+        size_t base_len = tpa_rules__default_len;
+        char *buf = malloc(base_len + 64);
+        unsigned long long seed = 88172645463325252ull;
+        size_t loaded = 0, failed = 0, bad_errors = 0;
+
+        tpa_rules_new_default(&r, &err);
+        for (int iter = 0; iter < 10000; iter++) {
+                size_t len;
+                int rc;
+
+#define RAND() (seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17, seed)
+                if (iter % 2 == 0) {
+                        len = RAND() % 200;
+                        for (size_t i = 0; i < len; i++)
+                                buf[i] = iter % 4 == 0 ? (char)(RAND() & 0xff)
+                                                       : alphabet[RAND() % (sizeof(alphabet) - 1)];
+                } else {
+                        memcpy(buf, base, base_len);
+                        len = base_len;
+                        for (int k = 0; k < 1 + (int)(RAND() % 4) && len > 0; k++) {
+                                size_t at = RAND() % len;
+
+                                switch (RAND() % 3) {
+                                case 0: buf[at] = (char)(RAND() & 0xff); break;
+                                case 1: len = at; break;
+                                case 2: buf[at] = alphabet[RAND() % (sizeof(alphabet) - 1)];
+                                        break;
+                                }
+                        }
+                }
+#undef RAND
+                rc = tpa_rules_load_string(r, buf, len, "fuzz", &err);
+                if (rc == 0) {
+                        loaded++;
+                } else {
+                        failed++;
+                        if (rc != TPA_ERULE || err.line == 0 || err.column == 0 ||
+                            err.msg[0] == '\0')
+                                bad_errors++;
+                }
+                if (loaded > 50) {      /* keep the set small */
+                        tpa_rules_free(r);
+                        tpa_rules_new_default(&r, &err);
+                        loaded = 0;
+                }
+        }
+        tap_eq((int64_t)bad_errors, 0, "test_rules__random: every failure is TPA_ERULE with "
+               "line:column (%zu failed)", failed);
+        free(buf);
+        tpa_rules_free(r);
+}
+
+int main(void)
+{
+        test_rules__values();
+        test_rules__precedence();
+        test_rules__errors();
+        test_rules__eval_errors();
+        test_rules__classes();
+        test_rules__extend();
+        test_rules__files();
+        test_rules__set();
+        test_rules__templates();
+        test_rules__default();
+        test_rules__default_findings();
+        test_rules__random();
+        return tap_done();
+}
