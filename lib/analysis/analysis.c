@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis.c - tpa_analyze(): classify tracks and events, build the merged
+ * interval lists every later stage queries (one per device channel, host
+ * channel and host thread), then run steps, warm-up, partition, metrics and
+ * the summary in turn. Also the interval helpers and the result's free.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+/* ---- intervals ----------------------------------------------------------- */
+
+int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
+{
+        if (e <= s)
+                return 0;               /* instants are no busy time */
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 16;
+                tpa_ivl *v = realloc(l->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                l->v = v;
+                l->cap = cap;
+        }
+        l->v[l->n++] = (tpa_ivl){ s, e };
+        return 0;
+}
+
+static int cmp_ivl(const void *pa, const void *pb)
+{
+        const tpa_ivl *x = pa, *y = pb;
+
+        if (x->s != y->s)
+                return x->s < y->s ? -1 : 1;
+        return (x->e > y->e) - (x->e < y->e);
+}
+
+void tpa_ivl__merge(tpa_ivl_list *l)
+{
+        size_t w = 0;
+
+        if (l->n == 0)
+                return;
+        qsort(l->v, l->n, sizeof(*l->v), cmp_ivl);
+        for (size_t i = 1; i < l->n; i++) {
+                if (l->v[i].s <= l->v[w].e) {
+                        if (l->v[i].e > l->v[w].e)
+                                l->v[w].e = l->v[i].e;
+                } else {
+                        l->v[++w] = l->v[i];
+                }
+        }
+        l->n = w + 1;
+}
+
+void tpa_ivl__free(tpa_ivl_list *l)
+{
+        free(l->v);
+        memset(l, 0, sizeof(*l));
+}
+
+size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
+{
+        size_t lo = 0, hi = l->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (l->v[mid].e <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e)
+{
+        tpa_ns sum = 0;
+
+        for (size_t i = tpa_ivl__first_after(l, s); i < l->n && l->v[i].s < e; i++) {
+                tpa_ns a = l->v[i].s > s ? l->v[i].s : s;
+                tpa_ns b = l->v[i].e < e ? l->v[i].e : e;
+                if (b > a)
+                        sum += b - a;
+        }
+        return sum;
+}
+
+/* ---- event classes --------------------------------------------------------- */
+
+static const char *const bucket_names[TPA_BUCKET__COUNT] = {
+        "compute", "transfer_h2d", "transfer_d2h", "transfer_d2d", "transfer_p2p",
+        "sync_host_wait", "sync_collective", "input", "host_launch", "host_python",
+        "host_compute", "idle",
+};
+static const char *const group_names[TPA_GROUP__COUNT] = {
+        "compute", "transfer", "sync", "input", "host", "host_compute", "idle",
+};
+
+const char *tpa_bucket_name(tpa_bucket b)
+{
+        return (unsigned)b < TPA_BUCKET__COUNT ? bucket_names[b] : "?";
+}
+
+const char *tpa_group_name(tpa_group g)
+{
+        return (unsigned)g < TPA_GROUP__COUNT ? group_names[g] : "?";
+}
+
+tpa_group tpa_bucket_group(tpa_bucket b)
+{
+        switch (b) {
+        case TPA_BUCKET_COMPUTE:        return TPA_GROUP_COMPUTE;
+        case TPA_BUCKET_H2D: case TPA_BUCKET_D2H: case TPA_BUCKET_D2D:
+        case TPA_BUCKET_P2P:            return TPA_GROUP_TRANSFER;
+        case TPA_BUCKET_SYNC_HOST_WAIT:
+        case TPA_BUCKET_SYNC_COLLECTIVE: return TPA_GROUP_SYNC;
+        case TPA_BUCKET_INPUT:          return TPA_GROUP_INPUT;
+        case TPA_BUCKET_HOST_LAUNCH:
+        case TPA_BUCKET_HOST_PYTHON:    return TPA_GROUP_HOST;
+        case TPA_BUCKET_HOST_COMPUTE:   return TPA_GROUP_HOST_COMPUTE;
+        default:                        return TPA_GROUP_IDLE;
+        }
+}
+
+static bool is_device_kind(unsigned k)
+{
+        return k == TPA_KIND_KERNEL || k == TPA_KIND_MEMSET || tpa_kind_is_copy(k) ||
+               k == TPA_KIND_COLLECTIVE;
+}
+
+/* Host-thread events by what they mean for the partition. Kernels and
+ * copies seen on a host thread are the host side of a launch or a copy
+ * op (TF2 shows both on tf_Compute threads). */
+int tpa_analysis__host_channel(unsigned kind)
+{
+        switch (kind) {
+        case TPA_KIND_SYNC:     return HCH_SYNC;
+        case TPA_KIND_INPUT:    return HCH_INPUT;
+        case TPA_KIND_LAUNCH:
+        case TPA_KIND_KERNEL:
+        case TPA_KIND_MEMSET:   return HCH_LAUNCH;
+        case TPA_KIND_HOST_OP:
+        case TPA_KIND_COLLECTIVE:
+        case TPA_KIND_COPY_H2D: case TPA_KIND_COPY_D2H:
+        case TPA_KIND_COPY_D2D: case TPA_KIND_COPY_P2P:
+                                return HCH_OP;
+        default:                return -1;
+        }
+}
+
+int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t *dev)
+{
+        const tpa_event *e = &c->ev[i];
+        int32_t t;
+
+        if (e->kind == TPA_KIND_ANNOTATION || e->kind == TPA_KIND_STEP ||
+            e->track >= c->ntracks)
+                return EV_SKIP;
+        t = c->track_cls[e->track];
+        if (t == TRACK_SKIP)
+                return EV_SKIP;
+        if (t == TRACK_HOST)
+                return EV_HOST;
+        if (!is_device_kind(e->kind))
+                return EV_SKIP;
+        *dev = t;
+        return EV_DEVICE;
+}
+
+static int device_channel(unsigned kind)
+{
+        switch (kind) {
+        case TPA_KIND_COPY_H2D:   return CH_H2D;
+        case TPA_KIND_COPY_D2H:   return CH_D2H;
+        case TPA_KIND_COPY_D2D:   return CH_D2D;
+        case TPA_KIND_COPY_P2P:   return CH_P2P;
+        case TPA_KIND_COLLECTIVE: return CH_COLL;
+        default:                  return CH_KERNEL;
+        }
+}
+
+/* Devices are processes whose streams carry device work; they are numbered
+ * by ordinal, then by process order. */
+static int find_devices(tpa_actx *c, tpa_error *err)
+{
+        size_t np = tpa_trace_process_count(c->tr);
+        int32_t *pdev = NULL;
+        bool *has = calloc(np ? np : 1, sizeof(*has));
+        size_t *order = NULL, nd = 0;
+
+        c->ntracks = tpa_trace_thread_count(c->tr);
+        c->track_cls = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->track_cls));
+        pdev = malloc((np ? np : 1) * sizeof(*pdev));
+        order = malloc((np ? np : 1) * sizeof(*order));
+        if (has == NULL || c->track_cls == NULL || pdev == NULL || order == NULL) {
+                free(has);
+                free(pdev);
+                free(order);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t t = 0; t < c->ntracks; t++) {
+                const tpa_thread *th = tpa_trace_thread_c(c->tr, (uint32_t)t);
+                const tpa_process *p = tpa_trace_process_c(c->tr, th->process);
+
+                if (th->role == TPA_TRACK_STEPS || th->role == TPA_TRACK_ANNOTATION ||
+                    th->role == TPA_TRACK_OTHER || p->role == TPA_PROC_OTHER)
+                        c->track_cls[t] = TRACK_SKIP;
+                else if (th->role == TPA_TRACK_STREAM || p->role == TPA_PROC_DEVICE)
+                        c->track_cls[t] = (int32_t)th->process;  /* process, for now */
+                else
+                        c->track_cls[t] = TRACK_HOST;
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                if (e->track < c->ntracks && c->track_cls[e->track] >= 0 &&
+                    is_device_kind(e->kind))
+                        has[c->track_cls[e->track]] = true;
+        }
+        for (size_t p = 0; p < np; p++)
+                if (has[p])
+                        order[nd++] = p;
+        /* insertion sort by ordinal: few devices */
+        for (size_t i = 1; i < nd; i++) {
+                size_t v = order[i], j = i;
+                int32_t ov = tpa_trace_process_c(c->tr, (uint32_t)v)->device;
+                while (j > 0) {
+                        int32_t oj = tpa_trace_process_c(c->tr, (uint32_t)order[j - 1])->device;
+                        bool after = ov >= 0 && (oj < 0 || oj > ov);
+                        if (!after)
+                                break;
+                        order[j] = order[j - 1];
+                        j--;
+                }
+                order[j] = v;
+        }
+        for (size_t p = 0; p < np; p++)
+                pdev[p] = -1;
+        for (size_t d = 0; d < nd; d++)
+                pdev[order[d]] = (int32_t)d;
+        for (size_t t = 0; t < c->ntracks; t++)
+                if (c->track_cls[t] >= 0)
+                        c->track_cls[t] = pdev[c->track_cls[t]] >= 0
+                                          ? pdev[c->track_cls[t]] : TRACK_SKIP;
+        c->a->device_count = nd;
+        c->a->cpu_only = nd == 0;
+        c->ndev = nd ? nd : 1;
+        c->a->device_names = calloc(c->ndev, sizeof(*c->a->device_names));
+        if (c->a->device_names == NULL) {
+                free(has);
+                free(pdev);
+                free(order);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        if (nd == 0)
+                c->a->device_names[0] = "CPU";
+        for (size_t d = 0; d < nd; d++) {
+                const tpa_process *p = tpa_trace_process_c(c->tr, (uint32_t)order[d]);
+                c->a->device_names[d] = p->name != TPA_STR_EMPTY
+                                        ? tpa_trace_str(c->tr, p->name) : "device";
+        }
+        free(has);
+        free(pdev);
+        free(order);
+        return 0;
+}
+
+int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
+{
+        int r = find_devices(c, err);
+
+        if (r < 0)
+                return r;
+        c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
+        c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
+        c->fw = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->fw));
+        if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d = 0;
+                int cls = tpa_analysis__event_class(c, i, &d), ch;
+
+                if (cls == EV_DEVICE) {
+                        ch = device_channel(e->kind);
+                        r = tpa_ivl__push(&c->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
+                                          e->ts, e->ts + e->dur, err);
+                } else if (cls == EV_HOST && (ch = tpa_analysis__host_channel(e->kind)) >= 0) {
+                        /* CPU-only: framework ops on host threads are the compute */
+                        if (c->a->cpu_only && ch == HCH_OP)
+                                r = tpa_ivl__push(&c->dev[CH_KERNEL], e->ts, e->ts + e->dur, err);
+                        else
+                                r = tpa_ivl__push(&c->host[ch], e->ts, e->ts + e->dur, err);
+                        if (r == 0)
+                                r = tpa_ivl__push(&c->fw[e->track], e->ts, e->ts + e->dur, err);
+                        if (r == 0)
+                                r = tpa_ivl__push(&c->fw_all, e->ts, e->ts + e->dur, err);
+                }
+                if (r < 0)
+                        return r;
+        }
+        for (size_t d = 0; d < c->ndev; d++) {
+                for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                        tpa_ivl_list *l = &c->dev[d * DEV_CH__COUNT + (size_t)ch];
+                        tpa_ivl__merge(l);
+                        for (size_t k = 0; k < l->n; k++) {
+                                if ((r = tpa_ivl__push(&c->dev_any[d], l->v[k].s, l->v[k].e,
+                                                       err)) < 0 ||
+                                    (r = tpa_ivl__push(&c->dev_all, l->v[k].s, l->v[k].e,
+                                                       err)) < 0)
+                                        return r;
+                        }
+                }
+                tpa_ivl__merge(&c->dev_any[d]);
+        }
+        tpa_ivl__merge(&c->dev_all);
+        for (int ch = 0; ch < HOST_CH__COUNT; ch++)
+                tpa_ivl__merge(&c->host[ch]);
+        for (size_t t = 0; t < c->ntracks; t++)
+                tpa_ivl__merge(&c->fw[t]);
+        tpa_ivl__merge(&c->fw_all);
+        return 0;
+}
+
+long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t)
+{
+        size_t lo = 0, hi = a->step_count;
+
+        while (lo < hi) {                       /* first step with start > t */
+                size_t mid = lo + (hi - lo) / 2;
+                if (a->steps[mid].start <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == 0 || t >= a->steps[lo - 1].end)
+                return -1;
+        return (long)lo - 1;
+}
+
+int tpa_analysis__cmp_u32(const void *pa, const void *pb)
+{
+        uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+        return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+        double x = *(const double *)pa, y = *(const double *)pb;
+        return (x > y) - (x < y);
+}
+
+/* Linear interpolation between closest ranks; q = 0.5 is the median. */
+double tpa_analysis__quantile(double *v, size_t n, double q)
+{
+        double pos, frac;
+        size_t lo;
+
+        if (n == 0)
+                return 0;
+        qsort(v, n, sizeof(*v), cmp_double);
+        pos = q * (double)(n - 1);
+        lo = (size_t)pos;
+        frac = pos - (double)lo;
+        if (lo + 1 >= n)
+                return v[n - 1];
+        return v[lo] + (v[lo + 1] - v[lo]) * frac;
+}
+
+/* ---- the whole ------------------------------------------------------------- */
+
+static void ctx_free(tpa_actx *c)
+{
+        if (c->dev != NULL)
+                for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++)
+                        tpa_ivl__free(&c->dev[i]);
+        if (c->dev_any != NULL)
+                for (size_t i = 0; i < c->ndev; i++)
+                        tpa_ivl__free(&c->dev_any[i]);
+        if (c->fw != NULL)
+                for (size_t i = 0; i < c->ntracks; i++)
+                        tpa_ivl__free(&c->fw[i]);
+        for (int i = 0; i < HOST_CH__COUNT; i++)
+                tpa_ivl__free(&c->host[i]);
+        tpa_ivl__free(&c->dev_all);
+        tpa_ivl__free(&c->fw_all);
+        free(c->dev);
+        free(c->dev_any);
+        free(c->fw);
+        free(c->track_cls);
+        free(c->marker_track);
+        free(c->by_start);
+}
+
+/* A threshold from the rules, or its default (doc/metrics.md). */
+static double threshold(const tpa_rules *rules, const char *name, double dflt)
+{
+        double v;
+
+        if (rules != NULL && tpa_rules_threshold(rules, name, &v))
+                return v;
+        return dflt;
+}
+
+int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_options *opts,
+                tpa_error *err)
+{
+        tpa_analysis_options dflt = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_actx c;
+        int r;
+
+        memset(&c, 0, sizeof(c));
+        if (opts == NULL)
+                opts = &dflt;
+        c.tr = tr;
+        c.ev = tpa_trace_events(tr);
+        c.n = tpa_trace_event_count(tr);
+        c.opts = opts;
+        c.a = calloc(1, sizeof(*c.a));
+        if (c.a == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        c.a->gap_min = (tpa_ns)threshold(opts->rules, "gap.min", 10000);
+        c.a->host_gap_min = (tpa_ns)threshold(opts->rules, "host_gap.min", 5000);
+        c.a->small_copy_max = (tpa_ns)threshold(opts->rules, "small_copy.max", 65536);
+        c.a->warmup_ratio = threshold(opts->rules, "warmup.ratio", 1.5);
+        if ((r = tpa_analysis__channels(&c, err)) < 0 ||
+            (r = tpa_analysis__steps(&c, err)) < 0)
+                goto fail;
+        tpa_analysis__warmup(&c);
+        if ((r = tpa_analysis__partition(&c, err)) < 0 ||
+            (r = tpa_analysis__metrics(&c, err)) < 0 ||
+            (r = tpa_analysis__summary(&c, err)) < 0)
+                goto fail;
+        ctx_free(&c);
+        *out = c.a;
+        return 0;
+fail:
+        ctx_free(&c);
+        tpa_analysis_free(c.a);
+        return r;
+}
+
+void tpa_analysis_free(tpa_analysis *a)
+{
+        if (a == NULL)
+                return;
+        for (size_t i = 0; i < a->step_count; i++) {
+                free(a->steps[i].device_ns);
+                free(a->steps[i].findings);
+                free(a->steps[i].metric);
+        }
+        free(a->steps);
+        free((void *)a->device_names);
+        free(a->classes);
+        free(a->findings);
+        free(a->gaps);
+        free(a->device_ops);
+        free(a->host_ops);
+        free(a->run_metric);
+        free(a);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analysis_internal.h - (library-internal) what the analysis stages share:
+ * the event classes, merged interval lists per channel, and the working
+ * context that steps.c, warmup.c, partition.c and metrics.c fill in turn.
+ */
+#ifndef TPA_ANALYSIS_INTERNAL_H
+#define TPA_ANALYSIS_INTERNAL_H
+
+#include <tpa/analysis.h>
+
+/* A half-open interval [s, e). */
+typedef struct tpa_ivl {
+        tpa_ns s, e;
+} tpa_ivl;
+
+/* Sorted, disjoint, non-touching intervals after tpa_ivl__merge(). */
+typedef struct tpa_ivl_list {
+        tpa_ivl *v;
+        size_t   n, cap;
+} tpa_ivl_list;
+
+int    tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err);
+void   tpa_ivl__merge(tpa_ivl_list *l);
+void   tpa_ivl__free(tpa_ivl_list *l);
+/* Index of the first interval whose end is after t. */
+size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);
+/* Time in [s, e) covered by the list. */
+tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e);
+
+/* Device channels (per device) and host channels (all host threads). */
+enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
+enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_OP, HOST_CH__COUNT };
+
+/* Where an event counts. */
+enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
+
+#define TRACK_SKIP (-2)
+#define TRACK_HOST (-1)
+
+/* Metric indexes; the names are in metrics.c. */
+enum {
+        M_STEP_TIME = 0,
+        M_BUCKET_NS,                    /* + TPA_BUCKET__COUNT */
+        M_BUCKET_FRAC = M_BUCKET_NS + TPA_BUCKET__COUNT,
+        M_TRANSFER_NS = M_BUCKET_FRAC + TPA_BUCKET__COUNT,
+        M_TRANSFER_FRAC, M_SYNC_NS, M_SYNC_FRAC, M_HOST_NS, M_HOST_FRAC,
+        M_MAX_OTHER_FRAC, M_CPU_ONLY, M_DEVICES,
+        M_GAP_COUNT, M_GAP_TOTAL, M_GAP_MAX, M_GAP_FRAC,
+        M_COPY_COUNT, M_COPY_NS, M_COPY_BYTES, M_COPY_FRAC, M_COPY_EXPOSED_FRAC,
+        M_SMALL_COPY_COUNT,
+        M_DIR_COUNT,                    /* + 4: h2d, d2h, d2d, p2p */
+        M_DIR_BYTES = M_DIR_COUNT + 4,
+        M_DIR_GBPS = M_DIR_BYTES + 4,
+        M_HOST_GAP_COUNT = M_DIR_GBPS + 4,
+        M_HOST_GAP_NS, M_HOST_GAP_FRAC, M_HOST_GAP_MEDIAN, M_HOST_GAP_PER_MS,
+        M_LAUNCH_COUNT,
+        M_GAIN,                         /* + TPA_GROUP__COUNT (compute unused) */
+        M_STEP__COUNT = M_GAIN + TPA_GROUP__COUNT,
+        /* run only */
+        M_STEPS = M_STEP__COUNT, M_KEPT_STEPS, M_EXCLUDED_STEPS, M_P90, M_MIN, M_MAX,
+        M__COUNT
+};
+
+typedef struct tpa_actx {
+        const tpa_trace  *tr;
+        const tpa_event  *ev;
+        size_t            n;
+        tpa_analysis     *a;
+        const tpa_analysis_options *opts;
+        int32_t          *track_cls;    /* per track: TRACK_SKIP, TRACK_HOST or device index */
+        size_t            ntracks;
+        size_t            ndev;         /* pseudo-devices partitioned (1 for CPU-only) */
+        tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT */
+        tpa_ivl_list     *dev_any;      /* ndev: union of the device's activity */
+        tpa_ivl_list      dev_all;      /* union over all devices */
+        tpa_ivl_list      host[HOST_CH__COUNT];
+        tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
+        tpa_ivl_list      fw_all;       /* union of fw over host threads */
+        uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
+        size_t           *by_start;     /* indexes of device/host events, by ts */
+        size_t            by_start_n;
+} tpa_actx;
+
+/* Where event i counts: EV_SKIP, EV_DEVICE (device index in *dev), EV_HOST. */
+int  tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t *dev);
+/* Host channel of a host event, or -1 when it is not framework work. */
+int  tpa_analysis__host_channel(unsigned kind);
+
+/* Stages, in order. Each fills part of c->a. */
+int  tpa_analysis__channels(tpa_actx *c, tpa_error *err);
+int  tpa_analysis__steps(tpa_actx *c, tpa_error *err);
+void tpa_analysis__warmup(tpa_actx *c);
+int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
+int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
+int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
+
+/* The step containing time t, or -1. */
+long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t);
+
+/* qsort/bsearch comparison of uint32_t. */
+int tpa_analysis__cmp_u32(const void *pa, const void *pb);
+
+/* Statistics on a scratch array (sorted in place). */
+double tpa_analysis__quantile(double *v, size_t n, double q);
+
+#endif

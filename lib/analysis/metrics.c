@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metrics.c - the evidence of DESIGN.md 5.4 per step (device idle gaps,
+ * copies, Python gaps on the driving thread, launches, what-if gains), the
+ * run summary over kept steps (medians, top gaps with the host events that
+ * overlapped them, copies per direction, top ops), the classes and findings
+ * from the rules, and the metric names of doc/metrics.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+#define B(x) (M_BUCKET_NS + TPA_BUCKET_##x)
+#define F(x) (M_BUCKET_FRAC + TPA_BUCKET_##x)
+
+static const struct metric_name {
+        const char *name;
+        int         idx;
+} metric_names[] = {
+        { "step_time_ns", M_STEP_TIME },
+        { "compute_ns", B(COMPUTE) }, { "compute_frac", F(COMPUTE) },
+        { "transfer_h2d_ns", B(H2D) }, { "transfer_h2d_frac", F(H2D) },
+        { "transfer_d2h_ns", B(D2H) }, { "transfer_d2h_frac", F(D2H) },
+        { "transfer_d2d_ns", B(D2D) }, { "transfer_d2d_frac", F(D2D) },
+        { "transfer_p2p_ns", B(P2P) }, { "transfer_p2p_frac", F(P2P) },
+        { "sync_host_wait_ns", B(SYNC_HOST_WAIT) }, { "sync_host_wait_frac", F(SYNC_HOST_WAIT) },
+        { "sync_collective_ns", B(SYNC_COLLECTIVE) },
+        { "sync_collective_frac", F(SYNC_COLLECTIVE) },
+        { "input_ns", B(INPUT) }, { "input_frac", F(INPUT) },
+        { "host_launch_ns", B(HOST_LAUNCH) }, { "host_launch_frac", F(HOST_LAUNCH) },
+        { "host_python_ns", B(HOST_PYTHON) }, { "host_python_frac", F(HOST_PYTHON) },
+        { "host_compute_ns", B(HOST_COMPUTE) }, { "host_compute_frac", F(HOST_COMPUTE) },
+        { "idle_ns", B(IDLE) }, { "idle_frac", F(IDLE) },
+        { "transfer_ns", M_TRANSFER_NS }, { "transfer_frac", M_TRANSFER_FRAC },
+        { "sync_ns", M_SYNC_NS }, { "sync_frac", M_SYNC_FRAC },
+        { "host_ns", M_HOST_NS }, { "host_frac", M_HOST_FRAC },
+        { "max_other_frac", M_MAX_OTHER_FRAC }, { "cpu_only", M_CPU_ONLY },
+        { "devices", M_DEVICES },
+        { "gap_count", M_GAP_COUNT }, { "gap_total_ns", M_GAP_TOTAL },
+        { "gap_max_ns", M_GAP_MAX }, { "gap_frac", M_GAP_FRAC },
+        { "copy_count", M_COPY_COUNT }, { "copy_ns", M_COPY_NS },
+        { "copy_bytes", M_COPY_BYTES }, { "copy_frac", M_COPY_FRAC },
+        { "copy_exposed_frac", M_COPY_EXPOSED_FRAC },
+        { "small_copy_count", M_SMALL_COPY_COUNT },
+        { "h2d_count", M_DIR_COUNT + 0 }, { "d2h_count", M_DIR_COUNT + 1 },
+        { "d2d_count", M_DIR_COUNT + 2 }, { "p2p_count", M_DIR_COUNT + 3 },
+        { "h2d_bytes", M_DIR_BYTES + 0 }, { "d2h_bytes", M_DIR_BYTES + 1 },
+        { "d2d_bytes", M_DIR_BYTES + 2 }, { "p2p_bytes", M_DIR_BYTES + 3 },
+        { "h2d_gbps", M_DIR_GBPS + 0 }, { "d2h_gbps", M_DIR_GBPS + 1 },
+        { "d2d_gbps", M_DIR_GBPS + 2 }, { "p2p_gbps", M_DIR_GBPS + 3 },
+        { "host_gap_count", M_HOST_GAP_COUNT }, { "host_gap_ns", M_HOST_GAP_NS },
+        { "host_gap_frac", M_HOST_GAP_FRAC }, { "host_gap_median_ns", M_HOST_GAP_MEDIAN },
+        { "host_gap_per_ms", M_HOST_GAP_PER_MS },
+        { "launch_count", M_LAUNCH_COUNT },
+        { "gain_transfer_frac", M_GAIN + TPA_GROUP_TRANSFER },
+        { "gain_sync_frac", M_GAIN + TPA_GROUP_SYNC },
+        { "gain_input_frac", M_GAIN + TPA_GROUP_INPUT },
+        { "gain_host_frac", M_GAIN + TPA_GROUP_HOST },
+        { "gain_host_compute_frac", M_GAIN + TPA_GROUP_HOST_COMPUTE },
+        { "gain_idle_frac", M_GAIN + TPA_GROUP_IDLE },
+        /* run only */
+        { "steps", M_STEPS }, { "kept_steps", M_KEPT_STEPS },
+        { "excluded_steps", M_EXCLUDED_STEPS }, { "step_time_p90_ns", M_P90 },
+        { "step_time_min_ns", M_MIN }, { "step_time_max_ns", M_MAX },
+};
+#define METRIC_NAME_COUNT (sizeof(metric_names) / sizeof(metric_names[0]))
+
+bool tpa_analysis_metric(const tpa_analysis *a, int step, const char *name, size_t len,
+                         double *out)
+{
+        for (size_t i = 0; i < METRIC_NAME_COUNT; i++) {
+                const struct metric_name *m = &metric_names[i];
+                if (strlen(m->name) != len || memcmp(m->name, name, len) != 0)
+                        continue;
+                if (step < 0) {
+                        if (a->run_metric == NULL)
+                                return false;
+                        *out = a->run_metric[m->idx];
+                        return true;
+                }
+                if ((size_t)step >= a->step_count || m->idx >= M_STEP__COUNT)
+                        return false;
+                *out = a->steps[step].metric[m->idx];
+                return true;
+        }
+        return false;
+}
+
+bool tpa_analysis_metric_fn(void *ctx, const char *name, size_t len, double *out)
+{
+        const tpa_analysis_metric_ctx *m = ctx;
+        return tpa_analysis_metric(m->a, m->step, name, len, out);
+}
+
+/* ---- per step ------------------------------------------------------------ */
+
+typedef struct gap_list {
+        tpa_gap *v;
+        size_t   n, cap;
+} gap_list;
+
+static int push_gap(gap_list *g, const tpa_gap *x, tpa_error *err)
+{
+        if (g->n == g->cap) {
+                size_t cap = g->cap ? g->cap * 2 : 32;
+                tpa_gap *v = realloc(g->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                g->v = v;
+                g->cap = cap;
+        }
+        g->v[g->n++] = *x;
+        return 0;
+}
+
+/* Holes of `l` inside [ws, we) of at least `min`, edges included. */
+static int step_gaps(const tpa_ivl_list *l, const tpa_step *s, int dev, tpa_ns min,
+                     double *count, double *total, double *max, gap_list *keep,
+                     tpa_error *err)
+{
+        tpa_ns cur = s->start;
+        size_t i = tpa_ivl__first_after(l, s->start);
+        int r = 0;
+
+        for (;; i++) {
+                tpa_ns next = i < l->n && l->v[i].s < s->end ? l->v[i].s : s->end;
+                if (next < cur)
+                        next = cur;
+                if (next - cur >= min && next > cur) {
+                        tpa_gap g = { .device = dev, .step = s->number, .start = cur,
+                                      .len = next - cur, .offset = cur - s->start };
+                        *count += 1;
+                        *total += (double)g.len;
+                        if ((double)g.len > *max)
+                                *max = (double)g.len;
+                        if (keep != NULL && (r = push_gap(keep, &g, err)) < 0)
+                                return r;
+                }
+                if (i >= l->n || l->v[i].s >= s->end)
+                        break;
+                if (l->v[i].e > cur)
+                        cur = l->v[i].e;
+                if (cur >= s->end)
+                        break;
+        }
+        return 0;
+}
+
+/* Python gaps: holes between consecutive framework intervals of the
+ * driving thread inside the window, longer than `min`. */
+static void host_gaps(const tpa_ivl_list *l, const tpa_step *s, tpa_ns min, double *m,
+                      double *scratch)
+{
+        size_t i = tpa_ivl__first_after(l, s->start), n = 0;
+        double total = 0;
+
+        for (; i + 1 < l->n && l->v[i + 1].s < s->end; i++) {
+                tpa_ns a = l->v[i].e, b = l->v[i + 1].s;
+                if (a < s->start)
+                        a = s->start;
+                if (b - a > min) {
+                        scratch[n++] = (double)(b - a);
+                        total += (double)(b - a);
+                }
+        }
+        m[M_HOST_GAP_COUNT] = (double)n;
+        m[M_HOST_GAP_NS] = total;
+        m[M_HOST_GAP_FRAC] = total / (double)s->step_time;
+        m[M_HOST_GAP_MEDIAN] = tpa_analysis__quantile(scratch, n, 0.5);
+        m[M_HOST_GAP_PER_MS] = (double)n / ((double)s->step_time / 1e6);
+}
+
+static int dir_of(unsigned kind)
+{
+        return (int)kind - TPA_KIND_COPY_H2D;
+}
+
+static tpa_ns clipped(const tpa_event *e, const tpa_step *s)
+{
+        tpa_ns a = e->ts > s->start ? e->ts : s->start;
+        tpa_ns b = e->ts + e->dur < s->end ? e->ts + e->dur : s->end;
+        return b > a ? b - a : 0;
+}
+
+/* The name an op is known by: its framework op when the trace says. */
+static tpa_str op_name(const tpa_actx *c, size_t i)
+{
+        int64_t v;
+        if (tpa_trace_get_aux(c->tr, i, TPA_AUX_OP, &v) && v > 0 &&
+            (size_t)v < tpa_trace_str_count(c->tr))
+                return (tpa_str)v;
+        return c->ev[i].name;
+}
+
+typedef struct op_acc {
+        tpa_ns   dev_time, host_time;
+        uint64_t dev_count, host_count;
+} op_acc;
+
+static int cmp_op(const void *pa, const void *pb)
+{
+        const tpa_op_stat *x = pa, *y = pb;
+        if (x->time != y->time)
+                return x->time > y->time ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+static int top_ops(tpa_actx *c, const op_acc *acc, size_t ns, bool host, double total,
+                   tpa_op_stat **out, size_t *count, tpa_error *err)
+{
+        size_t n = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
+        tpa_op_stat *v;
+
+        for (size_t s = 0; s < ns; s++)
+                n += (host ? acc[s].host_time : acc[s].dev_time) > 0;
+        v = calloc(n ? n : 1, sizeof(*v));
+        if (v == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        n = 0;
+        for (size_t s = 0; s < ns; s++) {
+                tpa_ns t = host ? acc[s].host_time : acc[s].dev_time;
+                if (t <= 0)
+                        continue;
+                v[n].name = tpa_trace_str(c->tr, (tpa_str)s);
+                v[n].time = t;
+                v[n].count = host ? acc[s].host_count : acc[s].dev_count;
+                v[n].frac = total > 0 ? (double)t / total : 0;
+                n++;
+        }
+        qsort(v, n, sizeof(*v), cmp_op);
+        *out = v;
+        *count = n < top ? n : top;
+        return 0;
+}
+
+/* Exposed time of [s, e): not overlapped by any device activity. */
+static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e)
+{
+        return (e - s) - tpa_ivl__covered(&c->dev_all, s, e);
+}
+
+int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        size_t ns = tpa_trace_str_count(c->tr), maxn = 0;
+        gap_list gaps = { 0 };
+        op_acc *acc = NULL;
+        double *scratch = NULL, kept_time = 0;
+        int r = 0;
+
+        for (size_t t = 0; t < c->ntracks; t++)
+                if (c->fw[t].n > maxn)
+                        maxn = c->fw[t].n;
+        scratch = malloc((maxn + 1) * sizeof(*scratch));
+        acc = calloc(ns ? ns : 1, sizeof(*acc));
+        if (scratch == NULL || acc == NULL) {
+                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto out;
+        }
+        for (size_t k = 0; k < a->step_count; k++) {
+                tpa_step *s = &a->steps[k];
+                double *m = s->metric = calloc(M_STEP__COUNT, sizeof(*m));
+                double st = (double)s->step_time, cnt = 0, tot = 0, mx = 0, most = 0;
+
+                if (m == NULL) {
+                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        goto out;
+                }
+                m[M_STEP_TIME] = st;
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                        m[M_BUCKET_NS + b] = (double)s->bucket_ns[b];
+                        m[M_BUCKET_FRAC + b] = s->frac[b];
+                }
+                m[M_TRANSFER_NS] = m[B(H2D)] + m[B(D2H)] + m[B(D2D)] + m[B(P2P)];
+                m[M_TRANSFER_FRAC] = s->frac[TPA_BUCKET_H2D] + s->frac[TPA_BUCKET_D2H] +
+                                     s->frac[TPA_BUCKET_D2D] + s->frac[TPA_BUCKET_P2P];
+                m[M_SYNC_NS] = m[B(SYNC_HOST_WAIT)] + m[B(SYNC_COLLECTIVE)];
+                m[M_SYNC_FRAC] = s->frac[TPA_BUCKET_SYNC_HOST_WAIT] +
+                                 s->frac[TPA_BUCKET_SYNC_COLLECTIVE];
+                m[M_HOST_NS] = m[B(HOST_LAUNCH)] + m[B(HOST_PYTHON)];
+                m[M_HOST_FRAC] = s->frac[TPA_BUCKET_HOST_LAUNCH] +
+                                 s->frac[TPA_BUCKET_HOST_PYTHON];
+                most = m[M_TRANSFER_FRAC];
+                if (m[M_SYNC_FRAC] > most) most = m[M_SYNC_FRAC];
+                if (m[F(INPUT)] > most) most = m[F(INPUT)];
+                if (m[M_HOST_FRAC] > most) most = m[M_HOST_FRAC];
+                m[M_MAX_OTHER_FRAC] = most;
+                m[M_CPU_ONLY] = a->cpu_only;
+                m[M_DEVICES] = (double)a->device_count;
+                for (size_t d = 0; d < c->ndev && r == 0; d++)
+                        r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d, a->gap_min,
+                                      &cnt, &tot, &mx, s->excluded ? NULL : &gaps, err);
+                if (r < 0)
+                        goto out;
+                m[M_GAP_COUNT] = cnt / (double)c->ndev;
+                m[M_GAP_TOTAL] = tot / (double)c->ndev;
+                m[M_GAP_MAX] = mx;
+                m[M_GAP_FRAC] = m[M_GAP_TOTAL] / st;
+                m[M_COPY_EXPOSED_FRAC] = m[M_TRANSFER_FRAC];
+                if (s->driver_track != UINT32_MAX)
+                        host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
+                m[M_GAIN + TPA_GROUP_TRANSFER] = m[M_TRANSFER_FRAC];
+                m[M_GAIN + TPA_GROUP_SYNC] = m[M_SYNC_FRAC];
+                m[M_GAIN + TPA_GROUP_INPUT] = m[F(INPUT)];
+                m[M_GAIN + TPA_GROUP_HOST] = m[M_HOST_FRAC];
+                m[M_GAIN + TPA_GROUP_HOST_COMPUTE] = m[F(HOST_COMPUTE)];
+                m[M_GAIN + TPA_GROUP_IDLE] = m[F(IDLE)];
+                if (!s->excluded)
+                        kept_time += st;
+        }
+        /* one pass over the events: copies, launches, top ops */
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                int cls = tpa_analysis__event_class(c, i, &d);
+                long k;
+                tpa_step *s;
+                tpa_ns t;
+                int64_t bytes = 0;
+
+                if (cls == EV_SKIP || (k = tpa_analysis__step_of(a, e->ts)) < 0)
+                        continue;
+                s = &a->steps[k];
+                t = clipped(e, s);
+                if (cls == EV_DEVICE && tpa_kind_is_copy(e->kind)) {
+                        int dir = dir_of(e->kind);
+                        tpa_trace_get_aux(c->tr, i, TPA_AUX_BYTES, &bytes);
+                        s->metric[M_COPY_COUNT] += 1;
+                        s->metric[M_COPY_NS] += (double)t;
+                        s->metric[M_COPY_BYTES] += (double)bytes;
+                        s->metric[M_DIR_COUNT + dir] += 1;
+                        s->metric[M_DIR_BYTES + dir] += (double)bytes;
+                        s->metric[M_DIR_GBPS + dir] += (double)t;  /* time, for now */
+                        if (bytes < a->small_copy_max)
+                                s->metric[M_SMALL_COPY_COUNT] += 1;
+                        if (!s->excluded) {
+                                tpa_copy_stats *cs = &a->copies[dir];
+                                cs->count++;
+                                cs->time += t;
+                                cs->bytes += (uint64_t)bytes;
+                                cs->small += bytes < a->small_copy_max;
+                        }
+                }
+                if (cls == EV_HOST && e->kind == TPA_KIND_LAUNCH)
+                        s->metric[M_LAUNCH_COUNT] += 1;
+                if (s->excluded || t == 0)
+                        continue;
+                if (cls == EV_DEVICE ||
+                    (a->cpu_only && cls == EV_HOST && e->kind == TPA_KIND_HOST_OP)) {
+                        tpa_str on = op_name(c, i);
+                        acc[on].dev_time += t;
+                        acc[on].dev_count++;
+                } else if (cls == EV_HOST && !a->cpu_only &&
+                           tpa_analysis__host_channel(e->kind) >= 0) {
+                        tpa_ns s0 = e->ts > s->start ? e->ts : s->start;
+                        tpa_ns x = exposed(c, s0, s0 + t);
+                        acc[e->name].host_time += x;
+                        acc[e->name].host_count++;
+                }
+        }
+        for (size_t k = 0; k < a->step_count; k++) {
+                double *m = a->steps[k].metric;
+                double denom = (double)a->steps[k].step_time * (double)c->ndev;
+                m[M_COPY_FRAC] = m[M_COPY_NS] / denom;
+                for (int dir = 0; dir < 4; dir++)
+                        m[M_DIR_GBPS + dir] = m[M_DIR_GBPS + dir] > 0
+                                ? m[M_DIR_BYTES + dir] / m[M_DIR_GBPS + dir] : 0;
+        }
+        for (int dir = 0; dir < 4; dir++) {
+                tpa_copy_stats *cs = &a->copies[dir];
+                cs->gbps = cs->time > 0 ? (double)cs->bytes / (double)cs->time : 0;
+                for (size_t k = 0; k < a->step_count; k++)
+                        if (!a->steps[k].excluded)
+                                cs->exposed += a->steps[k].bucket_ns[TPA_BUCKET_H2D + dir];
+                cs->exposed_frac = kept_time > 0 ? (double)cs->exposed / kept_time : 0;
+        }
+        if ((r = top_ops(c, acc, ns, false, kept_time * (double)c->ndev, &a->device_ops,
+                         &a->device_op_count, err)) < 0 ||
+            (r = top_ops(c, acc, ns, true, kept_time, &a->host_ops, &a->host_op_count,
+                         err)) < 0)
+                goto out;
+        a->gaps = gaps.v;
+        a->gap_count = gaps.n;
+        gaps.v = NULL;
+out:
+        free(gaps.v);
+        free(acc);
+        free(scratch);
+        return r;
+}
+
+/* ---- run summary ------------------------------------------------------------ */
+
+static int cmp_gap(const void *pa, const void *pb)
+{
+        const tpa_gap *x = pa, *y = pb;
+        if (x->len != y->len)
+                return x->len > y->len ? -1 : 1;
+        if (x->start != y->start)
+                return x->start < y->start ? -1 : 1;
+        return x->device - y->device;
+}
+
+/* The host events that overlapped a gap most, by name: overlap first, then
+ * the shorter (more specific) event, then the name. */
+static int explain_gap(const tpa_actx *c, tpa_gap *g, tpa_error *err)
+{
+        size_t ns = tpa_trace_str_count(c->tr);
+        tpa_ns *ov = calloc(ns ? ns : 1, sizeof(*ov)), *shortest;
+
+        shortest = calloc(ns ? ns : 1, sizeof(*shortest));
+        if (ov == NULL || shortest == NULL) {
+                free(ov);
+                free(shortest);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                tpa_ns a, b;
+                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                        continue;
+                a = e->ts > g->start ? e->ts : g->start;
+                b = e->ts + e->dur < g->start + g->len ? e->ts + e->dur : g->start + g->len;
+                if (b <= a)
+                        continue;
+                ov[e->name] += b - a;
+                if (shortest[e->name] == 0 || e->dur < shortest[e->name])
+                        shortest[e->name] = e->dur;
+        }
+        struct { tpa_str s; tpa_ns ov, sh; } best[3];
+        size_t nb = 0;
+
+        for (size_t s = 1; s < ns; s++) {
+                size_t pos;
+                if (ov[s] == 0)
+                        continue;
+                if (ov[s] > g->len)
+                        ov[s] = g->len;
+                for (pos = nb; pos > 0; pos--)
+                        if (best[pos - 1].ov > ov[s] ||
+                            (best[pos - 1].ov == ov[s] && best[pos - 1].sh <= shortest[s]))
+                                break;
+                if (pos >= 3)
+                        continue;
+                if (nb < 3)
+                        nb++;
+                memmove(&best[pos + 1], &best[pos], (nb - 1 - pos) * sizeof(best[0]));
+                best[pos].s = (tpa_str)s;
+                best[pos].ov = ov[s];
+                best[pos].sh = shortest[s];
+        }
+        g->host_count = nb;
+        for (size_t i = 0; i < nb; i++)
+                g->host[i] = (tpa_gap_host){ tpa_trace_str(c->tr, best[i].s), best[i].ov,
+                                             (double)best[i].ov / (double)g->len };
+        free(ov);
+        free(shortest);
+        return 0;
+}
+
+static int cmp_class(const void *pa, const void *pb)
+{
+        const tpa_class_count *x = pa, *y = pb;
+        if (x->count != y->count)
+                return x->count > y->count ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        size_t kept = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
+        double *v = malloc((a->step_count + 1) * sizeof(*v)), kept_time = 0;
+        int r = 0;
+
+        a->run_metric = calloc(M__COUNT, sizeof(*a->run_metric));
+        if (v == NULL || a->run_metric == NULL) {
+                free(v);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (int i = 0; i < M_STEP__COUNT; i++) {
+                kept = 0;
+                for (size_t k = 0; k < a->step_count; k++)
+                        if (!a->steps[k].excluded)
+                                v[kept++] = a->steps[k].metric[i];
+                a->run_metric[i] = tpa_analysis__quantile(v, kept, 0.5);
+        }
+        a->run_metric[M_STEPS] = (double)a->step_count;
+        a->run_metric[M_KEPT_STEPS] = (double)kept;
+        a->run_metric[M_EXCLUDED_STEPS] = (double)(a->step_count - kept);
+        kept = 0;
+        for (size_t k = 0; k < a->step_count; k++) {
+                const tpa_step *s = &a->steps[k];
+                if (s->excluded)
+                        continue;
+                v[kept++] = (double)s->step_time;
+                kept_time += (double)s->step_time;
+                a->host_gap_count += (uint64_t)s->metric[M_HOST_GAP_COUNT];
+                a->host_gap_ns += (tpa_ns)s->metric[M_HOST_GAP_NS];
+                a->gap_total_count += (uint64_t)(s->metric[M_GAP_COUNT] * (double)c->ndev + 0.5);
+                a->gap_total_ns += (tpa_ns)(s->metric[M_GAP_TOTAL] * (double)c->ndev + 0.5);
+        }
+        a->run_metric[M_P90] = tpa_analysis__quantile(v, kept, 0.9);
+        a->run_metric[M_MIN] = kept ? v[0] : 0;
+        a->run_metric[M_MAX] = kept ? v[kept - 1] : 0;
+        a->step_time_median = (tpa_ns)(a->run_metric[M_STEP_TIME] + 0.5);
+        a->step_time_p90 = (tpa_ns)(a->run_metric[M_P90] + 0.5);
+        a->step_time_min = (tpa_ns)a->run_metric[M_MIN];
+        a->step_time_max = (tpa_ns)a->run_metric[M_MAX];
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                a->median_frac[b] = a->run_metric[M_BUCKET_FRAC + b];
+        a->median_group_frac[TPA_GROUP_COMPUTE] = a->run_metric[F(COMPUTE)];
+        a->median_group_frac[TPA_GROUP_TRANSFER] = a->run_metric[M_TRANSFER_FRAC];
+        a->median_group_frac[TPA_GROUP_SYNC] = a->run_metric[M_SYNC_FRAC];
+        a->median_group_frac[TPA_GROUP_INPUT] = a->run_metric[F(INPUT)];
+        a->median_group_frac[TPA_GROUP_HOST] = a->run_metric[M_HOST_FRAC];
+        a->median_group_frac[TPA_GROUP_HOST_COMPUTE] = a->run_metric[F(HOST_COMPUTE)];
+        a->median_group_frac[TPA_GROUP_IDLE] = a->run_metric[F(IDLE)];
+        for (int g = 1; g < TPA_GROUP__COUNT; g++)
+                a->gain_frac[g] = a->run_metric[M_GAIN + g];
+        a->host_gap_frac = kept_time > 0 ? (double)a->host_gap_ns / kept_time : 0;
+        a->host_gap_per_ms = kept_time > 0 ? (double)a->host_gap_count / (kept_time / 1e6) : 0;
+        a->host_gap_median = (tpa_ns)(a->run_metric[M_HOST_GAP_MEDIAN] + 0.5);
+        free(v);
+
+        /* top gaps */
+        qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
+        if (a->gap_count > top)
+                a->gap_count = top;
+        for (size_t i = 0; i < a->gap_count && r == 0; i++)
+                r = explain_gap(c, &a->gaps[i], err);
+        if (r < 0)
+                return r;
+
+        /* classes and findings */
+        if (c->opts->rules == NULL)
+                return 0;
+        a->classes = calloc(a->step_count + 1, sizeof(*a->classes));
+        if (a->classes == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t k = 0; k < a->step_count; k++) {
+                tpa_step *s = &a->steps[k];
+                tpa_analysis_metric_ctx mc = { a, (int)k };
+                size_t j;
+                if ((r = tpa_rules_classify(c->opts->rules, tpa_analysis_metric_fn, &mc,
+                                            &s->class_name, err)) < 0 ||
+                    (r = tpa_rules_findings(c->opts->rules, tpa_analysis_metric_fn, &mc,
+                                            &s->findings, &s->finding_count, err)) < 0)
+                        return r;
+                if (s->excluded || s->class_name == NULL)
+                        continue;
+                for (j = 0; j < a->class_kinds; j++)
+                        if (strcmp(a->classes[j].name, s->class_name) == 0)
+                                break;
+                if (j == a->class_kinds)
+                        a->classes[a->class_kinds++] = (tpa_class_count){ s->class_name, 0 };
+                a->classes[j].count++;
+        }
+        qsort(a->classes, a->class_kinds, sizeof(*a->classes), cmp_class);
+        {
+                tpa_analysis_metric_ctx mc = { a, -1 };
+                if ((r = tpa_rules_classify(c->opts->rules, tpa_analysis_metric_fn, &mc,
+                                            &a->run_class, err)) < 0 ||
+                    (r = tpa_rules_findings(c->opts->rules, tpa_analysis_metric_fn, &mc,
+                                            &a->findings, &a->finding_count, err)) < 0)
+                        return r;
+        }
+        return 0;
+}

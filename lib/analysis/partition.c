@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * partition.c - the partition of step time (DESIGN.md 5.3). For each step
+ * and device, the boundaries of the merged channel intervals that touch the
+ * window are sorted and swept; each span between two boundaries goes to the
+ * first bucket whose channel is active, in priority order: compute,
+ * transfer (h2d, d2h, d2d, p2p), sync (collective running, else the host
+ * waiting in a sync call), input, host launch, host python (no framework
+ * event on the driving thread), host compute, idle. Every ns of the window
+ * lands in exactly one bucket. Several devices: each is partitioned, the
+ * step keeps the per-device figures and their mean, and names the slowest
+ * (the most compute and transfer time). O(n log n) over the whole trace.
+ *
+ * Decision: a collective running while the host also waits in a sync call
+ * is sync_collective (the device is busy communicating).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+enum {
+        B_KERNEL = 0, B_H2D, B_D2H, B_D2D, B_P2P, B_COLL,       /* = device channels */
+        B_SYNC, B_INPUT, B_LAUNCH, B_OP, B_FW, B__COUNT
+};
+
+typedef struct edge {
+        tpa_ns   t;
+        int      ch;
+        int      delta;
+} edge;
+
+typedef struct edges {
+        edge  *v;
+        size_t n, cap;
+} edges;
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+        const edge *x = pa, *y = pb;
+
+        if (x->t != y->t)
+                return x->t < y->t ? -1 : 1;
+        return x->ch - y->ch;
+}
+
+static int add_list(edges *E, const tpa_ivl_list *l, int ch, tpa_ns ws, tpa_ns we,
+                    tpa_error *err)
+{
+        for (size_t i = tpa_ivl__first_after(l, ws); i < l->n && l->v[i].s < we; i++) {
+                tpa_ns s = l->v[i].s > ws ? l->v[i].s : ws;
+                tpa_ns e = l->v[i].e < we ? l->v[i].e : we;
+                if (E->n + 2 > E->cap) {
+                        size_t cap = E->cap ? E->cap * 2 : 64;
+                        edge *v = realloc(E->v, cap * sizeof(*v));
+                        if (v == NULL)
+                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        E->v = v;
+                        E->cap = cap;
+                }
+                E->v[E->n++] = (edge){ s, ch, +1 };
+                E->v[E->n++] = (edge){ e, ch, -1 };
+        }
+        return 0;
+}
+
+static tpa_bucket pick(const int *on, bool has_driver)
+{
+        if (on[B_KERNEL]) return TPA_BUCKET_COMPUTE;
+        if (on[B_H2D])    return TPA_BUCKET_H2D;
+        if (on[B_D2H])    return TPA_BUCKET_D2H;
+        if (on[B_D2D])    return TPA_BUCKET_D2D;
+        if (on[B_P2P])    return TPA_BUCKET_P2P;
+        if (on[B_COLL])   return TPA_BUCKET_SYNC_COLLECTIVE;
+        if (on[B_SYNC])   return TPA_BUCKET_SYNC_HOST_WAIT;
+        if (on[B_INPUT])  return TPA_BUCKET_INPUT;
+        if (on[B_LAUNCH]) return TPA_BUCKET_HOST_LAUNCH;
+        if (has_driver && !on[B_FW]) return TPA_BUCKET_HOST_PYTHON;
+        if (on[B_OP])     return TPA_BUCKET_HOST_COMPUTE;
+        return TPA_BUCKET_IDLE;
+}
+
+/* The thread driving a step: the host thread holding its marker, else the
+ * host thread with the most framework time in the window. */
+static uint32_t driver_of(const tpa_actx *c, size_t k)
+{
+        const tpa_step *s = &c->a->steps[k];
+        uint32_t best = UINT32_MAX;
+        tpa_ns best_t = 0;
+
+        if (c->marker_track[k] != UINT32_MAX)
+                return c->marker_track[k];
+        for (size_t t = 0; t < c->ntracks; t++) {
+                tpa_ns v;
+                if (c->fw[t].n == 0)
+                        continue;
+                v = tpa_ivl__covered(&c->fw[t], s->start, s->end);
+                if (v > best_t) {
+                        best_t = v;
+                        best = (uint32_t)t;
+                }
+        }
+        return best;
+}
+
+static int sweep(const tpa_actx *c, edges *E, size_t d, const tpa_step *s, uint32_t drv,
+                 tpa_ns *out, tpa_error *err)
+{
+        int on[B__COUNT] = { 0 };
+        tpa_ns cur = s->start;
+        int r = 0;
+
+        E->n = 0;
+        for (int ch = 0; ch < DEV_CH__COUNT && r == 0; ch++)
+                r = add_list(E, &c->dev[d * DEV_CH__COUNT + (size_t)ch], ch, s->start, s->end,
+                             err);
+        for (int ch = 0; ch < HOST_CH__COUNT && r == 0; ch++)
+                r = add_list(E, &c->host[ch], B_SYNC + ch, s->start, s->end, err);
+        if (r == 0 && drv != UINT32_MAX)
+                r = add_list(E, &c->fw[drv], B_FW, s->start, s->end, err);
+        if (r < 0)
+                return r;
+        qsort(E->v, E->n, sizeof(*E->v), cmp_edge);
+        for (size_t i = 0; i < E->n; i++) {
+                if (E->v[i].t > cur) {
+                        out[pick(on, drv != UINT32_MAX)] += E->v[i].t - cur;
+                        cur = E->v[i].t;
+                }
+                on[E->v[i].ch] += E->v[i].delta;
+        }
+        if (s->end > cur)
+                out[pick(on, drv != UINT32_MAX)] += s->end - cur;
+        return 0;
+}
+
+int tpa_analysis__partition(tpa_actx *c, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        edges E = { 0 };
+        int r = 0;
+
+        for (size_t k = 0; k < a->step_count && r == 0; k++) {
+                tpa_step *s = &a->steps[k];
+                tpa_ns sum[TPA_BUCKET__COUNT] = { 0 }, given = 0, best_busy = -1;
+                double total;
+                int big = 0;
+
+                s->device_ns = calloc(c->ndev * TPA_BUCKET__COUNT, sizeof(*s->device_ns));
+                if (s->device_ns == NULL) {
+                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        break;
+                }
+                s->driver_track = driver_of(c, k);
+                for (size_t d = 0; d < c->ndev && r == 0; d++) {
+                        tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
+                        r = sweep(c, &E, d, s, s->driver_track, row, err);
+                        busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
+                               row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
+                        if (!a->cpu_only && busy > best_busy) {
+                                best_busy = busy;
+                                s->slowest_device = (int)d;
+                        }
+                        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                                sum[b] += row[b];
+                }
+                /* mean over devices; the rounding remainder goes to the largest */
+                total = (double)s->step_time * (double)c->ndev;
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                        s->bucket_ns[b] = sum[b] / (tpa_ns)c->ndev;
+                        s->frac[b] = (double)sum[b] / total;
+                        given += s->bucket_ns[b];
+                        if (s->bucket_ns[b] > s->bucket_ns[big])
+                                big = b;
+                }
+                s->bucket_ns[big] += s->step_time - given;
+        }
+        free(E.v);
+        return r;
+}

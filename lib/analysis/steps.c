@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * steps.c - find the steps (DESIGN.md 5.1): the first source that applies
+ * of --step-marker, ProfilerStep#N, TF host markers, the TF2 device Steps
+ * line, TF group ids, other step events; else one step for the whole
+ * trace. Each window runs from its marker's start to the later of its end
+ * and the end of the device work it launched (by correlation id or group
+ * id), clipped so windows never overlap.
+ */
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+typedef struct marker {
+        tpa_ns   s, e;
+        int64_t  number;
+        bool     numbered;      /* the number came from the trace */
+        uint32_t group;         /* group id + 1 of the marker; 0: none */
+        uint32_t track;
+        bool     host;          /* the marker sits on a host thread */
+} marker;
+
+typedef struct marker_list {
+        marker *v;
+        size_t  n, cap;
+} marker_list;
+
+static int push(marker_list *l, const marker *m, tpa_error *err)
+{
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 16;
+                marker *v = realloc(l->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                l->v = v;
+                l->cap = cap;
+        }
+        l->v[l->n++] = *m;
+        return 0;
+}
+
+/* The number at the end of a name: "train 12", "ProfilerStep#3". */
+static bool trailing_number(const char *s, size_t len, int64_t *out)
+{
+        size_t i = len;
+        int64_t v = 0;
+
+        while (i > 0 && isdigit((unsigned char)s[i - 1]))
+                i--;
+        if (i == len || len - i > 15)
+                return false;
+        for (size_t k = i; k < len; k++)
+                v = v * 10 + (s[k] - '0');
+        *out = v;
+        return true;
+}
+
+static bool is_host_track(const tpa_actx *c, uint32_t track)
+{
+        return track < c->ntracks && c->track_cls[track] == TRACK_HOST;
+}
+
+static int add_marker(const tpa_actx *c, marker_list *l, size_t i, tpa_error *err)
+{
+        const tpa_event *e = &c->ev[i];
+        const char *name = tpa_trace_str(c->tr, e->name);
+        marker m = { .s = e->ts, .e = e->ts + e->dur, .group = e->group, .track = e->track,
+                     .host = is_host_track(c, e->track) };
+        int64_t v;
+
+        if (tpa_trace_get_aux(c->tr, i, TPA_AUX_STEP_NUM, &v)) {
+                m.number = v;
+                m.numbered = true;
+        } else if (trailing_number(name, tpa_trace_str_len(c->tr, e->name), &v)) {
+                m.number = v;
+                m.numbered = true;
+        } else if (e->group != 0 && c->track_cls[e->track] != TRACK_HOST) {
+                m.number = (int64_t)e->group - 1;
+                m.numbered = true;
+        }
+        return push(l, &m, err);
+}
+
+static int cmp_marker(const void *pa, const void *pb)
+{
+        const marker *x = pa, *y = pb;
+
+        if (x->numbered && y->numbered && x->number != y->number)
+                return x->number < y->number ? -1 : 1;
+        if (x->s != y->s)
+                return x->s < y->s ? -1 : 1;
+        return (x->e > y->e) - (x->e < y->e);
+}
+
+static int cmp_marker_start(const void *pa, const void *pb)
+{
+        const marker *x = pa, *y = pb;
+
+        if (x->s != y->s)
+                return x->s < y->s ? -1 : 1;
+        return (x->e > y->e) - (x->e < y->e);
+}
+
+/* Markers that carry the same number are one step seen twice (a host
+ * marker and its device annotation): keep one window, their union, and
+ * prefer the host marker's thread. Unnumbered markers get their order. */
+static void dedup(marker_list *l)
+{
+        size_t w = 0;
+        bool all_numbered = true;
+
+        for (size_t i = 0; i < l->n; i++)
+                all_numbered &= l->v[i].numbered;
+        if (!all_numbered) {
+                qsort(l->v, l->n, sizeof(*l->v), cmp_marker_start);
+                for (size_t i = 0; i < l->n; i++) {
+                        l->v[i].number = (int64_t)i;
+                        l->v[i].numbered = false;
+                }
+                return;
+        }
+        qsort(l->v, l->n, sizeof(*l->v), cmp_marker);
+        for (size_t i = 0; i < l->n; i++) {
+                marker *m = &l->v[i];
+                if (w > 0 && l->v[w - 1].number == m->number) {
+                        marker *k = &l->v[w - 1];
+                        if (m->s < k->s)
+                                k->s = m->s;
+                        if (m->e > k->e)
+                                k->e = m->e;
+                        if (!k->host && m->host) {
+                                k->host = true;
+                                k->track = m->track;
+                        }
+                        if (k->group == 0)
+                                k->group = m->group;
+                        continue;
+                }
+                l->v[w++] = *m;
+        }
+        l->n = w;
+        qsort(l->v, l->n, sizeof(*l->v), cmp_marker_start);
+}
+
+static int from_regex(tpa_actx *c, marker_list *l, tpa_error *err)
+{
+        size_t ns = tpa_trace_str_count(c->tr);
+        unsigned char *memo = calloc(ns ? ns : 1, 1);   /* 0 unknown, 1 match, 2 no */
+        regex_t re;
+        int r = 0, rc;
+
+        if (memo == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        rc = regcomp(&re, c->opts->step_marker, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+                char msg[120];
+                regerror(rc, &re, msg, sizeof(msg));
+                free(memo);
+                return tpa_error_setf(err, TPA_EINVAL, "bad --step-marker '%s': %s",
+                                      c->opts->step_marker, msg);
+        }
+        for (size_t i = 0; i < c->n && r == 0; i++) {
+                tpa_str s = c->ev[i].name;
+                if (s >= ns)
+                        continue;
+                if (memo[s] == 0)
+                        memo[s] = regexec(&re, tpa_trace_str(c->tr, s), 0, NULL, 0) == 0
+                                  ? 1 : 2;
+                if (memo[s] == 1)
+                        r = add_marker(c, l, i, err);
+        }
+        regfree(&re);
+        free(memo);
+        return r;
+}
+
+static bool is_profiler_step(const tpa_actx *c, size_t i)
+{
+        const char *s = tpa_trace_str(c->tr, c->ev[i].name);
+        return strncmp(s, "ProfilerStep#", 13) == 0;
+}
+
+/* Collect markers with `pred`; host ones when there are any. */
+static int collect(tpa_actx *c, marker_list *l, bool (*pred)(const tpa_actx *, size_t),
+                   bool host_only, tpa_error *err)
+{
+        bool any_host = false;
+        int r;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (pred(c, i) && is_host_track(c, c->ev[i].track))
+                        any_host = true;
+        for (size_t i = 0; i < c->n; i++) {
+                if (!pred(c, i))
+                        continue;
+                if ((any_host || host_only) && !is_host_track(c, c->ev[i].track))
+                        continue;
+                if ((r = add_marker(c, l, i, err)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static bool is_host_step(const tpa_actx *c, size_t i)
+{
+        return c->ev[i].kind == TPA_KIND_STEP && !is_profiler_step(c, i);
+}
+
+static bool is_steps_line(const tpa_actx *c, size_t i)
+{
+        uint32_t t = c->ev[i].track;
+        return t < c->ntracks &&
+               tpa_trace_thread_c(c->tr, t)->role == TPA_TRACK_STEPS && c->ev[i].dur > 0;
+}
+
+static bool is_step_event(const tpa_actx *c, size_t i)
+{
+        return c->ev[i].kind == TPA_KIND_STEP;
+}
+
+/* One step per TF group id that has device work (or any work, CPU-only). */
+static int from_groups(tpa_actx *c, marker_list *l, tpa_error *err)
+{
+        uint32_t maxg = 0;
+        marker *g;
+        int r = 0;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (c->ev[i].group > maxg)
+                        maxg = c->ev[i].group;
+        if (maxg == 0)
+                return 0;
+        g = calloc((size_t)maxg + 1, sizeof(*g));
+        if (g == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                int cls = tpa_analysis__event_class(c, i, &d);
+                marker *m = &g[e->group];
+
+                if (e->group == 0 || cls == EV_SKIP)
+                        continue;
+                if (cls == EV_DEVICE || c->a->cpu_only)
+                        m->numbered = true;     /* has the work that makes a step */
+                if (m->e == 0 && m->s == 0) {
+                        m->s = e->ts;
+                        m->e = e->ts + e->dur;
+                } else {
+                        if (e->ts < m->s)
+                                m->s = e->ts;
+                        if (e->ts + e->dur > m->e)
+                                m->e = e->ts + e->dur;
+                }
+        }
+        for (uint32_t k = 1; k <= maxg && r == 0; k++) {
+                if (!g[k].numbered)
+                        continue;
+                g[k].number = (int64_t)k - 1;
+                g[k].group = k;
+                g[k].track = UINT32_MAX;
+                r = push(l, &g[k], err);
+        }
+        free(g);
+        return r;
+}
+
+typedef struct kv {
+        uint32_t key;
+        tpa_ns   end;
+} kv;
+
+static int cmp_kv(const void *pa, const void *pb)
+{
+        const kv *x = pa, *y = pb;
+
+        if (x->key != y->key)
+                return x->key < y->key ? -1 : 1;
+        return (x->end < y->end) - (x->end > y->end);      /* latest end first */
+}
+
+/* The latest device end for `key`, or -1. */
+static tpa_ns kv_find(const kv *v, size_t n, uint32_t key)
+{
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (v[mid].key < key)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < n && v[lo].key == key ? v[lo].end : -1;
+}
+
+/* The last marker starting at or before t whose window holds t, or -1. */
+static long marker_of(const marker_list *l, tpa_ns t)
+{
+        size_t lo = 0, hi = l->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (l->v[mid].s <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == 0 || t >= l->v[lo - 1].e)
+                return -1;
+        return (long)lo - 1;
+}
+
+/* Extend each window to the device work its marker launched: device events
+ * whose correlation id a host event inside the marker carries, and device
+ * events of the marker's group. Sorted tables keep it O(n log n). */
+static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
+{
+        kv *corr, *grp;
+        size_t nc = 0, ng = 0;
+        tpa_ns *ext;
+
+        ext = calloc(l->n ? l->n : 1, sizeof(*ext));
+        corr = malloc((c->n ? c->n : 1) * sizeof(*corr));
+        grp = malloc((c->n ? c->n : 1) * sizeof(*grp));
+        if (ext == NULL || corr == NULL || grp == NULL) {
+                free(ext);
+                free(corr);
+                free(grp);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                int32_t d;
+                if (tpa_analysis__event_class(c, i, &d) != EV_DEVICE)
+                        continue;
+                if (c->ev[i].corr != 0)
+                        corr[nc++] = (kv){ c->ev[i].corr, c->ev[i].ts + c->ev[i].dur };
+                if (c->ev[i].group != 0)
+                        grp[ng++] = (kv){ c->ev[i].group, c->ev[i].ts + c->ev[i].dur };
+        }
+        qsort(corr, nc, sizeof(*corr), cmp_kv);
+        qsort(grp, ng, sizeof(*grp), cmp_kv);
+        for (size_t k = 0; k < l->n; k++) {
+                tpa_ns g = l->v[k].group != 0 ? kv_find(grp, ng, l->v[k].group) : -1;
+                ext[k] = g > l->v[k].e ? g : l->v[k].e;
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                long k;
+                tpa_ns end;
+
+                if (e->corr == 0 || tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                        continue;
+                if ((k = marker_of(l, e->ts)) < 0)
+                        continue;
+                end = kv_find(corr, nc, e->corr);
+                if (end > ext[k])
+                        ext[k] = end;
+        }
+        for (size_t k = 0; k < l->n; k++)
+                l->v[k].e = ext[k];
+        free(ext);
+        free(corr);
+        free(grp);
+        return 0;
+}
+
+int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
+{
+        marker_list l = { 0 };
+        tpa_analysis *a = c->a;
+        size_t w = 0;
+        int r = 0;
+
+        if (c->opts->step_marker != NULL) {
+                a->step_source = "--step-marker";
+                r = from_regex(c, &l, err);
+        }
+        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+                a->step_source = "ProfilerStep#N";
+                r = collect(c, &l, is_profiler_step, false, err);
+        }
+        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+                a->step_source = "TF host step markers";
+                r = collect(c, &l, is_host_step, true, err);
+        }
+        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+                a->step_source = "TF Steps line";
+                r = collect(c, &l, is_steps_line, false, err);
+        }
+        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+                a->step_source = "TF group ids";
+                r = from_groups(c, &l, err);
+        }
+        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+                a->step_source = "step events";
+                r = collect(c, &l, is_step_event, false, err);
+        }
+        if (r == 0 && l.n > 0) {
+                dedup(&l);
+                r = extend(c, &l, err);
+        }
+        if (r == 0 && l.n == 0) {
+                tpa_ns s, e;
+                marker m = { .track = UINT32_MAX };
+                a->step_source = "none: one step for the whole trace";
+                a->no_markers = true;
+                if (tpa_trace_span(c->tr, &s, &e) && e > s) {
+                        m.s = s;
+                        m.e = e;
+                        r = push(&l, &m, err);
+                }
+        }
+        if (r < 0) {
+                free(l.v);
+                return r;
+        }
+        /* clip so windows never overlap; drop empty ones */
+        for (size_t i = 0; i < l.n; i++) {
+                if (i + 1 < l.n && l.v[i].e > l.v[i + 1].s)
+                        l.v[i].e = l.v[i + 1].s;
+                if (l.v[i].e > l.v[i].s)
+                        l.v[w++] = l.v[i];
+        }
+        l.n = w;
+        a->steps = calloc(l.n ? l.n : 1, sizeof(*a->steps));
+        c->marker_track = calloc(l.n ? l.n : 1, sizeof(*c->marker_track));
+        if (a->steps == NULL || c->marker_track == NULL) {
+                free(l.v);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < l.n; i++) {
+                tpa_step *st = &a->steps[i];
+                st->number = l.v[i].number;
+                st->start = l.v[i].s;
+                st->end = l.v[i].e;
+                st->step_time = st->end - st->start;
+                st->slowest_device = -1;
+                st->driver_track = UINT32_MAX;
+                c->marker_track[i] = l.v[i].host ? l.v[i].track : UINT32_MAX;
+        }
+        a->step_count = l.n;
+        free(l.v);
+        return 0;
+}

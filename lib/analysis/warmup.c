@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * warmup.c - which steps the summary leaves out (DESIGN.md 5.2). --warmup N
+ * excludes the first N steps. --warmup auto excludes leading steps with
+ * compilation evidence (TPA_FLAG_COMPILE on an event inside the step) or
+ * whose time exceeds the steady state (median of the later steps) by more
+ * than warmup.ratio times, or by more than 3 MADs (the MAD floored at 5% of
+ * the median, so that identical steady steps do not make every small excess
+ * an outlier); and a trailing step whose device work is cut off by the end
+ * of the trace. If every step would go, all are kept and the report says so.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis_internal.h"
+
+static void exclude(tpa_step *s, const char *reason)
+{
+        s->excluded = true;
+        snprintf(s->reason, sizeof(s->reason), "%s", reason);
+}
+
+/* Per step: events flagged `flag` that start inside it. */
+static void count_flag(const tpa_actx *c, unsigned flag, size_t *per_step)
+{
+        for (size_t i = 0; i < c->n; i++) {
+                int64_t f;
+                long k;
+                if (!tpa_trace_get_aux(c->tr, i, TPA_AUX_FLAGS, &f) || !(f & (int64_t)flag))
+                        continue;
+                if ((k = tpa_analysis__step_of(c->a, c->ev[i].ts)) >= 0)
+                        per_step[k]++;
+        }
+}
+
+/* Launches (host events with a correlation id) whose device work never
+ * appears, per step. */
+static void count_lost_launches(const tpa_actx *c, size_t *per_step)
+{
+        size_t nd = 0;
+        uint32_t *seen;
+
+        seen = malloc((c->n ? c->n : 1) * sizeof(*seen));
+        if (seen == NULL)
+                return;                 /* evidence only: none when out of memory */
+        for (size_t i = 0; i < c->n; i++) {
+                int32_t d;
+                if (c->ev[i].corr != 0 && tpa_analysis__event_class(c, i, &d) == EV_DEVICE)
+                        seen[nd++] = c->ev[i].corr;
+        }
+        qsort(seen, nd, sizeof(*seen), tpa_analysis__cmp_u32);
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                long k;
+                if (e->corr == 0 || e->kind != TPA_KIND_LAUNCH ||
+                    tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                        continue;
+                if (bsearch(&e->corr, seen, nd, sizeof(*seen), tpa_analysis__cmp_u32) != NULL)
+                        continue;
+                if ((k = tpa_analysis__step_of(c->a, e->ts)) >= 0)
+                        per_step[k]++;
+        }
+        free(seen);
+}
+
+void tpa_analysis__warmup(tpa_actx *c)
+{
+        tpa_analysis *a = c->a;
+        size_t n = a->step_count, kept = 0, last = n;
+        size_t *compile = NULL, *lost = NULL, *unclosed = NULL;
+        double *scratch = NULL;
+
+        if (n == 0)
+                return;
+        if (c->opts->warmup >= 0) {
+                for (size_t i = 0; i < n && i < (size_t)c->opts->warmup; i++) {
+                        char why[96];
+                        snprintf(why, sizeof(why), "--warmup %d", c->opts->warmup);
+                        exclude(&a->steps[i], why);
+                }
+                goto done;
+        }
+        compile = calloc(n, sizeof(*compile));
+        lost = calloc(n, sizeof(*lost));
+        unclosed = calloc(n, sizeof(*unclosed));
+        scratch = malloc(n * sizeof(*scratch));
+        if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL)
+                goto done;              /* no evidence: keep every step */
+        count_flag(c, TPA_FLAG_COMPILE, compile);
+        count_flag(c, TPA_FLAG_UNCLOSED, unclosed);
+        count_lost_launches(c, lost);
+
+        /* trailing step cut off by the end of the trace */
+        if (n > 1) {
+                size_t worst = 0;
+                for (size_t i = 0; i + 1 < n; i++)
+                        if (lost[i] > worst)
+                                worst = lost[i];
+                if (unclosed[n - 1] > 0) {
+                        exclude(&a->steps[n - 1], "cut off: an event is still open at the "
+                                                  "end of the trace");
+                        last = n - 1;
+                } else if (lost[n - 1] > worst) {
+                        exclude(&a->steps[n - 1], "cut off: device work it launched is "
+                                                  "missing at the end of the trace");
+                        last = n - 1;
+                }
+        }
+        /* leading warm-up */
+        for (size_t i = 0; i < last; i++) {
+                size_t m = 0;
+                double med, mad, t = (double)a->steps[i].step_time;
+                char why[96];
+
+                if (compile[i] > 0) {
+                        snprintf(why, sizeof(why), "warm-up: compilation or tracing "
+                                 "(%zu event%s)", compile[i], compile[i] == 1 ? "" : "s");
+                        exclude(&a->steps[i], why);
+                        continue;
+                }
+                for (size_t k = i + 1; k < last; k++)
+                        scratch[m++] = (double)a->steps[k].step_time;
+                if (m == 0)
+                        break;
+                med = tpa_analysis__quantile(scratch, m, 0.5);
+                for (size_t k = 0; k < m; k++)
+                        scratch[k] = scratch[k] > med ? scratch[k] - med : med - scratch[k];
+                mad = tpa_analysis__quantile(scratch, m, 0.5);
+                if (mad < 0.05 * med)
+                        mad = 0.05 * med;
+                if (t > a->warmup_ratio * med) {
+                        snprintf(why, sizeof(why), "warm-up: %.2fx the median of later "
+                                 "steps (> %.2fx)", t / med, a->warmup_ratio);
+                        exclude(&a->steps[i], why);
+                } else if (m >= 3 && t > med + 3 * mad) {
+                        snprintf(why, sizeof(why), "warm-up: %.1f MADs above the median "
+                                 "of later steps", (t - med) / mad);
+                        exclude(&a->steps[i], why);
+                } else {
+                        break;
+                }
+        }
+done:
+        for (size_t i = 0; i < n; i++)
+                kept += !a->steps[i].excluded;
+        if (kept == 0) {
+                for (size_t i = 0; i < n; i++)
+                        a->steps[i].excluded = false;
+                a->all_kept = true;
+                kept = n;
+        }
+        a->kept_count = kept;
+        free(compile);
+        free(lost);
+        free(unclosed);
+        free(scratch);
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpa/analysis.h - per-step analysis of a trace (DESIGN.md section 5):
+ * steps and their windows, warm-up exclusion, the partition of step time
+ * into buckets, idle gaps, copies, host gaps, top ops, what-if gains, and
+ * the classes and findings the rules give for each step and for the run.
+ *
+ * The result is plain data the reports read. It borrows strings from the
+ * trace (event and device names) and from the rules (class names): free the
+ * analysis before either of them.
+ */
+#ifndef TPA_ANALYSIS_H
+#define TPA_ANALYSIS_H
+
+#include "rules.h"
+#include "trace.h"
+
+typedef struct tpa_analysis_options {
+        const char      *step_marker;   /* POSIX ERE over event names; NULL: none */
+        int              warmup;        /* -1: auto (evidence and statistics); N >= 0: first N */
+        const tpa_rules *rules;         /* thresholds, classes, findings; NULL: defaults, no classes */
+        int              top_n;         /* rows in the top tables; 0: 5 */
+} tpa_analysis_options;
+#define TPA_ANALYSIS_OPTIONS_INIT { .step_marker = NULL, .warmup = -1, .rules = NULL, .top_n = 0 }
+
+/* The leaf buckets of the partition (DESIGN.md 5.3), in priority order.
+ * Transfer is H2D..P2P, sync is HOST_WAIT..COLLECTIVE, host is
+ * LAUNCH..PYTHON. */
+typedef enum tpa_bucket {
+        TPA_BUCKET_COMPUTE = 0,
+        TPA_BUCKET_H2D,
+        TPA_BUCKET_D2H,
+        TPA_BUCKET_D2D,
+        TPA_BUCKET_P2P,
+        TPA_BUCKET_SYNC_HOST_WAIT,
+        TPA_BUCKET_SYNC_COLLECTIVE,
+        TPA_BUCKET_INPUT,
+        TPA_BUCKET_HOST_LAUNCH,
+        TPA_BUCKET_HOST_PYTHON,
+        TPA_BUCKET_HOST_COMPUTE,
+        TPA_BUCKET_IDLE,
+        TPA_BUCKET__COUNT
+} tpa_bucket;
+/* "compute", "transfer_h2d", ..., "idle": the metric name stem. */
+const char *tpa_bucket_name(tpa_bucket b);
+
+/* The top-level groups the report shows. */
+typedef enum tpa_group {
+        TPA_GROUP_COMPUTE = 0,
+        TPA_GROUP_TRANSFER,
+        TPA_GROUP_SYNC,
+        TPA_GROUP_INPUT,
+        TPA_GROUP_HOST,
+        TPA_GROUP_HOST_COMPUTE,
+        TPA_GROUP_IDLE,
+        TPA_GROUP__COUNT
+} tpa_group;
+const char *tpa_group_name(tpa_group g);        /* "compute", "transfer", ... */
+tpa_group   tpa_bucket_group(tpa_bucket b);
+
+typedef struct tpa_step {
+        int64_t      number;            /* as the trace numbers it */
+        tpa_ns       start, end;        /* the window, [start, end) */
+        tpa_ns       step_time;         /* end - start */
+        bool         excluded;
+        char         reason[96];        /* why excluded; "" when kept */
+        /* Bucket time, mean over devices (exact for one device); sums to
+         * step_time up to rounding when there are several devices. */
+        tpa_ns       bucket_ns[TPA_BUCKET__COUNT];
+        double       frac[TPA_BUCKET__COUNT];    /* sums to 1 */
+        tpa_ns      *device_ns;         /* device_count x TPA_BUCKET__COUNT, per device */
+        int          slowest_device;    /* index into tpa_analysis.device_names; -1: none */
+        uint32_t     driver_track;      /* the thread driving the step; UINT32_MAX: none */
+        const char  *class_name;        /* borrowed from the rules; NULL without rules */
+        tpa_finding *findings;          /* what the rules found in this step */
+        size_t       finding_count;
+        double      *metric;            /* values by metric index (tpa_analysis_metric) */
+} tpa_step;
+
+/* A device idle gap and the host events that overlapped it most. */
+typedef struct tpa_gap_host {
+        const char *name;               /* borrowed from the trace */
+        tpa_ns      overlap;
+        double      frac;               /* overlap / gap length */
+} tpa_gap_host;
+typedef struct tpa_gap {
+        int          device;            /* index into device_names; -1: CPU-only */
+        int64_t      step;              /* step number */
+        tpa_ns       start, len;
+        tpa_ns       offset;            /* start - step start */
+        tpa_gap_host host[3];
+        size_t       host_count;
+} tpa_gap;
+
+typedef struct tpa_copy_stats {
+        uint64_t count;
+        tpa_ns   time;
+        uint64_t bytes;
+        double   gbps;                  /* bytes / time; 0 when no time */
+        tpa_ns   exposed;               /* not overlapped by compute */
+        double   exposed_frac;          /* exposed / kept step time */
+        uint64_t small;                 /* copies below small_copy.max */
+} tpa_copy_stats;
+
+typedef struct tpa_op_stat {
+        const char *name;               /* borrowed from the trace */
+        tpa_ns      time;
+        uint64_t    count;
+        double      frac;               /* time / kept step time */
+} tpa_op_stat;
+
+typedef struct tpa_class_count {
+        const char *name;
+        size_t      count;
+} tpa_class_count;
+
+typedef struct tpa_analysis {
+        /* What was analysed. */
+        size_t       device_count;
+        const char **device_names;      /* "GPU:0", or the process name */
+        bool         cpu_only;
+        const char  *step_source;       /* "ProfilerStep#N", "TF Steps line", ... */
+        bool         no_markers;        /* one step for the whole trace */
+        bool         all_kept;          /* every step would have been excluded */
+        /* Thresholds used. */
+        tpa_ns       gap_min, host_gap_min, small_copy_max;
+        double       warmup_ratio;
+        /* Steps, in time order. */
+        tpa_step    *steps;
+        size_t       step_count;
+        size_t       kept_count;
+        /* Summary over kept steps. */
+        tpa_ns       step_time_median, step_time_p90, step_time_min, step_time_max;
+        double       median_frac[TPA_BUCKET__COUNT];
+        double       median_group_frac[TPA_GROUP__COUNT];
+        tpa_class_count *classes;       /* step classes, most frequent first */
+        size_t       class_kinds;
+        const char  *run_class;         /* NULL without rules */
+        tpa_finding *findings;          /* run findings, in rule order */
+        size_t       finding_count;
+        /* Evidence over kept steps. */
+        tpa_gap     *gaps;              /* top idle gaps, longest first */
+        size_t       gap_count;
+        uint64_t     gap_total_count;   /* all gaps >= gap_min */
+        tpa_ns       gap_total_ns;
+        tpa_copy_stats copies[4];       /* h2d, d2h, d2d, p2p */
+        uint64_t     host_gap_count;
+        tpa_ns       host_gap_ns, host_gap_median;
+        double       host_gap_frac, host_gap_per_ms;
+        tpa_op_stat *device_ops;        /* by device time */
+        size_t       device_op_count;
+        tpa_op_stat *host_ops;          /* by exposed host time */
+        size_t       host_op_count;
+        double       gain_frac[TPA_GROUP__COUNT];  /* what-if, median over kept steps */
+        double      *run_metric;        /* values by metric index */
+} tpa_analysis;
+
+/* Analyse `tr`. On success *out owns a new analysis; free it with
+ * tpa_analysis_free(), before the trace and the rules. Fails with
+ * TPA_EINVAL on a bad --step-marker regex, TPA_ERULE when a rule cannot be
+ * evaluated, TPA_ENOMEM. */
+int  tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_options *opts,
+                 tpa_error *err);
+void tpa_analysis_free(tpa_analysis *a);        /* NULL is a no-op */
+
+/* The metric `name` (len bytes, not NUL-terminated; see doc/metrics.md) for
+ * step index `step`, or for the run when step is -1. False when unknown. */
+bool tpa_analysis_metric(const tpa_analysis *a, int step, const char *name, size_t len,
+                         double *out);
+
+/* A tpa_metric_fn over a step or the run, for the rules. */
+typedef struct tpa_analysis_metric_ctx {
+        const tpa_analysis *a;
+        int                 step;       /* -1: the run */
+} tpa_analysis_metric_ctx;
+bool tpa_analysis_metric_fn(void *ctx, const char *name, size_t len, double *out);
+
+#endif

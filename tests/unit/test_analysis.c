@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analysis.c - steps, warm-up, the partition, gaps and the run summary
+ * on small traces built in memory, whose right answers are known by
+ * construction (times below are in microseconds).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+#include <tpa/analysis.h>
+
+#include "tap.h"
+
+#define US 1000
+
+typedef struct tb {
+        tpa_trace *tr;
+        uint32_t   host, host2, gpu0, gpu1, steps;
+} tb;
+
+static uint32_t mk_proc(tpa_trace *tr, int64_t pid, const char *name, int role, int dev)
+{
+        uint32_t p;
+        tpa_str s;
+
+        tpa_trace_get_process(tr, &p, (tpa_id){ .num = pid }, NULL);
+        tpa_trace_intern(tr, &s, name, strlen(name), NULL);
+        tpa_trace_process(tr, p)->name = s;
+        tpa_trace_process(tr, p)->role = (uint8_t)role;
+        tpa_trace_process(tr, p)->device = dev;
+        return p;
+}
+
+static uint32_t mk_thread(tpa_trace *tr, uint32_t p, int64_t tid, int role)
+{
+        uint32_t t;
+
+        tpa_trace_get_thread(tr, &t, p, (tpa_id){ .num = tid }, NULL);
+        tpa_trace_thread(tr, t)->role = (uint8_t)role;
+        return t;
+}
+
+/* A host process with two threads and, when gpus > 0, GPU processes with
+ * one stream each (and a Steps line on GPU 0). */
+static tb mk(int gpus)
+{
+        tb b;
+        uint32_t hp;
+
+        memset(&b, 0, sizeof(b));
+        tpa_trace_new(&b.tr, NULL);
+        hp = mk_proc(b.tr, 501, "/host:CPU", TPA_PROC_HOST, -1);
+        b.host = mk_thread(b.tr, hp, 1, TPA_TRACK_HOST);
+        b.host2 = mk_thread(b.tr, hp, 2, TPA_TRACK_HOST);
+        if (gpus > 0) {
+                uint32_t g0 = mk_proc(b.tr, 1, "/device:GPU:0", TPA_PROC_DEVICE, 0);
+                b.gpu0 = mk_thread(b.tr, g0, 7, TPA_TRACK_STREAM);
+                b.steps = mk_thread(b.tr, g0, 99, TPA_TRACK_STEPS);
+        }
+        if (gpus > 1) {
+                uint32_t g1 = mk_proc(b.tr, 2, "/device:GPU:1", TPA_PROC_DEVICE, 1);
+                b.gpu1 = mk_thread(b.tr, g1, 7, TPA_TRACK_STREAM);
+        }
+        return b;
+}
+
+static size_t ev(tb *b, uint32_t track, int kind, const char *name, double ts_us,
+                 double dur_us, uint32_t corr, uint32_t group)
+{
+        tpa_event e;
+        size_t idx;
+
+        memset(&e, 0, sizeof(e));
+        tpa_trace_intern(b->tr, &e.name, name, strlen(name), NULL);
+        e.ts = (tpa_ns)(ts_us * US);
+        e.dur = (tpa_ns)(dur_us * US);
+        e.track = track;
+        e.kind = (unsigned)kind;
+        e.corr = corr;
+        e.group = group;
+        tpa_trace_add_event(b->tr, &e, &idx, NULL);
+        return idx;
+}
+
+static tpa_analysis *run(tb *b, const char *marker, int warmup)
+{
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_analysis *a = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        o.step_marker = marker;
+        o.warmup = warmup;
+        if (tpa_analyze(&a, b->tr, &o, &err) < 0)
+                printf("# tpa_analyze: %s\n", err.msg);
+        return a;
+}
+
+static bool sums_to_one(const tpa_step *s)
+{
+        double f = 0;
+        tpa_ns ns = 0;
+
+        for (int k = 0; k < TPA_BUCKET__COUNT; k++) {
+                f += s->frac[k];
+                ns += s->bucket_ns[k];
+        }
+        return fabs(f - 1.0) < 1e-12 && ns == s->step_time;
+}
+
+static double metric(const tpa_analysis *a, int step, const char *name)
+{
+        double v = -1;
+
+        if (!tpa_analysis_metric(a, step, name, strlen(name), &v))
+                printf("# unknown metric %s\n", name);
+        return v;
+}
+
+static void test_analysis__kernel_and_input_gap(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+           0, 40, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 40, 5, 1, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", 50, 50, 1, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq((int64_t)a->step_count, 1, "test_analysis__kernel_and_input_gap: one step");
+        tap_streq(a->step_source, "ProfilerStep#N", "test_analysis__kernel_and_input_gap: source");
+        tap_eq(s->number, 1, "test_analysis__kernel_and_input_gap: numbered as the trace");
+        tap_eq(s->step_time, 100 * US, "test_analysis__kernel_and_input_gap: step time");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_analysis__kernel_and_input_gap: compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 40 * US, "test_analysis__kernel_and_input_gap: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 5 * US, "test_analysis__kernel_and_input_gap: launch");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 5 * US, "test_analysis__kernel_and_input_gap: python");
+        ok(sums_to_one(s), "test_analysis__kernel_and_input_gap: fractions sum to 1");
+        ok(fabs(metric(a, 0, "input_frac") - 0.4) < 1e-12, "test_analysis__kernel_and_input_gap: input_frac");
+        ok(fabs(metric(a, -1, "input_frac") - 0.4) < 1e-12, "test_analysis__kernel_and_input_gap: run input_frac");
+        tap_eq((int64_t)metric(a, 0, "gap_count"), 1, "test_analysis__kernel_and_input_gap: one gap");
+        tap_eq((int64_t)metric(a, 0, "gap_max_ns"), 50 * US, "test_analysis__kernel_and_input_gap: gap length");
+        tap_eq((int64_t)metric(a, 0, "launch_count"), 1, "test_analysis__kernel_and_input_gap: launches");
+        ok(fabs(metric(a, 0, "gain_input_frac") - 0.4) < 1e-12, "test_analysis__kernel_and_input_gap: what-if");
+        tap_eq(s->driver_track, b.host, "test_analysis__kernel_and_input_gap: driving thread");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__copy_under_kernel(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+        size_t c;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#0", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        c = ev(&b, b.gpu0, TPA_KIND_COPY_H2D, "Memcpy HtoD", 30, 50, 0, 0);
+        tpa_trace_set_aux(b.tr, c, TPA_AUX_BYTES, 1000000, NULL);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_analysis__copy_under_kernel: compute wins");
+        tap_eq(s->bucket_ns[TPA_BUCKET_H2D], 30 * US, "test_analysis__copy_under_kernel: h2d exposed");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US, "test_analysis__copy_under_kernel: host compute");
+        ok(sums_to_one(s), "test_analysis__copy_under_kernel: fractions sum to 1");
+        tap_eq((int64_t)metric(a, 0, "h2d_count"), 1, "test_analysis__copy_under_kernel: h2d count");
+        tap_eq((int64_t)metric(a, 0, "h2d_bytes"), 1000000, "test_analysis__copy_under_kernel: bytes");
+        ok(fabs(metric(a, 0, "h2d_gbps") - 20.0) < 1e-9, "test_analysis__copy_under_kernel: GB/s");
+        ok(fabs(metric(a, 0, "copy_exposed_frac") - 0.3) < 1e-12,
+           "test_analysis__copy_under_kernel: exposed fraction");
+        tap_eq((int64_t)metric(a, 0, "small_copy_count"), 0, "test_analysis__copy_under_kernel: not small");
+        tap_eq(a->copies[0].exposed, 30 * US, "test_analysis__copy_under_kernel: run exposed");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__sync_while_idle(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#0", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 20, 0, 0);
+        ev(&b, b.host, TPA_KIND_SYNC, "cudaStreamSynchronize", 10, 50, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_COLLECTIVE, "ncclAllReduce", 70, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 80, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_SYNC_HOST_WAIT], 40 * US, "test_analysis__sync_while_idle: host wait");
+        tap_eq(s->bucket_ns[TPA_BUCKET_SYNC_COLLECTIVE], 10 * US, "test_analysis__sync_while_idle: collective");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 10 * US, "test_analysis__sync_while_idle: python rest");
+        ok(fabs(metric(a, 0, "sync_frac") - 0.5) < 1e-12, "test_analysis__sync_while_idle: sync_frac");
+        ok(sums_to_one(s), "test_analysis__sync_while_idle: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__python_gap(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#5", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mul", 0, 10, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mul", 40, 10, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "aten::other_thread", 15, 5, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 50, 50, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 30 * US, "test_analysis__python_gap: python");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US, "test_analysis__python_gap: host compute");
+        tap_eq((int64_t)metric(a, 0, "host_gap_count"), 1, "test_analysis__python_gap: one host gap");
+        tap_eq((int64_t)metric(a, 0, "host_gap_ns"), 30 * US, "test_analysis__python_gap: its length");
+        ok(fabs(metric(a, 0, "host_gap_per_ms") - 10.0) < 1e-9, "test_analysis__python_gap: per ms");
+        ok(sums_to_one(s), "test_analysis__python_gap: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__cpu_only(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::conv2d", 0, 60, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "enumerate(DataLoader)", 60, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        ok(a->cpu_only && a->device_count == 0, "test_analysis__cpu_only: no device");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 60 * US, "test_analysis__cpu_only: host ops are compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 20 * US, "test_analysis__cpu_only: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 20 * US, "test_analysis__cpu_only: python");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 0, "test_analysis__cpu_only: no host compute");
+        tap_eq((int64_t)metric(a, 0, "cpu_only"), 1, "test_analysis__cpu_only: metric");
+        ok(sums_to_one(s), "test_analysis__cpu_only: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__two_devices(void)
+{
+        tb b = mk(2);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq((int64_t)a->device_count, 2, "test_analysis__two_devices: two devices");
+        tap_streq(a->device_names[0], "/device:GPU:0", "test_analysis__two_devices: ordered by ordinal");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 75 * US, "test_analysis__two_devices: mean compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 25 * US, "test_analysis__two_devices: mean host");
+        tap_eq(s->device_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_analysis__two_devices: GPU:0 row");
+        tap_eq(s->slowest_device, 1, "test_analysis__two_devices: slowest named");
+        ok(sums_to_one(s), "test_analysis__two_devices: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__profiler_steps(void)
+{
+        tb b = mk(1);
+        uint32_t ann;
+        tpa_analysis *a;
+
+        ann = mk_thread(b.tr, tpa_trace_thread(b.tr, b.gpu0)->process, 8, TPA_TRACK_ANNOTATION);
+        for (int i = 0; i < 3; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "ProfilerStep#%d", 7 + i);
+                ev(&b, b.host, TPA_KIND_STEP, name, 100.0 * i, 100, 0, 0);
+                ev(&b, ann, TPA_KIND_ANNOTATION, name, 100.0 * i + 5, 90, 0, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 100.0 * i + 10, 80, 0, 0);
+        }
+        a = run(&b, NULL, 0);
+        tap_eq((int64_t)a->step_count, 3, "test_analysis__profiler_steps: device copies not counted");
+        tap_eq(a->steps[0].number, 7, "test_analysis__profiler_steps: first is #7");
+        tap_eq(a->steps[2].number, 9, "test_analysis__profiler_steps: last is #9");
+        tap_eq(a->steps[1].start, 100 * US, "test_analysis__profiler_steps: window start");
+        tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_COMPUTE], 80 * US,
+               "test_analysis__profiler_steps: annotations are not busy time");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__tf_train_markers(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "train 12", 0, 50, 0, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "train 13", 50, 50, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_streq(a->step_source, "TF host step markers", "test_analysis__tf_train_markers: source");
+        tap_eq((int64_t)a->step_count, 2, "test_analysis__tf_train_markers: two steps");
+        tap_eq(a->steps[0].number, 12, "test_analysis__tf_train_markers: numbered 12");
+        tap_eq(a->steps[1].number, 13, "test_analysis__tf_train_markers: numbered 13");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__tf2_steps_line(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        i = ev(&b, b.steps, TPA_KIND_STEP, "EagerKernelExecute 0", 10, 40, 0, 1);
+        tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, 4, NULL);
+        ev(&b, b.steps, TPA_KIND_STEP, "EagerKernelExecute 1", 60, 40, 0, 2);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 40, 0, 1);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 20, 0, 2);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "op", 0, 100, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_streq(a->step_source, "TF Steps line", "test_analysis__tf2_steps_line: source");
+        tap_eq((int64_t)a->step_count, 2, "test_analysis__tf2_steps_line: two steps");
+        tap_eq(a->steps[0].number, 4, "test_analysis__tf2_steps_line: step_num aux");
+        tap_eq(a->steps[1].number, 1, "test_analysis__tf2_steps_line: number from the name");
+        tap_eq(a->steps[0].step_time, 40 * US, "test_analysis__tf2_steps_line: window");
+        tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US,
+               "test_analysis__tf2_steps_line: host compute");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__step_marker_regex(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 300, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "my_iter", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "my_iter", 100, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "my_iter", 200, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "other", 200, 100, 0, 0);
+        a = run(&b, "^my_it(er)$", 0);
+        tap_streq(a->step_source, "--step-marker", "test_analysis__step_marker_regex: source");
+        tap_eq((int64_t)a->step_count, 3, "test_analysis__step_marker_regex: three steps");
+        tap_eq(a->steps[2].number, 2, "test_analysis__step_marker_regex: numbered in order");
+        tpa_analysis_free(a);
+        o.step_marker = "([";
+        ok(tpa_analyze(&a, b.tr, &o, &err) == TPA_EINVAL && strstr(err.msg, "--step-marker"),
+           "test_analysis__step_marker_regex: bad regex is a usage error");
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__no_markers(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 20, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "op", 0, 50, 0, 0);
+        a = run(&b, NULL, -1);
+        ok(a->no_markers, "test_analysis__no_markers: said");
+        tap_eq((int64_t)a->step_count, 1, "test_analysis__no_markers: one step");
+        tap_eq(a->steps[0].step_time, 50 * US, "test_analysis__no_markers: the whole trace");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void steps_of(tb *b, const double *times, int n)
+{
+        double t = 0;
+        for (int i = 0; i < n; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+                ev(b, b->host, TPA_KIND_STEP, name, t, times[i], 0, 0);
+                ev(b, b->gpu0, TPA_KIND_KERNEL, "k", t, times[i] / 2, 0, 0);
+                t += times[i];
+        }
+}
+
+static void test_analysis__warmup(void)
+{
+        static const double flat[] = { 100, 100, 100, 100, 100 };
+        static const double slow[] = { 300, 100, 102, 98, 100 };
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        steps_of(&b, flat, 5);
+        i = ev(&b, b.host, TPA_KIND_OTHER, "__inference_train_function_1", 10, 5, 0, 0);
+        tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
+        a = run(&b, NULL, -1);
+        ok(a->steps[0].excluded && strstr(a->steps[0].reason, "compil"),
+           "test_analysis__warmup: compile evidence excludes step 0");
+        ok(!a->steps[1].excluded, "test_analysis__warmup: step 1 kept");
+        tap_eq((int64_t)a->kept_count, 4, "test_analysis__warmup: four kept");
+        tpa_analysis_free(a);
+        a = run(&b, NULL, 2);
+        ok(a->steps[1].excluded && !a->steps[2].excluded, "test_analysis__warmup: --warmup 2");
+        tpa_analysis_free(a);
+        a = run(&b, NULL, 9);
+        ok(a->all_kept && a->kept_count == 5, "test_analysis__warmup: all would go: all kept");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        steps_of(&b, slow, 5);
+        a = run(&b, NULL, -1);
+        ok(a->steps[0].excluded && strstr(a->steps[0].reason, "median"),
+           "test_analysis__warmup: 3x slower first step excluded");
+        tap_eq((int64_t)a->kept_count, 4, "test_analysis__warmup: the rest kept");
+        tap_eq(a->step_time_median, 100 * US, "test_analysis__warmup: median of kept");
+        tap_eq(a->step_time_max, 102 * US, "test_analysis__warmup: max of kept");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__trailing_cut_off(void)
+{
+        static const double flat[] = { 100, 100, 100 };
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        steps_of(&b, flat, 3);
+        i = ev(&b, b.host, TPA_KIND_HOST_OP, "never closed", 250, 50, 0, 0);
+        tpa_trace_add_flags(b.tr, i, TPA_FLAG_UNCLOSED, NULL);
+        a = run(&b, NULL, -1);
+        ok(a->steps[2].excluded && strstr(a->steps[2].reason, "cut off"),
+           "test_analysis__trailing_cut_off: last step excluded");
+        ok(!a->steps[0].excluded && !a->steps[1].excluded,
+           "test_analysis__trailing_cut_off: others kept");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        steps_of(&b, flat, 3);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 210, 5, 77, 0);
+        a = run(&b, NULL, -1);
+        ok(a->steps[2].excluded, "test_analysis__trailing_cut_off: launch with no kernel");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__extend_by_correlation(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 50, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 10, 5, 7, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 60, 7, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#2", 100, 50, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 110, 5, 8, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 160, 40, 8, 0);
+        a = run(&b, NULL, 0);
+        tap_eq(a->steps[0].end, 100 * US, "test_analysis__extend_by_correlation: clipped at the next");
+        tap_eq(a->steps[1].end, 200 * US, "test_analysis__extend_by_correlation: extended to its kernel");
+        tap_eq(a->steps[1].step_time, 100 * US, "test_analysis__extend_by_correlation: step time");
+        ok(sums_to_one(&a->steps[0]) && sums_to_one(&a->steps[1]),
+           "test_analysis__extend_by_correlation: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__gap_host_events(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 90, 10, 0, 0);
+        ev(&b, b.host2, TPA_KIND_INPUT, "IteratorGetNext", 10, 70, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "Foo", 20, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "tiny", 50, 0.001, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_eq((int64_t)a->gap_count, 2, "test_analysis__gap_host_events: two gaps");
+        tap_eq(a->gaps[0].len, 40 * US, "test_analysis__gap_host_events: longest first");
+        tap_eq(a->gaps[0].offset, 10 * US, "test_analysis__gap_host_events: offset");
+        tap_streq(a->gaps[0].host[0].name, "IteratorGetNext", "test_analysis__gap_host_events: top event");
+        ok(a->gaps[0].host[0].frac == 1.0, "test_analysis__gap_host_events: its share");
+        tap_streq(a->gaps[0].host[1].name, "Foo", "test_analysis__gap_host_events: then Foo");
+        ok(a->gaps[0].host[1].frac == 0.25, "test_analysis__gap_host_events: Foo's share");
+        tap_streq(a->gaps[1].host[0].name, "IteratorGetNext", "test_analysis__gap_host_events: second gap");
+        ok(a->gaps[1].host[0].frac > 0.74 && a->gaps[1].host[0].frac < 0.76,
+           "test_analysis__gap_host_events: partial overlap");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_analysis__rules(void)
+{
+        tb b = mk(1);
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_analysis *a = NULL;
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", 0, 40, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 40, 60, 0, 0);
+        ok(tpa_rules_new_default(&rules, &err) == 0, "test_analysis__rules: default rules");
+        o.rules = rules;
+        o.warmup = 0;
+        ok(tpa_analyze(&a, b.tr, &o, &err) == 0, "test_analysis__rules: analyze");
+        if (a != NULL) {
+                tap_streq(a->steps[0].class_name, "input-bound", "test_analysis__rules: step class");
+                tap_streq(a->run_class, "input-bound", "test_analysis__rules: run class");
+                ok(a->finding_count > 0, "test_analysis__rules: findings");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(b.tr);
+}
+
+int main(void)
+{
+        test_analysis__kernel_and_input_gap();
+        test_analysis__copy_under_kernel();
+        test_analysis__sync_while_idle();
+        test_analysis__python_gap();
+        test_analysis__cpu_only();
+        test_analysis__two_devices();
+        test_analysis__profiler_steps();
+        test_analysis__tf_train_markers();
+        test_analysis__tf2_steps_line();
+        test_analysis__step_marker_regex();
+        test_analysis__no_markers();
+        test_analysis__warmup();
+        test_analysis__trailing_cut_off();
+        test_analysis__extend_by_correlation();
+        test_analysis__gap_host_events();
+        test_analysis__rules();
+        return tap_done();
+}
