@@ -46,6 +46,14 @@ struct sbuf {
         bool   set;
 };
 
+/* Where the last token began, so that a syntax error names the start of
+ * the token yajl choked on, whatever the chunk boundaries were. */
+struct tok_state {
+        uint64_t start;
+        bool     in_str, esc, boundary;
+        bool     literal;       /* the token at `start` is a bare literal */
+};
+
 /* One record as read so far. */
 struct record {
         uint64_t offset;        /* where its '{' is */
@@ -84,6 +92,7 @@ struct tpa_chrome_parser {
         uint64_t           comma_ws;    /* spaces held after a held comma */
         bool               bom_ok;
         size_t             out_len;
+        struct tok_state   tok, tok_snap; /* token starts, now and at out[0] */
         unsigned char      out[OUT_SIZE];
 
         /* structure */
@@ -1000,6 +1009,8 @@ static void syntax_message(const char *y, char *buf, size_t size)
         snprintf(buf, size, "not valid JSON");
 }
 
+static struct tok_state token_at(const tpa_chrome_parser *p, uint64_t at);
+
 static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char *text,
                        size_t len)
 {
@@ -1012,7 +1023,18 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                 syntax_message(y != NULL ? (const char *)y : "", msg, sizeof(msg));
                 if (y != NULL)
                         yajl_free_error(p->yh, y);
-                tpa_error_set(&p->err, TPA_EFORMAT, offset_now(p), "%s", msg);
+                uint64_t at = offset_now(p), x = at > p->fed ? at - 1 : at;
+                struct tok_state t = token_at(p, x);
+                uint64_t start = t.start;
+                /* yajl may stop on a bad literal ("tru}") or just after it,
+                 * depending on where the chunk ended: prefer the literal */
+                if (start == x && x - p->fed < p->out_len &&
+                    strchr("{}[]:, \t\r\n", p->out[x - p->fed]) != NULL) {
+                        struct tok_state b = x > p->fed ? token_at(p, x - 1) : p->tok_snap;
+                        if (b.literal && !b.boundary)
+                                start = b.start;
+                }
+                tpa_error_set(&p->err, TPA_EFORMAT, start, "%s", msg);
         }
         return p->err.code;
 }
@@ -1031,12 +1053,52 @@ static int flush(tpa_chrome_parser *p)
         return 0;
 }
 
+static void tok_step(struct tok_state *t, unsigned char c, uint64_t at)
+{
+        if (t->in_str) {
+                if (t->esc)
+                        t->esc = false;
+                else if (c == '\\')
+                        t->esc = true;
+                else if (c == '"')
+                        t->in_str = false, t->boundary = true;
+        } else if (c == '"') {
+                t->start = at;
+                t->in_str = true;
+                t->literal = false;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                t->boundary = true;
+        } else if (c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',') {
+                t->start = at;
+                t->boundary = true;
+                t->literal = false;
+        } else if (t->boundary) {
+                t->start = at;
+                t->boundary = false;
+                t->literal = true;
+        }
+}
+
 static int emit(tpa_chrome_parser *p, unsigned char c)
 {
         if (p->out_len == OUT_SIZE && flush(p) < 0)
                 return p->err.code;
+        if (p->out_len == 0)
+                p->tok_snap = p->tok;
+        tok_step(&p->tok, c, p->fed + p->out_len);
         p->out[p->out_len++] = c;
         return 0;
+}
+
+/* The token state after stream offset `at` (in out[]; before out[0] when
+ * `at` is below it). */
+static struct tok_state token_at(const tpa_chrome_parser *p, uint64_t at)
+{
+        struct tok_state t = p->tok_snap;
+
+        for (uint64_t q = p->fed; q <= at && q < p->fed + p->out_len; q++)
+                tok_step(&t, p->out[q - p->fed], q);
+        return t;
 }
 
 /* Let a held comma go: as a space when `next` closes a container. */

@@ -152,11 +152,18 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                         continue;       /* named (Kineto names every GPU) but idle */
                 if (ndev++ == 0)
                         fprintf(fp, "  devices:\n");
-                fit(name, sizeof(name), pname != NULL ? pname : plabel != NULL ? plabel : "",
-                    NAME_WIDTH);
-                fprintf(fp, "    device %d: %s (%zu stream%s, %" PRIu64 " events)\n", d, name,
-                        streams, streams == 1 ? "" : "s", events);
                 qsort(rows, nrow, sizeof(*rows), row_cmp);
+                /* TF1 names a process per stream: name the device by its busiest */
+                if (nrow > 0 && tpa_trace_thread_c(tr, rows[0].thread)->name == TPA_STR_EMPTY) {
+                        const tpa_process *pr = tpa_trace_process_c(tr,
+                                        tpa_trace_thread_c(tr, rows[0].thread)->process);
+                        if (pr->name != TPA_STR_EMPTY)
+                                pname = tpa_trace_str(tr, pr->name);
+                }
+                fit(name, sizeof(name), pname != NULL ? pname : "", NAME_WIDTH - 16);
+                fprintf(fp, "    device %d: %s%s%s%s (%zu stream%s, %" PRIu64 " events)\n", d,
+                        name, plabel != NULL ? " [" : "", plabel != NULL ? plabel : "",
+                        plabel != NULL ? "]" : "", streams, streams == 1 ? "" : "s", events);
                 for (size_t r = 0; r < nrow; r++)
                         fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n",
                                 role_word(tpa_trace_thread_c(tr, rows[r].thread)->role),
