@@ -1,55 +1,133 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_analyze.c - the default command: read each trace and report on it.
+ * cmd_analyze.c - the default command: load the rules, read each trace,
+ * analyse it and render the text report; several inputs are several hosts
+ * or runs, each reported, then a short table over all of them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "output.h"
 
+/* The default rules, extended or replaced by --rules, with --set applied.
+ * Returns an exit code. */
+static int load_rules(tpa_rules **out, const cli_args *args)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_rules *r = NULL;
+
+        if (tpa_rules_new_default(&r, &err) < 0)
+                return cli_report_error(&err, "rules/default.tpr");
+        if (args->rules != NULL &&
+            tpa_rules_load_file(r, args->rules, args->rules_replace, &err) < 0) {
+                tpa_rules_free(r);
+                return cli_report_error(&err, args->rules);
+        }
+        for (int i = 0; i < args->define_count; i++) {
+                if (tpa_rules_set_threshold(r, args->define[i], &err) < 0) {
+                        tpa_rules_free(r);
+                        if (err.code == TPA_EINVAL) {
+                                cli_errorf("--set %s: %s", args->define[i], err.msg);
+                                fprintf(stderr, "Try 'tfprof-analyze --help' for more "
+                                        "information.\n");
+                                return EXIT_USAGE;
+                        }
+                        return cli_report_error(&err, args->define[i]);
+                }
+        }
+        *out = r;
+        return EXIT_OK;
+}
+
 int cmd_analyze(const cli_args *args)
 {
         tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
-        tpa_trace *tr = NULL;
+        tpa_rules *rules = NULL;
+        tpa_trace **traces = NULL;
+        tpa_analysis **runs = NULL;
         cli_out out;
-        int rc;
+        int rc, n = 0;
 
         if (args->input_count == 0) {
                 cli_errorf("no trace given");
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
         }
+        if ((rc = load_rules(&rules, args)) != EXIT_OK)
+                return rc;
         ro.strict = args->strict;
         ro.max_events = args->max_events;
         if (cli_show_progress(args->progress_forced, args->no_progress)) {
                 ro.progress = cli_progress;
                 ro.progress_ctx = NULL;
         }
+        ao.step_marker = args->step_marker;
+        ao.warmup = args->warmup == NULL || strcmp(args->warmup, "auto") == 0
+                    ? -1 : atoi(args->warmup);
+        ao.rules = rules;
+        ao.top_n = args->top;
+        traces = calloc((size_t)args->input_count, sizeof(*traces));
+        runs = calloc((size_t)args->input_count, sizeof(*runs));
+        if (traces == NULL || runs == NULL) {
+                cli_errorf("out of memory");
+                rc = EXIT_INTERNAL;
+                goto done;
+        }
         rc = cli_out_begin(&out);
         if (rc != 0)
-                return rc;
-        for (int i = 0; i < args->input_count; i++) {
-                const char *path = args->inputs[i];
+                goto done;
+        for (n = 0; n < args->input_count; n++) {
+                const char *path = args->inputs[n];
 
-                if (tpa_trace_new(&tr, &err) < 0) {
-                        cli_out_discard(&out);
-                        return cli_report_error(&err, path);
+                if (tpa_trace_new(&traces[n], &err) < 0) {
+                        rc = cli_report_error(&err, path);
+                        break;
                 }
-                rc = tpa_read_path(tr, path, &ro, &err);
+                rc = tpa_read_path(traces[n], path, &ro, &err);
                 cli_progress_done();
                 if (rc < 0) {
                         rc = cli_report_error(&err, path);
-                        tpa_trace_free(tr);
-                        cli_out_discard(&out);
-                        return rc;
+                        break;
                 }
-                cli_print_warnings(tr, path);
-                if (i > 0)
+                cli_print_warnings(traces[n], path);
+                if (tpa_analyze(&runs[n], traces[n], &ao, &err) < 0) {
+                        if (err.code == TPA_EINVAL) {
+                                cli_errorf("%s", err.msg);
+                                fprintf(stderr, "Try 'tfprof-analyze --help' for more "
+                                        "information.\n");
+                                rc = EXIT_USAGE;
+                        } else {
+                                rc = cli_report_error(&err, err.code == TPA_ERULE
+                                                      ? args->rules : path);
+                        }
+                        break;
+                }
+                if (n > 0)
                         fputc('\n', out.fp);
-                tpa_report_read_summary(out.fp, tr, path);
-                tpa_trace_free(tr);
+                tpa_report_text(out.fp, traces[n], runs[n], path);
+                rc = EXIT_OK;
         }
-        return cli_out_commit(&out, args->output);
+        if (rc != EXIT_OK) {
+                cli_out_discard(&out);
+                n++;                    /* free the one that failed too */
+                goto done;
+        }
+        if (args->input_count > 1)
+                tpa_report_text_aggregate(out.fp, (const tpa_analysis *const *)runs,
+                                          (const char *const *)args->inputs,
+                                          (size_t)args->input_count);
+        rc = cli_out_commit(&out, args->output);
+done:
+        for (int i = 0; traces != NULL && i < n && i < args->input_count; i++) {
+                tpa_analysis_free(runs[i]);
+                tpa_trace_free(traces[i]);
+        }
+        free(traces);
+        free(runs);
+        tpa_rules_free(rules);
+        return rc;
 }

@@ -8,5 +8,6 @@
 #include "read.h"
 #include "report.h"
 #include "rules.h"
+#include "analysis.h"
 
 #endif

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_text.c - the text report (DESIGN.md 6): what was read, the steps
+ * found and excluded, the verdict, the per-step table, top idle gaps,
+ * copies, host gaps and top ops. Plain text, at most 100 columns, and
+ * deterministic: it only formats what the analysis computed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tpa/report.h"
+
+/* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
+static const char *fmt_time(char *buf, size_t size, double ns)
+{
+        if (ns >= 1e9)
+                snprintf(buf, size, "%.2f s", ns / 1e9);
+        else if (ns >= 1e6)
+                snprintf(buf, size, "%.1f ms", ns / 1e6);
+        else if (ns >= 1e3)
+                snprintf(buf, size, "%.1f us", ns / 1e3);
+        else
+                snprintf(buf, size, "%.0f ns", ns);
+        return buf;
+}
+
+static const char *fmt_bytes(char *buf, size_t size, double b)
+{
+        if (b >= 1073741824.0)
+                snprintf(buf, size, "%.1f GiB", b / 1073741824.0);
+        else if (b >= 1048576.0)
+                snprintf(buf, size, "%.1f MiB", b / 1048576.0);
+        else if (b >= 1024.0)
+                snprintf(buf, size, "%.1f KiB", b / 1024.0);
+        else
+                snprintf(buf, size, "%.0f B", b);
+        return buf;
+}
+
+static double pct(double f)
+{
+        return f * 100.0;
+}
+
+/* Print at most `width` bytes of `s`, ending in "..." when cut. */
+static void put_cut(FILE *fp, const char *s, size_t width)
+{
+        size_t n = strlen(s);
+
+        if (n <= width)
+                fputs(s, fp);
+        else
+                fprintf(fp, "%.*s...", (int)(width - 3), s);
+}
+
+static double group_frac(const tpa_step *s, tpa_group g)
+{
+        double f = 0;
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                if (tpa_bucket_group((tpa_bucket)b) == g)
+                        f += s->frac[b];
+        return f;
+}
+
+static void section_steps(FILE *fp, const tpa_analysis *a)
+{
+        size_t excluded = a->step_count - a->kept_count;
+
+        fprintf(fp, "\nsteps: %zu found (%s), %zu kept, %zu excluded\n", a->step_count,
+                a->step_source, a->kept_count, excluded);
+        if (a->no_markers)
+                fprintf(fp, "  NOTE: no step markers found; the whole trace is one step. "
+                        "Use --step-marker REGEX.\n");
+        if (a->all_kept)
+                fprintf(fp, "  NOTE: every step would be excluded as warm-up or cut off; "
+                        "all are kept.\n");
+        for (size_t i = 0; i < a->step_count; i++)
+                if (a->steps[i].excluded)
+                        fprintf(fp, "  step %" PRId64 " excluded: %s\n", a->steps[i].number,
+                                a->steps[i].reason);
+        if (a->cpu_only)
+                fprintf(fp, "devices: none (CPU-only trace: framework ops on host threads "
+                        "count as compute)\n");
+        else {
+                fprintf(fp, "devices: %zu:", a->device_count);
+                for (size_t d = 0; d < a->device_count; d++)
+                        fprintf(fp, " %s", a->device_names[d]);
+                fprintf(fp, "%s\n", a->device_count > 1 ? " (figures are the mean over "
+                        "devices)" : "");
+        }
+}
+
+static void section_verdict(FILE *fp, const tpa_analysis *a)
+{
+        char t1[32], t2[32], t3[32], t4[32];
+        static const struct { tpa_group g; const char *label; } rows[] = {
+                { TPA_GROUP_COMPUTE, "compute" }, { TPA_GROUP_TRANSFER, "transfer" },
+                { TPA_GROUP_SYNC, "sync" }, { TPA_GROUP_INPUT, "input" },
+                { TPA_GROUP_HOST, "host" }, { TPA_GROUP_HOST_COMPUTE, "host compute" },
+                { TPA_GROUP_IDLE, "idle" },
+        };
+
+        fprintf(fp, "\nverdict: %s\n", a->run_class != NULL ? a->run_class : "(no rules)");
+        if (a->class_kinds > 0) {
+                fprintf(fp, "  steps by class:");
+                for (size_t i = 0; i < a->class_kinds; i++)
+                        fprintf(fp, "%s %zu %s", i ? "," : "", a->classes[i].count,
+                                a->classes[i].name);
+                fputc('\n', fp);
+        }
+        fprintf(fp, "  step time: median %s, p90 %s, min %s, max %s\n",
+                fmt_time(t1, sizeof(t1), (double)a->step_time_median),
+                fmt_time(t2, sizeof(t2), (double)a->step_time_p90),
+                fmt_time(t3, sizeof(t3), (double)a->step_time_min),
+                fmt_time(t4, sizeof(t4), (double)a->step_time_max));
+        fprintf(fp, "  median breakdown of step time:\n");
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                tpa_group g = rows[i].g;
+                fprintf(fp, "    %-13s %5.1f%%", rows[i].label, pct(a->median_group_frac[g]));
+                if (g == TPA_GROUP_TRANSFER)
+                        fprintf(fp, "  (h2d %.1f%%, d2h %.1f%%, d2d %.1f%%, p2p %.1f%%)",
+                                pct(a->median_frac[TPA_BUCKET_H2D]),
+                                pct(a->median_frac[TPA_BUCKET_D2H]),
+                                pct(a->median_frac[TPA_BUCKET_D2D]),
+                                pct(a->median_frac[TPA_BUCKET_P2P]));
+                else if (g == TPA_GROUP_SYNC)
+                        fprintf(fp, "  (host wait %.1f%%, collective %.1f%%)",
+                                pct(a->median_frac[TPA_BUCKET_SYNC_HOST_WAIT]),
+                                pct(a->median_frac[TPA_BUCKET_SYNC_COLLECTIVE]));
+                else if (g == TPA_GROUP_HOST)
+                        fprintf(fp, "  (launch %.1f%%, python %.1f%%)",
+                                pct(a->median_frac[TPA_BUCKET_HOST_LAUNCH]),
+                                pct(a->median_frac[TPA_BUCKET_HOST_PYTHON]));
+                if (g != TPA_GROUP_COMPUTE && a->gain_frac[g] > 0.0005)
+                        fprintf(fp, "%s  what-if hidden: %s",
+                                g == TPA_GROUP_TRANSFER || g == TPA_GROUP_SYNC ||
+                                g == TPA_GROUP_HOST ? "\n                        " : "",
+                                fmt_time(t1, sizeof(t1), (double)a->step_time_median *
+                                         (1.0 - a->gain_frac[g])));
+                fputc('\n', fp);
+        }
+        if (a->finding_count > 0) {
+                fprintf(fp, "  findings:\n");
+                for (size_t i = 0; i < a->finding_count; i++) {
+                        const tpa_finding *f = &a->findings[i];
+                        static const char *const sev[] = { "info", "warning", "error" };
+                        fprintf(fp, "    %-7s %s: ", sev[f->severity <= 2 ? f->severity : 0],
+                                f->name);
+                        put_cut(fp, f->message, 200);
+                        if (f->gain_frac >= 0)
+                                fprintf(fp, " (gain up to %.1f%%)", pct(f->gain_frac));
+                        fputc('\n', fp);
+                }
+        }
+}
+
+static void section_table(FILE *fp, const tpa_analysis *a)
+{
+        fprintf(fp, "\nper step (%% of step time; * = excluded):\n");
+        fprintf(fp, "  %8s %11s %7s %7s %7s %7s %7s %7s %7s  %s\n", "step", "time ms",
+                "compute", "transfr", "sync", "input", "host", "hostcmp", "idle", "class");
+        for (size_t i = 0; i < a->step_count; i++) {
+                const tpa_step *s = &a->steps[i];
+                fprintf(fp, " %c%8" PRId64 " %11.3f", s->excluded ? '*' : ' ', s->number,
+                        (double)s->step_time / 1e6);
+                for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                        fprintf(fp, " %6.1f%%", pct(group_frac(s, (tpa_group)g)));
+                fprintf(fp, "  %s", s->class_name != NULL ? s->class_name : "-");
+                if (a->device_count > 1 && s->slowest_device >= 0)
+                        fprintf(fp, " (slowest %s)", a->device_names[s->slowest_device]);
+                fputc('\n', fp);
+        }
+}
+
+static void section_gaps(FILE *fp, const tpa_analysis *a)
+{
+        char t1[32], t2[32];
+
+        fprintf(fp, "\ndevice idle gaps >= %s: %" PRIu64 " in kept steps, %s total\n",
+                fmt_time(t1, sizeof(t1), (double)a->gap_min), a->gap_total_count,
+                fmt_time(t2, sizeof(t2), (double)a->gap_total_ns));
+        for (size_t i = 0; i < a->gap_count; i++) {
+                const tpa_gap *g = &a->gaps[i];
+                char line[256];
+                int n = snprintf(line, sizeof(line), "  %s at +%s, step %" PRId64 "%s%s:",
+                                 fmt_time(t1, sizeof(t1), (double)g->len),
+                                 fmt_time(t2, sizeof(t2), (double)g->offset), g->step,
+                                 g->device >= 0 && a->device_count > 1 ? " " : "",
+                                 g->device >= 0 && a->device_count > 1
+                                 ? a->device_names[g->device] : "");
+                fputs(line, fp);
+                if (g->host_count == 0)
+                        fprintf(fp, " no host event seen");
+                for (size_t k = 0; k < g->host_count; k++) {
+                        char pc[16];
+                        int w = snprintf(pc, sizeof(pc), " %.0f%%", pct(g->host[k].frac));
+                        size_t room = 98 - (size_t)n - (size_t)w - 2;
+                        if (room < 12)
+                                break;
+                        fputs(k ? ", " : " ", fp);
+                        put_cut(fp, g->host[k].name, room > 40 ? 40 : room);
+                        fputs(pc, fp);
+                        n += 2 + (int)(strlen(g->host[k].name) < 40 ? strlen(g->host[k].name)
+                                       : 40) + w;
+                }
+                fputc('\n', fp);
+        }
+}
+
+static void section_copies(FILE *fp, const tpa_analysis *a)
+{
+        static const char *const dir[] = { "h2d", "d2h", "d2d", "p2p" };
+        char t[32], b[32];
+        bool any = false;
+
+        for (int d = 0; d < 4; d++)
+                any |= a->copies[d].count > 0;
+        fprintf(fp, "\ncopies in kept steps:%s\n", any ? "" : " none");
+        if (!any)
+                return;
+        fprintf(fp, "  %-4s %8s %11s %11s %9s %8s %7s\n", "dir", "count", "time", "bytes",
+                "GB/s", "exposed", "small");
+        for (int d = 0; d < 4; d++) {
+                const tpa_copy_stats *c = &a->copies[d];
+                if (c->count == 0)
+                        continue;
+                fprintf(fp, "  %-4s %8" PRIu64 " %11s %11s %9.2f %7.1f%% %7" PRIu64 "\n",
+                        dir[d], c->count, fmt_time(t, sizeof(t), (double)c->time),
+                        fmt_bytes(b, sizeof(b), (double)c->bytes), c->gbps,
+                        pct(c->exposed_frac), c->small);
+        }
+}
+
+static void section_host_gaps(FILE *fp, const tpa_analysis *a)
+{
+        char t1[32], t2[32], t3[32];
+
+        fprintf(fp, "\nhost gaps > %s on the thread driving each step: %" PRIu64 ", %s "
+                "(%.1f%% of kept step time), median %s, %.2f per ms\n",
+                fmt_time(t1, sizeof(t1), (double)a->host_gap_min), a->host_gap_count,
+                fmt_time(t2, sizeof(t2), (double)a->host_gap_ns), pct(a->host_gap_frac),
+                fmt_time(t3, sizeof(t3), (double)a->host_gap_median), a->host_gap_per_ms);
+}
+
+static void section_ops(FILE *fp, const char *title, const tpa_op_stat *ops, size_t n)
+{
+        char t[32];
+
+        fprintf(fp, "\n%s:%s\n", title, n ? "" : " none");
+        for (size_t i = 0; i < n; i++) {
+                fprintf(fp, "  %11s %6.1f%% %7" PRIu64 "  ", fmt_time(t, sizeof(t),
+                        (double)ops[i].time), pct(ops[i].frac), ops[i].count);
+                put_cut(fp, ops[i].name, 68);
+                fputc('\n', fp);
+        }
+}
+
+void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path)
+{
+        tpa_report_read_summary(fp, tr, path);
+        section_steps(fp, a);
+        section_verdict(fp, a);
+        section_table(fp, a);
+        section_gaps(fp, a);
+        section_copies(fp, a);
+        section_host_gaps(fp, a);
+        section_ops(fp, "top ops by device time", a->device_ops, a->device_op_count);
+        if (!a->cpu_only)
+                section_ops(fp, "top host ops by exposed time (device idle)", a->host_ops,
+                            a->host_op_count);
+}
+
+void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
+                               const char *const *paths, size_t n)
+{
+        char t[32];
+
+        fprintf(fp, "\nall %zu inputs:\n", n);
+        fprintf(fp, "  %-40s %6s %11s %7s %7s  %s\n", "input", "steps", "median", "input",
+                "compute", "class");
+        for (size_t i = 0; i < n; i++) {
+                const tpa_analysis *a = runs[i];
+                fputs("  ", fp);
+                if (strlen(paths[i]) > 40)
+                        fprintf(fp, "...%s", paths[i] + strlen(paths[i]) - 37);
+                else
+                        fprintf(fp, "%-40s", paths[i]);
+                fprintf(fp, " %6zu %11s %6.1f%% %6.1f%%  %s\n", a->kept_count,
+                        fmt_time(t, sizeof(t), (double)a->step_time_median),
+                        pct(a->median_group_frac[TPA_GROUP_INPUT]),
+                        pct(a->median_group_frac[TPA_GROUP_COMPUTE]),
+                        a->run_class != NULL ? a->run_class : "-");
+        }
+}
