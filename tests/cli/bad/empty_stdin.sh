@@ -1,0 +1,2 @@
+# Empty standard input: bad input (exit 3), named "-".
+tfprof-analyze - </dev/null
