@@ -122,6 +122,7 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
         case TPA_FORMAT_CHROME_JSON:
                 return tpa_chrome__read(tr, src, opts, err);
         case TPA_FORMAT_XSPACE:
+                return tpa_xspace__read(tr, src, opts, err);
         case TPA_FORMAT_STEPSTATS:
         case TPA_FORMAT_STEPSTATS_TEXT:
         case TPA_FORMAT_TFEVENTS:
