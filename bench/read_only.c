@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read_only.c - the event-building pipeline alone, and the phases timed
+ * apart: tpa_read_path() (inflate + yajl + building events) and, when the
+ * library has the analysis, tpa_analyze() (sort, sweep, metrics, rules), each
+ * with clock_gettime. bench/run.sh compares the full CLI run with these.
+ *
+ * Usage: read_only [--single] [--analyze] FILE
+ *   --single   one thread: the file is loaded into memory first (not timed)
+ *              and read with tpa_read_memory(), which never starts the
+ *              inflating thread unless asked
+ *   --analyze  also run tpa_analyze() (default rules) and time it
+ * Prints: read_s analyze_s events bytes_json trace_mem_bytes
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tpa/tpa.h>
+#ifdef TPA_BENCH_ANALYSIS
+#include <tpa/analysis.h>
+#endif
+
+static double now(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *load(const char *path, size_t *size)
+{
+        struct stat st;
+        char *buf;
+        size_t got = 0;
+        int fd = open(path, O_RDONLY);
+
+        if (fd < 0 || fstat(fd, &st) != 0) {
+                perror(path);
+                exit(1);
+        }
+        buf = malloc((size_t)st.st_size + 1);
+        while (buf != NULL && got < (size_t)st.st_size) {
+                ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+                if (n <= 0) {
+                        perror(path);
+                        exit(1);
+                }
+                got += (size_t)n;
+        }
+        close(fd);
+        *size = got;
+        return buf;
+}
+
+int main(int argc, char **argv)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        bool single = false, analyze = false;
+        const char *path = NULL;
+        double t0, t_read, t_analyze = 0;
+        tpa_trace *tr;
+        void *mem = NULL;
+        size_t mem_size = 0;
+        int r;
+
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--single") == 0)
+                        single = true;
+                else if (strcmp(argv[i], "--analyze") == 0)
+                        analyze = true;
+                else
+                        path = argv[i];
+        }
+        if (path == NULL) {
+                fprintf(stderr, "usage: read_only [--single] [--analyze] FILE\n");
+                return 2;
+        }
+        if (single)
+                mem = load(path, &mem_size);
+        if (tpa_trace_new(&tr, &err) < 0)
+                return 5;
+        t0 = now();
+        if (single)
+                r = tpa_read_memory(tr, mem, mem_size, path, &ro, &err);
+        else
+                r = tpa_read_path(tr, path, &ro, &err);
+        t_read = now() - t0;
+        free(mem);
+        if (r < 0) {
+                fprintf(stderr, "read_only: %s: %s\n", path, err.msg);
+                return 3;
+        }
+        if (analyze) {
+#ifdef TPA_BENCH_ANALYSIS
+                tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_analysis *a = NULL;
+
+                t0 = now();
+                r = tpa_analyze(&a, tr, &ao, &err);
+                t_analyze = now() - t0;
+                if (r < 0) {
+                        fprintf(stderr, "read_only: analysis: %s\n", err.msg);
+                        return 5;
+                }
+                tpa_analysis_free(a);
+#else
+                fprintf(stderr, "read_only: this build has no analysis\n");
+                return 2;
+#endif
+        }
+        printf("%.6f %.6f %zu %llu %zu\n", t_read, t_analyze, tpa_trace_event_count(tr),
+               (unsigned long long)tpa_trace_health_c(tr)->bytes_read,
+               tpa_trace_memory_bytes(tr));
+        tpa_trace_free(tr);
+        return 0;
+}

@@ -1,0 +1,246 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# bench/run.sh - the benchmark of issue 6, in one go, on the same generated
+# trace for every tool: the full tfprof-analyze analysis, our event-building
+# pipeline alone (two threads and one), bare inflate (zlib as source.c uses
+# it, and gzip -dc), bare yajl with empty callbacks, gzip + yajl on one
+# thread, a plain Python json script, and Holistic Trace Analysis when it
+# can be installed from PyPI. Prints MB/s of JSON (uncompressed bytes / wall
+# time), events/s (JSON records / wall time), peak RSS and the ratios to ours,
+# then the issue's goals, met or not. See bench/README.md.
+#
+# Usage: bench/run.sh [--quick] [--repeat N] [--no-peers] [--no-stress] [SIZE...]
+#   SIZE     uncompressed JSON sizes to generate and measure (default 100M 1G)
+#   --quick  20M only, stress modes at 20M: a smoke run of a few seconds
+#   --repeat N  run each measurement N times, keep the fastest (default 1)
+#   --no-peers  skip Python and HTA;  --no-stress  skip the stress modes
+# Env: TPA_BENCH_BUILD (build dir, default build-bench, set up as release),
+#      TPA_BENCH_OUT (default bench/out), PYTHON (default python3).
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+sizes=""
+repeat=1
+peers=1
+stress=1
+stress_size=100M
+while [ $# -gt 0 ]; do
+        case $1 in
+        --quick) sizes="20M"; stress_size=20M ;;
+        --repeat) repeat=$2; shift ;;
+        --no-peers) peers=0 ;;
+        --no-stress) stress=0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+        *) sizes="$sizes $1" ;;
+        esac
+        shift
+done
+[ -n "$sizes" ] || sizes="100M 1G"
+
+build=${TPA_BENCH_BUILD:-build-bench}
+out=${TPA_BENCH_OUT:-bench/out}
+python=${PYTHON:-python3}
+mkdir -p "$out"
+if [ ! -f "$build/build.ninja" ]; then
+        meson setup "$build" -Dbuildtype=release >/dev/null
+fi
+ninja -C "$build" >/dev/null
+B=$build/bench
+cli=$build/cli/tfprof-analyze
+results=$out/results.txt
+: > "$results"
+
+say() { printf '%s\n' "$*" | tee -a "$results"; }
+
+# measure NAME CMD...: run CMD `repeat` times under bench/measure (stdout to
+# /dev/null unless captured by the caller through $capture); keeps the best
+# wall time and the peak RSS of that run in $best_wall $best_rss.
+capture=/dev/null
+measure() {
+        name=$1; shift
+        tmp=$out/.measure.$$
+        : > "$tmp"
+        i=0
+        while [ "$i" -lt "$repeat" ]; do
+                if ! "$B/measure" "$tmp" "$@" > "$capture"; then
+                        echo "run.sh: '$name' failed: $*" >&2
+                fi
+                i=$((i + 1))
+        done
+        set -- $(sort -n "$tmp" | head -1)
+        best_wall=$1 best_rss=$2 best_exit=$3
+        rm -f "$tmp"
+}
+
+# row NAME WALL RSS_KB BYTES EVENTS OURS_WALL
+row() {
+        awk -v n="$1" -v w="$2" -v r="$3" -v b="$4" -v e="$5" -v o="$6" 'BEGIN {
+                ratio = o > 0 ? sprintf("%.2fx", o / w) : "-"
+                printf "  %-44s %8.3f s %9.1f MB/s %7.2f Mev/s %8.1f MB  %s\n",
+                        n, w, b / w / 1e6, e / w / 1e6, r / 1024, ratio
+        }' | tee -a "$results"
+}
+
+# Exit 2 is a usage error: this build has no --format json.
+json_format=json
+"$cli" --format json /dev/null >/dev/null 2>&1 || [ $? -ne 2 ] || json_format=text
+
+have_hta=0
+if [ "$peers" = 1 ] && [ -x "$out/venv/bin/python" ] &&
+   "$out/venv/bin/python" -c 'import hta' 2>/dev/null; then
+        have_hta=1
+fi
+
+say "tfprof-analyze benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -m)"
+say "build: $build, report format: $json_format, repeat: $repeat (fastest kept)"
+
+gen() {   # gen SIZE MODE -> $trace (gzip), $plain, $bytes, $events
+        trace=$out/tf_$2_$1.json.gz
+        plain=$out/tf_$2_$1.json
+        if [ ! -s "$trace" ] || [ ! -s "$trace.meta" ]; then
+                echo "generating $trace ..." >&2
+                "$B/gen_trace" -s "$1" -m "$2" -o "$trace" 2> "$trace.meta"
+        fi
+        set -- $(cat "$trace.meta")
+        bytes=$1 events=$2
+}
+
+for size in $sizes; do
+        gen "$size" normal
+        gzbytes=$(wc -c < "$trace")
+        say ""
+        say "== $trace: $bytes bytes of JSON ($gzbytes gzip), $events records"
+        say "  tool                                              wall         JSON speed     events    peak RSS  ours/theirs"
+
+        capture=/dev/null
+        measure full "$cli" --format "$json_format" "$trace"
+        ours=$best_wall
+        ours_rss=$best_rss
+        row "tfprof-analyze --format $json_format (full)" "$best_wall" "$best_rss" "$bytes" "$events" ""
+
+        capture=$out/.read2
+        measure read2 "$B/read_only" "$trace"
+        read2=$best_wall
+        set -- $(cat "$capture") 0 0 0 0 0
+        kept=$3 trace_mem=$5
+        row "read only: gzip | yajl + events, 2 threads" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+
+        capture=/dev/null
+        measure read1 "$B/read_only" --single "$trace"
+        row "read only: gzip + yajl + events, 1 thread" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+
+        measure inflate "$B/bare_inflate" "$trace"
+        row "bare inflate (zlib as source.c)" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+        measure gzip sh -c 'gzip -dc "$1" > /dev/null' sh "$trace"
+        row "gzip -dc > /dev/null" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+
+        if [ ! -s "$plain" ]; then
+                gzip -dc "$trace" > "$plain"
+        fi
+        measure yajl "$B/bare_yajl" "$plain"
+        row "bare yajl, empty callbacks (plain file)" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+        measure gzyajl "$B/bare_yajl" "$trace"
+        row "gzip + bare yajl, 1 thread" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+
+        py_wall=0
+        hta_wall=0
+        if [ "$peers" = 1 ]; then
+                measure python "$python" bench/baseline_python.py "$trace"
+                py_wall=$best_wall
+                row "Python json script (per-step times)" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+                if [ "$have_hta" = 1 ]; then
+                        kdir=$out/kineto_$size
+                        if [ ! -s "$kdir/rank0.trace.json.gz" ]; then
+                                mkdir -p "$kdir"
+                                "$python" bench/to_kineto.py "$trace" "$kdir/rank0.trace.json.gz" 2>/dev/null
+                        fi
+                        capture=$out/.hta
+                        measure hta "$out/venv/bin/python" bench/hta_run.py "$kdir"
+                        capture=/dev/null
+                        if [ "$best_exit" = 0 ]; then
+                                hta_wall=$best_wall
+                                row "HTA (Kineto-shaped copy; load + breakdowns)" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
+                        else
+                                say "  HTA failed (exit $best_exit); see $out/.hta"
+                        fi
+                else
+                        say "  HTA: not installed in $out/venv (pip install HolisticTraceAnalysis)"
+                fi
+                say "  XProf: not run: its converter reads XSpace (*.xplane.pb), not Chrome JSON"
+        fi
+
+        capture=$out/.phases
+        if measure phases "$B/read_only" --analyze "$trace" && [ "$best_exit" = 0 ]; then
+                set -- $(cat "$capture") 0 0
+                phase_read=$1 phase_analyze=$2
+        else
+                phase_read=0 phase_analyze=0
+        fi
+        capture=/dev/null
+
+        echo "$size $bytes $events $ours" >> "$out/.scaling.$$"
+        say ""
+        say "  goals (issue 6) at $size:"
+        awk -v b="$bytes" -v e="$events" -v kept="$kept" -v w="$ours" -v rss="$ours_rss" \
+            -v r2="$read2" -v py="$py_wall" -v hta="$hta_wall" -v pr="$phase_read" \
+            -v pa="$phase_analyze" -v mem="$trace_mem" 'BEGIN {
+                mbs = b / w / 1e6
+                ok = "met"; no = "MISSED"
+                printf "    full analysis %.0f MB/s (goal >= 300): %s\n", mbs, (mbs >= 300 ? ok : no)
+                printf "    full / read-only pipeline (2 threads) = %.2f (goal >= 0.85): %s\n",
+                        r2 / w, (r2 / w >= 0.85 ? ok : no)
+                printf "    full / Perfetto 177 MB/s = %.2fx (goal >= 1.7x): %s\n",
+                        mbs / 177, (mbs / 177 >= 1.7 ? ok : no)
+                if (py > 0)
+                        printf "    full / Python json = %.1fx (goal >= 10x): %s\n",
+                                py / w, (py / w >= 10 ? ok : no)
+                if (hta > 0)
+                        printf "    full / HTA = %.1fx\n", hta / w
+                lim = 40 * kept + 64 * 1048576
+                over = rss * 1024 - 64 * 1048576
+                printf "    peak RSS %.1f MB = %.1f B/event over %d events (%s); limit 40 B/event + 64 MB = %.1f MB: %s\n",
+                        rss / 1024, rss * 1024 / (kept > 0 ? kept : 1), kept,
+                        over > 0 ? sprintf("64 MB + %.1f B/event", over / (kept > 0 ? kept : 1)) : "under 64 MB",
+                        lim / 1048576, (rss * 1024 <= lim ? ok : no)
+                printf "    trace model memory: %.1f B/event\n", mem / (kept > 0 ? kept : 1)
+                if (pr > 0)
+                        printf "    phases: read %.3f s, analyze %.3f s = %.1f%% of the total (goal < 15%%): %s\n",
+                                pr, pa, 100 * pa / (pr + pa), (pa / (pr + pa) < 0.15 ? ok : no)
+                else
+                        printf "    phases: not measured (no analysis in this build)\n"
+        }' | tee -a "$results"
+done
+
+if [ -f "$out/.scaling.$$" ]; then
+        say ""
+        say "== scaling (full analysis): seconds per 100 MB of JSON"
+        awk 'NR == 1 { b0 = $2; w0 = $4 }
+             { printf "  %-6s %8.3f s  %6.3f s/100MB  (x%.2f the time for x%.2f the bytes)\n",
+                      $1, $4, $4 / $2 * 1e8, $4 / w0, $2 / b0 }' "$out/.scaling.$$" | tee -a "$results"
+        rm -f "$out/.scaling.$$"
+fi
+
+if [ "$stress" = 1 ]; then
+        say ""
+        say "== stress modes at $stress_size (memory must stay bounded): full analysis"
+        for mode in normal huge-args long-strings many-names; do
+                gen "$stress_size" "$mode"
+                capture=/dev/null
+                measure "stress-$mode" "$cli" --format "$json_format" "$trace"
+                full_rss=$best_rss full_exit=$best_exit
+                capture=$out/.stress
+                : > "$capture"
+                measure "stress-read-$mode" "$B/read_only" "$trace"
+                set -- $(cat "$capture") 0 0 0 0 0
+                capture=/dev/null
+                awk -v m="$mode" -v w="$best_wall" -v r="$best_rss" -v b="$bytes" -v e="$events" \
+                    -v kept="$3" -v mem="$5" -v fr="$full_rss" -v fx="$full_exit" 'BEGIN {
+                        printf "  %-13s read %6.1f MB/s, peak RSS read %6.1f MB, full %6.1f MB (exit %d); model %5.1f B/event, %d of %d records kept\n",
+                                m, b / w / 1e6, r / 1024, fr / 1024, fx, mem / (kept > 0 ? kept : 1), kept, e
+                }' | tee -a "$results"
+        done
+fi
+say ""
+say "results saved in $results"
