@@ -440,10 +440,15 @@ static int operand(parser *p, const token *after, parse_fn sub, int32_t *out)
         char buf[48];
 
         if (!starts_operand(&p->tok)) {
+                /* At the end of the file or line, point just past `after`. */
+                bool at_end = p->tok.kind == T_EOF || p->tok.line != after->line;
+
                 if (p->tok.kind == T_IDENT || p->tok.kind == T_EOF || p->tok.kind == T_RPAREN ||
                     p->tok.kind == T_COMMA || p->tok.kind == T_COLON ||
                     p->tok.kind == T_STRING)
-                        return fail_at(p, p->tok.line, p->tok.column,
+                        return fail_at(p, at_end ? after->line : p->tok.line,
+                                       at_end ? after->column + (uint32_t)after->len
+                                              : p->tok.column,
                                        "expected an expression after '%s'",
                                        describe(after, buf, sizeof(buf)));
                 return fail_tok(p, "expected an expression");
@@ -728,12 +733,14 @@ static int parse_or(parser *p, int32_t *out)
 
 /* --- statements ---------------------------------------------------------- */
 
-static int expect_word(parser *p, const char *word)
+static int expect_word(parser *p, const char *word, token *out)
 {
         char what[48];
 
-        if (tok_is(&p->tok, word))
+        if (tok_is(&p->tok, word)) {
+                *out = p->tok;
                 return lex(p, false);
+        }
         snprintf(what, sizeof(what), "expected '%s'", word);
         return fail_tok(p, what);
 }
@@ -801,6 +808,7 @@ static int parse_threshold(parser *p)
 
 static int parse_class(parser *p)
 {
+        token when;
         rules_class c;
         int r = lex(p, true);
 
@@ -810,10 +818,9 @@ static int parse_class(parser *p)
         c.column = p->tok.column;
         r = take_name(p, "class", &c.name);
         if (r == 0)
-                r = expect_word(p, "when");
+                r = expect_word(p, "when", &when);
         if (r == 0)
-                r = operand(p, &(token){ .kind = T_IDENT, .start = "when", .len = 4 },
-                            parse_or, &c.when);
+                r = operand(p, &when, parse_or, &c.when);
         if (r == 0)
                 r = GROW(p, classes, class_count, class_cap);
         if (r < 0)
@@ -884,6 +891,7 @@ static int parse_finding(parser *p)
 {
         static const char *const sev[] = { "info", "warning", "error" };
         rules_rule f = { .gain = -1 };
+        token kw;
         char buf[48];
         size_t k, n, j, cap;
         char *text;
@@ -908,15 +916,14 @@ static int parse_finding(parser *p)
         f.severity = (tpa_severity)k;
         r = lex(p, false);
         if (r == 0)
-                r = expect_word(p, "when");
+                r = expect_word(p, "when", &kw);
         if (r == 0)
-                r = operand(p, &(token){ .kind = T_IDENT, .start = "when", .len = 4 },
-                            parse_or, &f.when);
+                r = operand(p, &kw, parse_or, &f.when);
         if (r == 0 && tok_is(&p->tok, "gain")) {
+                kw = p->tok;
                 r = lex(p, false);
                 if (r == 0)
-                        r = operand(p, &(token){ .kind = T_IDENT, .start = "gain", .len = 4 },
-                                    parse_or, &f.gain);
+                        r = operand(p, &kw, parse_or, &f.gain);
         }
         if (r < 0)
                 return r;

@@ -155,7 +155,9 @@ static void expect_error(const char *text, uint32_t line, uint32_t column, const
 static void test_rules__errors(void)
 {
         expect_error("class a when x and", 1, 19, "expected an expression after 'and'");
-        expect_error("class a when x and\n\n", 3, 1, "expected an expression after 'and'");
+        expect_error("class a when x and\n\n", 1, 19, "expected an expression after 'and'");
+        expect_error("class a when x or\nclass b when 1", 1, 18,
+                     "expected an expression after 'or'");
         expect_error("class a when mean(x)", 1, 14, "unknown function 'mean'");
         expect_error("finding f info when 1 : \"abc", 1, 25, "unterminated string");
         expect_error("finding f info when 1 : \"abc\ndef\"", 1, 25, "unterminated string");
@@ -385,9 +387,9 @@ static void test_rules__files(void)
         }
         tpa_rules_new_default(&r, &err);
         rc = tpa_rules_load_file(r, path, false, &err);
-        ok(rc == TPA_ERULE && err.line == 4 && err.column == 1 && err.path == path &&
+        ok(rc == TPA_ERULE && err.line == 3 && err.column == 19 && err.path == path &&
            strstr(err.msg, "after 'and'") != NULL,
-           "test_rules__files: error at file:4:1, path is the caller's (got %u:%u %s)",
+           "test_rules__files: error at file:3:19 (end of the line), path is the caller's (got %u:%u %s)",
            err.line, err.column, err.msg);
         unlink(path);
         rc = tpa_rules_load_file(r, "/nonexistent/rules.tpr", false, &err);
