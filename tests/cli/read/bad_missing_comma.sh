@@ -1,0 +1,1 @@
+tfprof-analyze bad_missing_comma.json

@@ -1,0 +1,1 @@
+tfprof-analyze --strict edge_bare_array_no_close.json

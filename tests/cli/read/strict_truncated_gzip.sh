@@ -1,0 +1,1 @@
+tfprof-analyze --strict edge_truncated_gzip.json.gz
