@@ -25,7 +25,7 @@ typedef struct metric {
 typedef struct metrics {
         const metric *items;
         size_t        count;
-        double        fallback;  /* NAN: unknown names fail */
+        double        fallback;  /* (double)NAN: unknown names fail */
 } metrics;
 
 static bool lookup(void *ctx, const char *name, size_t len, double *out)
@@ -43,7 +43,7 @@ static bool lookup(void *ctx, const char *name, size_t len, double *out)
         return true;
 }
 
-#define METRICS(arr) { arr, sizeof(arr) / sizeof(arr[0]), NAN }
+#define METRICS(arr) { arr, sizeof(arr) / sizeof(arr[0]), (double)NAN }
 
 static tpa_rules *empty_rules(void)
 {
@@ -69,7 +69,7 @@ static tpa_rules *empty_rules(void)
 static double eval(const tpa_rules *r, const char *expr, metrics *m, int *rc)
 {
         tpa_error err = TPA_ERROR_INIT;
-        double v = NAN;
+        double v = (double)NAN;
 
         *rc = tpa_rules_eval(r, expr, lookup, m, &v, &err);
         if (*rc < 0)
@@ -91,7 +91,7 @@ static void test_rules__values(void)
         double v;
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                v = NAN;
+                v = (double)NAN;
                 ok(tpa_rules__parse_value(cases[i].text, strlen(cases[i].text), &v) &&
                    fabs(v - cases[i].want) <= 1e-9 * fabs(cases[i].want),
                    "test_rules__values: '%s' is %g (got %g)", cases[i].text, cases[i].want, v);
