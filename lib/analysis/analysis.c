@@ -267,6 +267,29 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         return 0;
 }
 
+/* The host channel of host event i, with two readings of what TF shows:
+ * - the host side of a host-to-device copy (kind copy_h2d on a host thread,
+ *   or TF's "MemcpyH2D" op) is input: the device waits for data, as XProf
+ *   counts host_to_device in its input time;
+ * - a launch-kind event without a correlation id (TF's ExecutorState::Process,
+ *   EagerExecute) is a dispatch scope spanning the kernels it runs and the
+ *   waits between them, not dispatch work: it counts as a framework op.
+ * Launches proper (cudaLaunchKernel, the host side of a kernel) carry a
+ * correlation id. */
+static int host_channel_of(const tpa_actx *c, size_t i)
+{
+        const tpa_event *e = &c->ev[i];
+        int ch = tpa_analysis__host_channel(e->kind);
+
+        if (e->kind == TPA_KIND_COPY_H2D ||
+            (e->kind == TPA_KIND_HOST_OP &&
+             strcmp(tpa_trace_str(c->tr, e->name), "MemcpyH2D") == 0))
+                return HCH_INPUT;
+        if (e->kind == TPA_KIND_LAUNCH && e->corr == 0)
+                return HCH_OP;
+        return ch;
+}
+
 int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
 {
         int r = find_devices(c, err);
@@ -287,7 +310,7 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&c->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
-                } else if (cls == EV_HOST && (ch = tpa_analysis__host_channel(e->kind)) >= 0) {
+                } else if (cls == EV_HOST && (ch = host_channel_of(c, i)) >= 0) {
                         /* CPU-only: framework ops on host threads are the compute */
                         if (c->a->cpu_only && ch == HCH_OP)
                                 r = tpa_ivl__push(&c->dev[CH_KERNEL], e->ts, e->ts + e->dur, err);
