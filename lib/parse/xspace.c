@@ -14,7 +14,8 @@
  *                           is display_name, else name
  *   event                   time = line.timestamp_ns * 1000 + offset_ps, in ps,
  *                           rounded to ns; name = metadata display_name, else
- *                           name; a 'step_name' stat renames it
+ *                           name; a 'step_name' stat renames it (TF >= 2.4),
+ *                           unless it is a bare number (TF 2.3 kept the name)
  *   stats                   the metadata's stats, then the event's; ref_value
  *                           names a stat_metadata entry
  *
@@ -168,6 +169,14 @@ static int index_plane(struct reader *r, const Tpapb__XPlane *pl)
 static bool is_digit(char c)
 {
         return c >= '0' && c <= '9';
+}
+
+static bool all_digits(const char *s, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                if (!is_digit(s[i]))
+                        return false;
+        return true;
 }
 
 static bool parse_u64(const char *s, size_t len, uint64_t *out)
@@ -329,7 +338,10 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
                 md->interned = true;
         }
         ev.name = md != NULL ? md->name : TPA_STR_EMPTY;
-        if (rec.step_name != NULL) {
+        /* TF >= 2.4 renames an event by its step_name ("train 12"); 2.3 did
+         * not. A bare group number says less than the event's own name
+         * ("EagerKernelExecute"), so that one is left alone. */
+        if (rec.step_name != NULL && !all_digits(rec.step_name, rec.step_name_len)) {
                 rc = tpa_trace_intern(tr, &ev.name, rec.step_name, rec.step_name_len, r->err);
                 if (rc < 0)
                         return rc;
