@@ -292,6 +292,7 @@ static int host_channel_of(const tpa_actx *c, size_t i)
 
 int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
 {
+        bool grouped = false;   /* some input work carries a TF group id */
         int r = find_devices(c, err);
 
         if (r < 0)
@@ -301,6 +302,11 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
         c->fw = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->fw));
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n && !grouped; i++) {
+                int32_t d = 0;
+                grouped = c->ev[i].group != 0 && c->ev[i].kind == TPA_KIND_INPUT &&
+                          tpa_analysis__event_class(c, i, &d) == EV_HOST;
+        }
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d = 0;
@@ -311,6 +317,11 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
                         r = tpa_ivl__push(&c->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
                 } else if (cls == EV_HOST && (ch = host_channel_of(c, i)) >= 0) {
+                        /* TF groups the events a step waits on; ungrouped input
+                         * work is background prefetch, which XProf does not
+                         * count as a wait and neither do we */
+                        if (ch == HCH_INPUT && grouped && e->group == 0)
+                                ch = HCH_OP;
                         /* CPU-only: framework ops on host threads are the compute */
                         if (c->a->cpu_only && ch == HCH_OP)
                                 r = tpa_ivl__push(&c->dev[CH_KERNEL], e->ts, e->ts + e->dur, err);
