@@ -90,7 +90,7 @@ def tf2_input_bound():
     ev.append({})
     doc = '{"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[' + \
         ',\n'.join(dumps(e) for e in ev) + ']}'
-    write('tf2_input_bound.trace.json.gz', doc)
+    write('synth_tf2.trace.json.gz', doc)
 
 
 def kineto():
@@ -187,7 +187,7 @@ def tf1():
         ev.append({"ph": "X", "cat": "Op", "name": "MEMCPYDtoH", "pid": pid, "tid": 0, "ts": t + 4, "dur": 6,
                    "args": {"name": "edge_9_loss", "op": "MEMCPYDtoH"}})
     # pretty-printed, as timeline.Timeline(...).generate_chrome_trace_format(show_memory=False) does
-    write('tf1_timeline.json', json.dumps({"traceEvents": ev}, indent=4))
+    write('synth_tf1_timeline.json', json.dumps({"traceEvents": ev}, indent=4))
 
 
 def edges():

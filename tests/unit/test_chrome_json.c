@@ -149,7 +149,7 @@ static void check_chunks(const char *name, const char *data, size_t len, bool st
 static void test_chrome_json__chunks(void)
 {
         static const char *const files[] = {
-                "kineto_small.json", "tf1_timeline.json", "edge_bare_array_no_close.json",
+                "kineto_small.json", "synth_tf1_timeline.json", "edge_bare_array_no_close.json",
                 "edge_trailing_commas.json", "edge_final_empty.json", "edge_bom.json",
                 "edge_string_ids.json", "edge_numbers_as_strings.json", "edge_big_int_args.json",
                 "edge_unmatched_be.json", "edge_phases.json", "bad_negative_dur.json",

@@ -1,4 +1,4 @@
 # the "what was read" section only (the report that follows has its own cases)
-tfprof-analyze tf1_timeline.json >"$TPA_TMP/out"; rc=$?
+tfprof-analyze synth_tf1_timeline.json >"$TPA_TMP/out"; rc=$?
 awk 'NF == 0 { exit } { print }' "$TPA_TMP/out"
 exit $rc
