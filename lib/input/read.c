@@ -124,8 +124,10 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
         case TPA_FORMAT_XSPACE:
                 return tpa_xspace__read(tr, src, opts, err);
         case TPA_FORMAT_STEPSTATS:
-        case TPA_FORMAT_STEPSTATS_TEXT:
+                return tpa_stepstats__read(tr, src, opts, err);
         case TPA_FORMAT_TFEVENTS:
+                return tpa_tfevents__read(tr, src, opts, err);
+        case TPA_FORMAT_STEPSTATS_TEXT:
                 return tpa_error_set(err, TPA_EFORMAT, 0, "%s input is not supported yet",
                                      tpa_format_name(f));
         case TPA_FORMAT_AUTO:

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stepstats.c - the RunMetadata / StepStats reader (TF1's
+ * sess.run(options=FULL_TRACE, run_metadata=...)). One RunMetadata is one
+ * step; several files on one trace are several steps.
+ *
+ * Devices become processes named as TF's timeline.py names them
+ * ("<device> Compute"), so that the TF1 tables in parse/classify.c give a
+ * RunMetadata and its Timeline JSON the same kinds (DESIGN.md 4, anchors.md
+ * 2.2 and 2.3):
+ *
+ *   <dev>/stream:all, <dev>/memcpy   duplicates of the per-stream devices:
+ *                                    dropped, counted in duplicates_dropped
+ *   <dev>/stream:N (and stream:N<MemcpyH2D>)
+ *                                    device streams: kernels and copies, named
+ *                                    by op type as timeline.py does; copy kind
+ *                                    and bytes from the timeline_label
+ *   <dev>/sync                       cuStreamSynchronize calls: sync events
+ *   /job:.../device:CPU:0            executor activity: host ops, one track
+ *                                    per thread_id
+ *   /job:.../device:GPU:0            op scheduling on the host for the GPU,
+ *                                    not device time: host ops too (as the
+ *                                    Timeline shows them), never device busy
+ *
+ * Each step also gets a STEP event on a host track of its own ("steps"),
+ * spanning the step's node stats, numbered by the tfevents step or by its
+ * order across inputs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/readers.h"
+#include "parse/classify.h"
+#include "parse/pb_arena.h"
+#include "parse/stepstats.h"
+
+#define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+        return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+static bool is_duplicate_device(const char *d)
+{
+        return has_suffix(d, "/stream:all") || has_suffix(d, "/memcpy");
+}
+
+static bool is_gputrace_device(const char *d)
+{
+        return strstr(d, "/stream:") != NULL || strstr(d, "/memcpy") != NULL;
+}
+
+/* The copy direction a label or device name spells, or TPA_KIND_OTHER. */
+static tpa_kind copy_kind(const char *s)
+{
+        static const struct {
+                const char *text;
+                tpa_kind    kind;
+        } names[] = {
+                { "MemcpyH2D", TPA_KIND_COPY_H2D }, { "MEMCPYHtoD", TPA_KIND_COPY_H2D },
+                { "MemcpyD2H", TPA_KIND_COPY_D2H }, { "MEMCPYDtoH", TPA_KIND_COPY_D2H },
+                { "MemcpyD2D", TPA_KIND_COPY_D2D }, { "MEMCPYDtoD", TPA_KIND_COPY_D2D },
+                { "MemcpyP2P", TPA_KIND_COPY_P2P }, { "MEMCPYPtoP", TPA_KIND_COPY_P2P },
+        };
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strstr(s, names[i].text) != NULL)
+                        return names[i].kind;
+        return TPA_KIND_OTHER;
+}
+
+/* Copy bytes from a timeline_label: "MemcpyH2D size:1024 dest:0 async:1"
+ * (XSpace-derived) or "MEMCPYHtoD 1024 bytes" (older tracers). */
+static bool label_bytes(const char *s, int64_t *out)
+{
+        const char *p = strstr(s, "size:");
+        char *end;
+        long long v;
+
+        if (p != NULL) {
+                v = strtoll(p + 5, &end, 10);
+                if (end != p + 5 && v >= 0) {
+                        *out = v;
+                        return true;
+                }
+        }
+        p = strstr(s, " bytes");
+        if (p != NULL) {
+                const char *q = p;
+                while (q > s && q[-1] >= '0' && q[-1] <= '9')
+                        q--;
+                if (q < p) {
+                        *out = strtoll(q, NULL, 10);
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* The event name timeline.py would give: for GPU-tracer devices the op type
+ * from "name:op" (the node between '@@' and '#' of the label when present),
+ * else the op of "name = Op(args)", else the node name. `op` gets the node
+ * name the event belongs to. */
+static void event_name(const Tpapb__NodeExecStats *ns, bool gputrace, const char **name,
+                       size_t *name_len, const char **op, size_t *op_len)
+{
+        const char *node = ns->node_name, *label = ns->timeline_label, *p, *q;
+        size_t node_len = strlen(node);
+
+        if (gputrace) {
+                p = strstr(label, "@@");
+                q = p != NULL ? strchr(p, '#') : NULL;
+                if (p != NULL && q != NULL && q > p + 2) {
+                        node = p + 2;
+                        node_len = (size_t)(q - node);
+                }
+                p = memchr(node, ':', node_len);
+                *op = node;
+                *op_len = p != NULL ? (size_t)(p - node) : node_len;
+                if (p != NULL) {
+                        /* "name:op" -> op, up to a second ':' */
+                        const char *e = memchr(p + 1, ':', node_len - (size_t)(p + 1 - node));
+                        *name = p + 1;
+                        *name_len = e != NULL ? (size_t)(e - *name)
+                                              : node_len - (size_t)(p + 1 - node);
+                } else {
+                        *name = node;
+                        *name_len = node_len;
+                }
+                return;
+        }
+        *op = node;
+        *op_len = node_len;
+        p = strstr(label, " = ");
+        q = p != NULL ? strchr(p + 3, '(') : NULL;
+        if (p != NULL && q != NULL && q > p + 3) {
+                *name = p + 3;
+                *name_len = (size_t)(q - *name);
+        } else {
+                *name = node;
+                *name_len = node_len;
+        }
+}
+
+static int intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa_error *err)
+{
+        return tpa_trace_intern(tr, out, s, len, err);
+}
+
+/* What the classifier cannot know from names alone. */
+struct fixup {
+        size_t   event;
+        tpa_kind kind;          /* TPA_KIND__COUNT: keep */
+};
+
+int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *step_name,
+                       int64_t step_num, tpa_format format, tpa_error *err)
+{
+        size_t first = tpa_trace_event_count(tr), nfix = 0, cap = 0;
+        struct fixup *fix = NULL;
+        tpa_ns lo = INT64_MAX, hi = INT64_MIN;
+        tpa_health *h = tpa_trace_health(tr);
+        tpa_str *cats = NULL;
+        int rc = 0;
+
+        for (size_t d = 0; d < ss->n_dev_stats && rc == 0; d++) {
+                const Tpapb__DeviceStepStats *ds = ss->dev_stats[d];
+                const char *dev = ds->device;
+                bool gputrace = is_gputrace_device(dev), sync = has_suffix(dev, "/sync");
+                tpa_kind dev_copy = copy_kind(dev);
+                char pname[512];
+                uint32_t proc;
+                tpa_str id;
+
+                h->records_read += ds->n_node_stats;
+                if (is_duplicate_device(dev)) {
+                        h->duplicates_dropped += ds->n_node_stats;
+                        continue;
+                }
+                if (ds->n_node_stats == 0)
+                        continue;
+                snprintf(pname, sizeof(pname), "%s Compute", dev);
+                if ((rc = intern(tr, &id, pname, strlen(pname), err)) < 0 ||
+                    (rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0)
+                        break;
+                tpa_trace_process(tr, proc)->name = id;
+                for (size_t i = 0; i < ds->n_node_stats && rc == 0; i++) {
+                        const Tpapb__NodeExecStats *ns = ds->node_stats[i];
+                        const char *name, *op;
+                        size_t name_len, op_len, idx;
+                        uint32_t track;
+                        tpa_event ev;
+                        int64_t bytes;
+                        tpa_kind k = TPA_KIND__COUNT;
+
+                        memset(&ev, 0, sizeof(ev));
+                        if (ns->all_start_nanos != 0) {
+                                ev.ts = ns->all_start_nanos;
+                                ev.dur = ns->all_end_rel_nanos;
+                        } else {
+                                ev.ts = ns->all_start_micros * 1000;
+                                ev.dur = ns->all_end_rel_micros * 1000;
+                        }
+                        if (ev.dur < 0)
+                                ev.dur = 0;
+                        if ((rc = tpa_trace_get_thread(tr, &track, proc,
+                                                       (tpa_id){ .num = ns->thread_id },
+                                                       err)) < 0)
+                                break;
+                        for (size_t t = 0; t < ds->n_thread_names; t++)
+                                if (ds->thread_names[t]->key == ns->thread_id &&
+                                    tpa_trace_thread(tr, track)->name == TPA_STR_EMPTY &&
+                                    (rc = intern(tr, &tpa_trace_thread(tr, track)->name,
+                                                 ds->thread_names[t]->value,
+                                                 strlen(ds->thread_names[t]->value),
+                                                 err)) < 0)
+                                        break;
+                        if (rc < 0)
+                                break;
+                        if (sync) {
+                                name = ns->node_name;
+                                name_len = strlen(name);
+                                op = NULL;
+                                op_len = 0;
+                                k = TPA_KIND_SYNC;
+                        } else {
+                                event_name(ns, gputrace, &name, &name_len, &op, &op_len);
+                                if (gputrace) {
+                                        tpa_kind c = copy_kind(ns->timeline_label);
+                                        if (c == TPA_KIND_OTHER)
+                                                c = dev_copy;
+                                        if (c == TPA_KIND_OTHER)
+                                                c = copy_kind(ns->node_name);
+                                        if (c != TPA_KIND_OTHER)
+                                                k = c;
+                                }
+                        }
+                        if ((rc = intern(tr, &ev.name, name, name_len, err)) < 0)
+                                break;
+                        ev.track = track;
+                        if ((rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0)
+                                break;
+                        if (ev.ts < lo)
+                                lo = ev.ts;
+                        if (ev.ts + ev.dur > hi)
+                                hi = ev.ts + ev.dur;
+                        if (op != NULL && op_len > 0 && (gputrace || op_len != name_len ||
+                                                         memcmp(op, name, op_len) != 0)) {
+                                tpa_str o;
+                                if ((rc = intern(tr, &o, op, op_len, err)) < 0 ||
+                                    (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_OP, o, err)) < 0)
+                                        break;
+                        }
+                        if (gputrace && tpa_kind_is_copy(k) &&
+                            label_bytes(ns->timeline_label, &bytes) &&
+                            (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, bytes, err)) < 0)
+                                break;
+                        if (k != TPA_KIND__COUNT) {
+                                if (nfix == cap) {
+                                        size_t n = cap ? cap * 2 : 64;
+                                        struct fixup *f = realloc(fix, n * sizeof(*f));
+                                        if (f == NULL) {
+                                                rc = tpa_error_setf(err, TPA_ENOMEM,
+                                                                    "out of memory");
+                                                break;
+                                        }
+                                        fix = f;
+                                        cap = n;
+                                }
+                                fix[nfix++] = (struct fixup){ idx, k };
+                        }
+                }
+        }
+        if (rc < 0)
+                goto out;
+        cats = calloc(tpa_trace_event_count(tr) - first + 1, sizeof(*cats));
+        if (cats == NULL) {
+                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto out;
+        }
+        rc = tpa_classify__chrome(tr, first, cats, &(tpa_classify_hints){ 0 }, err);
+        if (rc < 0)
+                goto out;
+        for (size_t i = 0; i < nfix; i++)
+                tpa_trace_events_mut(tr)[fix[i].event].kind = fix[i].kind;
+
+        /* The step marker, on a host track of its own. */
+        {
+                const tpa_event *all = tpa_trace_events(tr);
+                size_t n = tpa_trace_event_count(tr), idx;
+                int64_t steps = 0;
+                uint32_t proc, track;
+                char buf[64];
+                tpa_event ev;
+                tpa_str id;
+
+                for (size_t i = 0; i < first; i++)
+                        steps += all[i].kind == TPA_KIND_STEP;
+                if (step_num < 0)
+                        step_num = steps;
+                if (step_name == NULL) {
+                        snprintf(buf, sizeof(buf), "step %lld", (long long)step_num);
+                        step_name = buf;
+                }
+                if (n == first)         /* an empty RunMetadata: no step */
+                        goto format;
+                if ((rc = intern(tr, &id, "steps", 5, err)) < 0 ||
+                    (rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0 ||
+                    (rc = tpa_trace_get_thread(tr, &track, proc, (tpa_id){ .num = 0 }, err)) < 0)
+                        goto out;
+                tpa_trace_process(tr, proc)->name = id;
+                tpa_trace_process(tr, proc)->role = TPA_PROC_HOST;
+                tpa_trace_thread(tr, track)->name = id;
+                tpa_trace_thread(tr, track)->role = TPA_TRACK_HOST;
+                memset(&ev, 0, sizeof(ev));
+                ev.ts = lo;
+                ev.dur = hi - lo;
+                ev.track = track;
+                ev.kind = TPA_KIND_STEP;
+                if ((rc = intern(tr, &ev.name, step_name, strlen(step_name), err)) < 0 ||
+                    (rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0 ||
+                    (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err)) < 0)
+                        goto out;
+                /* An earlier classify call may have reset the steps track. */
+                for (size_t i = 0; i < tpa_trace_process_count(tr); i++) {
+                        tpa_process *p = tpa_trace_process(tr, (uint32_t)i);
+                        if (p->name == id)
+                                p->role = TPA_PROC_HOST;
+                }
+        }
+format:
+        if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON)
+                tpa_trace_set_format(tr, format, TPA_DIALECT_TF1);
+out:
+        free(fix);
+        free(cats);
+        return rc;
+}
+
+static bool looks_like_step_stats(const Tpapb__StepStats *ss)
+{
+        for (size_t i = 0; i < ss->n_dev_stats; i++)
+                if (ss->dev_stats[i]->device[0] != '/')
+                        return false;
+        return true;
+}
+
+int tpa_stepstats__add_bytes(tpa_trace *tr, const uint8_t *data, size_t len, uint64_t limit,
+                             const char *step_name, int64_t step_num, tpa_format format,
+                             uint64_t offset, tpa_error *err)
+{
+        tpa_pb_arena arena;
+        Tpapb__RunMetadata *rm;
+        Tpapb__StepStats *ss = NULL;
+        int rc;
+
+        tpa_pb_arena_init(&arena, limit);
+        /* A RunMetadata and a bare StepStats both open with field 1: the
+         * device names ("/job:...", "/device:...") tell them apart. */
+        rm = tpapb__run_metadata__unpack(&arena.alloc, len, data);
+        if (rm != NULL && rm->step_stats != NULL && looks_like_step_stats(rm->step_stats))
+                ss = rm->step_stats;
+        if (ss == NULL) {
+                Tpapb__StepStats *bare = tpapb__step_stats__unpack(&arena.alloc, len, data);
+                if (bare != NULL && looks_like_step_stats(bare))
+                        ss = bare;
+        }
+        if (ss == NULL) {
+                rc = arena.hit_limit
+                     ? tpa_error_set(err, TPA_ELIMIT, offset, "the RunMetadata needs more "
+                                     "memory than the limit allows")
+                     : tpa_error_set(err, TPA_EFORMAT, offset,
+                                     "not a valid RunMetadata or StepStats protobuf");
+                tpa_pb_arena_free(&arena);
+                return rc;
+        }
+        rc = tpa_stepstats__add(tr, ss, step_name, step_num, format, err);
+        tpa_pb_arena_free(&arena);
+        return rc;
+}
+
+int tpa_stepstats__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
+                        tpa_error *err)
+{
+        uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
+        uint8_t *data;
+        size_t len;
+        int rc;
+
+        rc = tpa_source_read_all(src, &data, &len, max, err);
+        if (rc < 0)
+                return rc;
+        rc = tpa_stepstats__add_bytes(tr, data, len, max * 8 + (64u << 20), NULL, -1,
+                                      TPA_FORMAT_STEPSTATS, 0, err);
+        free(data);
+        return rc;
+}
