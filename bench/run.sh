@@ -9,11 +9,14 @@
 # time), events/s (JSON records / wall time), peak RSS and the ratios to ours,
 # then the goals, met or not. See bench/README.md.
 #
-# Usage: bench/run.sh [--quick] [--repeat N] [--no-peers] [--no-stress] [SIZE...]
+# Usage: bench/run.sh [--quick] [--repeat N] [--no-peers] [--no-stress]
+#                     [--setup-peers] [SIZE...]
 #   SIZE     uncompressed JSON sizes to generate and measure (default 100M 1G)
 #   --quick  20M only, stress modes at 20M: a smoke run of a few seconds
 #   --repeat N  run each measurement N times, keep the fastest (default 1)
 #   --no-peers  skip Python and HTA;  --no-stress  skip the stress modes
+#   --setup-peers  first make a venv in bench/out/venv with HTA from PyPI
+#              (HolisticTraceAnalysis 0.5 needs pandas < 3) and xprof
 # Env: TPA_BENCH_BUILD (build dir, default build-bench, set up as release),
 #      TPA_BENCH_OUT (default bench/out), PYTHON (default python3).
 set -eu
@@ -25,13 +28,15 @@ repeat=1
 peers=1
 stress=1
 stress_size=100M
+setup=0
 while [ $# -gt 0 ]; do
         case $1 in
         --quick) sizes="20M"; stress_size=20M ;;
         --repeat) repeat=$2; shift ;;
         --no-peers) peers=0 ;;
         --no-stress) stress=0 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --setup-peers) setup=1 ;;
+        -h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) sizes="$sizes $1" ;;
         esac
@@ -87,6 +92,10 @@ row() {
 json_format=json
 "$cli" --format json /dev/null >/dev/null 2>&1 || [ $? -ne 2 ] || json_format=text
 
+if [ "$setup" = 1 ]; then
+        [ -x "$out/venv/bin/python" ] || "$python" -m venv "$out/venv"
+        "$out/venv/bin/pip" install -q HolisticTraceAnalysis 'pandas<3' xprof
+fi
 have_hta=0
 if [ "$peers" = 1 ] && [ -x "$out/venv/bin/python" ] &&
    "$out/venv/bin/python" -c 'import hta' 2>/dev/null; then
