@@ -21,4 +21,15 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
         meson test -C build-san --num-processes "$jobs" --print-errorlogs \
         --timeout-multiplier 4
 
+# valgrind: the library and test programs (unit, fuzz replays), then the CLI
+# binary itself under each golden case (TPA_EXEC_PREFIX). The setups are in
+# the top meson.build; 'headers' runs the compiler through sh and 'slow' is
+# opt-in, so neither is worth valgrind's time. About 2 minutes on 2 cores.
+step "valgrind: unit and fuzz replays"
+meson test -C build-ci --setup=valgrind --num-processes "$jobs" --print-errorlogs \
+        --no-suite headers --no-suite slow
+step "valgrind: the CLI under every golden case"
+meson test -C build-ci --setup=valgrindcli --suite cli --num-processes "$jobs" \
+        --print-errorlogs
+
 step "all tests passed"
