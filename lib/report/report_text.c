@@ -54,6 +54,27 @@ static void put_cut(FILE *fp, const char *s, size_t width)
                 fprintf(fp, "%.*s...", (int)(width - 3), s);
 }
 
+/* Print `s` word-wrapped to 100 columns; the cursor is at column `col`, and
+ * continuation lines are indented by `indent`. */
+static void put_wrapped(FILE *fp, const char *s, size_t col, size_t indent)
+{
+        while (*s != '\0') {
+                size_t word = strcspn(s, " ");
+                if (col > indent && col + 1 + word > 100) {
+                        fprintf(fp, "\n%*s", (int)indent, "");
+                        col = indent;
+                } else if (col > indent) {
+                        fputc(' ', fp);
+                        col++;
+                }
+                fprintf(fp, "%.*s", (int)word, s);
+                col += word;
+                s += word;
+                while (*s == ' ')
+                        s++;
+        }
+}
+
 static double group_frac(const tpa_step *s, tpa_group g)
 {
         double f = 0;
@@ -83,11 +104,16 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 fprintf(fp, "devices: none (CPU-only trace: framework ops on host threads "
                         "count as compute)\n");
         else {
+                char list[1024];
+                size_t len = 0;
+                for (size_t d = 0; d < a->device_count && len < sizeof(list) - 1; d++)
+                        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+                                                d ? ", " : "", a->device_names[d]);
                 fprintf(fp, "devices: %zu:", a->device_count);
-                for (size_t d = 0; d < a->device_count; d++)
-                        fprintf(fp, " %s", a->device_names[d]);
-                fprintf(fp, "%s\n", a->device_count > 1 ? " (figures are the mean over "
-                        "devices)" : "");
+                put_wrapped(fp, list, 12, 4);
+                if (a->device_count > 1)
+                        put_wrapped(fp, "(figures are the mean over devices)", 100, 4);
+                fputc('\n', fp);
         }
 }
 
@@ -145,11 +171,15 @@ static void section_verdict(FILE *fp, const tpa_analysis *a)
                 for (size_t i = 0; i < a->finding_count; i++) {
                         const tpa_finding *f = &a->findings[i];
                         static const char *const sev[] = { "info", "warning", "error" };
-                        fprintf(fp, "    %-7s %s: ", sev[f->severity <= 2 ? f->severity : 0],
-                                f->name);
-                        put_cut(fp, f->message, 200);
+                        char text[700];
+                        int col = fprintf(fp, "    %-7s %s:", sev[f->severity <= 2 ? f->severity : 0],
+                                          f->name);
                         if (f->gain_frac >= 0)
-                                fprintf(fp, " (gain up to %.1f%%)", pct(f->gain_frac));
+                                snprintf(text, sizeof(text), "%s (gain up to %.1f%%)", f->message,
+                                         pct(f->gain_frac));
+                        else
+                                snprintf(text, sizeof(text), "%s", f->message);
+                        put_wrapped(fp, text, (size_t)col, 12);
                         fputc('\n', fp);
                 }
         }
@@ -162,14 +192,21 @@ static void section_table(FILE *fp, const tpa_analysis *a)
                 "compute", "transfr", "sync", "input", "host", "hostcmp", "idle", "class");
         for (size_t i = 0; i < a->step_count; i++) {
                 const tpa_step *s = &a->steps[i];
-                fprintf(fp, " %c%8" PRId64 " %11.3f", s->excluded ? '*' : ' ', s->number,
-                        (double)s->step_time / 1e6);
+                char line[512];
+                size_t n = (size_t)snprintf(line, sizeof(line), " %c%8" PRId64 " %11.3f",
+                                            s->excluded ? '*' : ' ', s->number,
+                                            (double)s->step_time / 1e6);
                 for (int g = 0; g < TPA_GROUP__COUNT; g++)
-                        fprintf(fp, " %6.1f%%", pct(group_frac(s, (tpa_group)g)));
-                fprintf(fp, "  %s", s->class_name != NULL ? s->class_name : "-");
+                        n += (size_t)snprintf(line + n, sizeof(line) - n, " %6.1f%%",
+                                              pct(group_frac(s, (tpa_group)g)));
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "  %s",
+                                      s->class_name != NULL ? s->class_name : "-");
                 if (a->device_count > 1 && s->slowest_device >= 0)
-                        fprintf(fp, " (slowest %s)", a->device_names[s->slowest_device]);
-                fputc('\n', fp);
+                        snprintf(line + n, sizeof(line) - n, " (slowest %s)",
+                                 a->device_names[s->slowest_device]);
+                if (strlen(line) > 100)
+                        memcpy(line + 97, "...", 4);
+                fprintf(fp, "%s\n", line);
         }
 }
 
@@ -182,29 +219,23 @@ static void section_gaps(FILE *fp, const tpa_analysis *a)
                 fmt_time(t2, sizeof(t2), (double)a->gap_total_ns));
         for (size_t i = 0; i < a->gap_count; i++) {
                 const tpa_gap *g = &a->gaps[i];
-                char line[256];
-                int n = snprintf(line, sizeof(line), "  %s at +%s, step %" PRId64 "%s%s:",
-                                 fmt_time(t1, sizeof(t1), (double)g->len),
-                                 fmt_time(t2, sizeof(t2), (double)g->offset), g->step,
-                                 g->device >= 0 && a->device_count > 1 ? " " : "",
-                                 g->device >= 0 && a->device_count > 1
-                                 ? a->device_names[g->device] : "");
-                fputs(line, fp);
+                char line[512];
+                size_t n = (size_t)snprintf(line, sizeof(line), "  %s at +%s, step %" PRId64
+                                            "%s%s:", fmt_time(t1, sizeof(t1), (double)g->len),
+                                            fmt_time(t2, sizeof(t2), (double)g->offset), g->step,
+                                            g->device >= 0 && a->device_count > 1 ? " " : "",
+                                            g->device >= 0 && a->device_count > 1
+                                            ? a->device_names[g->device] : "");
                 if (g->host_count == 0)
-                        fprintf(fp, " no host event seen");
-                for (size_t k = 0; k < g->host_count; k++) {
-                        char pc[16];
-                        int w = snprintf(pc, sizeof(pc), " %.0f%%", pct(g->host[k].frac));
-                        size_t room = 98 - (size_t)n - (size_t)w - 2;
-                        if (room < 12)
-                                break;
-                        fputs(k ? ", " : " ", fp);
-                        put_cut(fp, g->host[k].name, room > 40 ? 40 : room);
-                        fputs(pc, fp);
-                        n += 2 + (int)(strlen(g->host[k].name) < 40 ? strlen(g->host[k].name)
-                                       : 40) + w;
-                }
-                fputc('\n', fp);
+                        n += (size_t)snprintf(line + n, sizeof(line) - n, " no host event seen");
+                for (size_t k = 0; k < g->host_count && n < sizeof(line); k++)
+                        n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.40s%s %.0f%%",
+                                              k ? ", " : " ", g->host[k].name,
+                                              strlen(g->host[k].name) > 40 ? "..." : "",
+                                              pct(g->host[k].frac));
+                if (strlen(line) > 100)
+                        memcpy(line + 97, "...", 4);
+                fprintf(fp, "%s\n", line);
         }
 }
 
@@ -236,8 +267,8 @@ static void section_host_gaps(FILE *fp, const tpa_analysis *a)
 {
         char t1[32], t2[32], t3[32];
 
-        fprintf(fp, "\nhost gaps > %s on the thread driving each step: %" PRIu64 ", %s "
-                "(%.1f%% of kept step time), median %s, %.2f per ms\n",
+        fprintf(fp, "\nhost gaps > %s on the thread driving each step: %" PRIu64 "\n"
+                "  %s (%.1f%% of kept step time), median %s, %.2f per ms\n",
                 fmt_time(t1, sizeof(t1), (double)a->host_gap_min), a->host_gap_count,
                 fmt_time(t2, sizeof(t2), (double)a->host_gap_ns), pct(a->host_gap_frac),
                 fmt_time(t3, sizeof(t3), (double)a->host_gap_median), a->host_gap_per_ms);
