@@ -5,6 +5,7 @@
  * channel and host thread), then run steps, warm-up, partition, metrics and
  * the summary in turn. Also the interval helpers and the result's free.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,7 +248,9 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         c->a->device_count = nd;
         c->a->cpu_only = nd == 0;
         c->ndev = nd ? nd : 1;
-        c->a->device_names = calloc(c->ndev, sizeof(*c->a->device_names));
+        /* one block: the pointers, then a 32-byte slot per device for names
+         * made here ("GPU:1" where the process name says nothing) */
+        c->a->device_names = calloc(1, c->ndev * (sizeof(*c->a->device_names) + 32));
         if (c->a->device_names == NULL) {
                 free(has);
                 free(pdev);
@@ -258,8 +261,18 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 c->a->device_names[0] = "CPU";
         for (size_t d = 0; d < nd; d++) {
                 const tpa_process *p = tpa_trace_process_c(c->tr, (uint32_t)order[d]);
-                c->a->device_names[d] = p->name != TPA_STR_EMPTY
-                                        ? tpa_trace_str(c->tr, p->name) : "device";
+                const char *pn = tpa_trace_str(c->tr, p->name);
+                char *slot = (char *)(c->a->device_names + c->ndev) + d * 32;
+
+                if (strstr(pn, "GPU") != NULL || strstr(pn, "device") != NULL ||
+                    (p->device < 0 && pn[0] != '\0'))
+                        c->a->device_names[d] = pn;
+                else if (p->device >= 0) {
+                        snprintf(slot, 32, "GPU:%d", (int)p->device);
+                        c->a->device_names[d] = slot;
+                } else {
+                        c->a->device_names[d] = "device";
+                }
         }
         free(has);
         free(pdev);

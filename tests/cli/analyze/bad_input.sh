@@ -1,0 +1,1 @@
+tfprof-analyze bad_negative_dur.json

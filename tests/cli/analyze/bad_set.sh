@@ -1,0 +1,1 @@
+tfprof-analyze --set gap.min=fast kineto_small.json

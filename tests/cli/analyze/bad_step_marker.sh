@@ -1,0 +1,1 @@
+tfprof-analyze --step-marker '([' kineto_small.json

@@ -1,0 +1,1 @@
+tfprof-analyze kineto_small.json

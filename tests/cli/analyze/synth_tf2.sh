@@ -1,0 +1,1 @@
+tfprof-analyze synth_tf2.trace.json.gz

@@ -1,0 +1,1 @@
+tfprof-analyze torch_host_bound.trace.json.gz

@@ -1,0 +1,1 @@
+tfprof-analyze torch_input_bound.trace.json.gz
