@@ -14,5 +14,3 @@ static int not_built(const cli_args *args)
 
 int cmd_diff(const cli_args *args) { return not_built(args); }
 int cmd_check(const cli_args *args) { return not_built(args); }
-int cmd_convert(const cli_args *args) { return not_built(args); }
-int cmd_merge(const cli_args *args) { return not_built(args); }

@@ -22,9 +22,9 @@
  *                                    not device time: host ops too (as the
  *                                    Timeline shows them), never device busy
  *
- * Each step also gets a STEP event on a host track of its own ("steps"),
- * spanning the step's node stats, numbered by the tfevents step or by its
- * order across inputs.
+ * Each step also gets a marker, "train N" on a thread "steps" of its host
+ * device, spanning the step's node stats, numbered by the tfevents step or
+ * by its order across inputs; a tfevents tag is kept in its name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +70,27 @@ static tpa_kind copy_kind(const char *s)
                 if (strstr(s, names[i].text) != NULL)
                         return names[i].kind;
         return TPA_KIND_OTHER;
+}
+
+static tpa_kind copy_kind_n(const char *s, size_t len)
+{
+        char buf[128];
+
+        if (len >= sizeof(buf))
+                len = sizeof(buf) - 1;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        return copy_kind(buf);
+}
+
+static const char *copy_name(tpa_kind k)
+{
+        switch (k) {
+        case TPA_KIND_COPY_H2D: return "MemcpyH2D";
+        case TPA_KIND_COPY_D2H: return "MemcpyD2H";
+        case TPA_KIND_COPY_P2P: return "MemcpyP2P";
+        default:                return "MemcpyD2D";
+        }
 }
 
 /* Copy bytes from a timeline_label: "MemcpyH2D size:1024 dest:0 async:1"
@@ -148,6 +169,58 @@ static void event_name(const Tpapb__NodeExecStats *ns, bool gputrace, const char
 static int intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa_error *err)
 {
         return tpa_trace_intern(tr, out, s, len, err);
+}
+
+/* The step marker: "train N" (or "train N: TAG" for a tfevents tag) on a
+ * thread "steps" of the step's first host process, so that the TF1 tables
+ * see a host step marker, here and in the JSON that convert writes. */
+static int add_step(tpa_trace *tr, size_t first, tpa_ns lo, tpa_ns hi, const char *tag,
+                    int64_t step_num, tpa_error *err)
+{
+        const tpa_event *all = tpa_trace_events(tr);
+        uint32_t proc = UINT32_MAX, track;
+        int64_t steps = 0;
+        char name[256];
+        tpa_event ev;
+        size_t idx;
+        tpa_str id;
+        int rc;
+
+        for (size_t i = 0; i < first; i++) {
+                int64_t v;
+                steps += tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &v) &&
+                         all[i].kind == TPA_KIND_STEP;
+        }
+        if (step_num < 0)
+                step_num = steps;
+        for (size_t i = first; i < tpa_trace_event_count(tr) && proc == UINT32_MAX; i++) {
+                const tpa_thread *t = tpa_trace_thread_c(tr, all[i].track);
+                const tpa_process *p = tpa_trace_process_c(tr, t->process);
+                if (!is_gputrace_device(tpa_trace_str(tr, p->name)))
+                        proc = t->process;
+        }
+        if (proc == UINT32_MAX) {
+                if ((rc = tpa_trace_intern(tr, &id, "/host:steps Compute", 19, err)) < 0 ||
+                    (rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0)
+                        return rc;
+                tpa_trace_process(tr, proc)->name = id;
+        }
+        if ((rc = tpa_trace_get_thread(tr, &track, proc, (tpa_id){ .num = -1 }, err)) < 0 ||
+            (rc = tpa_trace_intern(tr, &id, "steps", 5, err)) < 0)
+                return rc;
+        tpa_trace_thread(tr, track)->name = id;
+        if (tag != NULL)
+                snprintf(name, sizeof(name), "train %lld: %s", (long long)step_num, tag);
+        else
+                snprintf(name, sizeof(name), "train %lld", (long long)step_num);
+        memset(&ev, 0, sizeof(ev));
+        ev.ts = lo;
+        ev.dur = hi - lo;
+        ev.track = track;
+        if ((rc = tpa_trace_intern(tr, &ev.name, name, strlen(name), err)) < 0 ||
+            (rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0)
+                return rc;
+        return tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err);
 }
 
 /* What the classifier cannot know from names alone. */
@@ -234,6 +307,14 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                                                 c = dev_copy;
                                         if (c == TPA_KIND_OTHER)
                                                 c = copy_kind(ns->node_name);
+                                        /* Name a copy as XSpace does, so that the
+                                         * name alone gives the kind (and does so
+                                         * again when converted to JSON). */
+                                        if (c != TPA_KIND_OTHER &&
+                                            copy_kind_n(name, name_len) != c) {
+                                                name = copy_name(c);
+                                                name_len = strlen(name);
+                                        }
                                         if (c != TPA_KIND_OTHER)
                                                 k = c;
                                 }
@@ -276,6 +357,11 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
         }
         if (rc < 0)
                 goto out;
+        if (tpa_trace_event_count(tr) > first) {
+                rc = add_step(tr, first, lo, hi, step_name, step_num, err);
+                if (rc < 0)
+                        goto out;
+        }
         cats = calloc(tpa_trace_event_count(tr) - first + 1, sizeof(*cats));
         if (cats == NULL) {
                 rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
@@ -286,52 +372,6 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                 goto out;
         for (size_t i = 0; i < nfix; i++)
                 tpa_trace_events_mut(tr)[fix[i].event].kind = fix[i].kind;
-
-        /* The step marker, on a host track of its own. */
-        {
-                const tpa_event *all = tpa_trace_events(tr);
-                size_t n = tpa_trace_event_count(tr), idx;
-                int64_t steps = 0;
-                uint32_t proc, track;
-                char buf[64];
-                tpa_event ev;
-                tpa_str id;
-
-                for (size_t i = 0; i < first; i++)
-                        steps += all[i].kind == TPA_KIND_STEP;
-                if (step_num < 0)
-                        step_num = steps;
-                if (step_name == NULL) {
-                        snprintf(buf, sizeof(buf), "step %lld", (long long)step_num);
-                        step_name = buf;
-                }
-                if (n == first)         /* an empty RunMetadata: no step */
-                        goto format;
-                if ((rc = intern(tr, &id, "steps", 5, err)) < 0 ||
-                    (rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0 ||
-                    (rc = tpa_trace_get_thread(tr, &track, proc, (tpa_id){ .num = 0 }, err)) < 0)
-                        goto out;
-                tpa_trace_process(tr, proc)->name = id;
-                tpa_trace_process(tr, proc)->role = TPA_PROC_HOST;
-                tpa_trace_thread(tr, track)->name = id;
-                tpa_trace_thread(tr, track)->role = TPA_TRACK_HOST;
-                memset(&ev, 0, sizeof(ev));
-                ev.ts = lo;
-                ev.dur = hi - lo;
-                ev.track = track;
-                ev.kind = TPA_KIND_STEP;
-                if ((rc = intern(tr, &ev.name, step_name, strlen(step_name), err)) < 0 ||
-                    (rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0 ||
-                    (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err)) < 0)
-                        goto out;
-                /* An earlier classify call may have reset the steps track. */
-                for (size_t i = 0; i < tpa_trace_process_count(tr); i++) {
-                        tpa_process *p = tpa_trace_process(tr, (uint32_t)i);
-                        if (p->name == id)
-                                p->role = TPA_PROC_HOST;
-                }
-        }
-format:
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON)
                 tpa_trace_set_format(tr, format, TPA_DIALECT_TF1);
 out:

@@ -9,5 +9,6 @@
 #include "report.h"
 #include "rules.h"
 #include "analysis.h"
+#include "chrome_writer.h"
 
 #endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_convert.c - `convert IN... -o OUT.json[.gz]`: RunMetadata, tfevents,
+ * XSpace (or any trace we read) to Chrome trace JSON, as TF's Timeline API
+ * does without TensorFlow. Several inputs read into one trace: several
+ * RunMetadata files become several steps.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <tpa/chrome_writer.h>
+
+#include "commands.h"
+#include "output.h"
+
+/* Read every input into `tr`; print warnings. Returns an exit code. */
+static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *paths, int n)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+
+        ro.strict = args->strict;
+        ro.max_events = args->max_events;
+        for (int i = 0; i < n; i++) {
+                if (tpa_read_path(tr, paths[i], &ro, &err) < 0)
+                        return cli_report_error(&err, paths[i]);
+                cli_print_warnings(tr, paths[i]);
+        }
+        return EXIT_OK;
+}
+
+int cmd_convert(const cli_args *args)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_chrome_writer *w = NULL;
+        tpa_trace *tr = NULL;
+        int rc;
+
+        if (args->input_count == 0) {
+                cli_errorf("convert: no trace given");
+                fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                return EXIT_USAGE;
+        }
+        if (tpa_trace_new(&tr, &err) < 0)
+                return cli_report_error(&err, NULL);
+        rc = read_inputs(tr, args, args->inputs, args->input_count);
+        if (rc != EXIT_OK)
+                goto out;
+        if (tpa_chrome_writer_open(&w, args->output, &err) < 0 ||
+            tpa_chrome_writer_add(w, tr, NULL, &err) < 0) {
+                tpa_chrome_writer_abort(w);
+                rc = cli_report_error(&err, args->output);
+                goto out;
+        }
+        if (tpa_chrome_writer_close(w, &err) < 0)
+                rc = cli_report_error(&err, args->output);
+out:
+        tpa_trace_free(tr);
+        return rc;
+}
+
+int cmd_merge(const cli_args *args)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_chrome_writer *w = NULL;
+        int rc = EXIT_OK;
+
+        if (args->input_count < 1) {
+                cli_errorf("merge: no traces given");
+                fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                return EXIT_USAGE;
+        }
+        if (tpa_chrome_writer_open(&w, args->output, &err) < 0)
+                return cli_report_error(&err, args->output);
+        /* One trace at a time: each input is read, written, freed. */
+        for (int i = 0; i < args->input_count && rc == EXIT_OK; i++) {
+                const char *path = args->inputs[i], *label;
+                tpa_trace *tr = NULL;
+
+                if (tpa_trace_new(&tr, &err) < 0) {
+                        rc = cli_report_error(&err, NULL);
+                        break;
+                }
+                rc = read_inputs(tr, args, &args->inputs[i], 1);
+                /* Label by file name: "a.json: /device:GPU:0". */
+                label = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+                if (rc == EXIT_OK && tpa_chrome_writer_add(w, tr, label, &err) < 0)
+                        rc = cli_report_error(&err, args->output);
+                tpa_trace_free(tr);
+        }
+        if (rc != EXIT_OK) {
+                tpa_chrome_writer_abort(w);
+                return rc;
+        }
+        if (tpa_chrome_writer_close(w, &err) < 0)
+                return cli_report_error(&err, args->output);
+        return EXIT_OK;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpa/chrome_writer.h - write traces as Chrome trace JSON that
+ * chrome://tracing and Perfetto load, and that tpa_read_path() reads back
+ * into the same events (convert, merge; DESIGN.md 7):
+ *
+ *   {"displayTimeUnit":"ns","traceEvents":[ M process/thread names,
+ *    X events with ts/dur in us printed exactly from ns, args ]}
+ *
+ * Output streams as it is written; a path ending in ".gz" is gzipped.
+ */
+#ifndef TPA_CHROME_WRITER_H
+#define TPA_CHROME_WRITER_H
+
+#include "trace.h"
+
+typedef struct tpa_chrome_writer tpa_chrome_writer;
+
+/* Create `path` ("-": standard output) and write the JSON head. */
+int  tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error *err);
+/* Write every process, thread and event of `tr`. Processes get new pids,
+ * never used by an earlier call on the same writer; a non-NULL `label`
+ * prefixes each process name ("a.json: /device:GPU:0"). */
+int  tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char *label,
+                           tpa_error *err);
+/* Write the JSON tail, flush and close; frees `w` whatever happens. */
+int  tpa_chrome_writer_close(tpa_chrome_writer *w, tpa_error *err);
+/* Give up: close, remove a file created by open, free. NULL is a no-op. */
+void tpa_chrome_writer_abort(tpa_chrome_writer *w);
+
+/* `ns` as microseconds, exactly: 1234567 -> "1234.567". `buf` holds at
+ * least 32 bytes. Returns the length. */
+size_t tpa_chrome_format_us(char *buf, tpa_ns ns);
+
+#endif

@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome_writer.c - traces out as Chrome trace JSON (convert, merge).
+ *
+ * What the Chrome reader reads back is what is written: process and thread
+ * names and sort indexes as M records, every event as an X record with ts
+ * and dur in microseconds printed exactly from ns, and in args the extras
+ * the reader turns back into the model: correlation_id, group_id, bytes,
+ * step_num, tf_op, tf_function_call (compile evidence). Kinds are not
+ * written: the reader derives them again from the same names.
+ *
+ * The output is buffered and written as it goes (gzip through zlib's
+ * gzwrite when the path ends in ".gz"), so memory stays flat.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "tpa/chrome_writer.h"
+
+#define BUF_SIZE (64u * 1024u)
+
+struct tpa_chrome_writer {
+        FILE    *fp;            /* plain output */
+        gzFile   gz;            /* gzip output */
+        char    *path;          /* NULL for stdout */
+        bool     created;
+        char     buf[BUF_SIZE];
+        size_t   len;
+        int64_t  next_pid;
+        bool     first;         /* no record written yet */
+        int      sys_errno;
+        bool     failed;
+};
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+        return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void flush(tpa_chrome_writer *w)
+{
+        if (w->len == 0 || w->failed)
+                return;
+        if (w->gz != NULL) {
+                if (gzwrite(w->gz, w->buf, (unsigned)w->len) != (int)w->len) {
+                        int e;
+                        gzerror(w->gz, &e);
+                        w->sys_errno = e == Z_ERRNO ? errno : EIO;
+                        w->failed = true;
+                }
+        } else if (fwrite(w->buf, 1, w->len, w->fp) != w->len) {
+                w->sys_errno = errno != 0 ? errno : EIO;
+                w->failed = true;
+        }
+        w->len = 0;
+}
+
+static void put(tpa_chrome_writer *w, const char *s, size_t n)
+{
+        while (n > 0) {
+                size_t take = BUF_SIZE - w->len;
+                if (take > n)
+                        take = n;
+                memcpy(w->buf + w->len, s, take);
+                w->len += take;
+                s += take;
+                n -= take;
+                if (w->len == BUF_SIZE)
+                        flush(w);
+        }
+}
+
+static void puts_(tpa_chrome_writer *w, const char *s)
+{
+        put(w, s, strlen(s));
+}
+
+static void put_i64(tpa_chrome_writer *w, int64_t v)
+{
+        char b[32];
+        put(w, b, (size_t)snprintf(b, sizeof(b), "%" PRId64, v));
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void put_str(tpa_chrome_writer *w, const char *s, size_t n)
+{
+        static const char hex[] = "0123456789abcdef";
+        size_t run = 0;
+
+        put(w, "\"", 1);
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+                char esc[6];
+                if (c >= 0x20 && c != '"' && c != '\\')
+                        continue;
+                put(w, s + run, i - run);
+                run = i + 1;
+                esc[0] = '\\';
+                if (c == '"' || c == '\\') {
+                        esc[1] = (char)c;
+                        put(w, esc, 2);
+                } else if (c == '\n') {
+                        put(w, "\\n", 2);
+                } else if (c == '\t') {
+                        put(w, "\\t", 2);
+                } else {
+                        esc[1] = 'u';
+                        esc[2] = '0';
+                        esc[3] = '0';
+                        esc[4] = hex[c >> 4];
+                        esc[5] = hex[c & 15];
+                        put(w, esc, 6);
+                }
+        }
+        put(w, s + run, n - run);
+        put(w, "\"", 1);
+}
+
+size_t tpa_chrome_format_us(char *buf, tpa_ns ns)
+{
+        uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+        int n;
+
+        if (a % 1000 == 0)
+                n = snprintf(buf, 32, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+        else
+                n = snprintf(buf, 32, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000,
+                             (unsigned)(a % 1000));
+        /* "1.500" -> "1.5": shorter, and still exact */
+        while (n > 0 && memchr(buf, '.', (size_t)n) != NULL && buf[n - 1] == '0')
+                buf[--n] = '\0';
+        return (size_t)n;
+}
+
+static void put_us(tpa_chrome_writer *w, tpa_ns ns)
+{
+        char b[32];
+        put(w, b, tpa_chrome_format_us(b, ns));
+}
+
+static void record_start(tpa_chrome_writer *w)
+{
+        puts_(w, w->first ? "\n" : ",\n");
+        w->first = false;
+}
+
+int tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error *err)
+{
+        tpa_chrome_writer *w = calloc(1, sizeof(*w));
+
+        if (w == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        w->next_pid = 1;
+        w->first = true;
+        if (path == NULL || strcmp(path, "-") == 0) {
+                w->fp = stdout;
+        } else {
+                w->path = strdup(path);
+                if (w->path == NULL) {
+                        free(w);
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                }
+                if (has_suffix(path, ".gz"))
+                        w->gz = gzopen(path, "wb");
+                else
+                        w->fp = fopen(path, "wb");
+                if (w->gz == NULL && w->fp == NULL) {
+                        int e = errno;
+                        free(w->path);
+                        free(w);
+                        return tpa_error_set_sys(err, e, "cannot create '%s'", path);
+                }
+                w->created = true;
+        }
+        puts_(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+        *out = w;
+        return 0;
+}
+
+static void put_meta(tpa_chrome_writer *w, const char *what, int64_t pid, const tpa_id *tid,
+                     int64_t tid_num, const char *key)
+{
+        record_start(w);
+        puts_(w, "{\"ph\":\"M\",\"pid\":");
+        put_i64(w, pid);
+        if (tid != NULL) {
+                puts_(w, ",\"tid\":");
+                put_i64(w, tid_num);
+        }
+        puts_(w, ",\"name\":\"");
+        puts_(w, what);
+        puts_(w, "\",\"args\":{\"");
+        puts_(w, key);
+        puts_(w, "\":");
+}
+
+/* A thread's tid as a number: its own when numeric, else a stand-in. */
+static int64_t tid_of(const tpa_thread *t, uint32_t index)
+{
+        return t->tid.str == TPA_STR_EMPTY ? t->tid.num : (int64_t)index + 1000000000;
+}
+
+int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char *label,
+                          tpa_error *err)
+{
+        size_t np = tpa_trace_process_count(tr), nt = tpa_trace_thread_count(tr);
+        size_t ne = tpa_trace_event_count(tr);
+        const tpa_event *ev = tpa_trace_events(tr);
+        int64_t base = w->next_pid;
+
+        for (uint32_t i = 0; i < np; i++) {
+                const tpa_process *p = tpa_trace_process_c(tr, i);
+                put_meta(w, "process_name", base + i, NULL, 0, "name");
+                if (label != NULL) {
+                        size_t ll = strlen(label), nl = tpa_trace_str_len(tr, p->name);
+                        char *s = malloc(ll + 2 + nl + 1);
+                        if (s == NULL)
+                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        memcpy(s, label, ll);
+                        memcpy(s + ll, ": ", 2);
+                        memcpy(s + ll + 2, tpa_trace_str(tr, p->name), nl);
+                        put_str(w, s, ll + 2 + nl);
+                        free(s);
+                } else {
+                        put_str(w, tpa_trace_str(tr, p->name), tpa_trace_str_len(tr, p->name));
+                }
+                puts_(w, "}}");
+                put_meta(w, "process_sort_index", base + i, NULL, 0, "sort_index");
+                put_i64(w, base + i);
+                puts_(w, "}}");
+        }
+        for (uint32_t i = 0; i < nt; i++) {
+                const tpa_thread *t = tpa_trace_thread_c(tr, i);
+                if (t->name != TPA_STR_EMPTY) {
+                        put_meta(w, "thread_name", base + t->process, &t->tid, tid_of(t, i),
+                                 "name");
+                        put_str(w, tpa_trace_str(tr, t->name), tpa_trace_str_len(tr, t->name));
+                        puts_(w, "}}");
+                }
+                if (t->sort_index != 0) {
+                        put_meta(w, "thread_sort_index", base + t->process, &t->tid,
+                                 tid_of(t, i), "sort_index");
+                        put_i64(w, t->sort_index);
+                        puts_(w, "}}");
+                }
+        }
+        for (size_t i = 0; i < ne && !w->failed; i++) {
+                const tpa_event *e = &ev[i];
+                const tpa_thread *t = tpa_trace_thread_c(tr, e->track);
+                int64_t v;
+                bool any = false;
+
+                record_start(w);
+                puts_(w, "{\"ph\":\"X\",\"pid\":");
+                put_i64(w, base + t->process);
+                puts_(w, ",\"tid\":");
+                put_i64(w, tid_of(t, e->track));
+                puts_(w, ",\"ts\":");
+                put_us(w, e->ts);
+                puts_(w, ",\"dur\":");
+                put_us(w, e->dur);
+                puts_(w, ",\"name\":");
+                put_str(w, tpa_trace_str(tr, e->name), tpa_trace_str_len(tr, e->name));
+#define ARG(key) (puts_(w, any ? ",\"" key "\":" : ",\"args\":{\"" key "\":"), any = true)
+                if (e->corr != 0) {
+                        ARG("correlation_id");
+                        put_i64(w, e->corr);
+                }
+                if (e->group != 0) {
+                        ARG("group_id");
+                        put_i64(w, (int64_t)e->group - 1);
+                }
+                if (tpa_trace_get_aux(tr, i, TPA_AUX_BYTES, &v)) {
+                        ARG("bytes");
+                        put_i64(w, v);
+                }
+                if (tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &v)) {
+                        ARG("step_num");
+                        put_i64(w, v);
+                }
+                if (tpa_trace_get_aux(tr, i, TPA_AUX_OP, &v) && v > 0 &&
+                    (size_t)v < tpa_trace_str_count(tr)) {
+                        ARG("tf_op");
+                        put_str(w, tpa_trace_str(tr, (tpa_str)v),
+                                tpa_trace_str_len(tr, (tpa_str)v));
+                }
+                if (tpa_trace_get_aux(tr, i, TPA_AUX_FLAGS, &v) && (v & TPA_FLAG_COMPILE)) {
+                        ARG("tf_function_call");
+                        puts_(w, "\"traced\"");
+                }
+#undef ARG
+                puts_(w, any ? "}}" : "}");
+        }
+        w->next_pid = base + (int64_t)np;
+        if (w->failed)
+                return tpa_error_set_sys(err, w->sys_errno, "cannot write '%s'",
+                                         w->path ? w->path : "standard output");
+        return 0;
+}
+
+static int finish(tpa_chrome_writer *w, bool keep, tpa_error *err)
+{
+        int rc = 0;
+
+        if (keep) {
+                puts_(w, "\n]}\n");
+                flush(w);
+        }
+        if (w->gz != NULL) {
+                if (gzclose(w->gz) != Z_OK && !w->failed) {
+                        w->sys_errno = errno != 0 ? errno : EIO;
+                        w->failed = true;
+                }
+        } else if (w->fp == stdout) {
+                if (fflush(stdout) != 0 && !w->failed) {
+                        w->sys_errno = errno;
+                        w->failed = true;
+                }
+        } else if (w->fp != NULL && fclose(w->fp) != 0 && !w->failed) {
+                w->sys_errno = errno;
+                w->failed = true;
+        }
+        if (keep && w->failed)
+                rc = tpa_error_set_sys(err, w->sys_errno, "cannot write '%s'",
+                                       w->path ? w->path : "standard output");
+        if ((!keep || rc < 0) && w->created)
+                unlink(w->path);
+        free(w->path);
+        free(w);
+        return rc;
+}
+
+int tpa_chrome_writer_close(tpa_chrome_writer *w, tpa_error *err)
+{
+        return finish(w, true, err);
+}
+
+void tpa_chrome_writer_abort(tpa_chrome_writer *w)
+{
+        if (w != NULL)
+                finish(w, false, NULL);
+}
