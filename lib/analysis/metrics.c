@@ -526,7 +526,8 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
         free(v);
 
         /* top gaps */
-        qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
+        if (a->gap_count > 0)
+                qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
         if (a->gap_count > top)
                 a->gap_count = top;
         for (size_t i = 0; i < a->gap_count && r == 0; i++)

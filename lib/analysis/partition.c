@@ -120,7 +120,8 @@ static int sweep(const tpa_actx *c, edges *E, size_t d, const tpa_step *s, uint3
                 r = add_list(E, &c->fw[drv], B_FW, s->start, s->end, err);
         if (r < 0)
                 return r;
-        qsort(E->v, E->n, sizeof(*E->v), cmp_edge);
+        if (E->n > 0)
+                qsort(E->v, E->n, sizeof(*E->v), cmp_edge);
         for (size_t i = 0; i < E->n; i++) {
                 if (E->v[i].t > cur) {
                         out[pick(on, drv != UINT32_MAX)] += E->v[i].t - cur;
