@@ -10,6 +10,7 @@
 
 #include <tpa/chrome_writer.h>
 
+#include "cmd_logdir.h"
 #include "commands.h"
 #include "output.h"
 
@@ -29,7 +30,7 @@ static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *p
         return EXIT_OK;
 }
 
-int cmd_convert(const cli_args *args)
+static int convert(const cli_args *args)
 {
         tpa_error err = TPA_ERROR_INIT;
         tpa_chrome_writer *w = NULL;
@@ -59,7 +60,7 @@ out:
         return rc;
 }
 
-int cmd_merge(const cli_args *args)
+static int merge(const cli_args *args)
 {
         tpa_error err = TPA_ERROR_INIT;
         tpa_chrome_writer *w = NULL;
@@ -95,4 +96,29 @@ int cmd_merge(const cli_args *args)
         if (tpa_chrome_writer_close(w, &err) < 0)
                 return cli_report_error(&err, args->output);
         return EXIT_OK;
+}
+
+/* A logdir among the inputs stands for the hosts of its newest run. */
+int cmd_convert(const cli_args *args)
+{
+        cli_expanded e;
+        bool listed;
+        int rc = cli_logdir_expand(args, &e, &listed);
+
+        if (rc == EXIT_OK)
+                rc = convert(&e.args);
+        cli_logdir_free(&e);
+        return rc;
+}
+
+int cmd_merge(const cli_args *args)
+{
+        cli_expanded e;
+        bool listed;
+        int rc = cli_logdir_expand(args, &e, &listed);
+
+        if (rc == EXIT_OK)
+                rc = merge(&e.args);
+        cli_logdir_free(&e);
+        return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_logdir.h"
 #include "commands.h"
 #include "opts.h"
 #include "output.h"
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
                 rc = EXIT_OK;
         } else {
                 switch (args.cmd) {
-                case CMD_ANALYZE: rc = cmd_analyze(&args); break;
+                case CMD_ANALYZE: rc = cmd_analyze_logdir(&args); break;
                 case CMD_DIFF:    rc = cmd_diff(&args); break;
                 case CMD_CHECK:   rc = cmd_check(&args); break;
                 case CMD_CONVERT: rc = cmd_convert(&args); break;

@@ -10,5 +10,6 @@
 #include "rules.h"
 #include "analysis.h"
 #include "chrome_writer.h"
+#include "logdir.h"
 
 #endif

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_logdir.c - TensorBoard logdirs on the command line: `tfprof-analyze
+ * DIR` analyzes each host of the newest profile run (--run NAME picks
+ * another) and aggregates them, as several inputs are; --list-runs lists
+ * the runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/logdir.h>
+
+#include "cmd_logdir.h"
+#include "commands.h"
+#include "output.h"
+
+static int list_runs(const char *dir, const tpa_logdir *ld)
+{
+        const tpa_logdir_run *newest = tpa_logdir_find_run(ld, NULL);
+
+        printf("%s: %zu profile run%s (newest last)\n", dir, ld->run_count,
+               ld->run_count == 1 ? "" : "s");
+        for (size_t r = 0; r < ld->run_count; r++) {
+                const tpa_logdir_run *run = &ld->runs[r];
+                printf("  %s%s  %s\n", run->name, run == newest ? " (newest)" : "", run->label);
+                for (size_t h = 0; h < run->host_count; h++) {
+                        const char *p = run->hosts[h].path, *base = strrchr(p, '/');
+                        printf("      %s\n", base != NULL ? base + 1 : p);
+                }
+        }
+        return EXIT_OK;
+}
+
+int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
+{
+        cli_expanded *own = out;
+        const char **inputs;
+        size_t n = 0, cap = (size_t)args->input_count + 1;
+        bool any_dir = false;
+        int rc = EXIT_OK;
+
+        memset(out, 0, sizeof(*out));
+        out->args = *args;
+        out->args.inputs = NULL;
+        *listed = false;
+        inputs = calloc(cap, sizeof(*inputs));
+        if (inputs == NULL) {
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        for (int i = 0; i < args->input_count && rc == EXIT_OK; i++) {
+                const char *in = args->inputs[i];
+                tpa_error err = TPA_ERROR_INIT;
+                const tpa_logdir_run *run;
+                tpa_logdir *ld;
+
+                if (strcmp(in, "-") == 0 || !tpa_logdir_is_dir(in)) {
+                        inputs[n++] = in;
+                        continue;
+                }
+                any_dir = true;
+                if (tpa_logdir_scan(&ld, in, &err) < 0) {
+                        rc = cli_report_error(&err, in);
+                        break;
+                }
+                if (args->list_runs) {
+                        rc = list_runs(in, ld);
+                        tpa_logdir_free(ld);
+                        continue;
+                }
+                run = tpa_logdir_find_run(ld, args->run);
+                if (run == NULL) {
+                        cli_errorf("%s: no profile run '%s' (see --list-runs)", in, args->run);
+                        tpa_logdir_free(ld);
+                        rc = EXIT_USAGE;
+                        break;
+                }
+                {
+                        const char **pi = realloc(inputs, (cap + run->host_count) *
+                                                  sizeof(*inputs));
+                        char **po = realloc(own->paths, (own->count + run->host_count) *
+                                            sizeof(*own->paths));
+                        if (pi != NULL)
+                                inputs = pi;
+                        if (po != NULL)
+                                own->paths = po;
+                        if (pi == NULL || po == NULL) {
+                                tpa_logdir_free(ld);
+                                cli_errorf("out of memory");
+                                rc = EXIT_INTERNAL;
+                                break;
+                        }
+                        cap += run->host_count;
+                }
+                for (size_t h = 0; h < run->host_count; h++) {
+                        char *p = strdup(run->hosts[h].path);
+                        if (p == NULL) {
+                                rc = EXIT_INTERNAL;
+                                break;
+                        }
+                        own->paths[own->count++] = p;
+                        inputs[n++] = p;
+                }
+                tpa_logdir_free(ld);
+        }
+        if (rc == EXIT_OK && args->list_runs) {
+                *listed = true;
+                if (!any_dir) {
+                        cli_errorf("--list-runs needs a TensorBoard logdir");
+                        fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                        rc = EXIT_USAGE;
+                }
+        }
+        out->args.inputs = inputs;
+        out->args.input_count = (int)n;
+        return rc;
+}
+
+void cli_logdir_free(cli_expanded *e)
+{
+        for (size_t i = 0; i < e->count; i++)
+                free(e->paths[i]);
+        free(e->paths);
+        free(e->args.inputs);
+        memset(e, 0, sizeof(*e));
+}
+
+int cmd_analyze_logdir(const cli_args *args)
+{
+        cli_expanded e;
+        bool listed;
+        int rc;
+
+        rc = cli_logdir_expand(args, &e, &listed);
+        if (rc == EXIT_OK && !listed)
+                rc = cmd_analyze(&e.args);
+        cli_logdir_free(&e);
+        return rc;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpa/logdir.h - TensorBoard logdirs (DESIGN.md 3): the profile runs under
+ * <logdir>/.../plugins/profile/<run>/ and, in each, one trace file per host.
+ *
+ * A host with both <host>.xplane.pb and <host>.trace.json.gz gets the
+ * xplane.pb: the two read into the same events (tests/corpus checks every
+ * session we have), and the XSpace holds every event where the trace
+ * viewer's JSON stops at its event cap.
+ */
+#ifndef TPA_LOGDIR_H
+#define TPA_LOGDIR_H
+
+#include "common.h"
+
+typedef struct tpa_logdir_host {
+        char *name;             /* "d1792a5a2842" */
+        char *path;             /* the file to read */
+} tpa_logdir_host;
+
+typedef struct tpa_logdir_run {
+        char            *name;  /* the run folder, "2020_12_22_03_28_27" */
+        char            *label; /* its path below the logdir, for listings */
+        tpa_logdir_host *hosts; /* sorted by name */
+        size_t           host_count;
+} tpa_logdir_run;
+
+typedef struct tpa_logdir {
+        tpa_logdir_run *runs;   /* oldest first: by name (TF names runs by time), then label */
+        size_t          run_count;
+} tpa_logdir;
+
+/* True when `path` is a directory. */
+bool tpa_logdir_is_dir(const char *path);
+
+/* Find every profile run below `dir` (at most 8 levels down). Runs with no
+ * trace file are left out. Fails with TPA_EFORMAT when there is none. On
+ * success free *out with tpa_logdir_free(). */
+int  tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err);
+/* The run called `name` (its folder name or its label), or the newest when
+ * `name` is NULL; NULL when there is no such run. */
+const tpa_logdir_run *tpa_logdir_find_run(const tpa_logdir *ld, const char *name);
+void tpa_logdir_free(tpa_logdir *ld);           /* NULL is a no-op */
+
+#endif

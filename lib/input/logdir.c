@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * logdir.c - find the profile runs of a TensorBoard logdir: every folder
+ * plugins/profile/<run>/ below it, and in each run one trace per host
+ * (<host>.xplane.pb preferred to <host>.trace.json.gz, see tpa/logdir.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tpa/logdir.h"
+
+#define MAX_DEPTH 8
+
+bool tpa_logdir_is_dir(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+        return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static char *join(const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b);
+        char *s = malloc(la + lb + 2);
+
+        if (s == NULL)
+                return NULL;
+        memcpy(s, a, la);
+        s[la] = '/';
+        memcpy(s + la + 1, b, lb + 1);
+        if (la > 0 && a[la - 1] == '/')
+                memmove(s + la, s + la + 1, lb + 1);
+        return s;
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+        return strcmp(((const tpa_logdir_host *)a)->name, ((const tpa_logdir_host *)b)->name);
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+        const tpa_logdir_run *x = a, *y = b;
+        int c = strcmp(x->name, y->name);
+        return c != 0 ? c : strcmp(x->label, y->label);
+}
+
+static int oom(tpa_error *err)
+{
+        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+}
+
+/* The hosts of one run folder. */
+static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const char *label,
+                    tpa_error *err)
+{
+        static const char *const suffixes[] = { ".xplane.pb", ".trace.json.gz" };
+        tpa_logdir_run run = { 0 };
+        size_t cap = 0;
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        void *p;
+
+        if (d == NULL)
+                return 0;
+        while ((e = readdir(d)) != NULL) {
+                for (size_t s = 0; s < 2; s++) {
+                        size_t n = strlen(e->d_name), k = strlen(suffixes[s]);
+                        tpa_logdir_host *h = NULL;
+                        if (n <= k || !has_suffix(e->d_name, suffixes[s]))
+                                continue;
+                        for (size_t i = 0; i < run.host_count; i++)
+                                if (strlen(run.hosts[i].name) == n - k &&
+                                    memcmp(run.hosts[i].name, e->d_name, n - k) == 0)
+                                        h = &run.hosts[i];
+                        if (h != NULL && s == 1)
+                                continue;       /* xplane.pb wins */
+                        if (h == NULL) {
+                                if (run.host_count == cap) {
+                                        cap = cap ? cap * 2 : 8;
+                                        p = realloc(run.hosts, cap * sizeof(*run.hosts));
+                                        if (p == NULL)
+                                                goto fail;
+                                        run.hosts = p;
+                                }
+                                h = &run.hosts[run.host_count++];
+                                h->name = strndup(e->d_name, n - k);
+                                h->path = NULL;
+                                if (h->name == NULL)
+                                        goto fail;
+                        }
+                        free(h->path);
+                        h->path = join(dir, e->d_name);
+                        if (h->path == NULL)
+                                goto fail;
+                }
+        }
+        closedir(d);
+        d = NULL;
+        if (run.host_count == 0)
+                return 0;
+        qsort(run.hosts, run.host_count, sizeof(*run.hosts), cmp_host);
+        run.name = strdup(name);
+        run.label = strdup(label);
+        p = realloc(ld->runs, (ld->run_count + 1) * sizeof(*ld->runs));
+        if (run.name == NULL || run.label == NULL || p == NULL)
+                goto fail;
+        ld->runs = p;
+        ld->runs[ld->run_count++] = run;
+        return 0;
+fail:
+        if (d != NULL)
+                closedir(d);
+        for (size_t i = 0; i < run.host_count; i++) {
+                free(run.hosts[i].name);
+                free(run.hosts[i].path);
+        }
+        free(run.hosts);
+        free(run.name);
+        free(run.label);
+        return oom(err);
+}
+
+/* Walk `dir` (shown as `rel`) looking for plugins/profile. */
+static int walk(tpa_logdir *ld, const char *dir, const char *rel, int depth, tpa_error *err)
+{
+        DIR *d;
+        struct dirent *e;
+        char *names = NULL;
+        size_t len = 0;
+        int rc = 0;
+
+        if (depth > MAX_DEPTH || (d = opendir(dir)) == NULL)
+                return 0;
+        /* Collect the names first: no open DIR across the recursion. */
+        while ((e = readdir(d)) != NULL) {
+                size_t n = strlen(e->d_name) + 1;
+                char *p;
+                if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                        continue;
+                p = realloc(names, len + n);
+                if (p == NULL) {
+                        closedir(d);
+                        free(names);
+                        return oom(err);
+                }
+                names = p;
+                memcpy(names + len, e->d_name, n);
+                len += n;
+        }
+        closedir(d);
+        for (size_t off = 0; off < len && rc == 0; off += strlen(names + off) + 1) {
+                const char *n = names + off;
+                char *sub = join(dir, n), *subrel = *rel ? join(rel, n) : strdup(n);
+                if (sub == NULL || subrel == NULL) {
+                        rc = oom(err);
+                } else if (tpa_logdir_is_dir(sub)) {
+                        size_t sl = strlen(sub);
+                        if (sl >= 16 && strcmp(sub + sl - 16, "/plugins/profile") == 0) {
+                                /* each folder in here is a run */
+                                DIR *rd = opendir(sub);
+                                while (rd != NULL && rc == 0 && (e = readdir(rd)) != NULL) {
+                                        char *run, *runrel;
+                                        if (e->d_name[0] == '.')
+                                                continue;
+                                        run = join(sub, e->d_name);
+                                        runrel = join(subrel, e->d_name);
+                                        if (run == NULL || runrel == NULL)
+                                                rc = oom(err);
+                                        else if (tpa_logdir_is_dir(run))
+                                                rc = scan_run(ld, run, e->d_name, runrel, err);
+                                        free(run);
+                                        free(runrel);
+                                }
+                                if (rd != NULL)
+                                        closedir(rd);
+                        } else {
+                                rc = walk(ld, sub, subrel, depth + 1, err);
+                        }
+                }
+                free(sub);
+                free(subrel);
+        }
+        free(names);
+        return rc;
+}
+
+int tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err)
+{
+        tpa_logdir *ld = calloc(1, sizeof(*ld));
+        size_t dl = strlen(dir);
+        int rc;
+
+        if (ld == NULL)
+                return oom(err);
+        /* The logdir itself may be plugins/profile, or a run folder. */
+        while (dl > 1 && dir[dl - 1] == '/')
+                dl--;
+        if (dl >= 15 && strncmp(dir + dl - 15, "plugins/profile", 15) == 0) {
+                char *parent = strndup(dir, dl >= 16 ? dl - 16 : 0);
+                rc = parent == NULL ? oom(err) : walk(ld, *parent ? parent : ".", "", 0, err);
+                free(parent);
+        } else {
+                rc = walk(ld, dir, "", 0, err);
+                if (rc == 0 && ld->run_count == 0) {
+                        const char *base = strrchr(dir, '/');
+                        rc = scan_run(ld, dir, base != NULL && base[1] ? base + 1 : dir, ".",
+                                      err);
+                }
+        }
+        if (rc == 0 && ld->run_count == 0)
+                rc = tpa_error_setf(err, TPA_EFORMAT, "no profile runs (plugins/profile/<run>/ "
+                                    "with *.xplane.pb or *.trace.json.gz) in this directory");
+        if (rc < 0) {
+                tpa_logdir_free(ld);
+                return rc;
+        }
+        qsort(ld->runs, ld->run_count, sizeof(*ld->runs), cmp_run);
+        *out = ld;
+        return 0;
+}
+
+const tpa_logdir_run *tpa_logdir_find_run(const tpa_logdir *ld, const char *name)
+{
+        if (ld->run_count == 0)
+                return NULL;
+        if (name == NULL)
+                return &ld->runs[ld->run_count - 1];
+        for (size_t i = ld->run_count; i-- > 0;)
+                if (strcmp(ld->runs[i].name, name) == 0 || strcmp(ld->runs[i].label, name) == 0)
+                        return &ld->runs[i];
+        return NULL;
+}
+
+void tpa_logdir_free(tpa_logdir *ld)
+{
+        if (ld == NULL)
+                return;
+        for (size_t r = 0; r < ld->run_count; r++) {
+                for (size_t i = 0; i < ld->runs[r].host_count; i++) {
+                        free(ld->runs[r].hosts[i].name);
+                        free(ld->runs[r].hosts[i].path);
+                }
+                free(ld->runs[r].hosts);
+                free(ld->runs[r].name);
+                free(ld->runs[r].label);
+        }
+        free(ld->runs);
+        free(ld);
+}
