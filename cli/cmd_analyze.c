@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "render.h"
 
 /* The default rules, extended or replaced by --rules, with --set applied.
  * Returns an exit code. */
@@ -38,6 +39,29 @@ static int load_rules(tpa_rules **out, const cli_args *args)
                 }
         }
         *out = r;
+        return EXIT_OK;
+}
+
+/* --fail-on-severity: EXIT_GATE when a run finding reaches `level`. */
+static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
+{
+        static const char *const names[] = { "info", "warning", "error" };
+        int min = -1;
+
+        for (int i = 0; i < 3; i++)
+                if (strcmp(level, names[i]) == 0)
+                        min = i;
+        if (min < 0) {
+                cli_errorf("--fail-on-severity takes info, warning or error, not '%s'", level);
+                return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < runs[i]->finding_count; k++)
+                        if ((int)runs[i]->findings[k].severity >= min) {
+                                cli_errorf("finding '%s' reaches --fail-on-severity %s",
+                                           runs[i]->findings[k].name, level);
+                                return EXIT_GATE;
+                        }
         return EXIT_OK;
 }
 
@@ -108,19 +132,22 @@ int cmd_analyze(const cli_args *args)
                 }
                 if (n > 0)
                         fputc('\n', out.fp);
-                tpa_report_text(out.fp, traces[n], runs[n], path);
-                rc = EXIT_OK;
+                if ((rc = cli_render(out.fp, args, traces[n], runs[n], path)) != EXIT_OK)
+                        break;
         }
         if (rc != EXIT_OK) {
                 cli_out_discard(&out);
                 n++;                    /* free the one that failed too */
                 goto done;
         }
-        if (args->input_count > 1)
+        if (args->input_count > 1 && cli_render_is_text(args))
                 tpa_report_text_aggregate(out.fp, (const tpa_analysis *const *)runs,
                                           (const char *const *)args->inputs,
                                           (size_t)args->input_count);
         rc = cli_out_commit(&out, args->output);
+        if (rc == EXIT_OK && args->fail_on_severity != NULL)
+                rc = gate(args->fail_on_severity, (const tpa_analysis *const *)runs,
+                          (size_t)args->input_count);
 done:
         for (int i = 0; traces != NULL && i < n && i < args->input_count; i++) {
                 tpa_analysis_free(runs[i]);

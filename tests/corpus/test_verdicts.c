@@ -20,7 +20,7 @@
 /* The first *.trace.json.gz in `dir`, in a static buffer; NULL if none. */
 static const char *trace_in(const char *dir)
 {
-        static char path[4096];
+        static char path[4096 + 512];
         DIR *d = opendir(dir);
         struct dirent *de;
         const char *found = NULL;
