@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "compare.h"
 #include "trace.h"
 
 /* "What was read": format and dialect, devices and their streams, host
@@ -23,5 +24,47 @@ void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 /* A short table over several analysed inputs (hosts or runs). */
 void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
                                const char *const *paths, size_t n);
+
+/* ---- machine and review formats (report_json.c, report_markdown.c,
+ * report_html.c, report_load.c, report_diff.c) ---- */
+
+/* The schema string every JSON report starts with (doc/report-json.md). */
+#define TPA_REPORT_SCHEMA "tfprof-analyze/report/v1"
+
+/* The JSON report: every figure of the text report, keys in a fixed order,
+ * integer ns with the unit in the key. Deterministic. TPA_ENOMEM only. */
+int  tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
+                     tpa_error *err);
+
+/* A PR-comment-sized Markdown summary: verdict, breakdown table, top
+ * findings with gains, per-step table in a <details> block. */
+void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
+                         const char *path);
+
+/* One self-contained HTML page (no network): the summary, step times as
+ * bars stacked by bucket group (inline SVG), and the timeline of the median
+ * kept step (device streams and the driving host thread as lanes, idle
+ * gaps marked), drawn from the trace's events. TPA_ENOMEM only. */
+int  tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
+                     tpa_error *err);
+
+/* True when the first bytes look like a saved JSON report: an object whose
+ * first key is "schema". */
+bool tpa_report_sniff(const void *data, size_t size);
+
+/* Read a saved JSON report back into what diff and check need. The schema
+ * must be TPA_REPORT_SCHEMA. On failure *out is untouched and `err` gives
+ * the byte offset (syntax) or the key (content) that is wrong. */
+int  tpa_report_load(tpa_run **out, const char *path, tpa_error *err);
+int  tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_error *err);
+
+/* A comparison of two runs (diff) as text (at most 100 columns), JSON
+ * (schema "tfprof-analyze/diff/v1") or Markdown. */
+void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_path,
+                          const char *new_path);
+int  tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_path,
+                          const char *new_path, tpa_error *err);
+void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *base_path,
+                              const char *new_path);
 
 #endif

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "rules.h"
 #include "analysis.h"
+#include "compare.h"
 #include "chrome_writer.h"
 #include "logdir.h"
 

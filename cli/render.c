@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * render.c - the --format dispatch of analyze: one analysed trace in the
+ * format asked for (text, json, markdown, html). Several inputs give one
+ * report each, back to back (for json: a stream of JSON documents, which
+ * jq reads as such); the short aggregate table is text only.
+ */
+#include <string.h>
+
+#include "commands.h"
+#include "output.h"
+#include "render.h"
+
+bool cli_render_is_text(const cli_args *args)
+{
+        return args->format == NULL || strcmp(args->format, "text") == 0;
+}
+
+int cli_render(FILE *fp, const cli_args *args, const tpa_trace *tr, const tpa_analysis *a,
+               const char *path)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        int rc = 0;
+
+        if (cli_render_is_text(args))
+                tpa_report_text(fp, tr, a, path);
+        else if (strcmp(args->format, "json") == 0)
+                rc = tpa_report_json(fp, tr, a, path, &err);
+        else if (strcmp(args->format, "markdown") == 0)
+                tpa_report_markdown(fp, tr, a, path);
+        else if (strcmp(args->format, "html") == 0)
+                rc = tpa_report_html(fp, tr, a, path, &err);
+        if (rc < 0)
+                return cli_report_error(&err, NULL);
+        return EXIT_OK;
+}

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_json.c - the JSON report (schema "tfprof-analyze/report/v1",
+ * doc/report-json.md): every figure of the text report, keys in a fixed
+ * order, integer nanoseconds with the unit in the key, fractions as plain
+ * numbers. Generated with yajl_gen; it only formats what the analysis
+ * computed, and the same input always gives the same bytes.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "tpa/compare.h"
+#include "tpa/report.h"
+#include "report_util.h"
+
+typedef struct jw {
+        yajl_gen g;
+        FILE    *fp;
+        char    *buf;           /* scratch for UTF-8 repair */
+        size_t   cap;
+        bool     oom;
+} jw;
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+        fwrite(s, 1, len, ctx);
+}
+
+static void str(jw *w, const char *s)
+{
+        size_t n;
+
+        if (s == NULL) {
+                yajl_gen_null(w->g);
+                return;
+        }
+        n = strlen(s);
+        if (n * 3 + 1 > w->cap) {
+                char *b = realloc(w->buf, n * 3 + 1);
+                if (b == NULL) {
+                        w->oom = true;
+                        yajl_gen_null(w->g);
+                        return;
+                }
+                w->buf = b;
+                w->cap = n * 3 + 1;
+        }
+        n = tpa_report__utf8(w->buf, s, n);
+        yajl_gen_string(w->g, (const unsigned char *)w->buf, n);
+}
+
+static void key(jw *w, const char *k)
+{
+        yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
+}
+
+static void num_i(jw *w, int64_t v)
+{
+        yajl_gen_integer(w->g, v);
+}
+
+static void num_u(jw *w, uint64_t v)
+{
+        char b[32];
+        int n = snprintf(b, sizeof(b), "%" PRIu64, v);
+        yajl_gen_number(w->g, b, (size_t)n);
+}
+
+/* A fraction or rate: 6 significant digits, integers as integers, and
+ * null for what JSON cannot hold (NaN, infinities). */
+static void num_d(jw *w, double v)
+{
+        char b[40];
+        int n;
+
+        if (!isfinite(v)) {
+                yajl_gen_null(w->g);
+                return;
+        }
+        if (v == floor(v) && fabs(v) < 9007199254740992.0)
+                n = snprintf(b, sizeof(b), "%.0f", v);
+        else
+                n = snprintf(b, sizeof(b), "%.6g", v);
+        if (strcmp(b, "-0") == 0)
+                n = snprintf(b, sizeof(b), "0");
+        yajl_gen_number(w->g, b, (size_t)n);
+}
+
+static void kv_str(jw *w, const char *k, const char *v) { key(w, k); str(w, v); }
+static void kv_i(jw *w, const char *k, int64_t v) { key(w, k); num_i(w, v); }
+static void kv_u(jw *w, const char *k, uint64_t v) { key(w, k); num_u(w, v); }
+static void kv_d(jw *w, const char *k, double v) { key(w, k); num_d(w, v); }
+static void kv_b(jw *w, const char *k, bool v) { key(w, k); yajl_gen_bool(w->g, v); }
+static void obj(jw *w) { yajl_gen_map_open(w->g); }
+static void obj_end(jw *w) { yajl_gen_map_close(w->g); }
+static void arr(jw *w) { yajl_gen_array_open(w->g); }
+static void arr_end(jw *w) { yajl_gen_array_close(w->g); }
+
+static const char *const severity_names[] = { "info", "warning", "error" };
+
+static void findings(jw *w, const tpa_finding *f, size_t n)
+{
+        arr(w);
+        for (size_t i = 0; i < n; i++) {
+                obj(w);
+                kv_str(w, "name", f[i].name);
+                kv_str(w, "severity", severity_names[f[i].severity <= 2 ? f[i].severity : 0]);
+                kv_str(w, "message", f[i].message);
+                key(w, "gain_frac");
+                if (f[i].gain_frac >= 0)
+                        num_d(w, f[i].gain_frac);
+                else
+                        yajl_gen_null(w->g);
+                obj_end(w);
+        }
+        arr_end(w);
+}
+
+static void section_input(jw *w, const tpa_trace *tr, const char *path)
+{
+        const tpa_health *h = tpa_trace_health_c(tr);
+        const tpa_event *ev = tpa_trace_events(tr);
+        size_t n = tpa_trace_event_count(tr);
+        uint64_t by_kind[TPA_KIND__COUNT] = { 0 };
+        tpa_ns start = 0, end = 0;
+        bool span = tpa_trace_span(tr, &start, &end);
+
+        for (size_t i = 0; i < n; i++)
+                if (ev[i].kind < TPA_KIND__COUNT)
+                        by_kind[ev[i].kind]++;
+        key(w, "input");
+        obj(w);
+        kv_str(w, "path", path);
+        kv_str(w, "format", tpa_format_name(tpa_trace_format(tr)));
+        kv_str(w, "dialect", tpa_dialect_name(tpa_trace_dialect(tr)));
+        kv_u(w, "processes", tpa_trace_process_count(tr));
+        kv_u(w, "threads", tpa_trace_thread_count(tr));
+        kv_u(w, "events", n);
+        key(w, "events_by_kind");
+        obj(w);
+        for (int k = 0; k < TPA_KIND__COUNT; k++)
+                kv_u(w, tpa_kind_name((tpa_kind)k), by_kind[k]);
+        obj_end(w);
+        kv_i(w, "start_ns", span ? start : 0);
+        kv_i(w, "end_ns", span ? end : 0);
+        kv_i(w, "span_ns", span ? end - start : 0);
+        key(w, "health");
+        obj(w);
+        kv_u(w, "bytes_in", h->bytes_in);
+        kv_u(w, "bytes_read", h->bytes_read);
+        kv_u(w, "records_read", h->records_read);
+        kv_u(w, "events_kept", h->events_kept);
+        kv_u(w, "metadata_records", h->metadata);
+        key(w, "ignored_by_phase");
+        obj(w);
+        for (int c = 0; c < 128; c++) {
+                char k[2] = { (char)c, 0 };
+                if (h->by_phase[c] > 0 && c > ' ' && c < 127)
+                        kv_u(w, k, h->by_phase[c]);
+        }
+        obj_end(w);
+        kv_u(w, "unknown_phase", h->unknown_phase);
+        kv_u(w, "unmatched_begin", h->unmatched_begin);
+        kv_u(w, "unmatched_end", h->unmatched_end);
+        kv_u(w, "duplicates_dropped", h->duplicates_dropped);
+        kv_u(w, "empty_records", h->empty_records);
+        kv_b(w, "truncated", h->truncated);
+        key(w, "truncated_at");
+        if (h->truncated)
+                num_u(w, h->truncated_at);
+        else
+                yajl_gen_null(w->g);
+        key(w, "warnings");
+        arr(w);
+        for (size_t i = 0; i < tpa_trace_warning_count(tr); i++) {
+                const tpa_warning *wa = tpa_trace_warning(tr, i);
+                obj(w);
+                kv_str(w, "message", wa->msg);
+                kv_u(w, "count", wa->count);
+                kv_u(w, "first_offset", wa->first_offset);
+                obj_end(w);
+        }
+        arr_end(w);
+        obj_end(w);
+        obj_end(w);
+}
+
+static void group_fracs(jw *w, const double *frac_by_bucket)
+{
+        double g[TPA_GROUP__COUNT] = { 0 };
+
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                g[tpa_bucket_group((tpa_bucket)b)] += frac_by_bucket[b];
+        obj(w);
+        for (int i = 0; i < TPA_GROUP__COUNT; i++)
+                kv_d(w, tpa_group_name((tpa_group)i), g[i]);
+        obj_end(w);
+}
+
+static void section_summary(jw *w, const tpa_analysis *a)
+{
+        key(w, "summary");
+        obj(w);
+        kv_u(w, "steps", a->step_count);
+        kv_u(w, "kept_steps", a->kept_count);
+        kv_u(w, "excluded_steps", a->step_count - a->kept_count);
+        kv_i(w, "step_time_median_ns", a->step_time_median);
+        kv_i(w, "step_time_p90_ns", a->step_time_p90);
+        kv_i(w, "step_time_min_ns", a->step_time_min);
+        kv_i(w, "step_time_max_ns", a->step_time_max);
+        kv_str(w, "class", a->run_class);
+        key(w, "classes");
+        arr(w);
+        for (size_t i = 0; i < a->class_kinds; i++) {
+                obj(w);
+                kv_str(w, "name", a->classes[i].name);
+                kv_u(w, "steps", a->classes[i].count);
+                obj_end(w);
+        }
+        arr_end(w);
+        key(w, "group_frac");
+        obj(w);
+        for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                kv_d(w, tpa_group_name((tpa_group)g), a->median_group_frac[g]);
+        obj_end(w);
+        key(w, "bucket_frac");
+        obj(w);
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                kv_d(w, tpa_bucket_name((tpa_bucket)b), a->median_frac[b]);
+        obj_end(w);
+        key(w, "what_if");
+        arr(w);
+        for (int g = 1; g < TPA_GROUP__COUNT; g++) {
+                obj(w);
+                kv_str(w, "hidden", tpa_group_name((tpa_group)g));
+                kv_d(w, "gain_frac", a->gain_frac[g]);
+                kv_i(w, "step_time_ns", (tpa_ns)llround((double)a->step_time_median *
+                                                         (1.0 - a->gain_frac[g])));
+                obj_end(w);
+        }
+        arr_end(w);
+        key(w, "findings");
+        findings(w, a->findings, a->finding_count);
+        obj_end(w);
+}
+
+static void section_steps(jw *w, const tpa_analysis *a)
+{
+        key(w, "steps");
+        arr(w);
+        for (size_t i = 0; i < a->step_count; i++) {
+                const tpa_step *s = &a->steps[i];
+                obj(w);
+                kv_i(w, "number", s->number);
+                kv_i(w, "start_ns", s->start);
+                kv_i(w, "end_ns", s->end);
+                kv_i(w, "step_time_ns", s->step_time);
+                kv_b(w, "excluded", s->excluded);
+                kv_str(w, "excluded_reason", s->excluded ? s->reason : NULL);
+                kv_str(w, "class", s->class_name);
+                key(w, "group_frac");
+                group_fracs(w, s->frac);
+                key(w, "bucket_ns");
+                obj(w);
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                        kv_i(w, tpa_bucket_name((tpa_bucket)b), s->bucket_ns[b]);
+                obj_end(w);
+                key(w, "bucket_frac");
+                obj(w);
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                        kv_d(w, tpa_bucket_name((tpa_bucket)b), s->frac[b]);
+                obj_end(w);
+                kv_str(w, "slowest_device", a->device_count > 1 && s->slowest_device >= 0
+                       ? a->device_names[s->slowest_device] : NULL);
+                key(w, "findings");
+                findings(w, s->findings, s->finding_count);
+                obj_end(w);
+        }
+        arr_end(w);
+}
+
+static void section_gaps(jw *w, const tpa_analysis *a)
+{
+        key(w, "gaps");
+        obj(w);
+        kv_i(w, "min_ns", a->gap_min);
+        kv_u(w, "count", a->gap_total_count);
+        kv_i(w, "total_ns", a->gap_total_ns);
+        key(w, "top");
+        arr(w);
+        for (size_t i = 0; i < a->gap_count; i++) {
+                const tpa_gap *g = &a->gaps[i];
+                obj(w);
+                kv_str(w, "device", g->device >= 0 && (size_t)g->device < a->device_count
+                       ? a->device_names[g->device] : NULL);
+                kv_i(w, "step", g->step);
+                kv_i(w, "start_ns", g->start);
+                kv_i(w, "len_ns", g->len);
+                kv_i(w, "offset_ns", g->offset);
+                key(w, "host");
+                arr(w);
+                for (size_t k = 0; k < g->host_count; k++) {
+                        obj(w);
+                        kv_str(w, "name", g->host[k].name);
+                        kv_i(w, "overlap_ns", g->host[k].overlap);
+                        kv_d(w, "frac", g->host[k].frac);
+                        obj_end(w);
+                }
+                arr_end(w);
+                obj_end(w);
+        }
+        arr_end(w);
+        obj_end(w);
+}
+
+static void section_copies(jw *w, const tpa_analysis *a)
+{
+        static const char *const dir[] = { "h2d", "d2h", "d2d", "p2p" };
+
+        key(w, "copies");
+        obj(w);
+        kv_u(w, "small_max_bytes", (uint64_t)a->small_copy_max);
+        for (int d = 0; d < 4; d++) {
+                const tpa_copy_stats *c = &a->copies[d];
+                key(w, dir[d]);
+                obj(w);
+                kv_u(w, "count", c->count);
+                kv_i(w, "time_ns", c->time);
+                kv_u(w, "bytes", c->bytes);
+                kv_d(w, "gbps", c->gbps);
+                kv_i(w, "exposed_ns", c->exposed);
+                kv_d(w, "exposed_frac", c->exposed_frac);
+                kv_u(w, "small_count", c->small);
+                obj_end(w);
+        }
+        obj_end(w);
+}
+
+static void ops(jw *w, const char *k, const tpa_op_stat *o, size_t n)
+{
+        key(w, k);
+        arr(w);
+        for (size_t i = 0; i < n; i++) {
+                obj(w);
+                kv_str(w, "name", o[i].name);
+                kv_i(w, "time_ns", o[i].time);
+                kv_u(w, "count", o[i].count);
+                kv_d(w, "frac", o[i].frac);
+                obj_end(w);
+        }
+        arr_end(w);
+}
+
+int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
+                    tpa_error *err)
+{
+        jw w = { .fp = fp };
+        tpa_run *run = NULL;
+        int rc;
+
+        rc = tpa_run_from_analysis(&run, a, err);
+        if (rc < 0)
+                return rc;
+        w.g = yajl_gen_alloc(NULL);
+        if (w.g == NULL) {
+                tpa_run_free(run);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        yajl_gen_config(w.g, yajl_gen_beautify, 1);
+        yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
+        yajl_gen_config(w.g, yajl_gen_print_callback, print_cb, fp);
+
+        obj(&w);
+        kv_str(&w, "schema", TPA_REPORT_SCHEMA);
+        key(&w, "tool");
+        obj(&w);
+        kv_str(&w, "name", "tfprof-analyze");
+        kv_str(&w, "version", tpa_version());
+        obj_end(&w);
+        section_input(&w, tr, path);
+        key(&w, "devices");
+        arr(&w);
+        for (size_t d = 0; d < a->device_count; d++)
+                str(&w, a->device_names[d]);
+        arr_end(&w);
+        kv_b(&w, "cpu_only", a->cpu_only);
+        key(&w, "thresholds");
+        obj(&w);
+        kv_i(&w, "gap_min_ns", a->gap_min);
+        kv_i(&w, "host_gap_min_ns", a->host_gap_min);
+        kv_i(&w, "small_copy_max_bytes", a->small_copy_max);
+        kv_d(&w, "warmup_ratio", a->warmup_ratio);
+        obj_end(&w);
+        kv_str(&w, "step_source", a->step_source);
+        kv_b(&w, "no_step_markers", a->no_markers);
+        kv_b(&w, "all_kept", a->all_kept);
+        section_summary(&w, a);
+        section_steps(&w, a);
+        section_gaps(&w, a);
+        section_copies(&w, a);
+        key(&w, "host_gaps");
+        obj(&w);
+        kv_i(&w, "min_ns", a->host_gap_min);
+        kv_u(&w, "count", a->host_gap_count);
+        kv_i(&w, "total_ns", a->host_gap_ns);
+        kv_d(&w, "frac", a->host_gap_frac);
+        kv_i(&w, "median_ns", a->host_gap_median);
+        kv_d(&w, "per_ms", a->host_gap_per_ms);
+        obj_end(&w);
+        key(&w, "top_ops");
+        obj(&w);
+        ops(&w, "device", a->device_ops, a->device_op_count);
+        ops(&w, "host_exposed", a->host_ops, a->host_op_count);
+        obj_end(&w);
+        key(&w, "metrics");
+        obj(&w);
+        for (size_t i = 0; i < run->metric_count; i++)
+                kv_d(&w, run->metrics[i].name, run->metrics[i].value);
+        obj_end(&w);
+        obj_end(&w);
+        yajl_gen_free(w.g);
+        free(w.buf);
+        tpa_run_free(run);
+        if (w.oom)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return 0;
+}

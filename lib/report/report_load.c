@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_load.c - read a saved JSON report (report_json.c) back into a
+ * tpa_run for diff and check: the kept steps (time, group fractions,
+ * class), the run's medians and class, the top device ops and the run
+ * metrics. A report is small (kilobytes), so it is read whole with
+ * yajl_tree; a syntax error is located by a second, callback-free pass.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+#include <yajl/yajl_tree.h>
+
+#include "tpa/report.h"
+
+#define REPORT_MAX_BYTES (256u << 20)
+
+bool tpa_report_sniff(const void *data, size_t size)
+{
+        const char *p = data, *end = p + size;
+        static const char key[] = "\"schema\"";
+
+        if (size >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+                p += 3;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+                p++;
+        if (p == end || *p++ != '{')
+                return false;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+                p++;
+        return (size_t)(end - p) >= sizeof(key) - 1 && memcmp(p, key, sizeof(key) - 1) == 0;
+}
+
+static yajl_val get(yajl_val obj, const char *key)
+{
+        const char *path[] = { key, NULL };
+        return obj != NULL ? yajl_tree_get(obj, path, yajl_t_any) : NULL;
+}
+
+static int bad(tpa_error *err, const char *what, const char *key)
+{
+        return tpa_error_setf(err, TPA_EFORMAT, "not a tfprof-analyze report: '%s' %s",
+                              key, what);
+}
+
+static int get_int(yajl_val obj, const char *key, const char *where, int64_t *out,
+                   tpa_error *err)
+{
+        yajl_val v = get(obj, key);
+        char full[96];
+
+        snprintf(full, sizeof(full), "%s%s", where, key);
+        if (v == NULL)
+                return bad(err, "is missing", full);
+        if (!YAJL_IS_INTEGER(v))
+                return bad(err, "is not an integer", full);
+        *out = YAJL_GET_INTEGER(v);
+        return 0;
+}
+
+static int get_num(yajl_val obj, const char *key, const char *where, double *out,
+                   tpa_error *err)
+{
+        yajl_val v = get(obj, key);
+        char full[96];
+
+        snprintf(full, sizeof(full), "%s%s", where, key);
+        if (v == NULL)
+                return bad(err, "is missing", full);
+        if (YAJL_IS_NULL(v)) {
+                *out = 0;
+                return 0;
+        }
+        if (!YAJL_IS_NUMBER(v))
+                return bad(err, "is not a number", full);
+        *out = YAJL_GET_DOUBLE(v);
+        return 0;
+}
+
+/* NULL stays NULL; a string is copied. */
+static int get_str(yajl_val obj, const char *key, const char *where, char **out,
+                   tpa_error *err)
+{
+        yajl_val v = get(obj, key);
+        char full[96];
+
+        snprintf(full, sizeof(full), "%s%s", where, key);
+        if (v == NULL)
+                return bad(err, "is missing", full);
+        if (YAJL_IS_NULL(v)) {
+                *out = NULL;
+                return 0;
+        }
+        if (!YAJL_IS_STRING(v))
+                return bad(err, "is not a string", full);
+        *out = strdup(v->u.string);
+        if (*out == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return 0;
+}
+
+static int group_fracs(yajl_val obj, const char *where, double *out, tpa_error *err)
+{
+        char w[64];
+
+        if (obj == NULL || !YAJL_IS_OBJECT(obj))
+                return bad(err, "is not an object", where);
+        snprintf(w, sizeof(w), "%s.", where);
+        for (int g = 0; g < TPA_GROUP__COUNT; g++) {
+                int rc = get_num(obj, tpa_group_name((tpa_group)g), w, &out[g], err);
+                if (rc < 0)
+                        return rc;
+        }
+        return 0;
+}
+
+static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
+{
+        yajl_val schema = get(root, "schema"), summary, steps, ops, metrics;
+        int64_t v;
+        int rc;
+
+        if (schema == NULL || !YAJL_IS_STRING(schema))
+                return bad(err, "is missing", "schema");
+        if (strcmp(schema->u.string, TPA_REPORT_SCHEMA) != 0)
+                return tpa_error_setf(err, TPA_EFORMAT,
+                                      "report schema '%.60s' is not '%s'",
+                                      schema->u.string, TPA_REPORT_SCHEMA);
+        summary = get(root, "summary");
+        if (summary == NULL || !YAJL_IS_OBJECT(summary))
+                return bad(err, "is not an object", "summary");
+        if ((rc = get_int(summary, "step_time_median_ns", "summary.", &v, err)) < 0)
+                return rc;
+        r->step_time_median = v;
+        if ((rc = get_int(summary, "step_time_p90_ns", "summary.", &v, err)) < 0)
+                return rc;
+        r->step_time_p90 = v;
+        if ((rc = get_str(summary, "class", "summary.", &r->run_class, err)) < 0)
+                return rc;
+        if ((rc = group_fracs(get(summary, "group_frac"), "summary.group_frac",
+                              r->median_group_frac, err)) < 0)
+                return rc;
+
+        steps = get(root, "steps");
+        if (steps == NULL || !YAJL_IS_ARRAY(steps))
+                return bad(err, "is not an array", "steps");
+        r->steps = calloc(steps->u.array.len + 1, sizeof(*r->steps));
+        if (r->steps == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < steps->u.array.len; i++) {
+                yajl_val s = steps->u.array.values[i], ex;
+                tpa_run_step *d = &r->steps[r->step_count];
+                char where[48];
+
+                snprintf(where, sizeof(where), "steps[%zu].", i);
+                if (!YAJL_IS_OBJECT(s))
+                        return bad(err, "is not an object", where);
+                ex = get(s, "excluded");
+                if (ex == NULL || !(YAJL_IS_TRUE(ex) || YAJL_IS_FALSE(ex)))
+                        return bad(err, "is not true or false", "steps[].excluded");
+                if (YAJL_IS_TRUE(ex))
+                        continue;
+                if ((rc = get_int(s, "number", where, &d->number, err)) < 0 ||
+                    (rc = get_int(s, "step_time_ns", where, &d->step_time, err)) < 0)
+                        return rc;
+                strcat(where, "group_frac");
+                if ((rc = group_fracs(get(s, "group_frac"), where, d->group_frac, err)) < 0)
+                        return rc;
+                r->step_count++;
+                if ((rc = get_str(s, "class", "steps[].", &d->class_name, err)) < 0)
+                        return rc;
+        }
+
+        ops = get(get(root, "top_ops"), "device");
+        if (ops == NULL || !YAJL_IS_ARRAY(ops))
+                return bad(err, "is not an array", "top_ops.device");
+        r->ops = calloc(ops->u.array.len + 1, sizeof(*r->ops));
+        if (r->ops == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < ops->u.array.len; i++) {
+                yajl_val o = ops->u.array.values[i];
+                tpa_run_op *d = &r->ops[r->op_count];
+                int64_t count;
+
+                if (!YAJL_IS_OBJECT(o))
+                        return bad(err, "is not an object", "top_ops.device[]");
+                if ((rc = get_int(o, "time_ns", "top_ops.device[].", &d->time, err)) < 0 ||
+                    (rc = get_int(o, "count", "top_ops.device[].", &count, err)) < 0 ||
+                    (rc = get_num(o, "frac", "top_ops.device[].", &d->frac, err)) < 0)
+                        return rc;
+                d->count = (uint64_t)count;
+                r->op_count++;
+                if ((rc = get_str(o, "name", "top_ops.device[].", &d->name, err)) < 0)
+                        return rc;
+                if (d->name == NULL)
+                        return bad(err, "is null", "top_ops.device[].name");
+        }
+
+        metrics = get(root, "metrics");
+        if (metrics == NULL || !YAJL_IS_OBJECT(metrics))
+                return bad(err, "is not an object", "metrics");
+        r->metrics = calloc(metrics->u.object.len + 1, sizeof(*r->metrics));
+        if (r->metrics == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < metrics->u.object.len; i++) {
+                yajl_val m = metrics->u.object.values[i];
+                tpa_run_metric *d = &r->metrics[r->metric_count];
+                if (YAJL_IS_NULL(m))
+                        continue;
+                if (!YAJL_IS_NUMBER(m))
+                        return bad(err, "is not a number", metrics->u.object.keys[i]);
+                d->value = YAJL_GET_DOUBLE(m);
+                d->name = strdup(metrics->u.object.keys[i]);
+                if (d->name == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r->metric_count++;
+        }
+        return 0;
+}
+
+/* Where the syntax goes wrong: yajl_tree says what, a bare yajl parse says
+ * where (bytes consumed when it stopped). */
+static int syntax_error(const char *text, size_t size, const char *what, tpa_error *err)
+{
+        yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+        uint64_t off = size;
+        char msg[120];
+        size_t n;
+
+        if (h != NULL) {
+                if (yajl_parse(h, (const unsigned char *)text, size) != yajl_status_ok)
+                        off = yajl_get_bytes_consumed(h);
+                else if (yajl_complete_parse(h) != yajl_status_ok)
+                        off = size;
+                yajl_free(h);
+        }
+        /* yajl's message is "lexical error: ..." plus an arrow display on
+         * later lines: keep the first line only (STYLE.md 6). */
+        snprintf(msg, sizeof(msg), "%s", what[0] ? what : "invalid JSON");
+        n = strcspn(msg, "\n");
+        msg[n] = '\0';
+        return tpa_error_set(err, TPA_EFORMAT, off, "report is not valid JSON: %s", msg);
+}
+
+int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_error *err)
+{
+        char *text, ebuf[256] = "";
+        yajl_val root;
+        tpa_run *r;
+        int rc;
+
+        if (!tpa_report_sniff(data, size))
+                return tpa_error_set(err, TPA_EFORMAT, 0,
+                                     "not a tfprof-analyze report (no leading \"schema\" key)");
+        text = malloc(size + 1);
+        if (text == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        memcpy(text, data, size);
+        text[size] = '\0';
+        if (memchr(text, '\0', size) != NULL) {
+                rc = tpa_error_set(err, TPA_EFORMAT,
+                                   (uint64_t)((char *)memchr(text, '\0', size) - text),
+                                   "report is not valid JSON: a NUL byte");
+                free(text);
+                return rc;
+        }
+        root = yajl_tree_parse(text, ebuf, sizeof(ebuf));
+        if (root == NULL) {
+                rc = syntax_error(text, size, ebuf, err);
+                free(text);
+                return rc;
+        }
+        free(text);
+        if (!YAJL_IS_OBJECT(root)) {
+                yajl_tree_free(root);
+                return bad(err, "is not an object", "(top level)");
+        }
+        if ((rc = tpa_run_new(&r, err)) < 0) {
+                yajl_tree_free(root);
+                return rc;
+        }
+        rc = load_tree(r, root, err);
+        yajl_tree_free(root);
+        if (rc < 0) {
+                tpa_run_free(r);
+                return rc;
+        }
+        *out = r;
+        return 0;
+}
+
+int tpa_report_load(tpa_run **out, const char *path, tpa_error *err)
+{
+        FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+        char *buf = NULL;
+        size_t len = 0, cap = 0;
+        int rc;
+
+        if (fp == NULL)
+                return tpa_error_set_sys(err, errno, "cannot open: %s", strerror(errno));
+        for (;;) {
+                size_t n;
+                if (len == cap) {
+                        char *b;
+                        if (cap >= REPORT_MAX_BYTES) {
+                                rc = tpa_error_set(err, TPA_ELIMIT, len,
+                                                   "report is larger than %u MiB",
+                                                   REPORT_MAX_BYTES >> 20);
+                                goto out;
+                        }
+                        cap = cap ? cap * 2 : 65536;
+                        b = realloc(buf, cap);
+                        if (b == NULL) {
+                                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                goto out;
+                        }
+                        buf = b;
+                }
+                n = fread(buf + len, 1, cap - len, fp);
+                len += n;
+                if (n == 0)
+                        break;
+        }
+        if (ferror(fp)) {
+                rc = tpa_error_set_sys(err, errno, "read error: %s", strerror(errno));
+                goto out;
+        }
+        rc = tpa_report_load_memory(out, buf, len, err);
+out:
+        if (fp != stdin)
+                fclose(fp);
+        free(buf);
+        return rc;
+}

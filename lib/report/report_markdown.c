@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_markdown.c - a PR-comment-sized Markdown report: the verdict line,
+ * the median breakdown table with what-if gains, the top findings, and the
+ * per-step table folded in a <details> block. It only formats what the
+ * analysis computed; deterministic.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tpa/report.h"
+#include "report_util.h"
+
+#define FINDINGS_SHOWN 5
+
+static const char *const group_labels[TPA_GROUP__COUNT] = {
+        "compute", "transfer", "sync", "input", "host", "host compute", "idle",
+};
+
+static double step_group(const tpa_step *s, tpa_group g)
+{
+        double f = 0;
+
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                if (tpa_bucket_group((tpa_bucket)b) == g)
+                        f += s->frac[b];
+        return f;
+}
+
+void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
+                         const char *path)
+{
+        static const char *const sev[] = { "info", "warning", "error" };
+        const tpa_health *h = tpa_trace_health_c(tr);
+        char t1[32], t2[32];
+        size_t shown = 0;
+
+        fprintf(fp, "### tfprof-analyze: **%s**\n\n",
+                a->run_class != NULL ? a->run_class : "no verdict (no rules)");
+        tpa_report__md_escape(fp, path, 80);
+        fprintf(fp, " (%s, %s): median step **%s** (p90 %s) over %zu kept of %zu steps",
+                tpa_format_name(tpa_trace_format(tr)), tpa_dialect_name(tpa_trace_dialect(tr)),
+                tpa_report__time(t1, sizeof(t1), (double)a->step_time_median),
+                tpa_report__time(t2, sizeof(t2), (double)a->step_time_p90),
+                a->kept_count, a->step_count);
+        if (a->class_kinds > 0) {
+                fputs("; steps by class:", fp);
+                for (size_t i = 0; i < a->class_kinds; i++)
+                        fprintf(fp, "%s %zu %s", i ? "," : "", a->classes[i].count,
+                                a->classes[i].name);
+        }
+        fputs(".\n", fp);
+        if (a->no_markers)
+                fputs("\n> **Note:** no step markers found; the whole trace is one step "
+                      "(use `--step-marker REGEX`).\n", fp);
+        if (h->truncated)
+                fprintf(fp, "\n> **Note:** the trace is truncated at byte %" PRIu64
+                        "; this report covers what was read.\n", h->truncated_at);
+
+        fputs("\n| where the step time goes (median) | share | step time if hidden |\n"
+              "| --- | ---: | ---: |\n", fp);
+        for (int g = 0; g < TPA_GROUP__COUNT; g++) {
+                fprintf(fp, "| %s | %.1f%% | ", group_labels[g], a->median_group_frac[g] * 100);
+                if (g != TPA_GROUP_COMPUTE && a->gain_frac[g] > 0.0005)
+                        fprintf(fp, "%s (-%.1f%%)",
+                                tpa_report__time(t1, sizeof(t1), (double)a->step_time_median *
+                                                 (1.0 - a->gain_frac[g])),
+                                a->gain_frac[g] * 100);
+                fputs(" |\n", fp);
+        }
+
+        if (a->finding_count > 0) {
+                fputs("\n**Findings**\n\n", fp);
+                for (size_t i = 0; i < a->finding_count && shown < FINDINGS_SHOWN; i++) {
+                        const tpa_finding *f = &a->findings[i];
+                        fprintf(fp, "- **%s** `%s`: ", sev[f->severity <= 2 ? f->severity : 0],
+                                f->name);
+                        tpa_report__md_escape(fp, f->message, 300);
+                        if (f->gain_frac >= 0)
+                                fprintf(fp, " _(gain up to %.1f%%)_", f->gain_frac * 100);
+                        fputc('\n', fp);
+                        shown++;
+                }
+                if (a->finding_count > shown)
+                        fprintf(fp, "- and %zu more (see the full report)\n",
+                                a->finding_count - shown);
+        }
+
+        fprintf(fp, "\n<details><summary>Per step (%zu steps, %zu excluded)</summary>\n\n",
+                a->step_count, a->step_count - a->kept_count);
+        fputs("| step | time (ms) | compute | transfer | sync | input | host | host compute "
+              "| idle | class |\n"
+              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", fp);
+        for (size_t i = 0; i < a->step_count; i++) {
+                const tpa_step *s = &a->steps[i];
+                fprintf(fp, "| %" PRId64 " | %.3f |", s->number, (double)s->step_time / 1e6);
+                for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                        fprintf(fp, " %.1f%% |", step_group(s, (tpa_group)g) * 100);
+                if (s->excluded) {
+                        fputs(" excluded: ", fp);
+                        tpa_report__md_escape(fp, s->reason, 96);
+                } else {
+                        fprintf(fp, " %s", s->class_name != NULL ? s->class_name : "-");
+                }
+                fputs(" |\n", fp);
+        }
+        fputs("\n</details>\n", fp);
+}

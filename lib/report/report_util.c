@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_util.c - formatting helpers shared by the JSON, Markdown and HTML
+ * reports: UTF-8 repair, durations, HTML and Markdown escaping.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_util.h"
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+        uint32_t cp;
+        size_t len;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf)
+                len = 2, cp = s[0] & 0x1f;
+        else if (s[0] >= 0xe0 && s[0] <= 0xef)
+                len = 3, cp = s[0] & 0x0f;
+        else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+                len = 4, cp = s[0] & 0x07;
+        else
+                return 0;
+        if (len > n)
+                return 0;
+        for (size_t i = 1; i < len; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = cp << 6 | (s[i] & 0x3f);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return len;
+}
+
+size_t tpa_report__utf8(char *dst, const char *s, size_t len)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t o = 0;
+
+        for (size_t i = 0; i < len;) {
+                size_t k = utf8_seq(u + i, len - i);
+                if (k == 0) {
+                        memcpy(dst + o, "\xef\xbf\xbd", 3);
+                        o += 3;
+                        i++;
+                } else {
+                        memcpy(dst + o, s + i, k);
+                        o += k;
+                        i += k;
+                }
+        }
+        dst[o] = '\0';
+        return o;
+}
+
+const char *tpa_report__time(char *buf, size_t size, double ns)
+{
+        if (ns >= 1e9)
+                snprintf(buf, size, "%.2f s", ns / 1e9);
+        else if (ns >= 1e6)
+                snprintf(buf, size, "%.1f ms", ns / 1e6);
+        else if (ns >= 1e3)
+                snprintf(buf, size, "%.1f us", ns / 1e3);
+        else
+                snprintf(buf, size, "%.0f ns", ns);
+        return buf;
+}
+
+void tpa_report__html_escape(FILE *fp, const char *s)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t n = strlen(s);
+
+        for (size_t i = 0; i < n;) {
+                size_t k = utf8_seq(u + i, n - i);
+                if (k == 0) {
+                        fputs("&#xfffd;", fp);
+                        i++;
+                        continue;
+                }
+                switch (u[i]) {
+                case '&':  fputs("&amp;", fp); break;
+                case '<':  fputs("&lt;", fp); break;
+                case '>':  fputs("&gt;", fp); break;
+                case '"':  fputs("&quot;", fp); break;
+                case '\'': fputs("&#39;", fp); break;
+                default:
+                        if (u[i] < 0x20)
+                                fputc(' ', fp);
+                        else
+                                fwrite(s + i, 1, k, fp);
+                }
+                i += k;
+        }
+}
+
+void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t n = strlen(s), cut = n > max ? (max > 3 ? max - 3 : 0) : n;
+
+        for (size_t i = 0; i < cut;) {
+                size_t k = utf8_seq(u + i, n - i);
+                if (k == 0) {
+                        fputs("\xef\xbf\xbd", fp);
+                        i++;
+                        continue;
+                }
+                if (i + k > cut)
+                        break;
+                switch (u[i]) {
+                case '|':  fputs("\\|", fp); break;
+                case '`':  fputs("\\`", fp); break;
+                case '*':  fputs("\\*", fp); break;
+                case '_':  fputs("\\_", fp); break;
+                case '<':  fputs("&lt;", fp); break;
+                case '>':  fputs("&gt;", fp); break;
+                default:
+                        if (u[i] < 0x20)
+                                fputc(' ', fp);
+                        else
+                                fwrite(s + i, 1, k, fp);
+                }
+                i += k;
+        }
+        if (cut < n)
+                fputs("...", fp);
+}
