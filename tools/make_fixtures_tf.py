@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""Make the TensorFlow fixtures in testdata/ from small real CPU training loops.
+
+    python3 tools/make_fixtures_tf.py                 # everything
+    python3 tools/make_fixtures_tf.py tf2 input       # one TF2 scenario
+    python3 tools/make_fixtures_tf.py tf1             # the TF1 RunMetadata set
+
+TF2 scenarios (input, compute, host) each run in a child process under
+tf.profiler.experimental.start/stop with a logdir under /tmp, every step inside
+tf.profiler.experimental.Trace('train', step_num=step, _r=1). The host's
+.xplane.pb is copied to testdata/tf2_<scenario>_bound.xplane.pb; TF 2.21 writes
+no trace.json.gz, so the Chrome trace is made by the profiler's own converter
+(xprof.convert.raw_to_tool_data.xspace_to_tool_data(..., 'trace_viewer')) and
+gzipped to testdata/tf2_<scenario>_bound.trace.json.gz. xprof's own
+input_pipeline_analyzer verdict is recorded next to our sanity figures.
+
+TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
+feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
+steps (FileWriter without graph) and a timeline.Timeline Chrome trace.
+"""
+
+import glob
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_util as fu  # noqa: E402
+
+SCRIPT = "tools/make_fixtures_tf.py"
+WORK = "/tmp/tpa_fixtures_tf"
+STEPS = 5
+CHILD_TIMEOUT = 300
+
+
+# --------------------------------------------------------------------------
+# Child side: runs TensorFlow. Ends with os._exit so that a tf.data
+# py_function thread can never hang interpreter shutdown.
+
+def child_tf2(scenario, logdir):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import tensorflow as tf
+
+    tf.random.set_seed(0)
+    np.random.seed(0)
+    tf.keras.utils.set_random_seed(0)
+
+    def mlp(features, widths, classes):
+        layers = [tf.keras.Input((features,))]
+        for w in widths:
+            layers.append(tf.keras.layers.Dense(w, activation="relu"))
+        layers.append(tf.keras.layers.Dense(classes))
+        return tf.keras.Sequential(layers)
+
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def make_step(model, compiled):
+        opt = tf.keras.optimizers.SGD(0.01)
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+        return tf.function(step) if compiled else step
+
+    if scenario == "input":
+        # One py_function sleep of 40 ms per batch, after batch(); no
+        # prefetch, and TF's own prefetch injection, map fusion and
+        # autotune switched off, so every step waits in IteratorGetNext.
+        def slow(x):
+            time.sleep(0.040)
+            return x
+
+        ds = tf.data.Dataset.range(4 * 64).map(
+            lambda i: (tf.fill([16], tf.cast(i, tf.float32)), i % 4))
+        ds = ds.batch(4).map(
+            lambda x, y: (tf.py_function(slow, [x], tf.float32), y))
+        opts = tf.data.Options()
+        opts.experimental_optimization.inject_prefetch = False
+        opts.experimental_optimization.map_parallelization = False
+        opts.experimental_optimization.map_and_batch_fusion = False
+        opts.autotune.enabled = False
+        ds = ds.with_options(opts)
+        model = mlp(16, [16], 4)
+        step_fn = make_step(model, True)
+    elif scenario == "compute":
+        # Cached, prefetched in-memory data; a heavier MLP.
+        x = np.random.rand(4 * 32, 512).astype("float32")
+        y = (np.arange(4 * 32) % 4).astype("int64")
+        ds = (tf.data.Dataset.from_tensor_slices((x, y)).batch(32).cache()
+              .repeat().prefetch(2))
+        model = mlp(512, [1024, 1024], 4)
+        step_fn = make_step(model, True)
+    elif scenario == "host":
+        # Eager (no tf.function), many tiny ops per step.
+        ds = tf.data.Dataset.from_tensor_slices(
+            np.random.rand(64, 8).astype("float32")).batch(1).repeat()
+        w = tf.Variable(tf.zeros([8]))
+
+        def step_fn(x):
+            with tf.GradientTape() as tape:
+                h = x
+                for _ in range(15):
+                    h = h * 0.5 + w
+                loss = tf.reduce_sum(h)
+            w.assign_sub(0.01 * tape.gradient(loss, w))
+    else:
+        raise SystemExit("unknown scenario " + scenario)
+
+    it = iter(ds)
+
+    def one(step):
+        batch = next(it)
+        if isinstance(batch, tuple):
+            step_fn(*batch)
+        else:
+            step_fn(batch)
+
+    # Warm-up outside the profile: traces the tf.function, fills the cache.
+    for _ in range(STEPS + 1):
+        one(-1)
+    tf.profiler.experimental.start(logdir)
+    for step in range(STEPS):
+        with tf.profiler.experimental.Trace("train", step_num=step, _r=1):
+            one(step)
+    tf.profiler.experimental.stop()
+
+    # Check the step markers in the XSpace itself.
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+    path = glob.glob(os.path.join(logdir, "plugins/profile/*/*.xplane.pb"))[0]
+    space = xplane_pb2.XSpace()
+    with open(path, "rb") as f:
+        space.ParseFromString(f.read())
+    nums = []
+    for plane in space.planes:
+        stat_names = {k: v.name for k, v in plane.stat_metadata.items()}
+        for line in plane.lines:
+            for ev in line.events:
+                md = plane.event_metadata[ev.metadata_id]
+                if md.name != "train":
+                    continue
+                for st in ev.stats:
+                    if stat_names.get(st.metadata_id) == "step_num":
+                        nums.append(st.int64_value or st.uint64_value)
+    print(json.dumps({"xplane": path, "xplane_steps": sorted(nums),
+                      "tf": tf.__version__}))
+
+
+def child_tf1(outdir):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.python.client import timeline
+
+    v1 = tf.compat.v1
+    v1.disable_eager_execution()
+    v1.set_random_seed(0)
+    rng = np.random.RandomState(0)
+
+    x = v1.placeholder(tf.float32, [None, 32], name="x")
+    y = v1.placeholder(tf.int64, [None], name="y")
+    init = v1.initializers.glorot_uniform(seed=0)
+    w1 = v1.get_variable("w1", [32, 32], initializer=init)
+    b1 = v1.get_variable("b1", [32], initializer=v1.zeros_initializer())
+    w2 = v1.get_variable("w2", [32, 4], initializer=init)
+    b2 = v1.get_variable("b2", [4], initializer=v1.zeros_initializer())
+    h = tf.nn.relu(tf.matmul(x, w1) + b1, name="hidden")
+    logits = tf.add(tf.matmul(h, w2), b2, name="logits")
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=y, logits=logits))
+    train = v1.train.GradientDescentOptimizer(0.01).minimize(loss)
+
+    opts = v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE)
+    writer = v1.summary.FileWriter(os.path.join(outdir, "events"))
+    metas = []
+    with v1.Session() as sess:
+        sess.run(v1.global_variables_initializer())
+        feed = {x: rng.rand(16, 32).astype("float32"),
+                y: rng.randint(0, 4, 16)}
+        sess.run(train, feed_dict=feed)  # warm-up, not traced
+        for step in range(1, 4):
+            feed = {x: rng.rand(16, 32).astype("float32"),
+                    y: rng.randint(0, 4, 16)}
+            md = v1.RunMetadata()
+            sess.run(train, feed_dict=feed, options=opts, run_metadata=md)
+            writer.add_run_metadata(md, "step%d" % step, global_step=step)
+            metas.append(md)
+    writer.close()
+    for i, md in enumerate(metas[:2]):
+        with open(os.path.join(outdir, "step%d.runmeta.pb" % (i + 1)),
+                  "wb") as f:
+            f.write(md.SerializeToString())
+    tl = timeline.Timeline(metas[0].step_stats)
+    with open(os.path.join(outdir, "timeline.json"), "w") as f:
+        f.write(tl.generate_chrome_trace_format())
+    stats = []
+    for md in metas:
+        starts, ends, nodes, devs = [], [], 0, []
+        for d in md.step_stats.dev_stats:
+            devs.append(d.device)
+            for n in d.node_stats:
+                nodes += 1
+                starts.append(n.all_start_micros)
+                ends.append(n.all_start_micros + n.all_end_rel_micros)
+        stats.append({"nodes": nodes, "devices": devs,
+                      "wall_us": max(ends) - min(starts)})
+    evfile = glob.glob(os.path.join(outdir, "events", "*tfevents*"))[0]
+    kinds = []
+    for e in v1.train.summary_iterator(evfile):
+        kind = e.WhichOneof("what")
+        if kind == "tagged_run_metadata":
+            kind += ":" + e.tagged_run_metadata.tag
+        kinds.append(kind)
+    print(json.dumps({"tf": tf.__version__, "steps": stats,
+                      "events": kinds}))
+
+
+# --------------------------------------------------------------------------
+# Parent side: plain Python plus xprof's converter.
+
+def run_child(args):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child"] + args
+    res = subprocess.run(cmd, capture_output=True, text=True,
+                         timeout=CHILD_TIMEOUT)
+    if res.returncode != 0:
+        sys.stderr.write(res.stderr[-4000:])
+        sys.exit("child %s failed" % args)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def xprof_convert(xplane):
+    """Trace viewer JSON and xprof's input-pipeline verdict, or (None, msg)."""
+    try:
+        from xprof.convert import raw_to_tool_data as r
+    except ImportError as e:
+        return None, None, "xprof not installed: %s" % e
+    data, _ = r.xspace_to_tool_data([xplane], "trace_viewer", {})
+    if isinstance(data, bytes):
+        data = data.decode()
+    ip, _ = r.xspace_to_tool_data([xplane], "input_pipeline_analyzer", {})
+    verdict = None
+    try:
+        props = json.loads(ip)[1]["p"]
+        verdict = {"conclusion": props.get("input_conclusion", ""),
+                   "steptime_ms_average": props.get("steptime_ms_average")}
+    except (ValueError, KeyError, IndexError, TypeError):
+        pass
+    import xprof
+    return data, verdict, "xprof %s" % getattr(xprof, "__version__", "?")
+
+
+def tf2_sanity(json_path):
+    evs = fu.load_chrome(json_path)
+    threads = {(e.get("pid"), e.get("tid")): e["args"]["name"]
+               for e in evs if e.get("ph") == "M"
+               and e.get("name") == "thread_name"}
+    xs = fu.complete_events(evs)
+    steps = sorted((a, b, int(args["step_num"]), (p, t))
+                   for n, p, t, a, b, args in xs
+                   if n.split(" ")[0] == "train" and "step_num" in args)
+    if len(steps) != STEPS:
+        sys.exit("%s: expected %d train step markers, found %d"
+                 % (json_path, STEPS, len(steps)))
+    windows = [(a, b) for a, b, _, _ in steps]
+    step_threads = {k for _, _, _, k in steps}
+    on_step = [(n, a, b, args) for n, p, t, a, b, args in xs
+               if (p, t) in step_threads]
+    wait = [(a, b) for n, a, b, _ in on_step if "IteratorGetNext" in n]
+    busy = [(a, b) for n, a, b, args in on_step
+            if not (n.split(" ")[0] == "train" and "step_num" in args)]
+    ops = [(a, b) for n, p, t, a, b, args in xs
+           if "is_eager" in args
+           and not threads.get((p, t), "").startswith("tf_data")]
+    return {
+        "steps": [s for _, _, s, _ in steps],
+        "mean_ms": sum(b - a for a, b in windows) / len(windows) / 1000.0,
+        "input": fu.covered_fraction(windows, wait),
+        "python_gap": 1.0 - fu.covered_fraction(windows, busy),
+        "ops": fu.covered_fraction(windows, ops),
+    }
+
+
+TF2_WHAT = {
+    "input": "input-bound: tf.function train step (MLP 16-16-4) fed by "
+             "tf.data range->batch(4)->map(py_function sleeping 40 ms), no "
+             "prefetch (inject_prefetch, map fusion, autotune off)",
+    "compute": "compute-bound: tf.function train step, MLP 512-1024-1024-4, "
+               "batch 32 from cached, prefetched in-memory tf.data",
+    "host": "host-bound: eager (no tf.function) step of 15 (mul, add) on "
+            "8-element tensors + GradientTape + assign_sub",
+}
+
+
+def make_tf2(scenario, versions, runs):
+    logdir = os.path.join(WORK, "tf2_%s" % scenario)
+    shutil.rmtree(logdir, ignore_errors=True)
+    info = run_child(["tf2", scenario, logdir])
+    if info["xplane_steps"] != list(range(STEPS)):
+        sys.exit("xplane step_num markers: %s" % info["xplane_steps"])
+    base = "tf2_%s_bound" % scenario
+    xp_out = os.path.join(fu.TESTDATA, base + ".xplane.pb")
+    shutil.copyfile(info["xplane"], xp_out)
+    xp_size = fu.check_size(xp_out)
+    runs[scenario] = info["xplane"]
+    ver = "TensorFlow %s, %s" % (info["tf"], versions)
+
+    data, verdict, conv = xprof_convert(xp_out)
+    figure = "no Chrome trace: %s" % conv
+    js_out = os.path.join(fu.TESTDATA, base + ".trace.json.gz")
+    if data:
+        fu.write_gzip(js_out, data.encode())
+        js_size = fu.check_size(js_out)
+        s = tf2_sanity(js_out)
+        tfv = ""
+        if verdict:
+            tfv = ("; xprof input_pipeline_analyzer says: \"%s\" (step avg "
+                   "%s ms)" % (verdict["conclusion"].split(".")[0],
+                               verdict["steptime_ms_average"]))
+        figure = ("steps train step_num=%s, mean step %.1f ms, "
+                  "IteratorGetNext on the step thread %s of step time, "
+                  "TF ops (is_eager events, non-tf_data threads) %s, "
+                  "step thread uncovered (Python gap) %s%s"
+                  % (",".join(map(str, s["steps"])), s["mean_ms"],
+                     fu.fmt_pct(s["input"]), fu.fmt_pct(s["ops"]),
+                     fu.fmt_pct(s["python_gap"]), tfv))
+        fu.readme_row(os.path.basename(js_out),
+                      "Chrome trace JSON (gzip) made from %s.xplane.pb by "
+                      "xprof's trace_viewer converter. Sanity: %s"
+                      % (base, figure),
+                      "`python3 %s tf2 %s`; %s; %s" % (SCRIPT, scenario, ver,
+                                                       conv))
+        print("wrote %s (%d bytes)" % (js_out, js_size))
+    elif os.path.exists(js_out):
+        os.remove(js_out)
+    fu.readme_row(os.path.basename(xp_out),
+                  "TF2 XSpace, host plane /host:CPU only (CPU, no device "
+                  "plane), %s; 5 steps marked Trace('train', step_num=0..4, "
+                  "_r=1). Sanity (from the converted trace): %s"
+                  % (TF2_WHAT[scenario], figure),
+                  "`python3 %s tf2 %s`; %s" % (SCRIPT, scenario, ver))
+    print("wrote %s (%d bytes): %s" % (xp_out, xp_size, figure))
+
+
+def make_logdir(runs, versions):
+    """testdata/logdir/plugins/profile/<run>/<host>.xplane.pb for two runs."""
+    root = os.path.join(fu.TESTDATA, "logdir")
+    shutil.rmtree(root, ignore_errors=True)
+    made = []
+    for scenario in ("input", "compute"):
+        src = runs[scenario]
+        run = os.path.basename(os.path.dirname(src))
+        dst_dir = os.path.join(root, "plugins", "profile", run)
+        os.makedirs(dst_dir)
+        dst = os.path.join(dst_dir, os.path.basename(src))
+        shutil.copyfile(src, dst)
+        fu.check_size(dst)
+        rel = os.path.relpath(dst, fu.TESTDATA)
+        made.append(rel)
+        fu.readme_row(rel.split("/")[0] + "/.../" + run,
+                      "logdir run %s: a copy of tf2_%s_bound.xplane.pb at "
+                      "the real path the profiler wrote (%s)"
+                      % (run, scenario, rel),
+                      "`python3 %s tf2`; %s" % (SCRIPT, versions))
+        print("wrote %s" % dst)
+    return made
+
+
+def make_tf1(versions):
+    outdir = os.path.join(WORK, "tf1")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    info = run_child(["tf1", outdir])
+    ver = "TensorFlow %s, %s" % (info["tf"], versions)
+    how = "`python3 %s tf1`; %s" % (SCRIPT, ver)
+    st = info["steps"]
+    model = ("tf.compat.v1 graph, MLP 32-32-4, GradientDescent, batch 16 by "
+             "feed_dict, RunOptions(FULL_TRACE)")
+    for i in (1, 2):
+        out = os.path.join(fu.TESTDATA, "tf1_step%d.runmeta.pb" % i)
+        shutil.copyfile(os.path.join(outdir, "step%d.runmeta.pb" % i), out)
+        size = fu.check_size(out)
+        fig = ("%d node_stats, devices %s, wall %d us (max end - min start)"
+               % (st[i - 1]["nodes"], ", ".join(st[i - 1]["devices"]),
+                  st[i - 1]["wall_us"]))
+        fu.readme_row(os.path.basename(out),
+                      "RunMetadata.SerializeToString() of traced step %d of "
+                      "3 consecutive (%s). Sanity: %s" % (i, model, fig), how)
+        print("wrote %s (%d bytes): %s" % (out, size, fig))
+
+    ev = glob.glob(os.path.join(outdir, "events", "events.out.tfevents.*"))
+    out = os.path.join(fu.TESTDATA, "tf1_steps.tfevents")
+    shutil.copyfile(ev[0], out)
+    size = fu.check_size(out)
+    recs = tfrecord_count(out)
+    fig = ("%d TFRecord frames, Event kinds %s; node_stats per step %s"
+           % (recs, info["events"], [s["nodes"] for s in st]))
+    fu.readme_row(os.path.basename(out),
+                  "tfevents from FileWriter (no graph) with "
+                  "add_run_metadata(md, 'step%%d', global_step) for 3 traced "
+                  "steps (%s); steps 1-2 are tf1_step1/2.runmeta.pb. "
+                  "Sanity: %s" % (model, fig), how)
+    print("wrote %s (%d bytes): %s" % (out, size, fig))
+
+    out = os.path.join(fu.TESTDATA, "tf1_timeline.json")
+    shutil.copyfile(os.path.join(outdir, "timeline.json"), out)
+    size = fu.check_size(out)
+    evs = fu.load_chrome(out)
+    xs = fu.complete_events(evs)
+    pids = {e["args"]["name"] for e in evs if e.get("ph") == "M"
+            and e.get("name") == "process_name"}
+    span = max(x[4] for x in xs) - min(x[3] for x in xs)
+    fig = ("%d X events, processes %s, span %.0f us"
+           % (len(xs), sorted(pids), span))
+    fu.readme_row(os.path.basename(out),
+                  "timeline.Timeline(step_stats).generate_chrome_trace_format()"
+                  " of traced step 1 (same RunMetadata as tf1_step1.runmeta.pb)"
+                  ". Sanity: %s" % fig, how)
+    print("wrote %s (%d bytes): %s" % (out, size, fig))
+
+
+def tfrecord_count(path):
+    import struct
+    n = 0
+    with open(path, "rb") as f:
+        while True:
+            head = f.read(12)
+            if len(head) < 12:
+                break
+            length = struct.unpack("<Q", head[:8])[0]
+            f.seek(length + 4, 1)
+            n += 1
+    return n
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--child":
+        if argv[2] == "tf2":
+            child_tf2(argv[3], argv[4])
+        else:
+            child_tf1(argv[3])
+        sys.stdout.flush()
+        os._exit(0)
+    versions = "Python %s" % platform.python_version()
+    what = argv[1] if len(argv) > 1 else "all"
+    os.makedirs(WORK, exist_ok=True)
+    if what in ("all", "tf2"):
+        scenarios = argv[2:] or ["input", "compute", "host"]
+        runs = {}
+        for sc in scenarios:
+            make_tf2(sc, versions, runs)
+        if "input" in runs and "compute" in runs:
+            make_logdir(runs, versions)
+    if what in ("all", "tf1"):
+        make_tf1(versions)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
