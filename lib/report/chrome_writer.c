@@ -166,6 +166,9 @@ int tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error 
                         free(w);
                         return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 }
+                /* Only a file we create is removed on failure: never an
+                 * existing file, a device or a pipe. */
+                w->created = access(path, F_OK) != 0;
                 if (has_suffix(path, ".gz"))
                         w->gz = gzopen(path, "wb");
                 else
@@ -176,7 +179,6 @@ int tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error 
                         free(w);
                         return tpa_error_set_sys(err, e, "cannot create '%s'", path);
                 }
-                w->created = true;
         }
         puts_(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
         *out = w;

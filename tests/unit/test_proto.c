@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_proto.c - the protobuf readers on messages built here with the
+ * generated protobuf-c code: XSpace (times from timestamp_ns and offset_ps,
+ * display names, step_name, ref_value stats, internal events skipped, roles
+ * and kinds), RunMetadata / StepStats (duplicates dropped, /sync, copies and
+ * their bytes, one step each), tfevents (frames, both checksums, the error
+ * offset of a corrupt frame, truncation, --strict), and size caps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+/* protobuf-c's *__INIT macros cast away const from its empty string. */
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#include <string.h>
+
+#include <tpa/tpa.h>
+
+#include "event.pb-c.h"
+#include "step_stats.pb-c.h"
+#include "tap.h"
+#include "xplane.pb-c.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static const tpa_event *find_event(const tpa_trace *tr, const char *name, size_t *index)
+{
+        for (size_t i = 0; i < tpa_trace_event_count(tr); i++) {
+                if (strcmp(tpa_trace_str(tr, tpa_trace_events(tr)[i].name), name) == 0) {
+                        if (index != NULL)
+                                *index = i;
+                        return &tpa_trace_events(tr)[i];
+                }
+        }
+        return NULL;
+}
+
+static size_t count_kind(const tpa_trace *tr, tpa_kind k)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < tpa_trace_event_count(tr); i++)
+                n += tpa_trace_events(tr)[i].kind == k;
+        return n;
+}
+
+static int64_t aux(const tpa_trace *tr, size_t i, tpa_aux_key key)
+{
+        int64_t v = -1;
+        tpa_trace_get_aux(tr, i, key, &v);
+        return v;
+}
+
+static uint8_t *pack_msg(const ProtobufCMessage *m, size_t *len)
+{
+        uint8_t *buf;
+
+        *len = protobuf_c_message_get_packed_size(m);
+        buf = malloc(*len + 1);
+        protobuf_c_message_pack(m, buf);
+        return buf;
+}
+
+/* ---- XSpace ------------------------------------------------------------- */
+
+#define STAT_MD(var, id_, name_) \
+        Tpapb__XStatMetadata var##_v = TPAPB__XSTAT_METADATA__INIT; \
+        Tpapb__XStatMetadataEntry var = TPAPB__XSTAT_METADATA_ENTRY__INIT; \
+        var##_v.id = id_; var##_v.name = (char *)name_; var.key = id_; var.value = &var##_v
+
+#define EVENT_MD(var, id_, name_, display_) \
+        Tpapb__XEventMetadata var##_v = TPAPB__XEVENT_METADATA__INIT; \
+        Tpapb__XEventMetadataEntry var = TPAPB__XEVENT_METADATA_ENTRY__INIT; \
+        var##_v.id = id_; var##_v.name = (char *)name_; var##_v.display_name = (char *)display_; \
+        var.key = id_; var.value = &var##_v
+
+static uint8_t *make_xspace(size_t *len)
+{
+        /* host plane */
+        STAT_MD(s_step_num, 1, "step_num");
+        STAT_MD(s_func, 2, "tf_function_call");
+        Tpapb__XStatMetadataEntry *host_stats[] = { &s_step_num, &s_func };
+        EVENT_MD(e_train, 10, "train", "");
+        EVENT_MD(e_alloc, 11, "MemoryAllocation", "");
+        EVENT_MD(e_launch, 12, "cudaLaunchKernel", "");
+        EVENT_MD(e_next, 13, "model/IteratorGetNext:IteratorGetNext", "IteratorGetNext");
+        Tpapb__XEventMetadataEntry *host_events[] = { &e_train, &e_alloc, &e_launch, &e_next };
+        Tpapb__XStat st_step = TPAPB__XSTAT__INIT, st_func = TPAPB__XSTAT__INIT;
+        Tpapb__XStat *train_stats[] = { &st_step, &st_func };
+        Tpapb__XEvent h0 = TPAPB__XEVENT__INIT, h1 = TPAPB__XEVENT__INIT,
+                      h2 = TPAPB__XEVENT__INIT, h3 = TPAPB__XEVENT__INIT;
+        Tpapb__XEvent *host_ev[] = { &h0, &h1, &h2, &h3 };
+        Tpapb__XLine hl = TPAPB__XLINE__INIT;
+        Tpapb__XLine *host_lines[] = { &hl };
+        Tpapb__XPlane host = TPAPB__XPLANE__INIT;
+
+        /* device plane */
+        STAT_MD(d_group, 1, "group_id");
+        STAT_MD(d_corr, 2, "correlation_id");
+        STAT_MD(d_memcpy, 3, "memcpy_details");
+        STAT_MD(d_step_name, 4, "step_name");
+        STAT_MD(d_str, 5, "train 7");   /* a ref_value target */
+        Tpapb__XStatMetadataEntry *dev_stats[] = { &d_group, &d_corr, &d_memcpy, &d_step_name,
+                                                   &d_str };
+        EVENT_MD(k_gemm, 1, "volta_sgemm", "");
+        EVENT_MD(k_copy, 2, "MemcpyH2D", "");
+        EVENT_MD(k_step, 3, "7", "");
+        EVENT_MD(k_op, 4, "model/dense/MatMul:MatMul", "MatMul");
+        Tpapb__XEventMetadataEntry *dev_events[] = { &k_gemm, &k_copy, &k_step, &k_op };
+        Tpapb__XStat g0 = TPAPB__XSTAT__INIT, c0 = TPAPB__XSTAT__INIT, m0 = TPAPB__XSTAT__INIT,
+                     sn = TPAPB__XSTAT__INIT, g1 = TPAPB__XSTAT__INIT;
+        Tpapb__XStat *gemm_stats[] = { &g0, &c0 }, *copy_stats[] = { &m0 },
+                     *step_stats[] = { &sn, &g1 };
+        Tpapb__XEvent d0 = TPAPB__XEVENT__INIT, d1 = TPAPB__XEVENT__INIT,
+                      d2 = TPAPB__XEVENT__INIT, d3 = TPAPB__XEVENT__INIT;
+        Tpapb__XEvent *stream_ev[] = { &d0 }, *copy_ev[] = { &d1 }, *steps_ev[] = { &d2 },
+                      *ops_ev[] = { &d3 };
+        Tpapb__XLine l_stream = TPAPB__XLINE__INIT, l_copy = TPAPB__XLINE__INIT,
+                     l_steps = TPAPB__XLINE__INIT, l_ops = TPAPB__XLINE__INIT;
+        Tpapb__XLine *dev_lines[] = { &l_stream, &l_copy, &l_steps, &l_ops };
+        Tpapb__XPlane dev = TPAPB__XPLANE__INIT;
+        Tpapb__XPlane meta = TPAPB__XPLANE__INIT;
+        Tpapb__XPlane *planes[] = { &host, &dev, &meta };
+        Tpapb__XSpace xs = TPAPB__XSPACE__INIT;
+
+        st_step.metadata_id = 1;
+        st_step.value_case = TPAPB__XSTAT__VALUE_INT64_VALUE;
+        st_step.int64_value = 7;
+        st_func.metadata_id = 2;
+        st_func.value_case = TPAPB__XSTAT__VALUE_STR_VALUE;
+        st_func.str_value = (char *)"traced-nonXla";
+        e_train_v.n_stats = 2;
+        e_train_v.stats = train_stats;
+        /* train 7: 1000 ns + 1500 ps = 1001.5 ns -> 1002 (round half up) */
+        h0.metadata_id = 10;
+        h0.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        h0.offset_ps = 1500;
+        h0.duration_ps = 100000499;             /* 100000.499 ns -> 100000 */
+        h1.metadata_id = 11;                    /* internal: skipped */
+        h1.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        h1.offset_ps = 2000;
+        h2.metadata_id = 12;
+        h2.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        h2.offset_ps = 3000000;
+        h2.duration_ps = 2000000;
+        h3.metadata_id = 13;
+        h3.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        h3.offset_ps = 500000;
+        h3.duration_ps = 1000000;
+        hl.id = 4242;
+        hl.name = (char *)"python3";
+        hl.timestamp_ns = 1000;
+        hl.n_events = 4;
+        hl.events = host_ev;
+        host.id = 0;
+        host.name = (char *)"/host:CPU";
+        host.n_lines = 1;
+        host.lines = host_lines;
+        host.n_event_metadata = 4;
+        host.event_metadata = host_events;
+        host.n_stat_metadata = 2;
+        host.stat_metadata = host_stats;
+
+        g0.metadata_id = 1;
+        g0.value_case = TPAPB__XSTAT__VALUE_INT64_VALUE;
+        g0.int64_value = 7;
+        c0.metadata_id = 2;
+        c0.value_case = TPAPB__XSTAT__VALUE_UINT64_VALUE;
+        c0.uint64_value = 99;
+        d0.metadata_id = 1;
+        d0.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        d0.offset_ps = 10000000;
+        d0.duration_ps = 50000000;
+        d0.n_stats = 2;
+        d0.stats = gemm_stats;
+        m0.metadata_id = 3;
+        m0.value_case = TPAPB__XSTAT__VALUE_STR_VALUE;
+        m0.str_value = (char *)"size:4096 dest:0 async:1";
+        d1.metadata_id = 2;
+        d1.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        d1.offset_ps = 4000000;
+        d1.duration_ps = 3000000;
+        d1.n_stats = 1;
+        d1.stats = copy_stats;
+        sn.metadata_id = 4;
+        sn.value_case = TPAPB__XSTAT__VALUE_REF_VALUE;
+        sn.ref_value = 5;                       /* "train 7" */
+        g1 = g0;
+        d2.metadata_id = 3;
+        d2.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        d2.offset_ps = 0;
+        d2.duration_ps = 90000000;
+        d2.n_stats = 2;
+        d2.stats = step_stats;
+        d3.metadata_id = 4;
+        d3.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+        d3.offset_ps = 10000000;
+        d3.duration_ps = 50000000;
+        l_stream.id = 7;
+        l_stream.name = (char *)"Stream #7(Compute)";
+        l_stream.timestamp_ns = 2000;
+        l_stream.n_events = 1;
+        l_stream.events = stream_ev;
+        l_copy.id = 8;
+        l_copy.name = (char *)"Stream #8(MemcpyH2D)";
+        l_copy.timestamp_ns = 2000;
+        l_copy.n_events = 1;
+        l_copy.events = copy_ev;
+        l_steps.id = -559038737;                /* 0xdeadbeef */
+        l_steps.name = (char *)"Steps";
+        l_steps.timestamp_ns = 2000;
+        l_steps.n_events = 1;
+        l_steps.events = steps_ev;
+        l_ops.id = 5;
+        l_ops.display_id = -559038734;
+        l_ops.name = (char *)"ops";
+        l_ops.display_name = (char *)"TensorFlow Ops";
+        l_ops.timestamp_ns = 2000;
+        l_ops.n_events = 1;
+        l_ops.events = ops_ev;
+        dev.id = 0;
+        dev.name = (char *)"/device:GPU:0";
+        dev.n_lines = 4;
+        dev.lines = dev_lines;
+        dev.n_event_metadata = 4;
+        dev.event_metadata = dev_events;
+        dev.n_stat_metadata = 5;
+        dev.stat_metadata = dev_stats;
+        meta.id = 99;
+        meta.name = (char *)"/host:metadata";   /* no events: left out */
+
+        xs.n_planes = 3;
+        xs.planes = planes;
+        return pack_msg(&xs.base, len);
+}
+
+static void test_proto__xspace(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        const tpa_event *e;
+        size_t len, i;
+        uint8_t *buf = make_xspace(&len);
+        int rc;
+
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, buf, len, "x.xplane.pb", NULL, &err);
+        if (!ok(rc == 0, "xspace reads (%s)", err.msg))
+                goto out;
+        ok(tpa_trace_format(tr) == TPA_FORMAT_XSPACE && tpa_trace_dialect(tr) == TPA_DIALECT_TF2,
+           "format xspace, dialect tf2");
+        tap_eq((int64_t)tpa_trace_event_count(tr), 7, "7 events: the internal one skipped");
+        tap_eq((int64_t)tpa_trace_health(tr)->records_read, 8, "8 records read");
+        tap_eq((int64_t)tpa_trace_process_count(tr), 2, "2 processes: empty planes left out");
+
+        e = find_event(tr, "train", &i);
+        if (ok(e != NULL, "host marker 'train'")) {
+                tap_eq(e->ts, 1002, "ts = 1000 ns + 1500 ps, rounded half up");
+                tap_eq(e->dur, 100000, "dur = 100000.499 ns rounded");
+                tap_eq(aux(tr, i, TPA_AUX_STEP_NUM), 7, "step_num stat");
+                tap_eq(aux(tr, i, TPA_AUX_FLAGS) & TPA_FLAG_COMPILE, TPA_FLAG_COMPILE,
+                       "tf_function_call traced: compile flag");
+                tap_eq(e->kind, TPA_KIND_STEP, "host train marker is a step");
+        }
+        ok(find_event(tr, "MemoryAllocation", NULL) == NULL, "MemoryAllocation skipped");
+        e = find_event(tr, "IteratorGetNext", NULL);
+        ok(e != NULL && e->kind == TPA_KIND_INPUT, "display_name used; IteratorGetNext is input");
+        e = find_event(tr, "cudaLaunchKernel", NULL);
+        ok(e != NULL && e->kind == TPA_KIND_LAUNCH && e->ts == 4000 && e->dur == 2000,
+           "cudaLaunchKernel is launch at 4000 ns");
+        e = find_event(tr, "volta_sgemm", NULL);
+        if (ok(e != NULL, "kernel")) {
+                tap_eq(e->kind, TPA_KIND_KERNEL, "stream event is a kernel");
+                tap_eq(e->corr, 99, "correlation_id");
+                tap_eq(e->group, 8, "group_id 7 stored as 8");
+                tap_eq(e->ts, 12000, "ts = 2000 ns + 10 us");
+                tap_eq(tpa_trace_process_c(tr, tpa_trace_thread_c(tr, e->track)->process)->role,
+                       TPA_PROC_DEVICE, "device plane is a device");
+                tap_eq(tpa_trace_process_c(tr, tpa_trace_thread_c(tr, e->track)->process)->device,
+                       0, "device ordinal 0");
+        }
+        e = find_event(tr, "MemcpyH2D", &i);
+        ok(e != NULL && e->kind == TPA_KIND_COPY_H2D && aux(tr, i, TPA_AUX_BYTES) == 4096,
+           "MemcpyH2D: copy_h2d of 4096 bytes from memcpy_details");
+        e = find_event(tr, "train 7", &i);
+        ok(e != NULL && e->kind == TPA_KIND_STEP && aux(tr, i, TPA_AUX_STEP_NUM) == 7 &&
+           tpa_trace_thread_c(tr, e->track)->role == TPA_TRACK_STEPS,
+           "Steps line event renamed by step_name (a ref_value): step 7 on the Steps track");
+        e = find_event(tr, "MatMul", &i);
+        ok(e != NULL && e->kind == TPA_KIND_ANNOTATION &&
+           strcmp(tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name), "TensorFlow Ops")
+           == 0 && tpa_trace_thread_c(tr, e->track)->tid.num == 3735928562,
+           "line display_name and display_id; TensorFlow Ops is an annotation");
+out:
+        tpa_trace_free(tr);
+        free(buf);
+}
+
+static void test_proto__xspace_errors(void)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        size_t len;
+        uint8_t *buf = make_xspace(&len);
+        int rc;
+
+        tpa_trace_new(&tr, &err);
+        ro.format = TPA_FORMAT_XSPACE;
+        rc = tpa_read_memory(tr, buf, len / 2, "cut.xplane.pb", &ro, &err);
+        tap_eq(rc, TPA_EFORMAT, "a cut XSpace is bad input (%s)", err.msg);
+        tpa_trace_free(tr);
+
+        tpa_trace_new(&tr, &err);
+        ro.max_message = 100;
+        rc = tpa_read_memory(tr, buf, len, "big.xplane.pb", &ro, &err);
+        tap_eq(rc, TPA_ELIMIT, "an XSpace above max_message is refused (%s)", err.msg);
+        tpa_trace_free(tr);
+        free(buf);
+}
+
+/* ---- RunMetadata -------------------------------------------------------- */
+
+static Tpapb__NodeExecStats node(const char *name, const char *label, int64_t start_us,
+                                 int64_t dur_us, uint32_t tid)
+{
+        Tpapb__NodeExecStats n = TPAPB__NODE_EXEC_STATS__INIT;
+
+        n.node_name = (char *)name;
+        n.timeline_label = (char *)label;
+        n.all_start_micros = start_us;
+        n.all_end_rel_micros = dur_us;
+        n.thread_id = tid;
+        return n;
+}
+
+static uint8_t *make_run_metadata(size_t *len, bool bare, int64_t t0)
+{
+        Tpapb__NodeExecStats c0 = node("dense/MatMul", "dense/MatMul = MatMul(x, w)", t0, 30, 11);
+        Tpapb__NodeExecStats c1 = node("IteratorGetNext", "IteratorGetNext = "
+                                       "IteratorGetNext(it)", t0 + 40, 20, 12);
+        Tpapb__NodeExecStats a0 = node("dense/MatMul:MatMul", "sgemm", t0 + 5, 10, 0);
+        Tpapb__NodeExecStats k0 = node("dense/MatMul:MatMul", "sgemm", t0 + 5, 10, 0);
+        Tpapb__NodeExecStats m0 = node("edge_1_x:MEMCPYHtoD", "MEMCPYHtoD 4096 bytes", t0 + 1,
+                                       3, 0);
+        Tpapb__NodeExecStats m1 = node("edge_1_x:MEMCPYHtoD", "MEMCPYHtoD 4096 bytes", t0 + 1,
+                                       3, 0);
+        Tpapb__NodeExecStats s0 = node("cuStreamSynchronize", "ThreadId 11", t0 + 16, 4, 11);
+        Tpapb__NodeExecStats *cpu_n[] = { &c0, &c1 }, *all_n[] = { &a0 }, *k_n[] = { &k0 },
+                             *mall_n[] = { &m0 }, *m_n[] = { &m1 }, *s_n[] = { &s0 };
+        Tpapb__DeviceStepStats cpu = TPAPB__DEVICE_STEP_STATS__INIT,
+                               all = TPAPB__DEVICE_STEP_STATS__INIT,
+                               k = TPAPB__DEVICE_STEP_STATS__INIT,
+                               mall = TPAPB__DEVICE_STEP_STATS__INIT,
+                               m = TPAPB__DEVICE_STEP_STATS__INIT,
+                               s = TPAPB__DEVICE_STEP_STATS__INIT;
+        Tpapb__ThreadNamesEntry tn = TPAPB__THREAD_NAMES_ENTRY__INIT;
+        Tpapb__ThreadNamesEntry *tns[] = { &tn };
+        Tpapb__DeviceStepStats *devs[] = { &cpu, &all, &k, &mall, &m, &s };
+        Tpapb__StepStats ss = TPAPB__STEP_STATS__INIT;
+        Tpapb__RunMetadata rm = TPAPB__RUN_METADATA__INIT;
+
+        cpu.device = (char *)"/job:localhost/replica:0/task:0/device:CPU:0";
+        cpu.n_node_stats = 2;
+        cpu.node_stats = cpu_n;
+        tn.key = 11;
+        tn.value = (char *)"tf_Compute";
+        cpu.n_thread_names = 1;
+        cpu.thread_names = tns;
+        all.device = (char *)"/device:GPU:0/stream:all";
+        all.n_node_stats = 1;
+        all.node_stats = all_n;
+        k.device = (char *)"/device:GPU:0/stream:7";
+        k.n_node_stats = 1;
+        k.node_stats = k_n;
+        mall.device = (char *)"/device:GPU:0/memcpy";
+        mall.n_node_stats = 1;
+        mall.node_stats = mall_n;
+        m.device = (char *)"/device:GPU:0/stream:8";
+        m.n_node_stats = 1;
+        m.node_stats = m_n;
+        s.device = (char *)"/device:GPU:0/sync";
+        s.n_node_stats = 1;
+        s.node_stats = s_n;
+        ss.n_dev_stats = 6;
+        ss.dev_stats = devs;
+        rm.step_stats = &ss;
+        return bare ? pack_msg(&ss.base, len) : pack_msg(&rm.base, len);
+}
+
+static void check_run_metadata(const tpa_trace *tr, const char *what)
+{
+        const tpa_event *e;
+        size_t i;
+
+        tap_eq((int64_t)tpa_trace_event_count(tr), 6, "%s: 5 node stats kept + 1 step", what);
+        tap_eq((int64_t)tpa_trace_health_c(tr)->duplicates_dropped, 2,
+               "%s: stream:all and memcpy dropped as duplicates", what);
+        ok(tpa_trace_dialect(tr) == TPA_DIALECT_TF1, "%s: dialect tf1", what);
+        e = find_event(tr, "MatMul", &i);
+        ok(e != NULL && e->kind == TPA_KIND_HOST_OP && e->ts == 1000000000 && e->dur == 30000,
+           "%s: CPU op 'MatMul' (op type from the label) is a host op, us to ns", what);
+        ok(e != NULL && strcmp(tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name),
+                               "tf_Compute") == 0, "%s: thread name from thread_names", what);
+        e = find_event(tr, "IteratorGetNext", NULL);
+        ok(e != NULL && e->kind == TPA_KIND_INPUT, "%s: IteratorGetNext is input", what);
+        ok(count_kind(tr, TPA_KIND_KERNEL) == 1, "%s: one kernel (stream:7)", what);
+        e = find_event(tr, "MEMCPYHtoD", &i);
+        ok(e != NULL && e->kind == TPA_KIND_COPY_H2D && aux(tr, i, TPA_AUX_BYTES) == 4096,
+           "%s: MEMCPYHtoD is copy_h2d of 4096 bytes (from the label)", what);
+        e = find_event(tr, "cuStreamSynchronize", NULL);
+        ok(e != NULL && e->kind == TPA_KIND_SYNC, "%s: /sync is sync", what);
+        e = find_event(tr, "train 0", &i);
+        ok(e != NULL && e->kind == TPA_KIND_STEP && e->ts == 1000000000 && e->dur == 60000 &&
+           aux(tr, i, TPA_AUX_STEP_NUM) == 0, "%s: one step 'train 0' spanning the step",
+           what);
+}
+
+static void test_proto__run_metadata(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        size_t len, len2;
+        uint8_t *buf = make_run_metadata(&len, false, 1000000);
+        uint8_t *buf2 = make_run_metadata(&len2, false, 2000000);
+        const tpa_event *e;
+        size_t i;
+
+        tpa_trace_new(&tr, &err);
+        if (ok(tpa_read_memory(tr, buf, len, "a.pb", NULL, &err) == 0, "RunMetadata reads (%s)",
+               err.msg)) {
+                ok(tpa_trace_format(tr) == TPA_FORMAT_STEPSTATS, "format run-metadata");
+                check_run_metadata(tr, "RunMetadata");
+        }
+        ok(tpa_read_memory(tr, buf2, len2, "b.pb", NULL, &err) == 0, "a second one reads");
+        e = find_event(tr, "train 1", &i);
+        ok(e != NULL && aux(tr, i, TPA_AUX_STEP_NUM) == 1 && e->ts == 2000000000,
+           "a second RunMetadata is step 1");
+        tap_eq((int64_t)count_kind(tr, TPA_KIND_STEP), 2, "two steps");
+        tpa_trace_free(tr);
+        free(buf);
+        free(buf2);
+
+        buf = make_run_metadata(&len, true, 1000000);
+        tpa_trace_new(&tr, &err);
+        if (ok(tpa_read_memory(tr, buf, len, "ss.pb", NULL, &err) == 0, "bare StepStats reads "
+               "(%s)", err.msg))
+                check_run_metadata(tr, "StepStats");
+        tpa_trace_free(tr);
+        free(buf);
+}
+
+/* ---- tfevents ----------------------------------------------------------- */
+
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+        uint32_t c = 0xffffffffu;
+        for (size_t i = 0; i < n; i++) {
+                c ^= p[i];
+                for (int k = 0; k < 8; k++)
+                        c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+        }
+        return ~c;
+}
+
+static uint32_t masked(const uint8_t *p, size_t n)
+{
+        uint32_t c = crc32c(p, n);
+        return ((c >> 15) | (c << 17)) + 0xa282ead8u;
+}
+
+static size_t put_frame(uint8_t *out, const uint8_t *data, size_t len)
+{
+        uint32_t c;
+
+        for (int i = 0; i < 8; i++)
+                out[i] = (uint8_t)((uint64_t)len >> (8 * i));
+        c = masked(out, 8);
+        memcpy(out + 8, (uint8_t[]){ (uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16),
+                                     (uint8_t)(c >> 24) }, 4);
+        memcpy(out + 12, data, len);
+        c = masked(data, len);
+        memcpy(out + 12 + len, (uint8_t[]){ (uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16),
+                                            (uint8_t)(c >> 24) }, 4);
+        return 16 + len;
+}
+
+/* file_version, then two tagged_run_metadata records; *second is the offset
+ * of the second frame. */
+static uint8_t *make_tfevents(size_t *len, size_t *second)
+{
+        Tpapb__Event v = TPAPB__EVENT__INIT, r = TPAPB__EVENT__INIT;
+        Tpapb__TaggedRunMetadata t = TPAPB__TAGGED_RUN_METADATA__INIT;
+        size_t vl, rl, ml, n = 0;
+        uint8_t *m = make_run_metadata(&ml, false, 1000000), *vb, *rb, *out;
+
+        v.wall_time = 1.5;
+        v.what_case = TPAPB__EVENT__WHAT_FILE_VERSION;
+        v.file_version = (char *)"brain.Event:2";
+        t.tag = (char *)"step5";
+        t.run_metadata.data = m;
+        t.run_metadata.len = ml;
+        r.step = 5;
+        r.what_case = TPAPB__EVENT__WHAT_TAGGED_RUN_METADATA;
+        r.tagged_run_metadata = &t;
+        vb = pack_msg(&v.base, &vl);
+        rb = pack_msg(&r.base, &rl);
+        out = malloc(48 + vl + 2 * rl);
+        n += put_frame(out + n, vb, vl);
+        *second = n;
+        n += put_frame(out + n, rb, rl);
+        r.step = 6;
+        free(rb);
+        rb = pack_msg(&r.base, &rl);
+        n += put_frame(out + n, rb, rl);
+        *len = n;
+        free(vb);
+        free(rb);
+        free(m);
+        return out;
+}
+
+static void test_proto__tfevents(void)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        size_t len, second, i;
+        uint8_t *buf = make_tfevents(&len, &second);
+        const tpa_event *e;
+        int rc;
+
+        ok(tpa_read_sniff(buf, len) == TPA_FORMAT_TFEVENTS, "sniffed as tfevents");
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, buf, len, "events.out.tfevents.1", NULL, &err);
+        if (ok(rc == 0, "tfevents reads (%s)", err.msg)) {
+                ok(tpa_trace_format(tr) == TPA_FORMAT_TFEVENTS, "format tfevents");
+                tap_eq((int64_t)count_kind(tr, TPA_KIND_STEP), 2, "two tagged records: two steps");
+                e = find_event(tr, "train 5: step5", &i);
+                ok(e != NULL && aux(tr, i, TPA_AUX_STEP_NUM) == 5,
+                   "step named by the tag, numbered by Event.step");
+                ok(find_event(tr, "train 6: step5", NULL) != NULL, "second step is 6");
+                tap_eq((int64_t)tpa_trace_health(tr)->records_read, 3 + 2 * 7,
+                       "3 records + 2 x 7 node stats read");
+        }
+        tpa_trace_free(tr);
+
+        /* corrupt one byte of the second frame's data */
+        buf[second + 20] ^= 0x40;
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, buf, len, "bad", NULL, &err);
+        tap_eq(rc, TPA_EFORMAT, "corrupt data is bad input (%s)", err.msg);
+        tap_eq((int64_t)err.offset, (int64_t)second + 12, "offset of the corrupt record's data");
+        tpa_trace_free(tr);
+        buf[second + 20] ^= 0x40;
+
+        /* corrupt the second frame's length */
+        buf[second + 1] ^= 0x01;
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, buf, len, "bad", NULL, &err);
+        tap_eq(rc, TPA_EFORMAT, "corrupt length is bad input (%s)", err.msg);
+        tap_eq((int64_t)err.offset, (int64_t)second, "offset of the corrupt frame");
+        tpa_trace_free(tr);
+        buf[second + 1] ^= 0x01;
+
+        /* cut inside the last frame: a warning, or an error when strict */
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, buf, len - 5, "cut", NULL, &err);
+        ok(rc == 0 && tpa_trace_health(tr)->truncated && count_kind(tr, TPA_KIND_STEP) == 1,
+           "cut file: the records before the cut are read, truncated is set");
+        tpa_trace_free(tr);
+        tpa_trace_new(&tr, &err);
+        ro.strict = true;
+        rc = tpa_read_memory(tr, buf, len - 5, "cut", &ro, &err);
+        tap_eq(rc, TPA_EFORMAT, "cut file with strict: an error (%s)", err.msg);
+        tpa_trace_free(tr);
+        free(buf);
+}
+
+/* ---- convert: written as Chrome JSON, read back the same ---------------- */
+
+static bool same_events(const tpa_trace *a, const tpa_trace *b, const char *what)
+{
+        size_t n = tpa_trace_event_count(a);
+        static const tpa_aux_key keys[] = { TPA_AUX_BYTES, TPA_AUX_STEP_NUM, TPA_AUX_FLAGS };
+
+        if (!tap_eq((int64_t)tpa_trace_event_count(b), (int64_t)n, "%s: event count", what))
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                const tpa_event *x = &tpa_trace_events(a)[i], *y = &tpa_trace_events(b)[i];
+                int64_t op_a = 0, op_b = 0;
+                bool same = x->ts == y->ts && x->dur == y->dur && x->kind == y->kind &&
+                            x->corr == y->corr && x->group == y->group &&
+                            strcmp(tpa_trace_str(a, x->name), tpa_trace_str(b, y->name)) == 0 &&
+                            strcmp(tpa_trace_str(a, tpa_trace_thread_c(a, x->track)->name),
+                                   tpa_trace_str(b, tpa_trace_thread_c(b, y->track)->name)) == 0;
+                for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+                        same = same && aux(a, i, keys[k]) == aux(b, i, keys[k]);
+                tpa_trace_get_aux(a, i, TPA_AUX_OP, &op_a);
+                tpa_trace_get_aux(b, i, TPA_AUX_OP, &op_b);
+                same = same && strcmp(tpa_trace_str(a, (tpa_str)op_a),
+                                      tpa_trace_str(b, (tpa_str)op_b)) == 0;
+                if (!same)
+                        return ok(false, "%s: event %zu ('%s' %s %lld+%lld) read back as "
+                                  "'%s' %s %lld+%lld", what, i, tpa_trace_str(a, x->name),
+                                  tpa_kind_name(x->kind), (long long)x->ts, (long long)x->dur,
+                                  tpa_trace_str(b, y->name), tpa_kind_name(y->kind),
+                                  (long long)y->ts, (long long)y->dur);
+        }
+        return ok(true, "%s: every event reads back the same (ts, dur, kind, name, track, "
+                  "corr, group, bytes, step, op, flags)", what);
+}
+
+static void roundtrip(const uint8_t *buf, size_t len, const char *what, const char *out)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_chrome_writer *w;
+        tpa_trace *a, *b;
+
+        tpa_trace_new(&a, &err);
+        tpa_trace_new(&b, &err);
+        if (ok(tpa_read_memory(a, buf, len, what, NULL, &err) == 0 &&
+               tpa_chrome_writer_open(&w, out, &err) == 0 &&
+               tpa_chrome_writer_add(w, a, NULL, &err) == 0 &&
+               tpa_chrome_writer_close(w, &err) == 0, "%s: converted to %s (%s)", what, out,
+               err.msg) &&
+            ok(tpa_read_path(b, out, NULL, &err) == 0, "%s: %s reads (%s)", what, out,
+               err.msg)) {
+                ok(tpa_trace_format(b) == TPA_FORMAT_CHROME_JSON &&
+                   tpa_trace_dialect(b) == tpa_trace_dialect(a), "%s: same dialect (%s)", what,
+                   tpa_dialect_name(tpa_trace_dialect(b)));
+                same_events(a, b, what);
+        }
+        tpa_trace_free(a);
+        tpa_trace_free(b);
+        remove(out);
+}
+
+static void test_proto__convert_roundtrip(void)
+{
+        size_t len, second;
+        uint8_t *buf;
+        char out[64];
+
+        buf = make_xspace(&len);
+        snprintf(out, sizeof(out), "test_proto_%d.json", 1);
+        roundtrip(buf, len, "xspace", out);
+        free(buf);
+        buf = make_run_metadata(&len, false, 1000000);
+        snprintf(out, sizeof(out), "test_proto_%d.json.gz", 2);
+        roundtrip(buf, len, "run metadata", out);
+        free(buf);
+        buf = make_tfevents(&len, &second);
+        snprintf(out, sizeof(out), "test_proto_%d.json", 3);
+        roundtrip(buf, len, "tfevents", out);
+        free(buf);
+}
+
+int main(void)
+{
+        test_proto__xspace();
+        test_proto__xspace_errors();
+        test_proto__run_metadata();
+        test_proto__tfevents();
+        test_proto__convert_roundtrip();
+        return tap_done();
+}
