@@ -5,8 +5,9 @@
  * rendering of the same XSpace), both read into the same events (count per
  * kind and per track, and event by event: ts, dur, kind, name to the ns) and
  * give the same analysis: the same steps, step times within 1 us, bucket
- * fractions within 1 percentage point (issue 4). Skips when the corpus is
- * absent.
+ * fractions within 1 percentage point (issue 4). Each xplane.pb also goes
+ * through convert (the Chrome JSON writer) and must read back to the same
+ * events. Skips when the corpus is absent.
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
@@ -169,6 +170,24 @@ int main(void)
                         "%s reads as xspace tf2 (%s)", what, rc ? err.msg : "ok")) {
                         tpa_trace_free(x);
                         continue;
+                }
+                /* convert: written as Chrome JSON, read back the same */
+                {
+                        const char *out = "corpus_xspace_roundtrip.json.gz";
+                        tpa_chrome_writer *w;
+                        tpa_trace *back = NULL;
+                        char label[4200];
+
+                        snprintf(label, sizeof(label), "%s converted", what);
+                        tpa_trace_new(&back, &err);
+                        if (ok(tpa_chrome_writer_open(&w, out, &err) == 0 &&
+                               tpa_chrome_writer_add(w, x, NULL, &err) == 0 &&
+                               tpa_chrome_writer_close(w, &err) == 0 &&
+                               tpa_read_path(back, out, NULL, &err) == 0,
+                               "%s: converted and read back (%s)", what, err.msg))
+                                compare_events(x, back, label);
+                        tpa_trace_free(back);
+                        remove(out);
                 }
                 snprintf(json, sizeof(json), "%.*s.trace.json.gz",
                          (int)(strlen(path) - 10), path);
