@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_load.h - what diff and check compare: a run from a trace (read and
+ * analysed) or from a saved JSON report (sniffed by its "schema" key).
+ */
+#ifndef TPA_CLI_RUN_LOAD_H
+#define TPA_CLI_RUN_LOAD_H
+
+#include <tpa/tpa.h>
+
+#include "opts.h"
+
+/* The default rules, extended or replaced by --rules, with --set applied.
+ * Returns an exit code. */
+int cli_load_rules(tpa_rules **out, const cli_args *args);
+/* Load `path` as a tpa_run; prints the error and returns its exit code. */
+int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
+                 const tpa_rules *rules);
+
+#endif

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_diff.c - a comparison of two runs (tpa/compare.h) as text, JSON
+ * (schema "tfprof-analyze/diff/v1") or Markdown: the median and p90 step
+ * time change with its confidence interval and whether it is significant,
+ * group shifts in percentage points, class changes, top-op changes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "tpa/report.h"
+#include "report_util.h"
+
+static const char *const op_kind[] = { "added", "removed", "slower", "faster" };
+
+static const char *verdict(const tpa_change *c)
+{
+        if (c->too_few)
+                return "too few steps to estimate noise";
+        return c->significant ? "significant" : "not significant (inside the noise)";
+}
+
+static void change_line(FILE *fp, const char *label, const tpa_change *c)
+{
+        char t1[32], t2[32];
+
+        fprintf(fp, "  %-6s %10s -> %-10s %+7.1f%%", label,
+                tpa_report__time(t1, sizeof(t1), c->base_ns),
+                tpa_report__time(t2, sizeof(t2), c->new_ns), c->rel * 100);
+        if (!c->too_few)
+                fprintf(fp, "  (95%% CI %+.1f%% .. %+.1f%%)", c->ci_lo * 100, c->ci_hi * 100);
+        fprintf(fp, "  %s\n", verdict(c));
+}
+
+void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_path,
+                          const char *new_path)
+{
+        char t1[32], t2[32];
+
+        fprintf(fp, "diff: %s -> %s\n", base_path, new_path);
+        fprintf(fp, "\nstep time over kept steps (%zu -> %zu):\n", c->base_steps, c->new_steps);
+        change_line(fp, "median", &c->median);
+        change_line(fp, "p90", &c->p90);
+        fprintf(fp, "\nmedian breakdown of step time:\n");
+        for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                fprintf(fp, "  %-13s %5.1f%% -> %5.1f%%  %+6.1f pp\n",
+                        tpa_group_name((tpa_group)g), c->base_group_frac[g] * 100,
+                        c->new_group_frac[g] * 100, c->shift_pp[g]);
+        fprintf(fp, "\nclass: %s -> %s%s\n", c->base_class ? c->base_class : "-",
+                c->new_class ? c->new_class : "-", c->class_changed ? " (changed)" : "");
+        for (size_t i = 0; i < c->class_count; i++)
+                fprintf(fp, "  %-16s %4zu -> %zu steps\n", c->classes[i].name,
+                        c->classes[i].base_count, c->classes[i].new_count);
+        fprintf(fp, "\ntop ops by device time, per kept step:%s\n", c->op_count ? "" : " no change");
+        for (size_t i = 0; i < c->op_count; i++) {
+                const tpa_op_change *o = &c->ops[i];
+                fprintf(fp, "  %-7s %10s -> %-10s ", op_kind[o->kind],
+                        o->kind == TPA_OP_ADDED ? "-" : tpa_report__time(t1, sizeof(t1),
+                                                                         o->base_ns),
+                        o->kind == TPA_OP_REMOVED ? "-" : tpa_report__time(t2, sizeof(t2),
+                                                                           o->new_ns));
+                if (strlen(o->name) > 60)
+                        fprintf(fp, "%.57s...\n", o->name);
+                else
+                        fprintf(fp, "%s\n", o->name);
+        }
+}
+
+static void gstr(yajl_gen g, const char *s)
+{
+        char buf[768];
+        size_t n;
+
+        if (s == NULL) {
+                yajl_gen_null(g);
+                return;
+        }
+        n = strlen(s);
+        if (n > 255)
+                n = 255;
+        n = tpa_report__utf8(buf, s, n);
+        yajl_gen_string(g, (const unsigned char *)buf, n);
+}
+
+static void gnum(yajl_gen g, double v)
+{
+        char b[40];
+        int n;
+
+        if (!isfinite(v)) {
+                yajl_gen_null(g);
+                return;
+        }
+        if (v == floor(v) && fabs(v) < 9007199254740992.0)
+                n = snprintf(b, sizeof(b), "%.0f", v);
+        else
+                n = snprintf(b, sizeof(b), "%.6g", v);
+        if (strcmp(b, "-0") == 0)
+                n = snprintf(b, sizeof(b), "0");
+        yajl_gen_number(g, b, (size_t)n);
+}
+
+static void gkey(yajl_gen g, const char *k)
+{
+        yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+}
+
+static void gchange(yajl_gen g, const char *k, const tpa_change *c)
+{
+        gkey(g, k);
+        yajl_gen_map_open(g);
+        gkey(g, "base_ns");
+        yajl_gen_integer(g, llround(c->base_ns));
+        gkey(g, "new_ns");
+        yajl_gen_integer(g, llround(c->new_ns));
+        gkey(g, "change_frac");
+        gnum(g, c->rel);
+        gkey(g, "ci_low_frac");
+        gnum(g, c->ci_lo);
+        gkey(g, "ci_high_frac");
+        gnum(g, c->ci_hi);
+        gkey(g, "confidence");
+        gnum(g, 0.95);
+        gkey(g, "significant");
+        yajl_gen_bool(g, c->significant);
+        gkey(g, "too_few_steps");
+        yajl_gen_bool(g, c->too_few);
+        yajl_gen_map_close(g);
+}
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+        fwrite(s, 1, len, ctx);
+}
+
+int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_path,
+                         const char *new_path, tpa_error *err)
+{
+        yajl_gen g = yajl_gen_alloc(NULL);
+
+        if (g == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        yajl_gen_config(g, yajl_gen_beautify, 1);
+        yajl_gen_config(g, yajl_gen_indent_string, "  ");
+        yajl_gen_config(g, yajl_gen_print_callback, print_cb, fp);
+        yajl_gen_map_open(g);
+        gkey(g, "schema");
+        gstr(g, "tfprof-analyze/diff/v1");
+        gkey(g, "base");
+        gstr(g, base_path);
+        gkey(g, "new");
+        gstr(g, new_path);
+        gkey(g, "base_kept_steps");
+        yajl_gen_integer(g, (long long)c->base_steps);
+        gkey(g, "new_kept_steps");
+        yajl_gen_integer(g, (long long)c->new_steps);
+        gchange(g, "step_time_median", &c->median);
+        gchange(g, "step_time_p90", &c->p90);
+        gkey(g, "groups");
+        yajl_gen_map_open(g);
+        for (int i = 0; i < TPA_GROUP__COUNT; i++) {
+                gkey(g, tpa_group_name((tpa_group)i));
+                yajl_gen_map_open(g);
+                gkey(g, "base_frac");
+                gnum(g, c->base_group_frac[i]);
+                gkey(g, "new_frac");
+                gnum(g, c->new_group_frac[i]);
+                gkey(g, "shift_pp");
+                gnum(g, c->shift_pp[i]);
+                yajl_gen_map_close(g);
+        }
+        yajl_gen_map_close(g);
+        gkey(g, "class");
+        yajl_gen_map_open(g);
+        gkey(g, "base");
+        gstr(g, c->base_class);
+        gkey(g, "new");
+        gstr(g, c->new_class);
+        gkey(g, "changed");
+        yajl_gen_bool(g, c->class_changed);
+        gkey(g, "steps");
+        yajl_gen_array_open(g);
+        for (size_t i = 0; i < c->class_count; i++) {
+                yajl_gen_map_open(g);
+                gkey(g, "name");
+                gstr(g, c->classes[i].name);
+                gkey(g, "base_steps");
+                yajl_gen_integer(g, (long long)c->classes[i].base_count);
+                gkey(g, "new_steps");
+                yajl_gen_integer(g, (long long)c->classes[i].new_count);
+                yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+        yajl_gen_map_close(g);
+        gkey(g, "top_ops");
+        yajl_gen_array_open(g);
+        for (size_t i = 0; i < c->op_count; i++) {
+                const tpa_op_change *o = &c->ops[i];
+                yajl_gen_map_open(g);
+                gkey(g, "change");
+                gstr(g, op_kind[o->kind]);
+                gkey(g, "name");
+                gstr(g, o->name);
+                gkey(g, "base_ns_per_step");
+                yajl_gen_integer(g, llround(o->base_ns));
+                gkey(g, "new_ns_per_step");
+                yajl_gen_integer(g, llround(o->new_ns));
+                yajl_gen_map_close(g);
+        }
+        yajl_gen_array_close(g);
+        yajl_gen_map_close(g);
+        yajl_gen_free(g);
+        return 0;
+}
+
+void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *base_path,
+                              const char *new_path)
+{
+        char t1[32], t2[32];
+
+        fputs("### tfprof-analyze diff: ", fp);
+        if (c->median.significant)
+                fprintf(fp, "median step time **%+.1f%%**", c->median.rel * 100);
+        else
+                fprintf(fp, "median step time %+.1f%% (not significant)", c->median.rel * 100);
+        fputs("\n\n", fp);
+        tpa_report__md_escape(fp, base_path, 80);
+        fputs(" &rarr; ", fp);
+        tpa_report__md_escape(fp, new_path, 80);
+        fprintf(fp, " (%zu &rarr; %zu kept steps)\n\n", c->base_steps, c->new_steps);
+        fputs("| step time | base | new | change | 95% CI | |\n"
+              "| --- | ---: | ---: | ---: | ---: | --- |\n", fp);
+        for (int k = 0; k < 2; k++) {
+                const tpa_change *ch = k ? &c->p90 : &c->median;
+                fprintf(fp, "| %s | %s | %s | %+.1f%% | ", k ? "p90" : "median",
+                        tpa_report__time(t1, sizeof(t1), ch->base_ns),
+                        tpa_report__time(t2, sizeof(t2), ch->new_ns), ch->rel * 100);
+                if (ch->too_few)
+                        fputs("- ", fp);
+                else
+                        fprintf(fp, "%+.1f%% .. %+.1f%% ", ch->ci_lo * 100, ch->ci_hi * 100);
+                fprintf(fp, "| %s |\n", verdict(ch));
+        }
+        fputs("\n| median breakdown | base | new | shift |\n| --- | ---: | ---: | ---: |\n", fp);
+        for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                fprintf(fp, "| %s | %.1f%% | %.1f%% | %+.1f pp |\n", tpa_group_name((tpa_group)g),
+                        c->base_group_frac[g] * 100, c->new_group_frac[g] * 100, c->shift_pp[g]);
+        fprintf(fp, "\nClass: %s &rarr; %s%s\n", c->base_class ? c->base_class : "-",
+                c->new_class ? c->new_class : "-", c->class_changed ? " **(changed)**" : "");
+        if (c->op_count > 0) {
+                fputs("\n| top op | change | base per step | new per step |\n"
+                      "| --- | --- | ---: | ---: |\n", fp);
+                for (size_t i = 0; i < c->op_count; i++) {
+                        const tpa_op_change *o = &c->ops[i];
+                        fputs("| ", fp);
+                        tpa_report__md_escape(fp, o->name, 60);
+                        fprintf(fp, " | %s | %s | %s |\n", op_kind[o->kind],
+                                o->kind == TPA_OP_ADDED ? "-" : tpa_report__time(t1,
+                                        sizeof(t1), o->base_ns),
+                                o->kind == TPA_OP_REMOVED ? "-" : tpa_report__time(t2,
+                                        sizeof(t2), o->new_ns));
+                }
+        }
+}
