@@ -2,8 +2,10 @@
 /*
  * fuzz_check.h - what every reader fuzz target does with its input: read it
  * through the public tpa_read_memory() in a given format, then check the
- * contracts of tpa/read.h and tpa/trace.h on what came back. A broken
- * contract aborts, so libFuzzer (and the replay main) report it as a crash.
+ * contracts of tpa/read.h and tpa/trace.h on what came back, and run the
+ * analysis (with the default rules) on every trace that was read, as the
+ * CLI does. A broken contract aborts, so libFuzzer (and the replay main)
+ * report it as a crash.
  */
 #ifndef TPA_FUZZ_CHECK_H
 #define TPA_FUZZ_CHECK_H
@@ -92,6 +94,28 @@ static inline void fuzz_check_error(int r, const tpa_error *err, const uint8_t *
                 FUZZ_ASSERT(err->offset <= size);
 }
 
+/* The analysis of a trace that was read: it may fail only as documented. */
+static inline void fuzz_analyze(const tpa_trace *tr)
+{
+        static tpa_rules *rules;
+        tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a = NULL;
+        int r;
+
+        if (rules == NULL && tpa_rules_new_default(&rules, NULL) < 0)
+                abort();        /* the shipped rules always load */
+        ao.rules = rules;
+        r = tpa_analyze(&a, tr, &ao, &err);
+        if (r < 0) {
+                FUZZ_ASSERT(r == err.code);
+                FUZZ_ASSERT(r == TPA_ERULE || r == TPA_ENOMEM || r == TPA_ELIMIT);
+                FUZZ_ASSERT(err.msg[0] != '\0' && strchr(err.msg, '\n') == NULL);
+                return;
+        }
+        tpa_analysis_free(a);
+}
+
 /* Read `data` as `format` and check everything; returns the read's status. */
 static inline int fuzz_read(const uint8_t *data, size_t size, tpa_format format)
 {
@@ -108,6 +132,8 @@ static inline int fuzz_read(const uint8_t *data, size_t size, tpa_format format)
         else
                 FUZZ_ASSERT(r == 0);
         fuzz_check_trace(tr, data, size);
+        if (r == 0)
+                fuzz_analyze(tr);
         tpa_trace_free(tr);
         return r;
 }
