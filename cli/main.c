@@ -40,7 +40,8 @@ int main(int argc, char **argv)
         }
         cli_free(&args);
         if (fflush(stdout) != 0 || ferror(stdout)) {
-                cli_errorf("error writing to stdout");
+                if (rc != EXIT_INTERNAL)        /* else the command said so already */
+                        cli_errorf("error writing to stdout");
                 return EXIT_INTERNAL;
         }
         return rc;

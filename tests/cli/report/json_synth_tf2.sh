@@ -1,0 +1,1 @@
+tfprof-analyze --format json synth_tf2.trace.json.gz

@@ -1,0 +1,1 @@
+tfprof-analyze --format json torch_input_bound.trace.json.gz

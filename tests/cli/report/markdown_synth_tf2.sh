@@ -1,0 +1,1 @@
+tfprof-analyze --format markdown synth_tf2.trace.json.gz

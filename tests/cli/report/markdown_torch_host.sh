@@ -1,0 +1,1 @@
+tfprof-analyze --format markdown torch_host_bound.trace.json.gz
