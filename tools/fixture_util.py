@@ -107,3 +107,13 @@ def fmt_pct(x):
 
 
 STEP_RE = re.compile(r"^ProfilerStep#(\d+)$")
+
+
+def readme_drop(prefix):
+    """Remove the rows of testdata/README.md whose file cell starts with prefix."""
+    path = os.path.join(TESTDATA, "README.md")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    keep = [ln for ln in lines if not ln.startswith("| " + prefix)]
+    with open(path, "w") as f:
+        f.write("\n".join(keep) + "\n")

@@ -23,9 +23,11 @@ import glob
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -46,6 +48,9 @@ def child_tf2(scenario, logdir):
     import numpy as np
     import tensorflow as tf
 
+    if scenario == "compute":
+        # One intra-op thread: longer ops, far fewer thread-pool events.
+        tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.random.set_seed(0)
     np.random.seed(0)
     tf.keras.utils.set_random_seed(0)
@@ -92,22 +97,23 @@ def child_tf2(scenario, logdir):
         step_fn = make_step(model, True)
     elif scenario == "compute":
         # Cached, prefetched in-memory data; a heavier MLP.
-        x = np.random.rand(4 * 32, 512).astype("float32")
-        y = (np.arange(4 * 32) % 4).astype("int64")
-        ds = (tf.data.Dataset.from_tensor_slices((x, y)).batch(32).cache()
+        x = np.random.rand(4 * 64, 512).astype("float32")
+        y = (np.arange(4 * 64) % 4).astype("int64")
+        ds = (tf.data.Dataset.from_tensor_slices((x, y)).batch(64).cache()
               .repeat().prefetch(2))
-        model = mlp(512, [1024, 1024], 4)
+        model = mlp(512, [2048, 2048], 4)
         step_fn = make_step(model, True)
     elif scenario == "host":
         # Eager (no tf.function), many tiny ops per step.
-        ds = tf.data.Dataset.from_tensor_slices(
-            np.random.rand(64, 8).astype("float32")).batch(1).repeat()
+        # Data comes from a Python list of tensors: no tf.data at all.
+        ds = [tf.constant(np.random.rand(1, 8).astype("float32"))
+              for _ in range(2 * STEPS + 2)]
         w = tf.Variable(tf.zeros([8]))
 
         def step_fn(x):
             with tf.GradientTape() as tape:
                 h = x
-                for _ in range(15):
+                for _ in range(4):
                     h = h * 0.5 + w
                 loss = tf.reduce_sum(h)
             w.assign_sub(0.01 * tape.gradient(loss, w))
@@ -241,10 +247,17 @@ def xprof_convert(xplane):
         from xprof.convert import raw_to_tool_data as r
     except ImportError as e:
         return None, None, "xprof not installed: %s" % e
-    data, _ = r.xspace_to_tool_data([xplane], "trace_viewer", {})
+    # xprof caches derived files next to the xplane and keys the cache by
+    # directory: convert a private copy in a fresh directory every time.
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, os.path.basename(xplane))
+        shutil.copyfile(xplane, copy)
+        params = {"use_saved_result": False}
+        data, _ = r.xspace_to_tool_data([copy], "trace_viewer", params)
+        ip, _ = r.xspace_to_tool_data([copy], "input_pipeline_analyzer",
+                                      params)
     if isinstance(data, bytes):
         data = data.decode()
-    ip, _ = r.xspace_to_tool_data([xplane], "input_pipeline_analyzer", {})
     verdict = None
     try:
         props = json.loads(ip)[1]["p"]
@@ -291,10 +304,12 @@ TF2_WHAT = {
     "input": "input-bound: tf.function train step (MLP 16-16-4) fed by "
              "tf.data range->batch(4)->map(py_function sleeping 40 ms), no "
              "prefetch (inject_prefetch, map fusion, autotune off)",
-    "compute": "compute-bound: tf.function train step, MLP 512-1024-1024-4, "
-               "batch 32 from cached, prefetched in-memory tf.data",
-    "host": "host-bound: eager (no tf.function) step of 15 (mul, add) on "
-            "8-element tensors + GradientTape + assign_sub",
+    "compute": "compute-bound: tf.function train step, MLP 512-2048-2048-4, "
+               "batch 64 from cached, prefetched in-memory tf.data, 1 intra-op "
+               "thread",
+    "host": "host-bound: eager (no tf.function) step of 4 (mul, add) on "
+            "8-element tensors + GradientTape + assign_sub, data from a "
+            "Python list (no tf.data)",
 }
 
 
@@ -320,9 +335,14 @@ def make_tf2(scenario, versions, runs):
         s = tf2_sanity(js_out)
         tfv = ""
         if verdict:
-            tfv = ("; xprof input_pipeline_analyzer says: \"%s\" (step avg "
-                   "%s ms)" % (verdict["conclusion"].split(".")[0],
-                               verdict["steptime_ms_average"]))
+            m = re.search(r"(HIGHLY|MODERATELY|POTENTIALLY|NOT) "
+                          r"input-bound because (?:only )?([0-9.]+)%",
+                          verdict["conclusion"])
+            said = ("%s input-bound, %s%% waiting for input"
+                    % (m.group(1), m.group(2)) if m
+                    else verdict["conclusion"][:80])
+            tfv = ("; xprof input_pipeline_analyzer: %s, step avg %s ms"
+                   % (said, verdict["steptime_ms_average"]))
         figure = ("steps train step_num=%s, mean step %.1f ms, "
                   "IteratorGetNext on the step thread %s of step time, "
                   "TF ops (is_eager events, non-tf_data threads) %s, "
@@ -349,9 +369,12 @@ def make_tf2(scenario, versions, runs):
 
 
 def make_logdir(runs, versions):
-    """testdata/logdir/plugins/profile/<run>/<host>.xplane.pb for two runs."""
-    root = os.path.join(fu.TESTDATA, "logdir")
+    """testdata/tf2_logdir/plugins/profile/<run>/<host>.xplane.pb, two runs.
+
+    Not testdata/logdir/: that tree is tools/make_logdir_fixture.py's."""
+    root = os.path.join(fu.TESTDATA, "tf2_logdir")
     shutil.rmtree(root, ignore_errors=True)
+    fu.readme_drop("tf2_logdir/")
     made = []
     for scenario in ("input", "compute"):
         src = runs[scenario]
