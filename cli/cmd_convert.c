@@ -14,6 +14,14 @@
 #include "commands.h"
 #include "output.h"
 
+/* A write error: the writer's message names the file; exit 5. */
+static int output_error(const tpa_error *err)
+{
+        cli_errorf("%s", err->msg);
+        return err->code == TPA_ENOMEM || err->code == TPA_EIO ? EXIT_INTERNAL
+                                                               : cli_exit_for(err->code);
+}
+
 /* Read every input into `tr`; print warnings. Returns an exit code. */
 static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *paths, int n)
 {
@@ -47,14 +55,17 @@ static int convert(const cli_args *args)
         rc = read_inputs(tr, args, args->inputs, args->input_count);
         if (rc != EXIT_OK)
                 goto out;
-        if (tpa_chrome_writer_open(&w, args->output, &err) < 0 ||
-            tpa_chrome_writer_add(w, tr, NULL, &err) < 0) {
+        if (tpa_chrome_writer_open(&w, args->output, &err) < 0) {
+                rc = output_error(&err);
+                goto out;
+        }
+        if (tpa_chrome_writer_add(w, tr, NULL, &err) < 0) {
                 tpa_chrome_writer_abort(w);
-                rc = cli_report_error(&err, args->output);
+                rc = output_error(&err);
                 goto out;
         }
         if (tpa_chrome_writer_close(w, &err) < 0)
-                rc = cli_report_error(&err, args->output);
+                rc = output_error(&err);
 out:
         tpa_trace_free(tr);
         return rc;
@@ -72,7 +83,7 @@ static int merge(const cli_args *args)
                 return EXIT_USAGE;
         }
         if (tpa_chrome_writer_open(&w, args->output, &err) < 0)
-                return cli_report_error(&err, args->output);
+                return output_error(&err);
         /* One trace at a time: each input is read, written, freed. */
         for (int i = 0; i < args->input_count && rc == EXIT_OK; i++) {
                 const char *path = args->inputs[i], *label;
@@ -86,7 +97,7 @@ static int merge(const cli_args *args)
                 /* Label by file name: "a.json: /device:GPU:0". */
                 label = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
                 if (rc == EXIT_OK && tpa_chrome_writer_add(w, tr, label, &err) < 0)
-                        rc = cli_report_error(&err, args->output);
+                        rc = output_error(&err);
                 tpa_trace_free(tr);
         }
         if (rc != EXIT_OK) {
@@ -94,7 +105,7 @@ static int merge(const cli_args *args)
                 return rc;
         }
         if (tpa_chrome_writer_close(w, &err) < 0)
-                return cli_report_error(&err, args->output);
+                return output_error(&err);
         return EXIT_OK;
 }
 

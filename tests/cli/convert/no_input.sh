@@ -1,0 +1,1 @@
+tfprof-analyze convert -o out.json

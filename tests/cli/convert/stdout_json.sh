@@ -1,0 +1,2 @@
+# convert with no -o writes the Chrome JSON to stdout
+tfprof-analyze convert kineto_small.json

@@ -1,0 +1,2 @@
+tfprof-analyze --list-runs logdir
+tfprof-analyze --list-runs logdir/train/plugins/profile

@@ -1,0 +1,1 @@
+tfprof-analyze --run 1999_01_01_00_00_00 logdir
