@@ -17,6 +17,7 @@
 #include "tpa/trace.h"
 
 #define STR_BLOCK (256u * 1024u)
+#define AUX_BLOCK 256u
 
 struct str_block {
         struct str_block *next;
@@ -55,6 +56,17 @@ struct tpa_trace {
 
         struct aux_entry *aux;
         size_t            aux_count, aux_cap;     /* sorted by (event, key) */
+        /* Extras set out of event order (a reader's second pass, e.g. step
+         * numbers of a Steps line) wait in a small sorted side array, merged
+         * into `aux` when it grows past 1/8 of it: inserting them in the
+         * middle of `aux` cost a memmove of its tail each, quadratic on big
+         * traces (bench/). Keys are in one array or the other, never both. */
+        struct aux_entry *aux2;
+        size_t            aux2_count, aux2_cap;
+        /* aux_first[b]: the first entry of `aux` for events >= b * AUX_BLOCK,
+         * so a lookup searches a few entries, not all. */
+        uint32_t         *aux_first;
+        size_t            aux_blocks, aux_first_cap;
 
         tpa_format        format;
         tpa_dialect       dialect;
@@ -134,6 +146,8 @@ void tpa_trace_free(tpa_trace *tr)
         free(tr->thread_hash);
         free(tr->events);
         free(tr->aux);
+        free(tr->aux2);
+        free(tr->aux_first);
         free(tr->warnings);
         free(tr);
 }
@@ -429,18 +443,13 @@ static int aux_cmp(const void *a, const void *b)
         return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* The entry for (event, key), or where it would go: the array is kept sorted,
- * and readers add in event order, so inserting is nearly always appending. */
-static size_t aux_lower_bound(const tpa_trace *tr, size_t event, tpa_aux_key key)
+/* The first entry of a[lo..hi) not below k. */
+static size_t aux_search(const struct aux_entry *a, size_t lo, size_t hi,
+                         const struct aux_entry *k)
 {
-        struct aux_entry k = { .event = event, .key = key };
-        size_t lo = 0, hi = tr->aux_count;
-
-        if (hi > 0 && aux_cmp(&tr->aux[hi - 1], &k) < 0)
-                return hi;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (aux_cmp(&tr->aux[mid], &k) < 0)
+                if (aux_cmp(&a[mid], k) < 0)
                         lo = mid + 1;
                 else
                         hi = mid;
@@ -448,30 +457,108 @@ static size_t aux_lower_bound(const tpa_trace *tr, size_t event, tpa_aux_key key
         return lo;
 }
 
+/* The entry for (event, key) in either array, or NULL. */
+static struct aux_entry *aux_find(const tpa_trace *tr, size_t event, tpa_aux_key key)
+{
+        struct aux_entry k = { .event = event, .key = key };
+        size_t b = event / AUX_BLOCK, lo = 0, hi = tr->aux_count, i;
+
+        if (b >= tr->aux_blocks) {
+                lo = hi;        /* every entry of `aux` is for an earlier event */
+        } else {
+                lo = tr->aux_first[b];
+                if (b + 1 < tr->aux_blocks)
+                        hi = tr->aux_first[b + 1];
+        }
+        i = aux_search(tr->aux, lo, hi, &k);
+        if (i < tr->aux_count && aux_cmp(&tr->aux[i], &k) == 0)
+                return &tr->aux[i];
+        if (tr->aux2_count == 0)
+                return NULL;
+        i = aux_search(tr->aux2, 0, tr->aux2_count, &k);
+        if (i < tr->aux2_count && aux_cmp(&tr->aux2[i], &k) == 0)
+                return &tr->aux2[i];
+        return NULL;
+}
+
+/* Point the blocks from aux_blocks up to `event`'s at entry `first`. */
+static int aux_index(tpa_trace *tr, size_t event, size_t first, tpa_error *err)
+{
+        size_t b = event / AUX_BLOCK;
+
+        if (b < tr->aux_blocks)
+                return 0;
+        if (grow((void **)&tr->aux_first, &tr->aux_first_cap, b + 1, sizeof(*tr->aux_first),
+                 err) < 0)
+                return TPA_ENOMEM;
+        for (; tr->aux_blocks <= b; tr->aux_blocks++)
+                tr->aux_first[tr->aux_blocks] = (uint32_t)first;
+        return 0;
+}
+
+/* Merge aux2 into aux (from the back, in place) and index it again. */
+static int aux_merge(tpa_trace *tr, tpa_error *err)
+{
+        size_t i = tr->aux_count, j = tr->aux2_count, w = i + j;
+
+        if (grow((void **)&tr->aux, &tr->aux_cap, w, sizeof(*tr->aux), err) < 0)
+                return TPA_ENOMEM;
+        while (j > 0) {
+                if (i > 0 && aux_cmp(&tr->aux[i - 1], &tr->aux2[j - 1]) > 0)
+                        tr->aux[--w] = tr->aux[--i];
+                else
+                        tr->aux[--w] = tr->aux2[--j];
+        }
+        tr->aux_count += tr->aux2_count;
+        tr->aux2_count = 0;
+        tr->aux_blocks = 0;
+        for (size_t n = 0; n < tr->aux_count; n++)
+                if (aux_index(tr, tr->aux[n].event, n, err) < 0)
+                        return TPA_ENOMEM;
+        return 0;
+}
+
 int tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
                       tpa_error *err)
 {
-        size_t i = aux_lower_bound(tr, event, key);
+        struct aux_entry k = { .event = event, .key = key, .value = value }, *e;
+        size_t i;
 
-        if (i < tr->aux_count && tr->aux[i].event == event && tr->aux[i].key == key) {
-                tr->aux[i].value = value;
+        e = aux_find(tr, event, key);
+        if (e != NULL) {
+                e->value = value;
                 return 0;
         }
-        if (grow((void **)&tr->aux, &tr->aux_cap, tr->aux_count + 1, sizeof(*tr->aux), err) < 0)
+        if (tr->aux_count >= UINT32_MAX - tr->aux2_count - 1)
+                return tpa_error_setf(err, TPA_ELIMIT, "more than 2^32 event extras");
+        if (tr->aux_count == 0 || aux_cmp(&tr->aux[tr->aux_count - 1], &k) < 0) {
+                /* In event order, as readers add them: append. */
+                if (grow((void **)&tr->aux, &tr->aux_cap, tr->aux_count + 1, sizeof(*tr->aux),
+                         err) < 0 ||
+                    aux_index(tr, event, tr->aux_count, err) < 0)
+                        return TPA_ENOMEM;
+                tr->aux[tr->aux_count++] = k;
+                return 0;
+        }
+        if (grow((void **)&tr->aux2, &tr->aux2_cap, tr->aux2_count + 1, sizeof(*tr->aux2),
+                 err) < 0)
                 return TPA_ENOMEM;
-        memmove(&tr->aux[i + 1], &tr->aux[i], (tr->aux_count - i) * sizeof(*tr->aux));
-        tr->aux[i] = (struct aux_entry){ event, key, value };
-        tr->aux_count++;
+        i = aux_search(tr->aux2, 0, tr->aux2_count, &k);
+        memmove(&tr->aux2[i + 1], &tr->aux2[i], (tr->aux2_count - i) * sizeof(*tr->aux2));
+        tr->aux2[i] = k;
+        tr->aux2_count++;
+        if (tr->aux2_count > 4096 && tr->aux2_count > tr->aux_count / 8)
+                return aux_merge(tr, err);
         return 0;
 }
 
 bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64_t *out)
 {
-        size_t i = aux_lower_bound(tr, event, key);
+        const struct aux_entry *e = aux_find(tr, event, key);
 
-        if (i >= tr->aux_count || tr->aux[i].event != event || tr->aux[i].key != key)
+        if (e == NULL)
                 return false;
-        *out = tr->aux[i].value;
+        *out = e->value;
         return true;
 }
 
@@ -538,5 +625,7 @@ size_t tpa_trace_memory_bytes(const tpa_trace *tr)
         return tr->str_bytes + tr->str_cap * (sizeof(char *) + sizeof(uint32_t)) +
                tr->hash_cap * sizeof(uint32_t) + tr->proc_cap * sizeof(tpa_process) +
                tr->thread_cap * sizeof(tpa_thread) + tr->thread_hash_cap * sizeof(uint32_t) +
-               tr->event_cap * sizeof(tpa_event) + tr->aux_cap * sizeof(struct aux_entry);
+               tr->event_cap * sizeof(tpa_event) +
+               (tr->aux_cap + tr->aux2_cap) * sizeof(struct aux_entry) +
+               tr->aux_first_cap * sizeof(uint32_t);
 }
