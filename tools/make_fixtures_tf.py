@@ -159,6 +159,24 @@ def child_tf2(scenario, logdir):
                       "tf": tf.__version__}))
 
 
+def child_tb(logdir):
+    """A tiny model.fit with the Keras TensorBoard callback (needs the
+    tensorboard package): its train/events.out.tfevents.* file."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import tensorflow as tf
+
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([tf.keras.Input((8,)),
+                                 tf.keras.layers.Dense(4)])
+    model.compile("sgd", "mse")
+    cb = tf.keras.callbacks.TensorBoard(logdir, write_graph=False,
+                                        profile_batch=0, histogram_freq=0)
+    model.fit(np.random.rand(32, 8), np.random.rand(32, 4), batch_size=8,
+              epochs=2, callbacks=[cb], verbose=0)
+    print(json.dumps({"tf": tf.__version__}))
+
+
 def child_tf1(outdir):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import numpy as np
@@ -392,6 +410,22 @@ def make_logdir(runs, versions):
                       % (run, scenario, rel),
                       "`python3 %s tf2`; %s" % (SCRIPT, versions))
         print("wrote %s" % dst)
+    try:
+        run_child(["tb", root])
+    except SystemExit as e:
+        print("no TensorBoard callback events (tensorboard missing?): %s" % e)
+        return made
+    for ev in glob.glob(os.path.join(root, "*", "events.out.tfevents.*")):
+        fu.check_size(ev)
+        rel = os.path.relpath(ev, fu.TESTDATA)
+        fu.readme_row(rel, "tfevents written by the Keras TensorBoard "
+                      "callback (write_graph=False, profile_batch=0) during a "
+                      "2-epoch model.fit of Dense(4) on 32 samples: epoch "
+                      "scalars only. Sanity: %d TFRecord frames"
+                      % tfrecord_count(ev),
+                      "`python3 %s tf2`; %s, tensorboard installed"
+                      % (SCRIPT, versions))
+        print("wrote %s" % ev)
     return made
 
 
@@ -466,6 +500,8 @@ def main(argv):
     if len(argv) > 1 and argv[1] == "--child":
         if argv[2] == "tf2":
             child_tf2(argv[3], argv[4])
+        elif argv[2] == "tb":
+            child_tb(argv[3])
         else:
             child_tf1(argv[3])
         sys.stdout.flush()
