@@ -10,8 +10,9 @@
  * Threaded mode (DESIGN.md section 10: inflate | parse): a second thread
  * inflates into a ring of SLOTS chunk buffers and the caller's thread takes
  * them in order, so inflating overlaps parsing. It is used for gzip files
- * of THREAD_MIN compressed bytes or more, gzip from a pipe, and whenever
- * opts->threaded is set (memory sources only then). The caller sees the
+ * of THREAD_MIN compressed bytes or more and gzip from a pipe when the
+ * machine has more than one CPU, and whenever opts->threaded is set (for
+ * memory sources only then). The caller sees the
  * same bytes, offsets and errors as with one thread; only the inflating
  * thread touches the zlib state, the file and `raw` once it runs.
  */
@@ -198,7 +199,8 @@ int tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *
                 s->own_fd = true;
         }
         r = init(s, opts, err);
-        if (r == 0 && s->gzip && (s->opts->threaded || !small_file(s->fd)))
+        if (r == 0 && s->gzip && (s->opts->threaded || (!small_file(s->fd) &&
+                                                         sysconf(_SC_NPROCESSORS_ONLN) > 1)))
                 r = ring_start(s, err);
         if (r < 0) {
                 tpa_source_free(s);
