@@ -15,12 +15,12 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'testdata', 'fuzz')
 
 
-def put(target, name, data):
+def put(target, name, data, prefix='seed-'):
     d = os.path.join(ROOT, target)
     os.makedirs(d, exist_ok=True)
     if isinstance(data, str):
         data = data.encode()
-    with open(os.path.join(d, 'seed-' + name), 'wb') as f:
+    with open(os.path.join(d, prefix + name), 'wb') as f:
         f.write(data)
 
 
@@ -276,38 +276,41 @@ def xevent(mid, off_ps, dur_ps, stats=()):
     return body
 
 
-def xspace():
+def xspace(t0=96769, pending=False):
     stat_names = {1: 'group_id', 2: 'step_name', 3: 'correlation_id', 4: 'kernel_details',
                   5: 'memcpy_details', 6: 'tf_op', 7: 'MatMul:MatMul', 8: 'clock_rate',
                   9: 'core_count', 10: 'compute_cap_major'}
     host = xplane(2, '/host:CPU', [
-        xline(100, 'python3', 1608157898000000000, [
+        xline(100, 'python3', t0, [
             xevent(1, 0, 5000000, [xstat(1, 'i', 0)]),
             xevent(2, 1000, 2000, [xstat(6, 'r', 7)]),
         ]),
-        xline(101, 'tf_data_iterator_get_next/1', 1608157898000000000, [
+        xline(101, 'tf_data_iterator_get_next/1', t0, [
             xevent(3, 10, 900000, [xstat(1, 'i', 0)]),
         ]),
     ], {1: 'train_function', 2: 'MatMul', 3: 'Iterator::Model::Prefetch'}, stat_names)
     gpu = xplane(1, '/device:GPU:0', [
-        xline(13, 'Stream #13(Compute)', 1608157898000100000, [
+        xline(13, 'Stream #13(Compute)', t0 + 100000, [
             xevent(1, 0, 12000, [xstat(3, 'u', 37225), xstat(4, 's', 'regs:128 shm:0'),
                                  xstat(1, 'i', 0)]),
         ]),
-        xline(14, 'Stream #14(MemcpyH2D)', 1608157898000100000, [
+        xline(14, 'Stream #14(MemcpyH2D)', t0 + 100000, [
             xevent(2, 500, 28652822, [xstat(5, 's', 'size:100663296 dest:0 async:1'),
                                       xstat(3, 'u', 37224)]),
         ]),
-        xline(3735928559, 'Steps', 1608157898000000000, [
+        xline(3735928559, 'Steps', t0, [
             xevent(3, 0, 40978801000, [xstat(2, 's', 'step 0'), xstat(1, 'i', 0)]),
         ]),
-        xline(3735928562, 'TensorFlow Ops', 1608157898000100000, [
+        xline(3735928562, 'TensorFlow Ops', t0 + 100000, [
             xevent(4, 0, 12000),
         ], display='TensorFlow Ops'),
     ], {1: 'volta_sgemm_128x64_nn', 2: 'MemcpyH2D', 3: 'EagerKernelExecute 0',
         4: 'model/dense/MatMul:MatMul'}, stat_names,
         [xstat(8, 'd', 1590.0), xstat(9, 'i', 80), xstat(10, 'u', 7), xstat(4, 'b', b'\x00\x01')])
     space = fl(1, host) + fl(1, gpu) + fl(4, 'd1792a5a2842')
+    if pending:     # see testdata/fuzz/pending/README.md
+        put('pending/xspace', 'epoch_times.pb', space, prefix='crash-')
+        return
     put('xspace', 'two_planes.pb', space)
     put('xspace', 'two_planes.pb.gz', gz(space))
     put('xspace', 'empty', b'')
@@ -320,8 +323,8 @@ def xspace():
     # an event whose metadata id is not in the plane's map, and a ref to nothing
     put('xspace', 'dangling_ids.pb', fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', 5, [xevent(99, 0, 10, [xstat(42, 'r', 4242)])])], {}, {})))
-    # offsets and durations near 2^64 ps, negative timestamp
-    put('xspace', 'huge_times.pb', fl(1, xplane(1, '/device:GPU:0', [
+    # offsets and durations near 2^64 ps, negative timestamp (pending)
+    put('pending/xspace', 'huge_times.pb', prefix='crash-', data=fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', (1 << 63) - 1, [xevent(1, (1 << 64) - 1, (1 << 63) - 1)]),
         xline(2, 'Stream #2', -5, [xevent(1, 0, 1)])], {1: 'k'}, {})))
 
@@ -434,6 +437,7 @@ def tfevents(rm):
 
 chrome()
 xspace()
+xspace(t0=1608157898000000000, pending=True)    # absolute epoch ns
 rm = stepstats()
 stepstats_text()
 tfevents(rm)
