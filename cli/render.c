@@ -3,7 +3,8 @@
  * render.c - the --format dispatch of analyze: one analysed trace in the
  * format asked for (text, json, markdown, html). Several inputs give one
  * report each, back to back (for json: a stream of JSON documents, which
- * jq reads as such); the short aggregate table is text only.
+ * jq reads as such), except html, which is one page for one trace; the
+ * short aggregate table is text only. html goes to stdout unless -o.
  */
 #include <string.h>
 
@@ -22,6 +23,12 @@ int cli_render(FILE *fp, const cli_args *args, const tpa_trace *tr, const tpa_an
         tpa_error err = TPA_ERROR_INIT;
         int rc = 0;
 
+        if (args->format != NULL && strcmp(args->format, "html") == 0 &&
+            args->input_count > 1) {
+                cli_errorf("--format html takes one trace (%d given)", args->input_count);
+                fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                return EXIT_USAGE;
+        }
         if (cli_render_is_text(args))
                 tpa_report_text(fp, tr, a, path);
         else if (strcmp(args->format, "json") == 0)

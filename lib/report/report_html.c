@@ -26,7 +26,9 @@ static const char *const group_color[TPA_GROUP__COUNT] = {
         "#4caf50", "#2196f3", "#9c27b0", "#ff9800", "#f44336", "#8d6e63", "#bdbdbd",
 };
 
-static tpa_group kind_group(unsigned kind)
+/* The group an event's time goes to; framework ops are compute when the
+ * trace has no device (DESIGN.md 4). */
+static tpa_group kind_group(unsigned kind, bool cpu_only)
 {
         switch (kind) {
         case TPA_KIND_KERNEL: case TPA_KIND_MEMSET:     return TPA_GROUP_COMPUTE;
@@ -35,7 +37,8 @@ static tpa_group kind_group(unsigned kind)
         case TPA_KIND_COLLECTIVE: case TPA_KIND_SYNC:   return TPA_GROUP_SYNC;
         case TPA_KIND_INPUT:                            return TPA_GROUP_INPUT;
         case TPA_KIND_LAUNCH:                           return TPA_GROUP_HOST;
-        case TPA_KIND_HOST_OP:                          return TPA_GROUP_HOST_COMPUTE;
+        case TPA_KIND_HOST_OP:
+                return cpu_only ? TPA_GROUP_COMPUTE : TPA_GROUP_HOST_COMPUTE;
         }
         return TPA_GROUP_IDLE;
 }
@@ -295,8 +298,9 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
 
         scale = w / (double)s->step_time;
         height = 30 + (int)nlanes * LANE_H + 20;
-        fprintf(fp, "<p class=\"muted\">step %" PRId64 ", %s, %zu lanes</p>\n", s->number,
-                tpa_report__time(t, sizeof(t), (double)s->step_time), nlanes);
+        fprintf(fp, "<p class=\"muted\">step %" PRId64 ", %s, %zu lane%s</p>\n", s->number,
+                tpa_report__time(t, sizeof(t), (double)s->step_time), nlanes,
+                nlanes == 1 ? "" : "s");
         fprintf(fp, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                 "height=\"%d\" viewBox=\"0 0 %d %d\">\n", PAGE_W, height, PAGE_W, height);
         for (int k = 0; k <= 4; k++) {
@@ -345,7 +349,7 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                         a1 = e->ts + e->dur < s->end ? e->ts + e->dur : s->end;
                         x = x0 + (double)(a0 - s->start) * scale;
                         ew = (double)(a1 - a0) * scale;
-                        if (ew < 0.05 || lanes[l].drawn >= EVENTS_MAX) {
+                        if (lanes[l].drawn >= EVENTS_MAX) {
                                 lanes[l].skipped++;
                                 continue;
                         }
@@ -353,7 +357,7 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                         fprintf(fp, "<rect class=\"ev\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
                                 "height=\"%d\" fill=\"%s\" fill-opacity=\"0.85\"><title>",
                                 x, 24 + (double)l * LANE_H + 2, ew < 0.5 ? 0.5 : ew,
-                                LANE_H - 8, group_color[kind_group(e->kind)]);
+                                LANE_H - 8, group_color[kind_group(e->kind, a->cpu_only)]);
                         tpa_report__html_escape(fp, tpa_trace_str(tr, e->name));
                         fprintf(fp, " (%s)</title></rect>\n",
                                 tpa_report__time(t, sizeof(t), (double)e->dur));
@@ -384,8 +388,8 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
         fputs("</svg>\n", fp);
         for (size_t l = 0; l < nlanes; l++)
                 if (lanes[l].skipped > 0)
-                        fprintf(fp, "<p class=\"muted\">lane %zu: %" PRIu64 " events too short "
-                                "to draw</p>\n", l + 1, lanes[l].skipped);
+                        fprintf(fp, "<p class=\"muted\">lane %zu: %" PRIu64 " more events not "
+                                "drawn</p>\n", l + 1, lanes[l].skipped);
         free(busy);
         return 0;
 }

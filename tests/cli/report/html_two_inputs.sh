@@ -1,0 +1,1 @@
+tfprof-analyze --format html torch_input_bound.trace.json.gz torch_host_bound.trace.json.gz
