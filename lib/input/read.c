@@ -128,8 +128,7 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
         case TPA_FORMAT_TFEVENTS:
                 return tpa_tfevents__read(tr, src, opts, err);
         case TPA_FORMAT_STEPSTATS_TEXT:
-                return tpa_error_set(err, TPA_EFORMAT, 0, "%s input is not supported yet",
-                                     tpa_format_name(f));
+                return tpa_stepstats_text__read(tr, src, opts, err);
         case TPA_FORMAT_AUTO:
         case TPA_FORMAT__COUNT:
                 break;

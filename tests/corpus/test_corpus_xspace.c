@@ -205,6 +205,26 @@ int main(void)
         }
         ok(file_count > 0, "found %zu xplane.pb files, %zu with a trace.json.gz", file_count,
            pairs);
+        {
+                /* the one real RunMetadata in text format */
+                char path[4096];
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_trace *tr = NULL;
+
+                snprintf(path, sizeof(path), "%s/tensorboard-tensorflow/tensorboard/components/"
+                         "tf_backend/test/data/run_metadata_run_step99_tag_train.pbtxt", corpus);
+                if (access(path, R_OK) == 0) {
+                        tpa_trace_new(&tr, &err);
+                        ok(tpa_read_path(tr, path, NULL, &err) == 0 &&
+                           tpa_trace_format(tr) == TPA_FORMAT_STEPSTATS_TEXT &&
+                           tpa_trace_event_count(tr) == 2 &&
+                           tpa_trace_events(tr)[0].ts == 1459365298611334000 &&
+                           tpa_trace_events(tr)[0].dur == 52000,
+                           "run_metadata_run_step99_tag_train.pbtxt: one node (_SOURCE, 52 us) "
+                           "and its step (%s)", err.msg);
+                        tpa_trace_free(tr);
+                }
+        }
         for (size_t i = 0; i < file_count; i++)
                 free(files[i]);
         return tap_done();

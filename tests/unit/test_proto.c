@@ -575,6 +575,58 @@ static void test_proto__tfevents(void)
         free(buf);
 }
 
+/* ---- RunMetadata text format ------------------------------------------- */
+
+static void test_proto__text(void)
+{
+        static const char good[] =
+                "# str(run_metadata)\n"
+                "step_stats {\n"
+                "  dev_stats {\n"
+                "    device: \"/job:localhost/replica:0/task:0/device:CPU:0\"\n"
+                "    node_stats {\n"
+                "      node_name: \"a\\\"b\" \"\\x41\\101\"  # adjacent strings, escapes\n"
+                "      all_start_micros: 1000 all_end_rel_micros: 7\n"
+                "      memory { allocator_name: \"cpu\" total_bytes: 5 }\n"
+                "      output < slot: 0 tensor_description { dtype: DT_FLOAT } >\n"
+                "      timeline_label: 'a = MatMul(x, y)'; thread_id: 3,\n"
+                "      referenced_tensor [ ] \n"
+                "    }\n"
+                "    thread_names { key: 3 value: \"tf_Compute\" }\n"
+                "  }\n"
+                "}\n"
+                "cost_graph { node { name: \"x\" id: 1 } }\n";
+        static const char bad[] = "step_stats {\n  dev_stats {\n    device \"/cpu:0\"\n";
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        const tpa_event *e;
+        size_t i;
+        int rc;
+
+        ok(tpa_read_sniff(good, sizeof(good) - 1) == TPA_FORMAT_STEPSTATS_TEXT,
+           "sniffed as text format");
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, good, sizeof(good) - 1, "rm.pbtxt", NULL, &err);
+        if (ok(rc == 0, "text RunMetadata reads (%s)", err.msg)) {
+                ok(tpa_trace_format(tr) == TPA_FORMAT_STEPSTATS_TEXT, "format run-metadata-text");
+                tap_eq((int64_t)tpa_trace_event_count(tr), 2, "one node and its step");
+                e = find_event(tr, "MatMul", &i);
+                ok(e != NULL && e->ts == 1000000 && e->dur == 7000 && e->kind == TPA_KIND_HOST_OP,
+                   "node: op type from the label, us to ns, host op");
+                ok(e != NULL && strcmp(tpa_trace_str(tr, (tpa_str)aux(tr, i, TPA_AUX_OP)),
+                                       "a\"bAA") == 0,
+                   "node name: escapes and adjacent strings joined");
+                ok(e != NULL && strcmp(tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name),
+                                       "tf_Compute") == 0, "thread_names map");
+        }
+        tpa_trace_free(tr);
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, bad, sizeof(bad) - 1, "bad.pbtxt", NULL, &err);
+        tap_eq(rc, TPA_EFORMAT, "a field with no ':' is bad input (%s)", err.msg);
+        tap_eq((int64_t)err.offset, 38, "at the value after the field name");
+        tpa_trace_free(tr);
+}
+
 /* ---- convert: written as Chrome JSON, read back the same ---------------- */
 
 static bool same_events(const tpa_trace *a, const tpa_trace *b, const char *what)
@@ -660,6 +712,7 @@ int main(void)
         test_proto__xspace_errors();
         test_proto__run_metadata();
         test_proto__tfevents();
+        test_proto__text();
         test_proto__convert_roundtrip();
         return tap_done();
 }
