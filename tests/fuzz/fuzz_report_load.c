@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_report_load.c - libFuzzer target: the saved JSON report loader
+ * (lib/report/report_load.c). Any bytes either load or fail with
+ * TPA_EFORMAT and a message, leaving *out untouched; a run that loaded
+ * compares with itself (no significant change, no class change, no op
+ * change) and answers metric lookups. Seeds: testdata/fuzz/report_load/.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_ASSERT(cond)                                                             \
+        do {                                                                          \
+                if (!(cond)) {                                                        \
+                        fprintf(stderr, "%s:%d: broken contract: %s\n", __FILE__,     \
+                                __LINE__, #cond);                                     \
+                        abort();                                                      \
+                }                                                                     \
+        } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_run *r = NULL;
+        tpa_comparison *c = NULL;
+        double v;
+        int rc;
+
+        rc = tpa_report_load_memory(&r, data, size, &err);
+        if (rc < 0) {
+                FUZZ_ASSERT(r == NULL);
+                FUZZ_ASSERT(rc == TPA_EFORMAT || rc == TPA_ENOMEM);
+                FUZZ_ASSERT(err.code == rc && err.msg[0] != '\0');
+                FUZZ_ASSERT(!err.has_offset || err.offset <= size);
+                return 0;
+        }
+        FUZZ_ASSERT(r != NULL);
+        for (size_t i = 0; i < r->metric_count; i++)
+                FUZZ_ASSERT(tpa_run_metric_fn(r, r->metrics[i].name,
+                                              strlen(r->metrics[i].name), &v));
+        if (r->step_count > 0) {
+                rc = tpa_compare(&c, r, r, NULL, &err);
+                FUZZ_ASSERT(rc == 0);
+                FUZZ_ASSERT(c->median.rel == 0 && !c->class_changed && c->op_count == 0);
+                FUZZ_ASSERT(c->median.too_few || !c->median.significant);
+                tpa_comparison_free(c);
+        }
+        tpa_run_free(r);
+        return 0;
+}
