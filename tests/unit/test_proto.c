@@ -706,6 +706,83 @@ static void test_proto__convert_roundtrip(void)
         free(buf);
 }
 
+/* ---- the real fixtures (tools/make_fixtures_tf.py) ------------------------ */
+
+/* Both files of a TF2 session give the same analysis: steps, step times,
+ * bucket fractions (issue 4 asks for 1 point; they are equal). */
+static void same_analysis(const char *a_name, const char *b_name)
+{
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *a, *b;
+        tpa_analysis *x = NULL, *y = NULL;
+        double worst = 0;
+        tpa_ns worst_ns = 0;
+        char ap[4096];
+
+        snprintf(ap, sizeof(ap), "%s", tap_testdata(a_name));
+        tpa_trace_new(&a, &err);
+        tpa_trace_new(&b, &err);
+        if (!ok(tpa_read_path(a, ap, NULL, &err) == 0 &&
+                tpa_read_path(b, tap_testdata(b_name), NULL, &err) == 0 &&
+                tpa_analyze(&x, a, &o, &err) == 0 && tpa_analyze(&y, b, &o, &err) == 0,
+                "%s and %s read and analyze (%s)", a_name, b_name, err.msg))
+                goto out;
+        if (!tap_eq((int64_t)x->step_count, (int64_t)y->step_count, "%s: same step count",
+                    a_name) || !ok(x->step_count > 0, "%s: has steps", a_name))
+                goto out;
+        for (size_t s = 0; s < x->step_count; s++) {
+                tpa_ns d = x->steps[s].step_time - y->steps[s].step_time;
+                worst_ns = d < 0 ? (-d > worst_ns ? -d : worst_ns) : (d > worst_ns ? d : worst_ns);
+                for (int k = 0; k < TPA_BUCKET__COUNT; k++) {
+                        double f = x->steps[s].frac[k] - y->steps[s].frac[k];
+                        f = f < 0 ? -f : f;
+                        worst = f > worst ? f : worst;
+                }
+        }
+        ok(worst <= 0.01, "%s: bucket fractions within 1 point of %s (worst %.4f)", a_name,
+           b_name, worst);
+        ok(worst_ns <= 1000, "%s: step times within 1 us (worst %lld ns)", a_name,
+           (long long)worst_ns);
+out:
+        tpa_analysis_free(x);
+        tpa_analysis_free(y);
+        tpa_trace_free(a);
+        tpa_trace_free(b);
+}
+
+static void test_proto__fixtures(void)
+{
+        static const char *const tf2[] = { "tf2_compute_bound", "tf2_input_bound",
+                                           "tf2_host_bound" };
+        char x[64], j[64];
+        FILE *f;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+
+        for (size_t i = 0; i < sizeof(tf2) / sizeof(tf2[0]); i++) {
+                snprintf(x, sizeof(x), "%s.xplane.pb", tf2[i]);
+                snprintf(j, sizeof(j), "%s.trace.json.gz", tf2[i]);
+                if ((f = fopen(tap_testdata(x), "rb")) == NULL) {
+                        tap_skip("TF2 fixtures absent");
+                        continue;
+                }
+                fclose(f);
+                same_analysis(x, j);
+        }
+        /* tfevents: 3 steps, numbered by global_step, tags kept */
+        if ((f = fopen(tap_testdata("tf1_steps.tfevents"), "rb")) != NULL) {
+                fclose(f);
+                tpa_trace_new(&tr, &err);
+                if (ok(tpa_read_path(tr, tap_testdata("tf1_steps.tfevents"), NULL, &err) == 0,
+                       "tf1_steps.tfevents reads (%s)", err.msg)) {
+                        tap_eq((int64_t)count_kind(tr, TPA_KIND_STEP), 3, "three steps");
+                        ok(count_kind(tr, TPA_KIND_HOST_OP) > 0, "with host ops");
+                }
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         test_proto__xspace();
@@ -714,5 +791,6 @@ int main(void)
         test_proto__tfevents();
         test_proto__text();
         test_proto__convert_roundtrip();
+        test_proto__fixtures();
         return tap_done();
 }
