@@ -64,9 +64,14 @@ struct tpa_trace {
         struct aux_entry *aux2;
         size_t            aux2_count, aux2_cap;
         /* aux_first[b]: the first entry of `aux` for events >= b * AUX_BLOCK,
-         * so a lookup searches a few entries, not all. */
+         * so a lookup searches a few entries, not all; aux_keys[b]: which
+         * keys occur in the block (bit 1 << key), so a lookup for a key the
+         * block lacks (most flag lookups) searches none. aux2_keys: the same
+         * for aux2. */
         uint32_t         *aux_first;
-        size_t            aux_blocks, aux_first_cap;
+        uint8_t          *aux_keys;
+        size_t            aux_blocks, aux_first_cap, aux_keys_cap;
+        unsigned          aux2_keys;
 
         tpa_format        format;
         tpa_dialect       dialect;
@@ -148,6 +153,7 @@ void tpa_trace_free(tpa_trace *tr)
         free(tr->aux);
         free(tr->aux2);
         free(tr->aux_first);
+        free(tr->aux_keys);
         free(tr->warnings);
         free(tr);
 }
@@ -443,6 +449,12 @@ static int aux_cmp(const void *a, const void *b)
         return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* A key's bit in aux_keys; keys from 7 up share bit 7. */
+static uint8_t key_bit(unsigned key)
+{
+        return (uint8_t)(key < 7 ? 1u << key : 0x80u);
+}
+
 /* The first entry of a[lo..hi) not below k. */
 static size_t aux_search(const struct aux_entry *a, size_t lo, size_t hi,
                          const struct aux_entry *k)
@@ -463,8 +475,8 @@ static struct aux_entry *aux_find(const tpa_trace *tr, size_t event, tpa_aux_key
         struct aux_entry k = { .event = event, .key = key };
         size_t b = event / AUX_BLOCK, lo = 0, hi = tr->aux_count, i;
 
-        if (b >= tr->aux_blocks) {
-                lo = hi;        /* every entry of `aux` is for an earlier event */
+        if (b >= tr->aux_blocks || !(tr->aux_keys[b] & key_bit(key))) {
+                lo = hi;        /* no entry of `aux` can match */
         } else {
                 lo = tr->aux_first[b];
                 if (b + 1 < tr->aux_blocks)
@@ -473,7 +485,7 @@ static struct aux_entry *aux_find(const tpa_trace *tr, size_t event, tpa_aux_key
         i = aux_search(tr->aux, lo, hi, &k);
         if (i < tr->aux_count && aux_cmp(&tr->aux[i], &k) == 0)
                 return &tr->aux[i];
-        if (tr->aux2_count == 0)
+        if (!(tr->aux2_keys & key_bit(key)))
                 return NULL;
         i = aux_search(tr->aux2, 0, tr->aux2_count, &k);
         if (i < tr->aux2_count && aux_cmp(&tr->aux2[i], &k) == 0)
@@ -489,10 +501,14 @@ static int aux_index(tpa_trace *tr, size_t event, size_t first, tpa_error *err)
         if (b < tr->aux_blocks)
                 return 0;
         if (grow((void **)&tr->aux_first, &tr->aux_first_cap, b + 1, sizeof(*tr->aux_first),
+                 err) < 0 ||
+            grow((void **)&tr->aux_keys, &tr->aux_keys_cap, b + 1, sizeof(*tr->aux_keys),
                  err) < 0)
                 return TPA_ENOMEM;
-        for (; tr->aux_blocks <= b; tr->aux_blocks++)
+        for (; tr->aux_blocks <= b; tr->aux_blocks++) {
                 tr->aux_first[tr->aux_blocks] = (uint32_t)first;
+                tr->aux_keys[tr->aux_blocks] = 0;
+        }
         return 0;
 }
 
@@ -511,10 +527,13 @@ static int aux_merge(tpa_trace *tr, tpa_error *err)
         }
         tr->aux_count += tr->aux2_count;
         tr->aux2_count = 0;
+        tr->aux2_keys = 0;
         tr->aux_blocks = 0;
-        for (size_t n = 0; n < tr->aux_count; n++)
+        for (size_t n = 0; n < tr->aux_count; n++) {
                 if (aux_index(tr, tr->aux[n].event, n, err) < 0)
                         return TPA_ENOMEM;
+                tr->aux_keys[tr->aux[n].event / AUX_BLOCK] |= key_bit(tr->aux[n].key);
+        }
         return 0;
 }
 
@@ -537,6 +556,7 @@ int tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t valu
                          err) < 0 ||
                     aux_index(tr, event, tr->aux_count, err) < 0)
                         return TPA_ENOMEM;
+                tr->aux_keys[event / AUX_BLOCK] |= key_bit(key);
                 tr->aux[tr->aux_count++] = k;
                 return 0;
         }
@@ -547,6 +567,7 @@ int tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t valu
         memmove(&tr->aux2[i + 1], &tr->aux2[i], (tr->aux2_count - i) * sizeof(*tr->aux2));
         tr->aux2[i] = k;
         tr->aux2_count++;
+        tr->aux2_keys |= key_bit(key);
         if (tr->aux2_count > 4096 && tr->aux2_count > tr->aux_count / 8)
                 return aux_merge(tr, err);
         return 0;
@@ -627,5 +648,5 @@ size_t tpa_trace_memory_bytes(const tpa_trace *tr)
                tr->thread_cap * sizeof(tpa_thread) + tr->thread_hash_cap * sizeof(uint32_t) +
                tr->event_cap * sizeof(tpa_event) +
                (tr->aux_cap + tr->aux2_cap) * sizeof(struct aux_entry) +
-               tr->aux_first_cap * sizeof(uint32_t);
+               tr->aux_first_cap * sizeof(uint32_t) + tr->aux_keys_cap;
 }
