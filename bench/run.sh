@@ -18,7 +18,10 @@
 #   --setup-peers  first make a venv in bench/out/venv with HTA from PyPI
 #              (HolisticTraceAnalysis 0.5 needs pandas < 3) and xprof
 # Env: TPA_BENCH_BUILD (build dir, default build-bench, set up as release),
-#      TPA_BENCH_OUT (default bench/out), PYTHON (default python3).
+#      TPA_BENCH_OUT (default bench/out), PYTHON (default python3),
+#      TPA_BENCH_HTA_MAX (largest JSON size HTA is run on, bytes; default
+#      300000000: HTA takes about a second per MB of JSON).
+# The tools' stderr goes to bench/out/stderr.log.
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,7 +39,7 @@ while [ $# -gt 0 ]; do
         --no-peers) peers=0 ;;
         --no-stress) stress=0 ;;
         --setup-peers) setup=1 ;;
-        -h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) sizes="$sizes $1" ;;
         esac
@@ -56,6 +59,7 @@ B=$build/bench
 cli=$build/cli/tfprof-analyze
 results=$out/results.txt
 : > "$results"
+: > "$out/stderr.log"
 
 say() { printf '%s\n' "$*" | tee -a "$results"; }
 
@@ -69,8 +73,8 @@ measure() {
         : > "$tmp"
         i=0
         while [ "$i" -lt "$repeat" ]; do
-                if ! "$B/measure" "$tmp" "$@" > "$capture"; then
-                        echo "run.sh: '$name' failed: $*" >&2
+                if ! "$B/measure" "$tmp" "$@" > "$capture" 2>> "$out/stderr.log"; then
+                        echo "run.sh: '$name' failed: $* (see $out/stderr.log)" >&2
                 fi
                 i=$((i + 1))
         done
@@ -159,7 +163,9 @@ for size in $sizes; do
                 measure python "$python" bench/baseline_python.py "$trace"
                 py_wall=$best_wall
                 row "Python json script (per-step times)" "$best_wall" "$best_rss" "$bytes" "$events" "$ours"
-                if [ "$have_hta" = 1 ]; then
+                if [ "$have_hta" = 1 ] && [ "$bytes" -gt "${TPA_BENCH_HTA_MAX:-300000000}" ]; then
+                        say "  HTA: skipped above ${TPA_BENCH_HTA_MAX:-300000000} bytes (TPA_BENCH_HTA_MAX)"
+                elif [ "$have_hta" = 1 ]; then
                         kdir=$out/kineto_$size
                         if [ ! -s "$kdir/rank0.trace.json.gz" ]; then
                                 mkdir -p "$kdir"
@@ -211,7 +217,7 @@ for size in $sizes; do
                 over = rss * 1024 - 64 * 1048576
                 printf "    peak RSS %.1f MB = %.1f B/event over %d events (%s); limit 40 B/event + 64 MB = %.1f MB: %s\n",
                         rss / 1024, rss * 1024 / (kept > 0 ? kept : 1), kept,
-                        over > 0 ? sprintf("64 MB + %.1f B/event", over / (kept > 0 ? kept : 1)) : "under 64 MB",
+                        (over > 0 ? sprintf("64 MB + %.1f B/event", over / (kept > 0 ? kept : 1)) : "under 64 MB"),
                         lim / 1048576, (rss * 1024 <= lim ? ok : no)
                 printf "    trace model memory: %.1f B/event\n", mem / (kept > 0 ? kept : 1)
                 if (pr > 0)
