@@ -430,6 +430,10 @@ static int ring_next(tpa_source *s, tpa_error *err)
         struct ring *g = s->ring;
         struct slot *sl;
 
+        if (g->have_cur && g->slots[g->head].rc < 0) {
+                sl = &g->slots[g->head];        /* failed: fail again, as zlib does */
+                goto failed;
+        }
         if (g->have_cur) {
                 bool last = g->slots[g->head].last;
                 pthread_mutex_lock(&g->lock);
@@ -451,17 +455,19 @@ static int ring_next(tpa_source *s, tpa_error *err)
         g->have_cur = true;
         g->cur_pos = 0;
         g->bytes_in = sl->bytes_in;
-        if (sl->rc < 0) {
-                if (err != NULL) {
-                        const char *path = err->path;
-                        *err = sl->err;
-                        err->path = path;
-                }
-                return sl->rc;
-        }
+        if (sl->rc < 0)
+                goto failed;
         if (sl->last)
                 g->truncated = sl->truncated;
         return 1;
+failed:
+        g->cur_pos = sl->len;           /* its bytes are never handed out */
+        if (err != NULL) {
+                const char *path = err->path;
+                *err = sl->err;
+                err->path = path;
+        }
+        return sl->rc;
 }
 
 static int ring_peek(tpa_source *s, const uint8_t **data, size_t *len, size_t want,

@@ -180,6 +180,22 @@ int main(void)
                 tap_eq(two.rc, TPA_EFORMAT, "test_source__corrupt: threaded fails");
                 tap_eq((int64_t)two.err_offset, (int64_t)one.err_offset,
                        "test_source__corrupt: same error offset");
+                {
+                        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+                        tpa_source *src;
+                        const uint8_t *p;
+                        size_t n;
+                        int r;
+
+                        opts.threaded = true;
+                        tpa_source_open_memory(&src, bad, gz_len, &opts, NULL);
+                        while ((r = tpa_source_read(src, &p, &n, NULL)) == 0 && n > 0)
+                                ;
+                        tap_eq(r, TPA_EFORMAT, "test_source__corrupt: threaded fails");
+                        tap_eq(tpa_source_read(src, &p, &n, NULL), TPA_EFORMAT,
+                               "test_source__corrupt: and fails again when read again");
+                        tpa_source_free(src);
+                }
                 free(one.data);
                 free(two.data);
                 free(bad);
