@@ -131,21 +131,17 @@ static void gchange(yajl_gen g, const char *k, const tpa_change *c)
         yajl_gen_map_close(g);
 }
 
-static void print_cb(void *ctx, const char *s, size_t len)
-{
-        fwrite(s, 1, len, ctx);
-}
-
 int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_path,
                          const char *new_path, tpa_error *err)
 {
         yajl_gen g = yajl_gen_alloc(NULL);
+        tpa_json_buf out = { 0 };
 
         if (g == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         yajl_gen_config(g, yajl_gen_beautify, 1);
         yajl_gen_config(g, yajl_gen_indent_string, "  ");
-        yajl_gen_config(g, yajl_gen_print_callback, print_cb, fp);
+        yajl_gen_config(g, yajl_gen_print_callback, tpa_report__json_print, &out);
         yajl_gen_map_open(g);
         gkey(g, "schema");
         gstr(g, "tfprof-analyze/diff/v1");
@@ -213,7 +209,7 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         yajl_gen_array_close(g);
         yajl_gen_map_close(g);
         yajl_gen_free(g);
-        return 0;
+        return tpa_report__json_flush(fp, &out, err);
 }
 
 void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *base_path,

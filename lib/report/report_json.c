@@ -26,11 +26,6 @@ typedef struct jw {
         bool     oom;
 } jw;
 
-static void print_cb(void *ctx, const char *s, size_t len)
-{
-        fwrite(s, 1, len, ctx);
-}
-
 static void str(jw *w, const char *s)
 {
         size_t n;
@@ -360,6 +355,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
                     tpa_error *err)
 {
         jw w = { .fp = fp };
+        tpa_json_buf out = { 0 };
         tpa_run *run = NULL;
         int rc;
 
@@ -373,7 +369,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         }
         yajl_gen_config(w.g, yajl_gen_beautify, 1);
         yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
-        yajl_gen_config(w.g, yajl_gen_print_callback, print_cb, fp);
+        yajl_gen_config(w.g, yajl_gen_print_callback, tpa_report__json_print, &out);
 
         obj(&w);
         kv_str(&w, "schema", TPA_REPORT_SCHEMA);
@@ -426,7 +422,9 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         yajl_gen_free(w.g);
         free(w.buf);
         tpa_run_free(run);
-        if (w.oom)
+        if (w.oom) {
+                free(out.data);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        return 0;
+        }
+        return tpa_report__json_flush(fp, &out, err);
 }

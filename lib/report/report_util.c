@@ -132,3 +132,52 @@ void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
         if (cut < n)
                 fputs("...", fp);
 }
+
+void tpa_report__json_print(void *ctx, const char *s, size_t len)
+{
+        tpa_json_buf *b = ctx;
+
+        if (b->oom)
+                return;
+        if (b->len + len > b->cap) {
+                size_t cap = b->cap ? b->cap * 2 : 65536;
+                char *d;
+                while (cap < b->len + len)
+                        cap *= 2;
+                d = realloc(b->data, cap);
+                if (d == NULL) {
+                        b->oom = true;
+                        return;
+                }
+                b->data = d;
+                b->cap = cap;
+        }
+        memcpy(b->data + b->len, s, len);
+        b->len += len;
+}
+
+int tpa_report__json_flush(FILE *fp, tpa_json_buf *b, tpa_error *err)
+{
+        size_t i = 0;
+
+        if (b->oom) {
+                free(b->data);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        while (i < b->len) {
+                char c = b->data[i];
+                fputc(c, fp);
+                i++;
+                if ((c == '[' || c == '{') && i + 1 < b->len && b->data[i] == '\n' &&
+                    b->data[i + 1] == '\n') {
+                        size_t j = i + 2;
+                        while (j < b->len && b->data[j] == ' ')
+                                j++;
+                        if (j < b->len && b->data[j] == (c == '[' ? ']' : '}'))
+                                i = j;          /* the closer is written next */
+                }
+        }
+        free(b->data);
+        memset(b, 0, sizeof(*b));
+        return 0;
+}
