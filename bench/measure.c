@@ -5,8 +5,9 @@
  * HTA) in one way: wait4()'s ru_maxrss and a monotonic clock.
  *
  * Usage: measure RESULT_FILE CMD [ARGS...]
- * Appends "wall_s maxrss_kb exit_status" to RESULT_FILE; the command's own
- * output passes through. Exits with the command's status.
+ * Appends "wall_s maxrss_kb exit_status cpu_s" to RESULT_FILE (cpu_s: user +
+ * system time of the command, all threads); the command's own output passes
+ * through. Exits with the command's status.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -62,7 +63,9 @@ int main(int argc, char **argv)
                 perror(argv[1]);
                 return 127;
         }
-        fprintf(f, "%.6f %ld %d\n", t1 - t0, ru.ru_maxrss, code);
+        fprintf(f, "%.6f %ld %d %.6f\n", t1 - t0, ru.ru_maxrss, code,
+                (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6);
         fclose(f);
         return code;
 }

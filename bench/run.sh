@@ -79,16 +79,16 @@ measure() {
                 i=$((i + 1))
         done
         set -- $(sort -n "$tmp" | head -1)
-        best_wall=$1 best_rss=$2 best_exit=$3
+        best_wall=$1 best_rss=$2 best_exit=$3 best_cpu=$4
         rm -f "$tmp"
 }
 
-# row NAME WALL RSS_KB BYTES EVENTS OURS_WALL
+# row NAME WALL RSS_KB BYTES EVENTS OURS_WALL (and $best_cpu)
 row() {
-        awk -v n="$1" -v w="$2" -v r="$3" -v b="$4" -v e="$5" -v o="$6" 'BEGIN {
-                ratio = o > 0 ? sprintf("%.2fx", o / w) : "-"
-                printf "  %-44s %8.3f s %9.1f MB/s %7.2f Mev/s %8.1f MB  %s\n",
-                        n, w, b / w / 1e6, e / w / 1e6, r / 1024, ratio
+        awk -v n="$1" -v w="$2" -v r="$3" -v b="$4" -v e="$5" -v o="$6" -v c="$best_cpu" 'BEGIN {
+                ratio = o > 0 ? sprintf("%.2fx", w / o) : "-"
+                printf "  %-44s %8.3f s %7.3f s %7.1f MB/s %6.2f Mev/s %7.1f MB  %s\n",
+                        n, w, c, b / w / 1e6, e / w / 1e6, r / 1024, ratio
         }' | tee -a "$results"
 }
 
@@ -125,7 +125,7 @@ for size in $sizes; do
         gzbytes=$(wc -c < "$trace")
         say ""
         say "== $trace: $bytes bytes of JSON ($gzbytes gzip), $events records"
-        say "  tool                                              wall         JSON speed     events    peak RSS  ours/theirs"
+        say "  tool                                            wall s     cpu s    JSON MB/s   events/s   peak RSS  theirs/ours (time)"
 
         capture=/dev/null
         measure full "$cli" --format "$json_format" "$trace"
