@@ -171,10 +171,17 @@ bool cli_use_color(int mode)
         return isatty(STDOUT_FILENO) != 0;
 }
 
+/* On a terminal, progress starts only once this much has been parsed, so a
+ * small trace never flickers a line; --progress shows it from the start. */
+#define PROGRESS_MIN_BYTES (16u << 20)
+
+static bool progress_forced;
+
 bool cli_show_progress(bool forced, bool disabled)
 {
         if (disabled || cli_verbosity < 0)
                 return false;
+        progress_forced = forced;
         return forced || isatty(STDERR_FILENO) != 0;
 }
 
@@ -183,6 +190,8 @@ static bool progress_shown;
 void cli_progress(void *ctx, uint64_t bytes_in, uint64_t bytes_out)
 {
         (void)ctx;
+        if (!progress_forced && bytes_out < PROGRESS_MIN_BYTES)
+                return;
         fprintf(stderr, "\rtfprof-analyze: read %.1f MB (%.1f MB parsed)",
                 (double)bytes_in / 1e6, (double)bytes_out / 1e6);
         progress_shown = true;
