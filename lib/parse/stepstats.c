@@ -36,6 +36,7 @@
 #include "parse/stepstats.h"
 
 #define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
+#define TIME_MAX (INT64_C(1) << 61)
 
 static bool has_suffix(const char *s, const char *suffix)
 {
@@ -270,6 +271,17 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                         tpa_kind k = TPA_KIND__COUNT;
 
                         memset(&ev, 0, sizeof(ev));
+                        /* Times beyond +-2^61 ns (73 years) are garbage, and
+                         * would overflow start + duration. */
+                        if (ns->all_start_nanos < -TIME_MAX || ns->all_start_nanos > TIME_MAX ||
+                            ns->all_end_rel_nanos > TIME_MAX ||
+                            ns->all_start_micros < -TIME_MAX / 1000 ||
+                            ns->all_start_micros > TIME_MAX / 1000 ||
+                            ns->all_end_rel_micros > TIME_MAX / 1000) {
+                                rc = tpa_error_setf(err, TPA_EFORMAT, "node '%.60s' has a time "
+                                                    "out of range", ns->node_name);
+                                break;
+                        }
                         if (ns->all_start_nanos != 0) {
                                 ev.ts = ns->all_start_nanos;
                                 ev.dur = ns->all_end_rel_nanos;

@@ -34,6 +34,7 @@
 #define HOST_PID   501
 #define OTHER_PID  502
 #define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
+#define TIME_MAX (INT64_C(1) << 61)
 
 /* The stats the Chrome reader reads from 'args', by the same names. */
 enum stat_key {
@@ -346,10 +347,15 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
                 if (rc < 0)
                         return rc;
         }
-        /* Picoseconds since the line's start; the line starts at ns. */
-        ps = line->timestamp_ns * 1000 +
-             (xe->data_case == TPAPB__XEVENT__DATA_OFFSET_PS ? xe->offset_ps : 0);
-        ev.ts = ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000);
+        /* line.timestamp_ns * 1000 + offset_ps, in ps, rounded to ns: the
+         * line starts on a whole ns, so round the offset alone (and nothing
+         * overflows for epoch times). Beyond +-2^61 ns is garbage. */
+        ps = xe->data_case == TPAPB__XEVENT__DATA_OFFSET_PS ? xe->offset_ps : 0;
+        if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
+            ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
+                return tpa_error_setf(r->err, TPA_EFORMAT, "an event on line '%.60s' has a "
+                                      "time out of range", line->name);
+        ev.ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
         ev.dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
         ev.track = track;
         ev.kind = TPA_KIND_OTHER;

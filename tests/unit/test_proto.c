@@ -439,6 +439,13 @@ static void test_proto__run_metadata(void)
         free(buf);
         free(buf2);
 
+        buf = make_run_metadata(&len, false, INT64_MAX / 2);
+        tpa_trace_new(&tr, &err);
+        tap_eq(tpa_read_memory(tr, buf, len, "huge.pb", NULL, &err), TPA_EFORMAT,
+               "a start time that overflows ns is bad input (%s)", err.msg);
+        tpa_trace_free(tr);
+        free(buf);
+
         buf = make_run_metadata(&len, true, 1000000);
         tpa_trace_new(&tr, &err);
         if (ok(tpa_read_memory(tr, buf, len, "ss.pb", NULL, &err) == 0, "bare StepStats reads "
