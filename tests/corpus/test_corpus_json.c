@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tpa/tpa.h>
 
@@ -20,14 +21,15 @@ int main(int argc, char **argv)
         int want_dev, want_streams, n = 0, failed = 0;
 
         if (f == NULL) {
-                printf("1..0 # SKIP no expectation file\n");
-                return 77;
+                printf("Bail out! cannot open the expectation file\n");
+                return 1;
         }
         snprintf(path, sizeof(path), "%s/SOURCES.md", corpus ? corpus : "");
-        if (corpus == NULL || fopen(path, "r") == NULL) {
+        if (corpus == NULL || access(path, R_OK) != 0) {
+                /* TAP's skip-all: meson counts it as skipped. */
                 printf("1..0 # SKIP corpus absent\n");
                 fclose(f);
-                return 77;
+                return 0;
         }
         while (fgets(line, sizeof(line), f) != NULL) {
                 tpa_read_options ro = TPA_READ_OPTIONS_INIT;
