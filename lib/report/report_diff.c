@@ -164,8 +164,10 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
                 gnum(g, c->base_group_frac[i]);
                 gkey(g, "new_frac");
                 gnum(g, c->new_group_frac[i]);
+                /* To 0.001 pp: a saved report keeps 6 digits, so a trace and
+                 * its own report differ by ~1e-6 pp, which is no shift. */
                 gkey(g, "shift_pp");
-                gnum(g, c->shift_pp[i]);
+                gnum(g, round(c->shift_pp[i] * 1000) / 1000);
                 yajl_gen_map_close(g);
         }
         yajl_gen_map_close(g);

@@ -13,6 +13,7 @@
 #include "report_util.h"
 
 #define FINDINGS_SHOWN 5
+#define STEPS_SHOWN    100     /* a PR comment holds 65536 characters */
 
 static const char *const group_labels[TPA_GROUP__COUNT] = {
         "compute", "transfer", "sync", "input", "host", "host compute", "idle",
@@ -92,7 +93,7 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
         fputs("| step | time (ms) | compute | transfer | sync | input | host | host compute "
               "| idle | class |\n"
               "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", fp);
-        for (size_t i = 0; i < a->step_count; i++) {
+        for (size_t i = 0; i < a->step_count && i < STEPS_SHOWN; i++) {
                 const tpa_step *s = &a->steps[i];
                 fprintf(fp, "| %" PRId64 " | %.3f |", s->number, (double)s->step_time / 1e6);
                 for (int g = 0; g < TPA_GROUP__COUNT; g++)
@@ -105,5 +106,8 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 }
                 fputs(" |\n", fp);
         }
+        if (a->step_count > STEPS_SHOWN)
+                fprintf(fp, "\nand %zu more steps (all are in `--format json`)\n",
+                        a->step_count - STEPS_SHOWN);
         fputs("\n</details>\n", fp);
 }
