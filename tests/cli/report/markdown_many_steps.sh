@@ -11,4 +11,3 @@ awk 'BEGIN {
 tfprof-analyze --format markdown "$TPA_TMP/many.json" > "$TPA_TMP/out.md" || exit
 echo "table rows: $(grep -c '^| [0-9]' "$TPA_TMP/out.md")"
 tail -4 "$TPA_TMP/out.md"
-echo "bytes: $(wc -c < "$TPA_TMP/out.md")"
