@@ -40,19 +40,49 @@ int cli_load_rules(tpa_rules **out, const cli_args *args)
         return EXIT_OK;
 }
 
-/* True when the file starts like a saved report. stdin is never sniffed
- * (it cannot be rewound): '-' is a trace. */
+/* True when the file starts like a saved report. */
 static bool is_report(const char *path)
 {
         char head[512];
         size_t n;
         FILE *fp;
 
-        if (strcmp(path, "-") == 0 || (fp = fopen(path, "rb")) == NULL)
-                return false;
+        if ((fp = fopen(path, "rb")) == NULL)
+                return false;           /* the trace reader says why */
         n = fread(head, 1, sizeof(head), fp);
         fclose(fp);
         return tpa_report_sniff(head, n);
+}
+
+/* stdin cannot be rewound after sniffing: read it whole. */
+static int slurp_stdin(char **out, size_t *size)
+{
+        size_t len = 0, cap = 0;
+        char *buf = NULL;
+
+        for (;;) {
+                if (len == cap) {
+                        char *b = realloc(buf, cap = cap ? cap * 2 : 1 << 16);
+                        if (b == NULL) {
+                                free(buf);
+                                cli_errorf("out of memory reading stdin");
+                                return EXIT_INTERNAL;
+                        }
+                        buf = b;
+                }
+                size_t n = fread(buf + len, 1, cap - len, stdin);
+                len += n;
+                if (n == 0)
+                        break;
+        }
+        if (ferror(stdin)) {
+                free(buf);
+                cli_errorf("-: read error: %s", strerror(errno));
+                return EXIT_INPUT;
+        }
+        *out = buf;
+        *size = len;
+        return EXIT_OK;
 }
 
 int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
@@ -63,9 +93,19 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
         tpa_error err = TPA_ERROR_INIT;
         tpa_trace *tr = NULL;
         tpa_analysis *a = NULL;
+        char *in = NULL;
+        size_t in_size = 0;
         int rc;
 
-        if (is_report(path)) {
+        if (strcmp(path, "-") == 0) {
+                if ((rc = slurp_stdin(&in, &in_size)) != EXIT_OK)
+                        return rc;
+                if (tpa_report_sniff(in, in_size)) {
+                        rc = tpa_report_load_memory(out, in, in_size, &err);
+                        free(in);
+                        return rc < 0 ? cli_report_error(&err, path) : EXIT_OK;
+                }
+        } else if (is_report(path)) {
                 if (tpa_report_load(out, path, &err) < 0)
                         return cli_report_error(&err, path);
                 return EXIT_OK;
@@ -79,9 +119,15 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                     ? -1 : atoi(args->warmup);
         ao.rules = rules;
         ao.top_n = args->top;
-        if (tpa_trace_new(&tr, &err) < 0)
+        if (tpa_trace_new(&tr, &err) < 0) {
+                free(in);
                 return cli_report_error(&err, path);
-        rc = tpa_read_path(tr, path, &ro, &err);
+        }
+        if (in != NULL)
+                rc = tpa_read_memory(tr, in, in_size, path, &ro, &err);
+        else
+                rc = tpa_read_path(tr, path, &ro, &err);
+        free(in);
         cli_progress_done();
         if (rc < 0) {
                 rc = cli_report_error(&err, path);
