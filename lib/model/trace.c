@@ -26,11 +26,16 @@ struct str_block {
         char              data[];
 };
 
+/* 16 bytes: the event index and the key in one word, which also makes
+ * (event, key) order one integer compare (bench/: 24 bytes before, ~10 MB
+ * per million extras). */
 struct aux_entry {
-        uint64_t event;
-        uint32_t key;
+        uint64_t ek;            /* event << 8 | key */
         int64_t  value;
 };
+#define AUX_EK(event, key) ((uint64_t)(event) << 8 | (uint64_t)(key))
+#define AUX_EVENT(e) ((e)->ek >> 8)
+#define AUX_KEY(e) ((unsigned)((e)->ek & 0xff))
 
 struct tpa_trace {
         /* strings */
@@ -444,9 +449,7 @@ static int aux_cmp(const void *a, const void *b)
 {
         const struct aux_entry *x = a, *y = b;
 
-        if (x->event != y->event)
-                return x->event < y->event ? -1 : 1;
-        return x->key < y->key ? -1 : x->key > y->key;
+        return (x->ek > y->ek) - (x->ek < y->ek);
 }
 
 /* A key's bit in aux_keys; keys from 7 up share bit 7. */
@@ -472,8 +475,11 @@ static size_t aux_search(const struct aux_entry *a, size_t lo, size_t hi,
 /* The entry for (event, key) in either array, or NULL. */
 static struct aux_entry *aux_find(const tpa_trace *tr, size_t event, tpa_aux_key key)
 {
-        struct aux_entry k = { .event = event, .key = key };
+        struct aux_entry k = { .ek = AUX_EK(event, key) };
         size_t b = event / AUX_BLOCK, lo = 0, hi = tr->aux_count, i;
+
+        if ((uint64_t)event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
+                return NULL;            /* never stored */
 
         if (b >= tr->aux_blocks || !(tr->aux_keys[b] & key_bit(key))) {
                 lo = hi;        /* no entry of `aux` can match */
@@ -530,9 +536,9 @@ static int aux_merge(tpa_trace *tr, tpa_error *err)
         tr->aux2_keys = 0;
         tr->aux_blocks = 0;
         for (size_t n = 0; n < tr->aux_count; n++) {
-                if (aux_index(tr, tr->aux[n].event, n, err) < 0)
+                if (aux_index(tr, AUX_EVENT(&tr->aux[n]), n, err) < 0)
                         return TPA_ENOMEM;
-                tr->aux_keys[tr->aux[n].event / AUX_BLOCK] |= key_bit(tr->aux[n].key);
+                tr->aux_keys[AUX_EVENT(&tr->aux[n]) / AUX_BLOCK] |= key_bit(AUX_KEY(&tr->aux[n]));
         }
         return 0;
 }
@@ -540,8 +546,11 @@ static int aux_merge(tpa_trace *tr, tpa_error *err)
 int tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
                       tpa_error *err)
 {
-        struct aux_entry k = { .event = event, .key = key, .value = value }, *e;
+        struct aux_entry k = { .ek = AUX_EK(event, key), .value = value }, *e;
         size_t i;
+
+        if ((uint64_t)event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
+                return tpa_error_setf(err, TPA_EINVAL, "event extra out of range");
 
         e = aux_find(tr, event, key);
         if (e != NULL) {
