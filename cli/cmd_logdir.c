@@ -3,7 +3,8 @@
  * cmd_logdir.c - TensorBoard logdirs on the command line: `tfprof-analyze
  * DIR` analyzes each host of the newest profile run (--run NAME picks
  * another) and aggregates them, as several inputs are; --list-runs lists
- * the runs.
+ * the runs. A directory with no profile runs goes to the reader as it is:
+ * a folder of RunMetadata or tfevents files is one trace, a step per file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,12 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 }
                 any_dir = true;
                 if (tpa_logdir_scan(&ld, in, &err) < 0) {
+                        /* Not a logdir: a folder of RunMetadata or tfevents
+                         * files is read as one trace, a step per file. */
+                        if (err.code == TPA_EFORMAT && !args->list_runs) {
+                                inputs[n++] = in;
+                                continue;
+                        }
                         rc = cli_report_error(&err, in);
                         break;
                 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "input/readers.h"
 #include "tpa/logdir.h"
 
 #define MAX_DEPTH 8
@@ -227,6 +228,54 @@ int tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err)
         qsort(ld->runs, ld->run_count, sizeof(*ld->runs), cmp_run);
         *out = ld;
         return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tpa_logdir__list_files(char ***out, size_t *count, const char *dir, tpa_error *err)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        char **v = NULL;
+        size_t n = 0;
+
+        if (d == NULL)
+                return tpa_error_set_sys(err, errno, "cannot open directory");
+        while ((e = readdir(d)) != NULL) {
+                char *p, **nv;
+                struct stat st;
+                if (e->d_name[0] == '.')
+                        continue;
+                p = join(dir, e->d_name);
+                if (p == NULL)
+                        goto fail;
+                if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+                        free(p);
+                        continue;
+                }
+                nv = realloc(v, (n + 1) * sizeof(*v));
+                if (nv == NULL) {
+                        free(p);
+                        goto fail;
+                }
+                v = nv;
+                v[n++] = p;
+        }
+        closedir(d);
+        if (n > 0)
+                qsort(v, n, sizeof(*v), cmp_str);
+        *out = v;
+        *count = n;
+        return 0;
+fail:
+        closedir(d);
+        while (n > 0)
+                free(v[--n]);
+        free(v);
+        return oom(err);
 }
 
 const tpa_logdir_run *tpa_logdir_find_run(const tpa_logdir *ld, const char *name)

@@ -3,7 +3,10 @@
  * read.c - sniff what a stream holds and hand it to the reader for that
  * format (DESIGN.md section 3). Content decides, never the file name.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "input/readers.h"
 
@@ -151,17 +154,68 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
         return r;
 }
 
+/* A directory of RunMetadata (binary or text) and tfevents files: each is
+ * read into `tr`, in name order, so each RunMetadata is one more step.
+ * Other files are skipped. (A TensorBoard logdir is the caller's to
+ * expand: tpa/logdir.h.) */
+static int read_step_dir(tpa_trace *tr, const char *dir, const tpa_read_options *opts,
+                         tpa_error *err)
+{
+        char **files = NULL;
+        size_t n = 0, used = 0;
+        int r;
+
+        r = tpa_logdir__list_files(&files, &n, dir, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && r == 0; i++) {
+                const uint8_t *head;
+                size_t len;
+                tpa_source *src;
+                tpa_format f;
+
+                r = tpa_source_open(&src, files[i], opts, err);
+                if (r < 0)
+                        break;
+                r = tpa_source_peek(src, &head, &len, 4096, err);
+                f = r == 0 ? tpa_read_sniff(head, len) : TPA_FORMAT_AUTO;
+                if (r == 0 && (f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT ||
+                               f == TPA_FORMAT_TFEVENTS)) {
+                        r = read_source(tr, src, opts, err);
+                        used++;
+                        if (r < 0 && err != NULL) {     /* say which file */
+                                char msg[sizeof(err->msg)];
+                                const char *base = strrchr(files[i], '/');
+                                memcpy(msg, err->msg, sizeof(msg));
+                                snprintf(err->msg, sizeof(err->msg), "%.60s: %.130s",
+                                         base != NULL ? base + 1 : files[i], msg);
+                        }
+                }
+                tpa_source_free(src);
+        }
+        for (size_t i = 0; i < n; i++)
+                free(files[i]);
+        free(files);
+        if (r == 0 && used == 0)
+                r = tpa_error_setf(err, TPA_EFORMAT, "no profile runs (plugins/profile/<run>/) "
+                                   "and no RunMetadata or tfevents files in this directory");
+        return r;
+}
+
 int tpa_read_path(tpa_trace *tr, const char *path, const tpa_read_options *opts,
                   tpa_error *err)
 {
         static const tpa_read_options defaults = TPA_READ_OPTIONS_INIT;
         tpa_source *src;
+        struct stat st;
         int r;
 
         if (opts == NULL)
                 opts = &defaults;
         if (opts->max_events != 0)
                 tpa_trace_set_max_events(tr, opts->max_events);
+        if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                return read_step_dir(tr, path, opts, err);
         r = tpa_source_open(&src, path, opts, err);
         if (r < 0)
                 return r;

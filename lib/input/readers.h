@@ -20,4 +20,8 @@ int tpa_stepstats_text__read(tpa_trace *tr, tpa_source *src, const tpa_read_opti
 int tpa_tfevents__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                        tpa_error *err);
 
+/* The regular files directly in `dir`, sorted by name, as malloc'd paths
+ * in a malloc'd array (free each, then the array). */
+int tpa_logdir__list_files(char ***out, size_t *count, const char *dir, tpa_error *err);
+
 #endif
