@@ -26,7 +26,8 @@ typedef struct tpa_read_options {
 
 /* Read the trace at `path` ("-" is stdin) and add what it holds to `tr`.
  * Several calls on one trace add several inputs (e.g. one RunMetadata per
- * step). On failure `err` names the offset and `tr` holds what was read
+ * step); a directory adds each RunMetadata, StepStats and tfevents file in
+ * it, in name order (TensorBoard logdirs: see tpa/logdir.h). On failure `err` names the offset and `tr` holds what was read
  * before the error; the caller should not report on it. */
 int tpa_read_path(tpa_trace *tr, const char *path, const tpa_read_options *opts,
                   tpa_error *err);
