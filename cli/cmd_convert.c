@@ -3,7 +3,8 @@
  * cmd_convert.c - `convert IN... -o OUT.json[.gz]`: RunMetadata, tfevents,
  * XSpace (or any trace we read) to Chrome trace JSON, as TF's Timeline API
  * does without TensorFlow. Several inputs read into one trace: several
- * RunMetadata files become several steps.
+ * RunMetadata files become several steps. A logdir among the inputs stands
+ * for the hosts of its newest run.
  */
 #include <stdio.h>
 #include <string.h>
@@ -71,44 +72,6 @@ out:
         return rc;
 }
 
-static int merge(const cli_args *args)
-{
-        tpa_error err = TPA_ERROR_INIT;
-        tpa_chrome_writer *w = NULL;
-        int rc = EXIT_OK;
-
-        if (args->input_count < 1) {
-                cli_errorf("merge: no traces given");
-                fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
-                return EXIT_USAGE;
-        }
-        if (tpa_chrome_writer_open(&w, args->output, &err) < 0)
-                return output_error(&err);
-        /* One trace at a time: each input is read, written, freed. */
-        for (int i = 0; i < args->input_count && rc == EXIT_OK; i++) {
-                const char *path = args->inputs[i], *label;
-                tpa_trace *tr = NULL;
-
-                if (tpa_trace_new(&tr, &err) < 0) {
-                        rc = cli_report_error(&err, NULL);
-                        break;
-                }
-                rc = read_inputs(tr, args, &args->inputs[i], 1);
-                /* Label by file name: "a.json: /device:GPU:0". */
-                label = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
-                if (rc == EXIT_OK && tpa_chrome_writer_add(w, tr, label, &err) < 0)
-                        rc = output_error(&err);
-                tpa_trace_free(tr);
-        }
-        if (rc != EXIT_OK) {
-                tpa_chrome_writer_abort(w);
-                return rc;
-        }
-        if (tpa_chrome_writer_close(w, &err) < 0)
-                return output_error(&err);
-        return EXIT_OK;
-}
-
 /* A logdir among the inputs stands for the hosts of its newest run. */
 int cmd_convert(const cli_args *args)
 {
@@ -118,18 +81,6 @@ int cmd_convert(const cli_args *args)
 
         if (rc == EXIT_OK)
                 rc = convert(&e.args);
-        cli_logdir_free(&e);
-        return rc;
-}
-
-int cmd_merge(const cli_args *args)
-{
-        cli_expanded e;
-        bool listed;
-        int rc = cli_logdir_expand(args, &e, &listed);
-
-        if (rc == EXIT_OK)
-                rc = merge(&e.args);
         cli_logdir_free(&e);
         return rc;
 }
