@@ -285,8 +285,13 @@ static int find_devices(tpa_actx *c, tpa_error *err)
  *   or TF's "MemcpyH2D" op) is input: the device waits for data, as XProf
  *   counts host_to_device in its input time;
  * - a launch-kind event without a correlation id (TF's ExecutorState::Process,
- *   EagerExecute) is a dispatch scope spanning the kernels it runs and the
- *   waits between them, not dispatch work: it counts as a framework op.
+ *   EagerExecute, KernelAndDeviceFunc::Run, TFE_Py_FastPathExecute_C) is a
+ *   dispatch scope spanning the ops it runs and the waits between them.
+ *   With a device it counts as a framework op: the waits are for kernels.
+ *   CPU-only, the ops inside run on the host and are the compute; what is
+ *   left of the scope is the runtime dispatching them (eager dispatch,
+ *   executor bookkeeping between ops), so it is launch, i.e. host overhead.
+ *   XProf's IsRealCpuCompute leaves the same scopes out of CPU compute.
  * Launches proper (cudaLaunchKernel, the host side of a kernel) carry a
  * correlation id. */
 static int host_channel_of(const tpa_actx *c, size_t i)
@@ -299,13 +304,33 @@ static int host_channel_of(const tpa_actx *c, size_t i)
              strcmp(tpa_trace_str(c->tr, e->name), "MemcpyH2D") == 0))
                 return HCH_INPUT;
         if (e->kind == TPA_KIND_LAUNCH && e->corr == 0)
-                return HCH_OP;
+                return c->a->cpu_only ? HCH_LAUNCH : HCH_OP;
         return ch;
+}
+
+/* True when host event i is a framework op or a dispatch scope that an
+ * input event on the same thread encloses: the ops of a tf.data map
+ * function run inline under Iterator::Map, a DataLoader's collate under
+ * enumerate(DataLoader)#...__next__. They are input work, not compute.
+ * `inp` holds the merged input intervals of each track. */
+static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t i, int ch)
+{
+        const tpa_event *e = &c->ev[i];
+        const tpa_ivl_list *l = &inp[e->track];
+        size_t k;
+
+        if (ch != HCH_OP && !(ch == HCH_LAUNCH && e->corr == 0))
+                return false;
+        if (l->n == 0 || e->dur <= 0)
+                return false;
+        k = tpa_ivl__first_after(l, e->ts);
+        return k < l->n && l->v[k].s <= e->ts && e->ts + e->dur <= l->v[k].e;
 }
 
 int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
 {
         bool grouped = false;   /* some input work carries a TF group id */
+        tpa_ivl_list *inp;      /* per track: input events, merged */
         int r = find_devices(c, err);
 
         if (r < 0)
@@ -313,40 +338,63 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->fw));
-        if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL)
+        c->hch = malloc(c->n ? c->n : 1);
+        if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        for (size_t i = 0; i < c->n && !grouped; i++) {
+        inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*inp));
+        if (inp == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n; i++) {
                 int32_t d = 0;
-                grouped = c->ev[i].group != 0 && c->ev[i].kind == TPA_KIND_INPUT &&
-                          tpa_analysis__event_class(c, i, &d) == EV_HOST;
+                if (c->ev[i].kind != TPA_KIND_INPUT ||
+                    tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                        continue;
+                grouped = grouped || c->ev[i].group != 0;
+                if ((r = tpa_ivl__push(&inp[c->ev[i].track], c->ev[i].ts,
+                                       c->ev[i].ts + c->ev[i].dur, err)) < 0)
+                        goto out;
         }
+        for (size_t t = 0; t < c->ntracks; t++)
+                tpa_ivl__merge(&inp[t]);
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d = 0;
                 int cls = tpa_analysis__event_class(c, i, &d), ch;
 
+                c->hch[i] = HCH_NONE;
                 if (cls == EV_DEVICE) {
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&c->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
                 } else if (cls == EV_HOST && (ch = host_channel_of(c, i)) >= 0) {
+                        bool background = false;
+
+                        if (under_input(c, inp, i, ch))
+                                ch = HCH_INPUT;
                         /* TF groups the events a step waits on; ungrouped input
                          * work is background prefetch, which XProf does not
-                         * count as a wait and neither do we */
-                        if (ch == HCH_INPUT && grouped && e->group == 0)
+                         * count as a wait and neither do we: it is host
+                         * framework work that no step waits on */
+                        if (ch == HCH_INPUT && grouped && e->group == 0) {
                                 ch = HCH_OP;
-                        /* CPU-only: framework ops on host threads are the compute */
-                        if (c->a->cpu_only && ch == HCH_OP)
+                                background = true;
+                        }
+                        /* CPU-only: framework ops on host threads are the
+                         * compute, except background input work */
+                        if (c->a->cpu_only && ch == HCH_OP && !background) {
+                                c->hch[i] = HCH_CPU_COMPUTE;
                                 r = tpa_ivl__push(&c->dev[CH_KERNEL], e->ts, e->ts + e->dur, err);
-                        else
+                        } else {
+                                c->hch[i] = (int8_t)ch;
                                 r = tpa_ivl__push(&c->host[ch], e->ts, e->ts + e->dur, err);
+                        }
                         if (r == 0)
                                 r = tpa_ivl__push(&c->fw[e->track], e->ts, e->ts + e->dur, err);
                         if (r == 0)
                                 r = tpa_ivl__push(&c->fw_all, e->ts, e->ts + e->dur, err);
                 }
                 if (r < 0)
-                        return r;
+                        goto out;
         }
         for (size_t d = 0; d < c->ndev; d++) {
                 for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
@@ -357,7 +405,7 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
                                                        err)) < 0 ||
                                     (r = tpa_ivl__push(&c->dev_all, l->v[k].s, l->v[k].e,
                                                        err)) < 0)
-                                        return r;
+                                        goto out;
                         }
                 }
                 tpa_ivl__merge(&c->dev_any[d]);
@@ -368,7 +416,11 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&c->fw[t]);
         tpa_ivl__merge(&c->fw_all);
-        return 0;
+out:
+        for (size_t t = 0; t < c->ntracks; t++)
+                tpa_ivl__free(&inp[t]);
+        free(inp);
+        return r;
 }
 
 long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t)
@@ -436,6 +488,7 @@ static void ctx_free(tpa_actx *c)
         free(c->dev);
         free(c->dev_any);
         free(c->fw);
+        free(c->hch);
         free(c->track_cls);
         free(c->marker_track);
         free(c->by_start);

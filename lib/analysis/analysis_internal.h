@@ -31,6 +31,10 @@ tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e);
 /* Device channels (per device) and host channels (all host threads). */
 enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
 enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_OP, HOST_CH__COUNT };
+/* Where a host event went (tpa_actx.hch): a host channel, CPU compute (a
+ * CPU-only trace's framework op, in the pseudo-device's kernel channel), or
+ * nowhere. */
+enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_NONE = -1 };
 
 /* Where an event counts. */
 enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
@@ -45,7 +49,7 @@ enum {
         M_BUCKET_FRAC = M_BUCKET_NS + TPA_BUCKET__COUNT,
         M_TRANSFER_NS = M_BUCKET_FRAC + TPA_BUCKET__COUNT,
         M_TRANSFER_FRAC, M_SYNC_NS, M_SYNC_FRAC, M_HOST_NS, M_HOST_FRAC,
-        M_MAX_OTHER_FRAC, M_CPU_ONLY, M_DEVICES,
+        M_MAX_OTHER_FRAC, M_CPU_ONLY, M_DEVICES, M_FRAMEWORK_TF, M_FRAMEWORK_PYTORCH,
         M_GAP_COUNT, M_GAP_TOTAL, M_GAP_MAX, M_GAP_FRAC,
         M_COPY_COUNT, M_COPY_NS, M_COPY_BYTES, M_COPY_FRAC, M_COPY_EXPOSED_FRAC,
         M_SMALL_COPY_COUNT,
@@ -77,6 +81,7 @@ typedef struct tpa_actx {
         tpa_ivl_list      host[HOST_CH__COUNT];
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
         tpa_ivl_list      fw_all;       /* union of fw over host threads */
+        int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         size_t           *by_start;     /* indexes of device/host events, by ts */
         size_t            by_start_n;

@@ -37,6 +37,7 @@ static const struct metric_name {
         { "host_ns", M_HOST_NS }, { "host_frac", M_HOST_FRAC },
         { "max_other_frac", M_MAX_OTHER_FRAC }, { "cpu_only", M_CPU_ONLY },
         { "devices", M_DEVICES },
+        { "framework_tf", M_FRAMEWORK_TF }, { "framework_pytorch", M_FRAMEWORK_PYTORCH },
         { "gap_count", M_GAP_COUNT }, { "gap_total_ns", M_GAP_TOTAL },
         { "gap_max_ns", M_GAP_MAX }, { "gap_frac", M_GAP_FRAC },
         { "copy_count", M_COPY_COUNT }, { "copy_ns", M_COPY_NS },
@@ -245,6 +246,10 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         tpa_analysis *a = c->a;
         size_t ns = tpa_trace_str_count(c->tr), maxn = 0;
         gap_list gaps = { 0 };
+        /* the framework, from the dialect: TF2 trace viewer and XSpace, TF1
+         * timeline, RunMetadata and tfevents are TensorFlow; Kineto is
+         * PyTorch; a generic Chrome trace is neither */
+        tpa_dialect dialect = tpa_trace_dialect(c->tr);
         op_acc *acc = NULL;
         double *scratch = NULL, kept_time = 0;
         int r = 0;
@@ -288,6 +293,8 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 m[M_MAX_OTHER_FRAC] = most;
                 m[M_CPU_ONLY] = a->cpu_only;
                 m[M_DEVICES] = (double)a->device_count;
+                m[M_FRAMEWORK_TF] = dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1;
+                m[M_FRAMEWORK_PYTORCH] = dialect == TPA_DIALECT_KINETO;
                 for (size_t d = 0; d < c->ndev && r == 0; d++)
                         r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d, a->gap_min,
                                       &cnt, &tot, &mx, s->excluded ? NULL : &gaps, err);
@@ -342,17 +349,18 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                                 cs->small += bytes < a->small_copy_max;
                         }
                 }
-                if (cls == EV_HOST && e->kind == TPA_KIND_LAUNCH)
+                /* launches: calls that carry a correlation id with a device;
+                 * CPU-only, the runtime scopes that dispatch host ops */
+                if (cls == EV_HOST && e->kind == TPA_KIND_LAUNCH &&
+                    (a->cpu_only ? c->hch[i] == HCH_LAUNCH : e->corr != 0))
                         s->metric[M_LAUNCH_COUNT] += 1;
                 if (s->excluded || t == 0)
                         continue;
-                if (cls == EV_DEVICE ||
-                    (a->cpu_only && cls == EV_HOST && e->kind == TPA_KIND_HOST_OP)) {
+                if (cls == EV_DEVICE || (cls == EV_HOST && c->hch[i] == HCH_CPU_COMPUTE)) {
                         tpa_str on = op_name(c, i);
                         acc[on].dev_time += t;
                         acc[on].dev_count++;
-                } else if (cls == EV_HOST && !a->cpu_only &&
-                           tpa_analysis__host_channel(e->kind) >= 0) {
+                } else if (cls == EV_HOST && c->hch[i] != HCH_NONE) {
                         tpa_ns s0 = e->ts > s->start ? e->ts : s->start;
                         tpa_ns x = exposed(c, s0, s0 + t);
                         acc[e->name].host_time += x;

@@ -163,7 +163,21 @@ static tpa_kind device_kind(const char *s, size_t len)
         return TPA_KIND_KERNEL;
 }
 
-/* An event on a host thread; `dflt` when no pattern says otherwise. */
+/* An event on a host thread; `dflt` when no pattern says otherwise.
+ *
+ * Input first: TF spells the wait for the next batch "IteratorGetNext",
+ * "IteratorGetNextOp::DoCompute" and, as an eager dispatch scope,
+ * "EagerLocalExecute: IteratorGetNext"; all three are input (XProf's
+ * HOST_WAIT_INPUT is a name prefix test after its own IsRealCpuCompute
+ * filter, anchors.md 1.3). Launch then covers, besides the CUDA/HIP launch
+ * calls, TF's runtime scopes that wrap the ops they run rather than compute
+ * themselves (XProf's IsRealCpuCompute leaves out EagerExecute*,
+ * EagerLocalExecute*, EagerKernelExecute*, FunctionRun*): the C API entry
+ * points (TFE_Py_FastPathExecute_C, TFE_Py_ExecuteCancelable, ...), eager
+ * dispatch (EagerCopyToDevice, ValidateInputTypeAndPlacement), the function
+ * and kernel runners (KernelAndDeviceFunc::Run, KernelAndDeviceOp::Run,
+ * FunctionRun) and the executor (ExecutorState::Process). They carry no
+ * correlation id; the analysis reads them as dispatch scopes. */
 static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
 {
         static const char *const launch[] = {
@@ -172,20 +186,31 @@ static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
                 "cudaMemcpyAsync", "cudaMemsetAsync", "hipMemcpyAsync", "hipMemsetAsync",
                 "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyAsync",
                 "ExecutorState::Process", "EagerExecute", "EagerKernelExecute",
-                "EagerLocalExecute", "TFE_Py_Execute", "ThunkExecute",
+                "EagerLocalExecute", "EagerCopyToDevice", "ValidateInputTypeAndPlacement",
+                "TFE_", "KernelAndDeviceFunc::Run", "KernelAndDeviceOp::Run", "FunctionRun",
+                "ThunkExecute",
         };
 
+        if (has_prefix(s, len, "Iterator::") || contains(s, len, "IteratorGetNext") ||
+            contains(s, len, "DataLoader") || has_prefix(s, len, "tf.data") ||
+            has_prefix(s, len, "tf_data") || contains(s, len, "OneShotIterator"))
+                return TPA_KIND_INPUT;
         if (contains(s, len, "Synchronize") || eq(s, len, "cudaMemcpy") ||
             eq(s, len, "hipMemcpy") || eq(s, len, "cudaStreamWaitEvent"))
                 return TPA_KIND_SYNC;
         for (size_t i = 0; i < sizeof(launch) / sizeof(launch[0]); i++)
                 if (has_prefix(s, len, launch[i]))
                         return TPA_KIND_LAUNCH;
-        if (has_prefix(s, len, "Iterator::") || contains(s, len, "IteratorGetNext") ||
-            contains(s, len, "DataLoader") || has_prefix(s, len, "tf.data") ||
-            has_prefix(s, len, "tf_data") || contains(s, len, "OneShotIterator"))
-                return TPA_KIND_INPUT;
         return dflt;
+}
+
+/* A tf.data thread ("tf_data_private_threadpool/...",
+ * "tf_data_iterator_resource/..."): everything it runs, the ops of a map
+ * function included (EagerPyFunc, Cast, the executor scopes around them),
+ * is input-pipeline work, not step compute. */
+static bool is_input_thread(const char *s, size_t len)
+{
+        return has_prefix(s, len, "tf_data") || has_prefix(s, len, "tf.data");
 }
 
 static bool is_step_name(const char *s, size_t len)
@@ -460,8 +485,10 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         size_t ns = tpa_trace_str_count(tr);
         tpa_event *ev = tpa_trace_events_mut(tr);
         tpa_health *h = tpa_trace_health(tr);
+        size_t nt = tpa_trace_thread_count(tr);
         uint8_t *memo;  /* by name id: host kind + 1 (low nibble), device kind + 1 (high) */
         uint8_t *ccmemo;
+        uint8_t *input_thread;  /* by track: a tf.data thread */
 
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
                 tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, d);
@@ -469,10 +496,18 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         thread_roles(tr, d);
         memo = calloc(ns + 1, 1);
         ccmemo = calloc(ns + 1, 1);
-        if (memo == NULL || ccmemo == NULL) {
+        input_thread = calloc(nt + 1, 1);
+        if (memo == NULL || ccmemo == NULL || input_thread == NULL) {
                 free(memo);
                 free(ccmemo);
+                free(input_thread);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (uint32_t t = 0; t < nt && d != TPA_DIALECT_KINETO; t++) {
+                const tpa_thread *th = tpa_trace_thread_c(tr, t);
+                input_thread[t] = th->role == TPA_TRACK_HOST &&
+                                  is_input_thread(tpa_trace_str(tr, th->name),
+                                                  tpa_trace_str_len(tr, th->name));
         }
         for (size_t i = first; i < ne; i++) {
                 tpa_event *e = &ev[i];
@@ -519,6 +554,9 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                                                 d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
                                                                          : TPA_KIND_HOST_OP));
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
+                                if (input_thread[e->track] &&
+                                    (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
+                                        k = TPA_KIND_INPUT;
                         }
                         break;
                 }
@@ -526,9 +564,11 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         }
         free(memo);
         free(ccmemo);
+        free(input_thread);
         return 0;
 fail:
         free(memo);
         free(ccmemo);
+        free(input_thread);
         return err != NULL ? err->code : TPA_ENOMEM;
 }

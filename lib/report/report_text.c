@@ -300,6 +300,9 @@ void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
         if (!a->cpu_only)
                 section_ops(fp, "top host ops by exposed time (device idle)", a->host_ops,
                             a->host_op_count);
+        else if (a->host_op_count > 0)  /* input waits, runtime dispatch */
+                section_ops(fp, "top host ops by exposed time (no op computing)", a->host_ops,
+                            a->host_op_count);
 }
 
 void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,

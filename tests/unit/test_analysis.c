@@ -247,6 +247,282 @@ static void test_analysis__cpu_only(void)
         tpa_trace_free(b.tr);
 }
 
+/* A trace read from JSON text, so that the dialect tables classify it. */
+static tpa_trace *read_json(const char *json)
+{
+        tpa_trace *tr = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        if (tpa_trace_new(&tr, &err) < 0 ||
+            tpa_read_memory(tr, json, strlen(json), "test.json", NULL, &err) < 0) {
+                printf("# read: %s\n", err.msg);
+                tpa_trace_free(tr);
+                return NULL;
+        }
+        return tr;
+}
+
+static tpa_analysis *analyze_with_rules(const tpa_trace *tr, tpa_rules *rules)
+{
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_analysis *a = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        o.rules = rules;
+        o.warmup = 0;
+        if (tr == NULL || tpa_analyze(&a, tr, &o, &err) < 0) {
+                printf("# tpa_analyze: %s\n", tr ? err.msg : "no trace");
+                return NULL;
+        }
+        return a;
+}
+
+/* The kind the reader gave the first event named `name`, or -1. */
+static int kind_of(const tpa_trace *tr, const char *name)
+{
+        const tpa_event *e = tpa_trace_events(tr);
+
+        for (size_t i = 0; i < tpa_trace_event_count(tr); i++)
+                if (strcmp(tpa_trace_str(tr, e[i].name), name) == 0)
+                        return (int)e[i].kind;
+        return -1;
+}
+
+static bool has_finding(const tpa_analysis *a, const char *name)
+{
+        for (size_t i = 0; i < a->finding_count; i++)
+                if (strcmp(a->findings[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+/* A CPU-only TF2 step shaped like testdata/tf2_input_bound (TF 2.21: a
+ * tf.function fed by tf.data whose map runs a py_function): the python3
+ * thread waits in IteratorGetNext under the eager runtime's scopes while a
+ * tf.data thread runs the map function, then calls the function whose ops
+ * run on tf_Compute. Made up so that, in us: input is the IteratorGetNext
+ * scope [2, 88) = 86 (the map ops nested in it and the tf.data thread's work
+ * are input, not compute); compute is the function call [90, 99) = 9; the
+ * runtime scope around the wait, [0, 2) and [88, 90), is launch = 4; the
+ * python3 thread runs nothing in [99, 100) = 1. XProf's figure for the real
+ * fixture: 86.1% input. */
+static void test_analysis__cpu_only_tf_input(void)
+{
+        static const char json[] =
+                "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\",\"args\":{\"name\":\"/host:CPU\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"python3\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"tf_Compute/42\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":3,\"name\":\"thread_name\","
+                "\"args\":{\"name\":\"tf_data_private_threadpool/-7\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"train 1\","
+                "\"args\":{\"group_id\":\"1\",\"step_num\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":90,"
+                "\"name\":\"TFE_Py_FastPathExecute_C\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":1,\"dur\":88,"
+                "\"name\":\"EagerExecute\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":2,\"dur\":86,"
+                "\"name\":\"EagerLocalExecute: IteratorGetNext\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":3,\"dur\":84,"
+                "\"name\":\"KernelAndDeviceFunc::Run\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":4,\"dur\":82,"
+                "\"name\":\"IteratorGetNextOp::DoCompute\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":5,\"dur\":80,"
+                "\"name\":\"Iterator::Map\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":6,\"dur\":78,"
+                "\"name\":\"InstantiatedCapturedFunction::Run\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":6,\"dur\":78,"
+                "\"name\":\"ThreadpoolListener::Region\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":7,\"dur\":76,"
+                "\"name\":\"ExecutorState::Process\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":8,\"dur\":74,\"name\":\"EagerPyFunc\","
+                "\"args\":{\"is_eager\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":90,\"dur\":9,\"name\":\"step\","
+                "\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":92,\"dur\":5,\"name\":\"MatMul\","
+                "\"args\":{\"group_id\":\"1\"}}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (!ok(a != NULL && a->step_count == 1 && a->cpu_only,
+                "test_analysis__cpu_only_tf_input: one CPU-only step")) {
+                tpa_analysis_free(a);
+                tpa_rules_free(rules);
+                tpa_trace_free(tr);
+                return;
+        }
+        s = &a->steps[0];
+        tap_eq(kind_of(tr, "EagerLocalExecute: IteratorGetNext"), TPA_KIND_INPUT,
+               "test_analysis__cpu_only_tf_input: the eager IteratorGetNext scope is input");
+        tap_eq(kind_of(tr, "TFE_Py_FastPathExecute_C"), TPA_KIND_LAUNCH,
+               "test_analysis__cpu_only_tf_input: the C API entry is a runtime scope");
+        tap_eq(kind_of(tr, "KernelAndDeviceFunc::Run"), TPA_KIND_LAUNCH,
+               "test_analysis__cpu_only_tf_input: the function runner is a runtime scope");
+        tap_eq(kind_of(tr, "EagerPyFunc"), TPA_KIND_INPUT,
+               "test_analysis__cpu_only_tf_input: an op on a tf.data thread is input");
+        tap_eq(kind_of(tr, "MatMul"), TPA_KIND_HOST_OP,
+               "test_analysis__cpu_only_tf_input: an op on tf_Compute is an op");
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 86 * US, "test_analysis__cpu_only_tf_input: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 9 * US,
+               "test_analysis__cpu_only_tf_input: compute is the function call only");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 4 * US,
+               "test_analysis__cpu_only_tf_input: runtime scope outside the wait is launch");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 1 * US,
+               "test_analysis__cpu_only_tf_input: python");
+        ok(sums_to_one(s), "test_analysis__cpu_only_tf_input: fractions sum to 1");
+        tap_streq(a->run_class, "input-bound", "test_analysis__cpu_only_tf_input: input-bound");
+        tap_eq((int64_t)metric(a, -1, "framework_tf"), 1,
+               "test_analysis__cpu_only_tf_input: framework_tf");
+        tap_eq((int64_t)metric(a, -1, "framework_pytorch"), 0,
+               "test_analysis__cpu_only_tf_input: not framework_pytorch");
+        ok(has_finding(a, "input_pipeline") && !has_finding(a, "input_loader") &&
+           !has_finding(a, "input_prefetch"),
+           "test_analysis__cpu_only_tf_input: tf.data advice only");
+        ok(a->device_op_count >= 1 && strcmp(a->device_ops[0].name, "step") == 0,
+           "test_analysis__cpu_only_tf_input: top compute op is the function call");
+        for (size_t i = 0; i < a->device_op_count; i++)
+                ok(strcmp(a->device_ops[i].name, "EagerPyFunc") != 0 &&
+                   strcmp(a->device_ops[i].name, "InstantiatedCapturedFunction::Run") != 0,
+                   "test_analysis__cpu_only_tf_input: input work is no compute op (%s)",
+                   a->device_ops[i].name);
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
+/* CPU-only, with TF group ids: input work no step waits on (group 0, a
+ * prefetch thread) is neither input nor compute; an op nested in an input
+ * event on the same thread is input; a runtime scope (launch kind, no
+ * correlation id) with no op inside is launch. In us: input [0, 10) = 10,
+ * compute [10, 50) = 40, launch [50, 70) = 20, python [70, 100) = 30 (the
+ * background prefetch on the other thread does not hide the gap). */
+static void test_analysis__cpu_only_background_input(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "train 1", 0, 100, 0, 1);
+        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", 0, 10, 0, 1);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "Cast", 2, 3, 0, 1);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "MatMul", 10, 40, 0, 1);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "EagerExecute", 50, 20, 0, 1);
+        ev(&b, b.host2, TPA_KIND_INPUT, "Iterator::Prefetch", 20, 80, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 10 * US,
+               "test_analysis__cpu_only_background_input: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 40 * US,
+               "test_analysis__cpu_only_background_input: compute (no nested or background)");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 20 * US,
+               "test_analysis__cpu_only_background_input: launch");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 30 * US,
+               "test_analysis__cpu_only_background_input: python");
+        ok(sums_to_one(s), "test_analysis__cpu_only_background_input: fractions sum to 1");
+        ok(a->device_op_count == 1 && strcmp(a->device_ops[0].name, "MatMul") == 0,
+           "test_analysis__cpu_only_background_input: the one compute op is MatMul");
+        tap_eq((int64_t)metric(a, 0, "framework_tf"), 0,
+               "test_analysis__cpu_only_background_input: no dialect, not framework_tf");
+        tap_eq((int64_t)metric(a, 0, "framework_pytorch"), 0,
+               "test_analysis__cpu_only_background_input: nor framework_pytorch");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* A Kineto CPU-only step: framework_pytorch, DataLoader advice only, and
+ * the collate op inside the DataLoader call is input, not compute. */
+static void test_analysis__kineto_framework(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\","
+                "\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":70},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::stack\","
+                "\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":8},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":70,\"dur\":30}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (ok(a != NULL && a->step_count == 1, "test_analysis__kineto_framework: one step")) {
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_INPUT], 70 * US,
+                       "test_analysis__kineto_framework: input includes the nested collate");
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_COMPUTE], 30 * US,
+                       "test_analysis__kineto_framework: compute");
+                tap_eq((int64_t)metric(a, -1, "framework_pytorch"), 1,
+                       "test_analysis__kineto_framework: framework_pytorch");
+                tap_eq((int64_t)metric(a, -1, "framework_tf"), 0,
+                       "test_analysis__kineto_framework: not framework_tf");
+                ok(has_finding(a, "input_loader") && !has_finding(a, "input_pipeline") &&
+                   !has_finding(a, "input_prefetch"),
+                   "test_analysis__kineto_framework: DataLoader advice only");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
+/* A TF1 Session.run on CPU (the shape of testdata/tf1_timeline.json: 45
+ * small ops on one executor thread, 2-5 us apart, ~300 us a step): the
+ * gaps between ops are the executor's per-op overhead (propagating
+ * outputs, scheduling the ready nodes; no Python runs inside Session.run),
+ * i.e. host overhead, and the step is host-bound when they reach
+ * bound.min. They land in the host bucket's python sub-bucket, which is
+ * by definition the time the driving thread (here the executor thread)
+ * runs no framework event. Ten 5 us ops 2 us apart: compute 50 of 68 us,
+ * host 18 us (26%). */
+static void test_analysis__tf1_executor_gaps(void)
+{
+        char json[4096];
+        size_t len;
+        tpa_trace *tr;
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+
+        len = (size_t)snprintf(json, sizeof(json), "{\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":"
+                "\"/job:localhost/replica:0/task:0/device:CPU:0 Compute\"}}");
+        for (int k = 0; k < 10; k++)
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                        ",{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":%d,\"dur\":5,"
+                                        "\"name\":\"MatMul\",\"args\":{\"op\":\"MatMul\"}}",
+                                        7 * k);
+        snprintf(json + len, sizeof(json) - len, "]}");
+        tr = read_json(json);
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+               "test_analysis__tf1_executor_gaps: one CPU-only step")) {
+                const tpa_step *s = &a->steps[0];
+                tap_eq(s->step_time, 68 * US, "test_analysis__tf1_executor_gaps: step time");
+                tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US,
+                       "test_analysis__tf1_executor_gaps: compute");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON] + s->bucket_ns[TPA_BUCKET_HOST_LAUNCH],
+                       18 * US, "test_analysis__tf1_executor_gaps: the gaps are host");
+                tap_streq(a->run_class, "host-bound", "test_analysis__tf1_executor_gaps: host-bound");
+                ok(has_finding(a, "host_overhead_tf") && !has_finding(a, "host_overhead_torch"),
+                   "test_analysis__tf1_executor_gaps: TF advice");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 static void test_analysis__two_devices(void)
 {
         tb b = mk(2);
@@ -529,6 +805,10 @@ int main(void)
         test_analysis__sync_while_idle();
         test_analysis__python_gap();
         test_analysis__cpu_only();
+        test_analysis__cpu_only_tf_input();
+        test_analysis__cpu_only_background_input();
+        test_analysis__kineto_framework();
+        test_analysis__tf1_executor_gaps();
         test_analysis__two_devices();
         test_analysis__profiler_steps();
         test_analysis__tf_train_markers();

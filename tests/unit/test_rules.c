@@ -338,8 +338,8 @@ static void test_rules__extend(void)
            "test_rules__extend: user finding added last");
         tap_streq(k < n ? f[k].message : NULL, "mine is 1 of 3",
                   "test_rules__extend: user message");
-        ok(n >= 2 && strcmp(f[0].name, "input_pipeline") == 0,
-           "test_rules__extend: default finding first");
+        ok(n >= 2 && strcmp(f[0].name, "input_prefetch") == 0,
+           "test_rules__extend: default finding first (no framework: neutral input advice)");
         for (k = 0; k < n && strcmp(f[k].name, "input_loader") != 0; k++)
                 ;
         ok(k == n, "test_rules__extend: same-name user finding replaces the default");
@@ -592,21 +592,33 @@ static void test_rules__default(void)
 }
 
 /* Every default finding fires on a bad enough step, renders on one line of
- * at most 90 characters, and carries a gain in 0..1. */
+ * at most 90 characters, and carries a gain in 0..1. The input and host
+ * advice is per framework: on a TF trace only the TF finding of each pair
+ * fires, on a PyTorch trace only the PyTorch one, on neither the neutral one. */
 static void test_rules__default_findings(void)
 {
         static const char *const names[] = {
-                "input_pipeline", "input_loader", "host_overhead", "host_launch", "python_gaps",
+                "input_pipeline", "input_loader", "input_prefetch", "host_overhead_tf",
+                "host_overhead_torch", "host_overhead", "host_launch", "python_gaps",
                 "host_compute", "copies_exposed", "small_copies", "host_syncs", "collectives",
                 "idle_gaps", "low_utilization", "unexplained_idle",
+        };
+        static const struct {
+                const char *label;
+                double      tf, pytorch;
+                const char *input, *host;       /* the advice that must fire alone */
+        } fw[] = {
+                { "tf", 1, 0, "input_pipeline", "host_overhead_tf" },
+                { "pytorch", 0, 1, "input_loader", "host_overhead_torch" },
+                { "generic", 0, 0, "input_prefetch", "host_overhead" },
         };
         tpa_rules *r = NULL;
         tpa_error err = TPA_ERROR_INIT;
         metric ms[64];
         metrics m = { ms, 0, 0 };
         tpa_finding *f = NULL;
-        size_t n = 0, found = 0;
-        bool fits = true, gains = true;
+        size_t n = 0, found = 0, base;
+        bool fits = true, gains = true, fired[sizeof(names) / sizeof(names[0])] = { false };
 
         fill_step(ms, &m.count, &(step){ .input = 0.25, .transfer = 0.21, .sync = 0.2,
                                          .host = 0.22, .host_compute = 0.21, .idle = 0.06 });
@@ -620,30 +632,57 @@ static void test_rules__default_findings(void)
         PUT("gap_count", 99999);
         PUT("gap_frac", 0.555);
         PUT("gap_max_ns", 987654321);
-#undef PUT
+        base = m.count;
         tpa_rules_new_default(&r, &err);
-        ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0, "test_rules__default: findings");
-        for (size_t i = 0; i < n; i++) {
-                size_t len = strlen(f[i].message);
+        for (size_t w = 0; w < sizeof(fw) / sizeof(fw[0]); w++) {
+                size_t inputs = 0, hosts = 0;
+                bool input_ok = false, host_ok = false;
 
-                if (len > 90 || strchr(f[i].message, '\n') != NULL) {
-                        printf("#   %zu chars: %s\n", len, f[i].message);
-                        fits = false;
-                }
-                if (!(f[i].gain_frac >= 0 && f[i].gain_frac <= 1))
-                        gains = false;
-        }
-        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-                for (size_t i = 0; i < n; i++)
-                        if (strcmp(f[i].name, names[k]) == 0) {
-                                found++;
-                                break;
+                m.count = base;
+                PUT("framework_tf", fw[w].tf);
+                PUT("framework_pytorch", fw[w].pytorch);
+                ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0,
+                   "test_rules__default: findings (%s)", fw[w].label);
+                for (size_t i = 0; i < n; i++) {
+                        size_t len = strlen(f[i].message);
+
+                        if (len > 90 || strchr(f[i].message, '\n') != NULL) {
+                                printf("#   %zu chars: %s\n", len, f[i].message);
+                                fits = false;
                         }
+                        if (!(f[i].gain_frac >= 0 && f[i].gain_frac <= 1))
+                                gains = false;
+                        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+                                if (strcmp(f[i].name, names[k]) == 0)
+                                        fired[k] = true;
+                        if (strncmp(f[i].name, "input_", 6) == 0 &&
+                            strcmp(f[i].name, "input_wait") != 0) {
+                                inputs++;
+                                input_ok = input_ok || strcmp(f[i].name, fw[w].input) == 0;
+                        }
+                        if (strncmp(f[i].name, "host_overhead", 13) == 0) {
+                                hosts++;
+                                host_ok = host_ok || strcmp(f[i].name, fw[w].host) == 0;
+                        }
+                }
+                ok(inputs == 1 && input_ok, "test_rules__default: %s input advice is %s alone",
+                   fw[w].label, fw[w].input);
+                ok(hosts == 1 && host_ok, "test_rules__default: %s host advice is %s alone",
+                   fw[w].label, fw[w].host);
+                free(f);
+                f = NULL;
+        }
+#undef PUT
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+                if (fired[k])
+                        found++;
+                else
+                        printf("#   never fired: %s\n", names[k]);
+        }
         tap_eq((int64_t)found, (int64_t)(sizeof(names) / sizeof(names[0])),
                "test_rules__default: each advice fires");
         ok(fits, "test_rules__default: messages fit on one line of 90 characters");
         ok(gains, "test_rules__default: every finding has a gain in 0..1");
-        free(f);
 
         /* A clean compute-bound step gets no warnings. */
         m.count = 0;
