@@ -13,6 +13,14 @@
  *
  * Decision: a collective running while the host also waits in a sync call
  * is sync_collective (the device is busy communicating).
+ *
+ * Decision: host_python is "the driving thread runs no framework event",
+ * whatever runs there. In a TF1 RunMetadata or timeline of a CPU
+ * Session.run no Python runs inside the step: the driving thread is the
+ * executor thread and its gaps between ops (2-5 us each, ~30% of a 300 us
+ * step of 45 small ops in testdata/tf1_*) are the executor's per-op
+ * overhead. That is host overhead all the same, so the step is host-bound
+ * (tests/unit/test_analysis.c, test_analysis__tf1_executor_gaps).
  */
 #include <stdlib.h>
 #include <string.h>

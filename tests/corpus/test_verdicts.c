@@ -8,6 +8,7 @@
  * differ on purpose. Skips when the corpus is absent.
  */
 #include <dirent.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +102,7 @@ static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
 
 static void check_kineto(const char *corpus, const tpa_rules *rules, char *rest)
 {
-        char path[4096], file[2048], cls[32];
+        char path[4096], file[2048], cls[32], *want;
         double lo, hi, got;
         tpa_trace *tr = NULL;
         tpa_analysis *a;
@@ -117,6 +118,28 @@ static void check_kineto(const char *corpus, const tpa_rules *rules, char *rest)
                 return;
         got = a->median_group_frac[TPA_GROUP_INPUT] * 100.0;
         ok(got >= lo && got <= hi, "%s: input %.1f%% in [%.0f, %.0f]", file, got, lo, hi);
+        /* steps=A,B,...: each kept step's input within 1 point of an
+         * independent computation (the row says how it was made) */
+        if ((want = strstr(rest, " steps=")) != NULL) {
+                char *p = want + 7;
+                size_t k = 0;
+                for (size_t i = 0; i < a->step_count; i++) {
+                        char *end;
+                        double v;
+                        if (a->steps[i].excluded)
+                                continue;
+                        v = strtod(p, &end);
+                        if (!ok(end != p, "%s: steps= has a figure for step %" PRId64, file,
+                                a->steps[i].number))
+                                break;
+                        ok(fabs(a->steps[i].frac[TPA_BUCKET_INPUT] * 100.0 - v) <= 1.0,
+                           "%s: step %" PRId64 " input %.1f%% within 1 point of %.1f%%", file,
+                           a->steps[i].number, a->steps[i].frac[TPA_BUCKET_INPUT] * 100.0, v);
+                        p = *end == ',' ? end + 1 : end;
+                        k++;
+                }
+                ok(*p == ' ' || *p == '\0', "%s: %zu steps, as many as steps= lists", file, k);
+        }
         input_bound = a->run_class != NULL && strcmp(a->run_class, "input-bound") == 0;
         ok(strcmp(cls, "input-bound") == 0 ? input_bound : !input_bound, "%s: class %s (want %s)",
            file, a->run_class ? a->run_class : "-", cls);
