@@ -116,6 +116,65 @@ static void findings(jw *w, const tpa_finding *f, size_t n)
         arr_end(w);
 }
 
+/* Threads that hold events: device streams first, then host threads, then
+ * the rest, each in trace order (processes and threads as first seen). */
+static void tracks(jw *w, const tpa_trace *tr)
+{
+        static const char *const role_names[] = {
+                "unknown", "host", "stream", "steps", "annotation", "other",
+        };
+        static const uint8_t order[] = {
+                TPA_TRACK_STREAM, TPA_TRACK_HOST, TPA_TRACK_STEPS, TPA_TRACK_ANNOTATION,
+                TPA_TRACK_OTHER, TPA_TRACK_UNKNOWN,
+        };
+        size_t nt = tpa_trace_thread_count(tr), n = tpa_trace_event_count(tr);
+        const tpa_event *ev = tpa_trace_events(tr);
+        uint64_t *count = calloc(nt + 1, sizeof(*count));
+
+        key(w, "tracks");
+        arr(w);
+        if (count == NULL) {
+                w->oom = true;
+                arr_end(w);
+                return;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (ev[i].track < nt)
+                        count[ev[i].track]++;
+        for (size_t o = 0; o < sizeof(order); o++) {
+                for (uint32_t t = 0; t < nt; t++) {
+                        const tpa_thread *th = tpa_trace_thread_c(tr, t);
+                        const tpa_process *pr = tpa_trace_process_c(tr, th->process);
+                        if (th->role != order[o] || count[t] == 0)
+                                continue;
+                        obj(w);
+                        kv_str(w, "process", tpa_trace_str(tr, pr->name));
+                        key(w, "pid");
+                        if (pr->pid.str != TPA_STR_EMPTY)
+                                str(w, tpa_trace_str(tr, pr->pid.str));
+                        else
+                                num_i(w, pr->pid.num);
+                        kv_str(w, "thread", tpa_trace_str(tr, th->name));
+                        key(w, "tid");
+                        if (th->tid.str != TPA_STR_EMPTY)
+                                str(w, tpa_trace_str(tr, th->tid.str));
+                        else
+                                num_i(w, th->tid.num);
+                        kv_str(w, "role", th->role < sizeof(role_names) / sizeof(role_names[0])
+                               ? role_names[th->role] : "unknown");
+                        key(w, "device");
+                        if (pr->device >= 0)
+                                num_i(w, pr->device);
+                        else
+                                yajl_gen_null(w->g);
+                        kv_u(w, "events", count[t]);
+                        obj_end(w);
+                }
+        }
+        free(count);
+        arr_end(w);
+}
+
 static void section_input(jw *w, const tpa_trace *tr, const char *path)
 {
         const tpa_health *h = tpa_trace_health_c(tr);
@@ -144,6 +203,7 @@ static void section_input(jw *w, const tpa_trace *tr, const char *path)
         kv_i(w, "start_ns", span ? start : 0);
         kv_i(w, "end_ns", span ? end : 0);
         kv_i(w, "span_ns", span ? end - start : 0);
+        tracks(w, tr);
         key(w, "health");
         obj(w);
         kv_u(w, "bytes_in", h->bytes_in);
