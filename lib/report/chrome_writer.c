@@ -7,7 +7,8 @@
  * and dur in microseconds printed exactly from ns, and in args the extras
  * the reader turns back into the model: correlation_id, group_id, bytes,
  * step_num, tf_op, tf_function_call (compile evidence). Kinds are not
- * written: the reader derives them again from the same names.
+ * written: the reader derives them again from the same names, and for
+ * Kineto traces from the 'cat' written for each kind.
  *
  * The output is buffered and written as it goes (gzip through zlib's
  * gzwrite when the path ends in ".gz"), so memory stays flat.
@@ -185,15 +186,60 @@ int tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error 
         return 0;
 }
 
-static void put_meta(tpa_chrome_writer *w, const char *what, int64_t pid, const tpa_id *tid,
-                     int64_t tid_num, const char *key)
+/* What one tpa_chrome_writer_add() call writes ids with. */
+struct ids {
+        const tpa_trace *tr;
+        const char      *label;         /* NULL: none */
+        int64_t          base;          /* numeric pids are base + process index */
+};
+
+/* A process id. Without a label (convert) it is the input's own. With one
+ * (merge), numeric pids are renumbered from `base` and string pids
+ * ("Spans", "Traces") are prefixed with the label, so inputs never
+ * collide. */
+static void put_pid(tpa_chrome_writer *w, const struct ids *c, uint32_t proc)
+{
+        const tpa_process *p = tpa_trace_process_c(c->tr, proc);
+        const char *s = tpa_trace_str(c->tr, p->pid.str);
+        size_t n = tpa_trace_str_len(c->tr, p->pid.str);
+
+        if (p->pid.str == TPA_STR_EMPTY) {
+                put_i64(w, c->label == NULL ? p->pid.num : c->base + proc);
+        } else if (c->label == NULL) {
+                put_str(w, s, n);
+        } else {
+                size_t ll = strlen(c->label);
+                char *t = malloc(ll + 2 + n);
+                if (t == NULL) {                /* keep going: a number still works */
+                        put_i64(w, c->base + proc);
+                        return;
+                }
+                memcpy(t, c->label, ll);
+                memcpy(t + ll, ": ", 2);
+                memcpy(t + ll + 2, s, n);
+                put_str(w, t, ll + 2 + n);
+                free(t);
+        }
+}
+
+/* A thread id as the input spelled it: a number or a string. */
+static void put_tid(tpa_chrome_writer *w, const struct ids *c, const tpa_thread *t)
+{
+        if (t->tid.str == TPA_STR_EMPTY)
+                put_i64(w, t->tid.num);
+        else
+                put_str(w, tpa_trace_str(c->tr, t->tid.str), tpa_trace_str_len(c->tr, t->tid.str));
+}
+
+static void put_meta(tpa_chrome_writer *w, const struct ids *c, const char *what, uint32_t proc,
+                     const tpa_thread *t, const char *key)
 {
         record_start(w);
         puts_(w, "{\"ph\":\"M\",\"pid\":");
-        put_i64(w, pid);
-        if (tid != NULL) {
+        put_pid(w, c, proc);
+        if (t != NULL) {
                 puts_(w, ",\"tid\":");
-                put_i64(w, tid_num);
+                put_tid(w, c, t);
         }
         puts_(w, ",\"name\":\"");
         puts_(w, what);
@@ -202,10 +248,26 @@ static void put_meta(tpa_chrome_writer *w, const char *what, int64_t pid, const 
         puts_(w, "\":");
 }
 
-/* A thread's tid as a number: its own when numeric, else a stand-in. */
-static int64_t tid_of(const tpa_thread *t, uint32_t index)
+/* Kineto tells kinds by 'cat', not by name: write the category each kind
+ * reads back as (parse/classify.c). Other dialects go by names alone. */
+static const char *kineto_cat(unsigned kind)
 {
-        return t->tid.str == TPA_STR_EMPTY ? t->tid.num : (int64_t)index + 1000000000;
+        switch (kind) {
+        case TPA_KIND_KERNEL:
+        case TPA_KIND_COLLECTIVE:       return "kernel";
+        case TPA_KIND_COPY_H2D:
+        case TPA_KIND_COPY_D2H:
+        case TPA_KIND_COPY_D2D:
+        case TPA_KIND_COPY_P2P:         return "gpu_memcpy";
+        case TPA_KIND_MEMSET:           return "gpu_memset";
+        case TPA_KIND_HOST_OP:
+        case TPA_KIND_INPUT:            return "cpu_op";
+        case TPA_KIND_SYNC:             return "cuda_sync";
+        case TPA_KIND_LAUNCH:           return "cuda_runtime";
+        case TPA_KIND_STEP:             return "user_annotation";
+        case TPA_KIND_ANNOTATION:       return "gpu_user_annotation";
+        default:                        return NULL;
+        }
 }
 
 int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char *label,
@@ -215,10 +277,12 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
         size_t ne = tpa_trace_event_count(tr);
         const tpa_event *ev = tpa_trace_events(tr);
         int64_t base = w->next_pid;
+        const struct ids c = { tr, label, base };
+        bool kineto = tpa_trace_dialect(tr) == TPA_DIALECT_KINETO;
 
         for (uint32_t i = 0; i < np; i++) {
                 const tpa_process *p = tpa_trace_process_c(tr, i);
-                put_meta(w, "process_name", base + i, NULL, 0, "name");
+                put_meta(w, &c, "process_name", i, NULL, "name");
                 if (label != NULL) {
                         size_t ll = strlen(label), nl = tpa_trace_str_len(tr, p->name);
                         char *s = malloc(ll + 2 + nl + 1);
@@ -233,21 +297,26 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                         put_str(w, tpa_trace_str(tr, p->name), tpa_trace_str_len(tr, p->name));
                 }
                 puts_(w, "}}");
-                put_meta(w, "process_sort_index", base + i, NULL, 0, "sort_index");
-                put_i64(w, base + i);
+                if (p->label != TPA_STR_EMPTY) {
+                        put_meta(w, &c, "process_labels", i, NULL, "labels");
+                        put_str(w, tpa_trace_str(tr, p->label),
+                                tpa_trace_str_len(tr, p->label));
+                        puts_(w, "}}");
+                }
+                put_meta(w, &c, "process_sort_index", i, NULL, "sort_index");
+                /* merged inputs stay in groups, in input order */
+                put_i64(w, label == NULL && p->sort_index != 0 ? p->sort_index : base + i);
                 puts_(w, "}}");
         }
         for (uint32_t i = 0; i < nt; i++) {
                 const tpa_thread *t = tpa_trace_thread_c(tr, i);
                 if (t->name != TPA_STR_EMPTY) {
-                        put_meta(w, "thread_name", base + t->process, &t->tid, tid_of(t, i),
-                                 "name");
+                        put_meta(w, &c, "thread_name", t->process, t, "name");
                         put_str(w, tpa_trace_str(tr, t->name), tpa_trace_str_len(tr, t->name));
                         puts_(w, "}}");
                 }
                 if (t->sort_index != 0) {
-                        put_meta(w, "thread_sort_index", base + t->process, &t->tid,
-                                 tid_of(t, i), "sort_index");
+                        put_meta(w, &c, "thread_sort_index", t->process, t, "sort_index");
                         put_i64(w, t->sort_index);
                         puts_(w, "}}");
                 }
@@ -260,15 +329,20 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
 
                 record_start(w);
                 puts_(w, "{\"ph\":\"X\",\"pid\":");
-                put_i64(w, base + t->process);
+                put_pid(w, &c, t->process);
                 puts_(w, ",\"tid\":");
-                put_i64(w, tid_of(t, e->track));
+                put_tid(w, &c, t);
                 puts_(w, ",\"ts\":");
                 put_us(w, e->ts);
                 puts_(w, ",\"dur\":");
                 put_us(w, e->dur);
                 puts_(w, ",\"name\":");
                 put_str(w, tpa_trace_str(tr, e->name), tpa_trace_str_len(tr, e->name));
+                if (kineto && kineto_cat(e->kind) != NULL) {
+                        puts_(w, ",\"cat\":\"");
+                        puts_(w, kineto_cat(e->kind));
+                        puts_(w, "\"");
+                }
 #define ARG(key) (puts_(w, any ? ",\"" key "\":" : ",\"args\":{\"" key "\":"), any = true)
                 if (e->corr != 0) {
                         ARG("correlation_id");
@@ -300,6 +374,12 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                 puts_(w, any ? "}}" : "}");
         }
         w->next_pid = base + (int64_t)np;
+        for (uint32_t i = 0; label == NULL && i < np; i++) {
+                const tpa_process *p = tpa_trace_process_c(tr, i);
+                if (p->pid.str == TPA_STR_EMPTY && p->pid.num >= w->next_pid &&
+                    p->pid.num < INT64_MAX)
+                        w->next_pid = p->pid.num + 1;
+        }
         if (w->failed)
                 return tpa_error_set_sys(err, w->sys_errno, "cannot write '%s'",
                                          w->path ? w->path : "standard output");

@@ -18,9 +18,10 @@ typedef struct tpa_chrome_writer tpa_chrome_writer;
 
 /* Create `path` ("-": standard output) and write the JSON head. */
 int  tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error *err);
-/* Write every process, thread and event of `tr`. Processes get new pids,
- * never used by an earlier call on the same writer; a non-NULL `label`
- * prefixes each process name ("a.json: /device:GPU:0"). */
+/* Write every process, thread and event of `tr`. With a NULL `label`
+ * (convert) pids and tids are the input's own; with a label (merge) each
+ * process name is prefixed with it ("a.json: /device:GPU:0") and pids are
+ * renumbered, never colliding with those of earlier calls. */
 int  tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char *label,
                            tpa_error *err);
 /* Write the JSON tail, flush and close; frees `w` whatever happens. */
