@@ -308,8 +308,8 @@ def xspace(t0=96769, pending=False):
         4: 'model/dense/MatMul:MatMul'}, stat_names,
         [xstat(8, 'd', 1590.0), xstat(9, 'i', 80), xstat(10, 'u', 7), xstat(4, 'b', b'\x00\x01')])
     space = fl(1, host) + fl(1, gpu) + fl(4, 'd1792a5a2842')
-    if pending:     # see testdata/fuzz/pending/README.md
-        put('pending/xspace', 'epoch_times.pb', space, prefix='crash-')
+    if pending:     # once overflowed in xspace.c (UBSan): a regression input
+        put('xspace', 'epoch_times.pb', space, prefix='crash-')
         return
     put('xspace', 'two_planes.pb', space)
     put('xspace', 'two_planes.pb.gz', gz(space))
@@ -323,8 +323,8 @@ def xspace(t0=96769, pending=False):
     # an event whose metadata id is not in the plane's map, and a ref to nothing
     put('xspace', 'dangling_ids.pb', fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', 5, [xevent(99, 0, 10, [xstat(42, 'r', 4242)])])], {}, {})))
-    # offsets and durations near 2^64 ps, negative timestamp (pending)
-    put('pending/xspace', 'huge_times.pb', prefix='crash-', data=fl(1, xplane(1, '/device:GPU:0', [
+    # offsets and durations near 2^64 ps, negative timestamp (once overflowed)
+    put('xspace', 'huge_times.pb', prefix='crash-', data=fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', (1 << 63) - 1, [xevent(1, (1 << 64) - 1, (1 << 63) - 1)]),
         xline(2, 'Stream #2', -5, [xevent(1, 0, 1)])], {1: 'k'}, {})))
 
