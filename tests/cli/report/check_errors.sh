@@ -1,0 +1,11 @@
+# Usage errors exit 2, unreadable inputs 3, and nothing goes to stdout.
+tfprof-analyze check torch_input_bound.trace.json.gz --max-regression 5%
+echo "no baseline: $?"
+tfprof-analyze check torch_input_bound.trace.json.gz --baseline no_such.json
+echo "missing baseline: $?"
+tfprof-analyze check no_such.json --fail-on input-bound
+echo "missing input: $?"
+tfprof-analyze check torch_input_bound.trace.json.gz --fail-on input-bound --format json
+echo "json: $?"
+tfprof-analyze diff --format html torch_input_bound.trace.json.gz torch_input_bound.trace.json.gz
+echo "diff html: $?"
