@@ -373,13 +373,17 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                         tpa_ns gs = cur, ge = i < nbusy ? busy[i].s : s->end;
                         if (ge > s->end)
                                 ge = s->end;
+                        /* Outlined only when wide enough not to hide the
+                         * kernels around it. */
+                        double gx = x0 + (double)(gs - s->start) * scale;
+                        double gw = (double)(ge - gs) * scale;
                         if (ge - gs >= a->gap_min && ge > gs)
                                 fprintf(fp, "<rect class=\"gap\" x=\"%.2f\" y=\"22\" "
                                         "width=\"%.2f\" height=\"%.1f\" fill=\"#e53935\" "
-                                        "fill-opacity=\"0.25\" stroke=\"#e53935\">"
-                                        "<title>device idle %s</title></rect>\n",
-                                        x0 + (double)(gs - s->start) * scale,
-                                        (double)(ge - gs) * scale, (double)ndev * LANE_H,
+                                        "fill-opacity=\"0.25\"%s><title>device idle %s"
+                                        "</title></rect>\n", gx, gw < 0.5 ? 0.5 : gw,
+                                        (double)ndev * LANE_H,
+                                        gw >= 4 ? " stroke=\"#e53935\"" : "",
                                         tpa_report__time(t, sizeof(t), (double)(ge - gs)));
                         if (i < nbusy && busy[i].e > cur)
                                 cur = busy[i].e;
