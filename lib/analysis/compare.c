@@ -310,7 +310,7 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
         if (o.op_slower_min <= 0)
                 o.op_slower_min = 0.10;
         if (base->step_count == 0 || cur->step_count == 0)
-                return tpa_error_setf(err, TPA_EINVAL, "%s run has no kept steps",
+                return tpa_error_setf(err, TPA_EFORMAT, "%s run has no kept steps",
                                       base->step_count == 0 ? "the base" : "the new");
         c = calloc(1, sizeof(*c));
         tb = malloc(base->step_count * sizeof(*tb));

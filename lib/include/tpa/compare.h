@@ -106,7 +106,8 @@ typedef struct tpa_comparison {
 } tpa_comparison;
 
 /* Compare NEW against BASE. The result borrows names from both runs: free
- * it first. Deterministic: the bootstrap uses its own seeded PRNG. */
+ * it first. Deterministic: the bootstrap uses its own seeded PRNG.
+ * TPA_EFORMAT when a run has no kept steps, TPA_ENOMEM. */
 int  tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                  const tpa_compare_options *opts, tpa_error *err);
 void tpa_comparison_free(tpa_comparison *c);    /* NULL is a no-op */
