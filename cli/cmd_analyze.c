@@ -65,6 +65,19 @@ static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
         return EXIT_OK;
 }
 
+static bool is_run_metadata(const tpa_trace *tr)
+{
+        tpa_format f = tpa_trace_format(tr);
+
+        return f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT;
+}
+
+static const char *label_copy(char **slot, const char *s)
+{
+        *slot = strdup(s);
+        return *slot;
+}
+
 int cmd_analyze(const cli_args *args)
 {
         tpa_read_options ro = TPA_READ_OPTIONS_INIT;
@@ -73,6 +86,9 @@ int cmd_analyze(const cli_args *args)
         tpa_rules *rules = NULL;
         tpa_trace **traces = NULL;
         tpa_analysis **runs = NULL;
+        const char **names = NULL;      /* what each report is called */
+        char **labels = NULL;           /* names we made, owned */
+        int *joined = NULL;             /* RunMetadata files read into each trace */
         cli_out out;
         int rc, n = 0;
 
@@ -96,7 +112,11 @@ int cmd_analyze(const cli_args *args)
         ao.top_n = args->top;
         traces = calloc((size_t)args->input_count, sizeof(*traces));
         runs = calloc((size_t)args->input_count, sizeof(*runs));
-        if (traces == NULL || runs == NULL) {
+        names = calloc((size_t)args->input_count, sizeof(*names));
+        joined = calloc((size_t)args->input_count, sizeof(*joined));
+        labels = calloc((size_t)args->input_count, sizeof(*labels));
+        if (traces == NULL || runs == NULL || names == NULL || joined == NULL ||
+            labels == NULL) {
                 cli_errorf("out of memory");
                 rc = EXIT_INTERNAL;
                 goto done;
@@ -104,21 +124,54 @@ int cmd_analyze(const cli_args *args)
         rc = cli_out_begin(&out);
         if (rc != 0)
                 goto done;
-        for (n = 0; n < args->input_count; n++) {
-                const char *path = args->inputs[n];
+        /* Read. RunMetadata files are one step each: consecutive ones on the
+         * command line are several steps of one run (DESIGN.md 3), so they
+         * go into one trace, reported under the first file's name. */
+        for (int i = 0; i < args->input_count; i++) {
+                const char *path = args->inputs[i];
+                tpa_trace *tr = NULL;
 
-                if (tpa_trace_new(&traces[n], &err) < 0) {
+                if (tpa_trace_new(&tr, &err) < 0) {
                         rc = cli_report_error(&err, path);
                         break;
                 }
-                rc = tpa_read_path(traces[n], path, &ro, &err);
+                rc = tpa_read_path(tr, path, &ro, &err);
                 cli_progress_done();
                 if (rc < 0) {
+                        tpa_trace_free(tr);
                         rc = cli_report_error(&err, path);
                         break;
                 }
-                cli_print_warnings(traces[n], path);
-                if (tpa_analyze(&runs[n], traces[n], &ao, &err) < 0) {
+                cli_print_warnings(tr, path);
+                if (n > 0 && is_run_metadata(tr) && is_run_metadata(traces[n - 1])) {
+                        tpa_trace_free(tr);
+                        rc = tpa_read_path(traces[n - 1], path, &ro, &err);
+                        if (rc < 0) {
+                                rc = cli_report_error(&err, path);
+                                break;
+                        }
+                        joined[n - 1]++;
+                        continue;
+                }
+                traces[n] = tr;
+                names[n] = path;
+                n++;
+        }
+        for (int i = 0; rc == EXIT_OK && i < n; i++) {
+                const char *path = names[i];
+                char label[1024];
+
+                if (joined[i] > 0) {
+                        snprintf(label, sizeof(label), "%s (+%d more RunMetadata files)",
+                                 path, joined[i]);
+                        names[i] = path = label_copy(&labels[i], label);
+                        if (path == NULL) {
+                                cli_errorf("out of memory");
+                                rc = EXIT_INTERNAL;
+                                break;
+                        }
+                }
+                if (tpa_analyze(&runs[i], traces[i], &ao, &err) < 0) {
                         if (err.code == TPA_EINVAL) {
                                 cli_errorf("%s", err.msg);
                                 fprintf(stderr, "Try 'tfprof-analyze --help' for more "
@@ -130,31 +183,32 @@ int cmd_analyze(const cli_args *args)
                         }
                         break;
                 }
-                if (n > 0)
+                if (i > 0)
                         fputc('\n', out.fp);
-                if ((rc = cli_render(out.fp, args, traces[n], runs[n], path)) != EXIT_OK)
-                        break;
+                rc = cli_render(out.fp, args, traces[i], runs[i], path);
         }
         if (rc != EXIT_OK) {
                 cli_out_discard(&out);
-                n++;                    /* free the one that failed too */
                 goto done;
         }
-        if (args->input_count > 1 && cli_render_is_text(args))
+        if (n > 1 && cli_render_is_text(args))
                 tpa_report_text_aggregate(out.fp, (const tpa_analysis *const *)runs,
-                                          (const char *const *)args->inputs,
-                                          (size_t)args->input_count);
+                                          names, (size_t)n);
         rc = cli_out_commit(&out, args->output);
         if (rc == EXIT_OK && args->fail_on_severity != NULL)
                 rc = gate(args->fail_on_severity, (const tpa_analysis *const *)runs,
-                          (size_t)args->input_count);
+                          (size_t)n);
 done:
-        for (int i = 0; traces != NULL && i < n && i < args->input_count; i++) {
+        for (int i = 0; traces != NULL && i < n; i++) {
                 tpa_analysis_free(runs[i]);
                 tpa_trace_free(traces[i]);
+                free(labels[i]);
         }
         free(traces);
         free(runs);
+        free(names);
+        free(joined);
+        free(labels);
         tpa_rules_free(rules);
         return rc;
 }
