@@ -6,6 +6,7 @@
  * report loader's errors.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,59 @@ static void test_compare__load_errors(void)
         ok(r == NULL, "*out untouched on failure");
 }
 
+/* A run from a real analysis carries every run metric the rules see, and a
+ * JSON report of it reads back to the same steps, classes, ops, metrics. */
+static void test_compare__from_analysis(void)
+{
+        static const char *const names[] = { "step_time_ns", "input_frac", "gain_input_frac",
+                                             "step_time_p90_ns", "kept_steps", "h2d_gbps" };
+        tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr = NULL;
+        tpa_rules *rules = NULL;
+        tpa_analysis *a = NULL;
+        tpa_run *r = NULL, *back = NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp;
+        double v, w;
+
+        if (tpa_trace_new(&tr, &err) < 0 || tpa_rules_new_default(&rules, &err) < 0 ||
+            tpa_read_path(tr, tap_testdata("kineto_small.json"), NULL, &err) < 0) {
+                ok(false, "read kineto_small.json: %s", err.msg);
+                return;
+        }
+        ao.rules = rules;
+        ok(tpa_analyze(&a, tr, &ao, &err) == 0, "analyze: %s", err.msg);
+        ok(tpa_run_from_analysis(&r, a, &err) == 0, "run from analysis");
+        ok(r->metric_count >= 70, "run metrics: %zu", r->metric_count);
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                ok(tpa_run_metric_fn(r, names[i], strlen(names[i]), &v) &&
+                   tpa_analysis_metric(a, -1, names[i], strlen(names[i]), &w) && v == w,
+                   "run metric %s = the analysis's", names[i]);
+        fp = open_memstream(&buf, &len);
+        ok(tpa_report_json(fp, tr, a, "k.json", &err) == 0, "json report");
+        fclose(fp);
+        ok(tpa_report_load_memory(&back, buf, len, &err) == 0, "loads back: %s", err.msg);
+        if (back != NULL) {
+                tap_eq((int64_t)back->step_count, (int64_t)r->step_count, "same kept steps");
+                for (size_t i = 0; i < r->step_count && i < back->step_count; i++)
+                        ok(back->steps[i].step_time == r->steps[i].step_time &&
+                           back->steps[i].number == r->steps[i].number,
+                           "step %zu: same number and time", i);
+                tap_streq(back->run_class, r->run_class, "same run class");
+                tap_eq((int64_t)back->op_count, (int64_t)r->op_count, "same top ops");
+                tap_eq((int64_t)back->metric_count, (int64_t)r->metric_count, "same metrics");
+                tap_eq(back->step_time_median, r->step_time_median, "same median");
+        }
+        tpa_run_free(back);
+        tpa_run_free(r);
+        free(buf);
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_compare__identical();
@@ -183,5 +237,6 @@ int main(void)
         test_compare__too_few();
         test_compare__runs();
         test_compare__load_errors();
+        test_compare__from_analysis();
         return tap_done();
 }
