@@ -26,6 +26,9 @@
 #include "parse/classify.h"
 
 #define OUT_SIZE 65536
+/* |ts| and dur beyond 2^61 ns (73 years) are garbage; below it, every sum
+ * and difference of two times fits in int64 (as in xspace.c). */
+#define TIME_MAX (INT64_C(1) << 61)
 
 /* Keys we act on, at the top level, in an event, in an event's args. */
 enum key {
@@ -452,12 +455,16 @@ static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quote
                         if (!tpa_chrome__us_to_ns(s, len, &r->ts))
                                 return fail(p, TPA_EFORMAT, at,
                                             "'%s' is not a number of microseconds", "ts");
+                        if (r->ts < -TIME_MAX || r->ts > TIME_MAX)
+                                return fail(p, TPA_EFORMAT, at, "'%s' is out of range", "ts");
                         r->has_ts = true;
                         break;
                 case K_DUR:
                         if (!tpa_chrome__us_to_ns(s, len, &r->dur))
                                 return fail(p, TPA_EFORMAT, at,
                                             "'%s' is not a number of microseconds", "dur");
+                        if (r->dur > TIME_MAX)
+                                return fail(p, TPA_EFORMAT, at, "'%s' is out of range", "dur");
                         r->has_dur = true;
                         r->dur_offset = at;
                         break;
@@ -956,6 +963,8 @@ int tpa_chrome_parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         p->max_depth = opts != NULL && opts->max_depth != 0 ? opts->max_depth : 64;
         p->strict = opts != NULL && opts->strict;
         p->bom_ok = true;
+        p->tok.boundary = true;         /* the stream starts between tokens */
+        p->tok_snap = p->tok;
         p->first_event = tpa_trace_event_count(tr);
         p->yh = yajl_alloc(&callbacks, NULL, p);
         if (p->yh == NULL) {
@@ -1029,7 +1038,7 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                 /* yajl may stop on a bad literal ("tru}") or just after it,
                  * depending on where the chunk ended: prefer the literal */
                 if (start == x && x - p->fed < p->out_len &&
-                    strchr("{}[]:, \t\r\n", p->out[x - p->fed]) != NULL) {
+                    strchr("{}[]:, \t\r\n\"", p->out[x - p->fed]) != NULL) {
                         struct tok_state b = x > p->fed ? token_at(p, x - 1) : p->tok_snap;
                         if (b.literal && !b.boundary)
                                 start = b.start;
@@ -1050,6 +1059,7 @@ static int flush(tpa_chrome_parser *p)
                 return yajl_failed(p, st, p->out, p->out_len);
         p->fed += p->out_len;
         p->out_len = 0;
+        p->tok_snap = p->tok;   /* out[] is empty: its start is now */
         return 0;
 }
 
