@@ -59,6 +59,15 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 fprintf(fp, "\n> **Note:** the trace is truncated at byte %" PRIu64
                         "; this report covers what was read.\n", h->truncated_at);
 
+        if (tpa_trace_warning_count(tr) > 0) {
+                uint64_t n = 0;
+                for (size_t i = 0; i < tpa_trace_warning_count(tr); i++)
+                        n += tpa_trace_warning(tr, i)->count;
+                fprintf(fp, "\n> **Note:** %" PRIu64 " warning%s while reading, e.g. ", n,
+                        n == 1 ? "" : "s");
+                tpa_report__md_escape(fp, tpa_trace_warning(tr, 0)->msg, 160);
+                fputs(".\n", fp);
+        }
         fputs("\n| where the step time goes (median) | share | step time if hidden |\n"
               "| --- | ---: | ---: |\n", fp);
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {

@@ -1,0 +1,1 @@
+tfprof-analyze --format markdown edge_unmatched_be.json
