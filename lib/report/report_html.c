@@ -103,6 +103,7 @@ static void css(FILE *fp)
               "#ddd;text-align:right}td:first-child,th:first-child{text-align:left}\n"
               ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}\n"
               "svg text{font:11px sans-serif;fill:#333}.muted{color:#777}\n"
+              ".note{background:#fff8e1;border-left:3px solid #ffb300;padding:4px 8px}\n"
               "</style>\n", fp);
 }
 
@@ -130,6 +131,22 @@ static void summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
                 tpa_report__time(t1, sizeof(t1), (double)a->step_time_median),
                 tpa_report__time(t2, sizeof(t2), (double)a->step_time_p90), a->kept_count,
                 a->step_count);
+        if (a->no_markers)
+                fputs("<p class=\"note\">no step markers found: the whole trace is one step "
+                      "(use --step-marker REGEX)</p>\n", fp);
+        if (tpa_trace_health_c(tr)->truncated)
+                fprintf(fp, "<p class=\"note\">the trace is truncated at byte %" PRIu64
+                        "; this report covers what was read</p>\n",
+                        tpa_trace_health_c(tr)->truncated_at);
+        for (size_t i = 0; i < tpa_trace_warning_count(tr); i++) {
+                fputs("<p class=\"note\">warning: ", fp);
+                tpa_report__html_escape(fp, tpa_trace_warning(tr, i)->msg);
+                if (tpa_trace_warning(tr, i)->count > 1)
+                        fprintf(fp, " (%" PRIu64 " times)", tpa_trace_warning(tr, i)->count);
+                fputs("</p>\n", fp);
+                if (i == 4)
+                        break;
+        }
 }
 
 static void tables(FILE *fp, const tpa_analysis *a)
