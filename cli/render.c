@@ -23,8 +23,12 @@ int cli_render(FILE *fp, const cli_args *args, const tpa_trace *tr, const tpa_an
         tpa_error err = TPA_ERROR_INIT;
         int rc = 0;
 
+        static int html_pages;          /* one command per process */
+
         if (args->format != NULL && strcmp(args->format, "html") == 0 &&
-            args->input_count > 1) {
+            html_pages++ > 0) {
+                /* Several RunMetadata files can make one trace: count the
+                 * traces rendered, not the inputs. */
                 cli_errorf("--format html takes one trace (%d given)", args->input_count);
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
