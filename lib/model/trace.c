@@ -623,6 +623,9 @@ int tpa_trace_warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
+        for (char *c = msg; *c != '\0'; c++)    /* one line, as tpa_error's */
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        *c = '?';
         for (size_t i = 0; i < tr->warning_count; i++) {
                 if (strcmp(tr->warnings[i].msg, msg) == 0) {
                         tr->warnings[i].count++;

@@ -63,7 +63,8 @@ static void skip_ws(struct parser *p)
 
 static int fail(struct parser *p, const char *what)
 {
-        return tpa_error_set(p->err, TPA_EFORMAT, p->pos, "%s", what);
+        /* A token cut by the end of the input may leave pos past it. */
+        return tpa_error_set(p->err, TPA_EFORMAT, p->pos < p->n ? p->pos : p->n, "%s", what);
 }
 
 static int own(struct parser *p, void *ptr)
