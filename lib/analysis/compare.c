@@ -14,26 +14,8 @@
 
 /* ---- tpa_run ---------------------------------------------------------------- */
 
-/* The run metrics a tpa_run keeps (doc/metrics.md). */
-static const char *const run_metric_names[] = {
-        "step_time_ns", "compute_ns", "compute_frac", "transfer_ns", "transfer_frac",
-        "transfer_h2d_ns", "transfer_h2d_frac", "transfer_d2h_ns", "transfer_d2h_frac",
-        "transfer_d2d_ns", "transfer_d2d_frac", "transfer_p2p_ns", "transfer_p2p_frac",
-        "sync_ns", "sync_frac", "sync_host_wait_ns", "sync_host_wait_frac",
-        "sync_collective_ns", "sync_collective_frac", "input_ns", "input_frac",
-        "host_ns", "host_frac", "host_launch_ns", "host_launch_frac", "host_python_ns",
-        "host_python_frac", "host_compute_ns", "host_compute_frac", "idle_ns", "idle_frac",
-        "max_other_frac", "cpu_only", "devices", "gap_count", "gap_total_ns", "gap_max_ns",
-        "gap_frac", "copy_count", "copy_ns", "copy_bytes", "copy_frac", "copy_exposed_frac",
-        "small_copy_count", "h2d_count", "h2d_bytes", "h2d_gbps", "d2h_count", "d2h_bytes",
-        "d2h_gbps", "d2d_count", "d2d_bytes", "d2d_gbps", "p2p_count", "p2p_bytes",
-        "p2p_gbps", "host_gap_count", "host_gap_ns", "host_gap_frac", "host_gap_median_ns",
-        "host_gap_per_ms", "launch_count", "gain_transfer_frac", "gain_sync_frac",
-        "gain_input_frac", "gain_host_frac", "gain_host_compute_frac", "gain_idle_frac",
-        "steps", "kept_steps", "excluded_steps", "step_time_p90_ns", "step_time_min_ns",
-        "step_time_max_ns",
-};
-#define RUN_METRIC_COUNT (sizeof(run_metric_names) / sizeof(run_metric_names[0]))
+/* A tpa_run keeps every run metric the analysis has (doc/metrics.md). */
+#define RUN_METRIC_COUNT tpa_analysis_metric_count()
 
 int tpa_run_new(tpa_run **out, tpa_error *err)
 {
@@ -116,7 +98,7 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
                         goto oom;
         }
         for (size_t i = 0; i < RUN_METRIC_COUNT; i++) {
-                const char *n = run_metric_names[i];
+                const char *n = tpa_analysis_metric_name(i);
                 double v;
                 if (!tpa_analysis_metric(a, -1, n, strlen(n), &v))
                         continue;

@@ -20,21 +20,21 @@ static const struct metric_name {
 } metric_names[] = {
         { "step_time_ns", M_STEP_TIME },
         { "compute_ns", B(COMPUTE) }, { "compute_frac", F(COMPUTE) },
+        { "transfer_ns", M_TRANSFER_NS }, { "transfer_frac", M_TRANSFER_FRAC },
         { "transfer_h2d_ns", B(H2D) }, { "transfer_h2d_frac", F(H2D) },
         { "transfer_d2h_ns", B(D2H) }, { "transfer_d2h_frac", F(D2H) },
         { "transfer_d2d_ns", B(D2D) }, { "transfer_d2d_frac", F(D2D) },
         { "transfer_p2p_ns", B(P2P) }, { "transfer_p2p_frac", F(P2P) },
+        { "sync_ns", M_SYNC_NS }, { "sync_frac", M_SYNC_FRAC },
         { "sync_host_wait_ns", B(SYNC_HOST_WAIT) }, { "sync_host_wait_frac", F(SYNC_HOST_WAIT) },
         { "sync_collective_ns", B(SYNC_COLLECTIVE) },
         { "sync_collective_frac", F(SYNC_COLLECTIVE) },
         { "input_ns", B(INPUT) }, { "input_frac", F(INPUT) },
+        { "host_ns", M_HOST_NS }, { "host_frac", M_HOST_FRAC },
         { "host_launch_ns", B(HOST_LAUNCH) }, { "host_launch_frac", F(HOST_LAUNCH) },
         { "host_python_ns", B(HOST_PYTHON) }, { "host_python_frac", F(HOST_PYTHON) },
         { "host_compute_ns", B(HOST_COMPUTE) }, { "host_compute_frac", F(HOST_COMPUTE) },
         { "idle_ns", B(IDLE) }, { "idle_frac", F(IDLE) },
-        { "transfer_ns", M_TRANSFER_NS }, { "transfer_frac", M_TRANSFER_FRAC },
-        { "sync_ns", M_SYNC_NS }, { "sync_frac", M_SYNC_FRAC },
-        { "host_ns", M_HOST_NS }, { "host_frac", M_HOST_FRAC },
         { "max_other_frac", M_MAX_OTHER_FRAC }, { "cpu_only", M_CPU_ONLY },
         { "devices", M_DEVICES },
         { "framework_tf", M_FRAMEWORK_TF }, { "framework_pytorch", M_FRAMEWORK_PYTORCH },
@@ -66,6 +66,16 @@ static const struct metric_name {
         { "step_time_min_ns", M_MIN }, { "step_time_max_ns", M_MAX },
 };
 #define METRIC_NAME_COUNT (sizeof(metric_names) / sizeof(metric_names[0]))
+
+size_t tpa_analysis_metric_count(void)
+{
+        return METRIC_NAME_COUNT;
+}
+
+const char *tpa_analysis_metric_name(size_t i)
+{
+        return i < METRIC_NAME_COUNT ? metric_names[i].name : NULL;
+}
 
 bool tpa_analysis_metric(const tpa_analysis *a, int step, const char *name, size_t len,
                          double *out)

@@ -168,6 +168,10 @@ void tpa_analysis_free(tpa_analysis *a);        /* NULL is a no-op */
 bool tpa_analysis_metric(const tpa_analysis *a, int step, const char *name, size_t len,
                          double *out);
 
+/* The metric names, in a fixed order: i in [0, tpa_analysis_metric_count()). */
+size_t      tpa_analysis_metric_count(void);
+const char *tpa_analysis_metric_name(size_t i);
+
 /* A tpa_metric_fn over a step or the run, for the rules. */
 typedef struct tpa_analysis_metric_ctx {
         const tpa_analysis *a;
