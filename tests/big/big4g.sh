@@ -10,7 +10,8 @@
 #   cut  a stream cut past 4 GiB is analysed with a warning, and the
 #        report says it ends early at the exact byte
 # Opt-in (meson suite 'slow'): exits 77 (skip) unless TPA_SLOW=1. Takes
-# about a minute per run on one core; TPA_BIG_BYTES overrides the size.
+# 2-3 minutes per run (8 in all on a busy 2-core machine); TPA_BIG_BYTES
+# overrides the size.
 set -u
 gen=$1 tpa=$2
 [ "${TPA_SLOW:-}" = 1 ] || { echo "skipped: set TPA_SLOW=1 to run"; exit 77; }
