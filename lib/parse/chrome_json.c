@@ -93,6 +93,13 @@ struct tpa_chrome_parser {
         uint64_t           fed;         /* bytes handed to yajl before this call */
         bool               in_str, esc, comma;
         uint64_t           comma_ws;    /* spaces held after a held comma */
+        /* The string being read: where its '"' is, its bytes so far, and
+         * how many of them escapes add beyond one decoded byte each. Past
+         * max_string decoded bytes for sure, the rest of it is counted, not
+         * fed: yajl would buffer it all, re-scanning it at every chunk
+         * (bench/: a 200 MB string took 500 s and 200 MB). */
+        uint64_t           str_start, str_raw, str_extra;
+        bool               str_skip;
         bool               bom_ok;
         size_t             out_len;
         struct tok_state   tok, tok_snap; /* token starts, now and at out[0] */
@@ -1063,7 +1070,7 @@ static int flush(tpa_chrome_parser *p)
         return 0;
 }
 
-static void tok_step(struct tok_state *t, unsigned char c, uint64_t at)
+static inline void tok_step(struct tok_state *t, unsigned char c, uint64_t at)
 {
         if (t->in_str) {
                 if (t->esc)
@@ -1089,7 +1096,7 @@ static void tok_step(struct tok_state *t, unsigned char c, uint64_t at)
         }
 }
 
-static int emit(tpa_chrome_parser *p, unsigned char c)
+static inline int emit(tpa_chrome_parser *p, unsigned char c)
 {
         if (p->out_len == OUT_SIZE && flush(p) < 0)
                 return p->err.code;
@@ -1097,6 +1104,25 @@ static int emit(tpa_chrome_parser *p, unsigned char c)
                 p->tok_snap = p->tok;
         tok_step(&p->tok, c, p->fed + p->out_len);
         p->out[p->out_len++] = c;
+        return 0;
+}
+
+/* emit() for a run of bytes inside a string that holds no '"' or '\\':
+ * there tok_step() changes nothing, so the run is copied whole. */
+static int emit_run(tpa_chrome_parser *p, const unsigned char *s, size_t n)
+{
+        while (n > 0) {
+                size_t k;
+                if (p->out_len == OUT_SIZE && flush(p) < 0)
+                        return p->err.code;
+                if (p->out_len == 0)
+                        p->tok_snap = p->tok;
+                k = OUT_SIZE - p->out_len < n ? OUT_SIZE - p->out_len : n;
+                memcpy(p->out + p->out_len, s, k);
+                p->out_len += k;
+                s += k;
+                n -= k;
+        }
         return 0;
 }
 
@@ -1130,32 +1156,124 @@ static int report(tpa_chrome_parser *p, tpa_error *err)
         return p->err.code;
 }
 
+static void str_open(tpa_chrome_parser *p, uint64_t at)
+{
+        p->str_start = at;
+        p->str_raw = p->str_extra = 0;
+        p->str_skip = false;
+}
+
+/* After counting string bytes: go on skipping once it is surely too long,
+ * handing yajl what came before it first (its errors come first). */
+static int str_check(tpa_chrome_parser *p)
+{
+        if (p->str_skip || p->str_raw <= p->str_extra + p->max_string)
+                return 0;
+        if (flush(p) < 0)
+                return p->err.code;
+        p->str_skip = true;
+        return 0;
+}
+
+/* The too-long string ends (or the input does): the error check_string()
+ * gives, at the same offset. */
+static int str_too_long(tpa_chrome_parser *p)
+{
+        fail(p, TPA_ELIMIT, p->str_start,
+             "a string of %llu bytes is longer than the limit of %llu bytes",
+             (unsigned long long)(p->str_raw > p->str_extra ? p->str_raw - p->str_extra : 0),
+             (unsigned long long)p->max_string);
+        return p->err.code;
+}
+
 int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                            tpa_error *err)
 {
         static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
+        static const bool special[256] = {
+                ['"'] = true, ['\\'] = true, [','] = true, [':'] = true,
+                ['{'] = true, ['}'] = true, ['['] = true, [']'] = true,
+                [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
+        };
         const unsigned char *s = data;
 
         if (p->err.code != TPA_OK)
                 return report(p, err);
-        for (size_t i = 0; i < len; i++, p->in_off++) {
+        /* in_off is kept in a local while the loop runs (speed, bench/);
+         * only finish() reads it, and not after an error. */
+        uint64_t base = p->in_off;
+        size_t next_q = 0, next_bs = 0;         /* known when >= i and *_ok */
+        bool q_ok = false, bs_ok = false;
+
+        for (size_t i = 0; i < len; i++) {
                 unsigned char c = s[i];
 
-                if (p->in_off < 3 && p->bom_ok) {
-                        if (c == bom[p->in_off]) {
+                if (base + i < 3 && p->bom_ok) {
+                        if (c == bom[base + i]) {
                                 if (emit(p, ' ') < 0)
                                         return report(p, err);
                                 continue;
                         }
                         p->bom_ok = false;
                 }
+                /* Speed (bench/): inside a string nothing but '"' and '\\'
+                 * matters to the filter or to the token state, nor inside a
+                 * number or literal anything but the bytes in `special`, so
+                 * such runs are copied whole. (!comma: nothing is held, so
+                 * p->tok has seen every byte taken.) */
+                if (p->in_str ? !p->esc : !p->comma && !p->tok.boundary) {
+                        size_t j = i;
+                        if (p->in_str) {
+                                /* memchr is vectorised (kernel names run
+                                 * long); the next '"' and '\\' are kept, so
+                                 * a string full of escapes scans once */
+                                if (!q_ok || next_q < i) {
+                                        const unsigned char *q = memchr(s + i, '"', len - i);
+                                        next_q = q != NULL ? (size_t)(q - s) : len;
+                                        q_ok = true;
+                                        bs_ok = false;
+                                }
+                                if (!bs_ok || next_bs < i) {
+                                        const unsigned char *q = memchr(s + i, '\\', next_q - i);
+                                        next_bs = q != NULL ? (size_t)(q - s) : next_q;
+                                        bs_ok = true;
+                                }
+                                j = next_q < next_bs ? next_q : next_bs;
+                                p->str_raw += j - i;
+                        } else
+                                while (j < len && !special[s[j]])
+                                        j++;
+                        if (j > i) {
+                                if (!p->str_skip && emit_run(p, s + i, j - i) < 0)
+                                        return report(p, err);
+                                if (p->in_str && str_check(p) < 0)
+                                        return report(p, err);
+                                if (j == len)
+                                        break;
+                                i = j;
+                                c = s[i];
+                        }
+                }
                 if (p->in_str) {
-                        if (p->esc)
+                        if (p->esc) {
                                 p->esc = false;
-                        else if (c == '\\')
+                                p->str_extra += c == 'u' ? 5 : 1;   /* \uXXXX: >= 1 byte */
+                        } else if (c == '\\') {
                                 p->esc = true;
-                        else if (c == '"')
+                        } else if (c == '"') {
                                 p->in_str = false;
+                                if (p->str_skip) {
+                                        str_too_long(p);
+                                        return report(p, err);
+                                }
+                        }
+                        if (p->in_str) {
+                                p->str_raw++;
+                                if (str_check(p) < 0)
+                                        return report(p, err);
+                                if (p->str_skip)
+                                        continue;
+                        }
                 } else if (p->comma) {
                         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
                                 p->comma_ws++;
@@ -1167,17 +1285,21 @@ int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                                 p->comma = true;
                                 continue;
                         }
-                        if (c == '"')
+                        if (c == '"') {
                                 p->in_str = true;
+                                str_open(p, base + i);
+                        }
                 } else if (c == ',') {
                         p->comma = true;
                         continue;
                 } else if (c == '"') {
                         p->in_str = true;
+                        str_open(p, base + i);
                 }
                 if (emit(p, c) < 0)
                         return report(p, err);
         }
+        p->in_off = base + len;
         if (flush(p) < 0)
                 return report(p, err);
         return 0;
@@ -1213,6 +1335,10 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
 
         if (p->err.code != TPA_OK)
                 return report(p, err);
+        if (p->str_skip) {              /* the input ends inside it */
+                str_too_long(p);
+                return report(p, err);
+        }
         if (p->comma && release_comma(p, -1) < 0)
                 return report(p, err);
         if (flush(p) < 0)
