@@ -282,6 +282,47 @@ static int cmp_kv(const void *pa, const void *pb)
         return (x->end < y->end) - (x->end > y->end);      /* latest end first */
 }
 
+/* Sort v[0..n) with cmp_kv and `tmp` of n / 2 + 1 entries: a merge sort
+ * that skips merging halves already in order. Correlation ids grow with
+ * time, so the table comes nearly sorted: this costs about n compares and
+ * half the scratch memory of qsort's merge sort (bench/). */
+static void sort_kv(kv *v, kv *tmp, size_t n)
+{
+        size_t mid = n / 2, i, j, k;
+
+        if (n <= 16) {
+                for (i = 1; i < n; i++) {
+                        kv x = v[i];
+                        for (j = i; j > 0 && cmp_kv(&v[j - 1], &x) > 0; j--)
+                                v[j] = v[j - 1];
+                        v[j] = x;
+                }
+                return;
+        }
+        sort_kv(v, tmp, mid);
+        sort_kv(v + mid, tmp, n - mid);
+        if (cmp_kv(&v[mid - 1], &v[mid]) <= 0)
+                return;
+        memcpy(tmp, v, mid * sizeof(*v));
+        for (i = 0, j = mid, k = 0; i < mid; k++) {
+                if (j < n && cmp_kv(&v[j], &tmp[i]) < 0)
+                        v[k] = v[j++];
+                else
+                        v[k] = tmp[i++];
+        }
+}
+
+static void sort_kvs(kv *v, size_t n)
+{
+        kv *tmp = n > 0 ? malloc((n / 2 + 1) * sizeof(*tmp)) : NULL;
+
+        if (tmp != NULL)
+                sort_kv(v, tmp, n);
+        else if (n > 0)
+                qsort(v, n, sizeof(*v), cmp_kv);
+        free(tmp);
+}
+
 /* The latest device end for `key`, or -1. */
 static tpa_ns kv_find(const kv *v, size_t n, uint32_t key)
 {
@@ -338,11 +379,18 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                         continue;
                 if (c->ev[i].corr != 0)
                         corr[nc++] = (kv){ c->ev[i].corr, c->ev[i].ts + c->ev[i].dur };
-                if (c->ev[i].group != 0)
+                /* Memory (bench/): device events of one group come in runs;
+                 * a run needs one entry, its latest end (kv_find wants the
+                 * largest end of a key, as below). */
+                if (c->ev[i].group != 0 && ng > 0 && grp[ng - 1].key == c->ev[i].group) {
+                        if (c->ev[i].ts + c->ev[i].dur > grp[ng - 1].end)
+                                grp[ng - 1].end = c->ev[i].ts + c->ev[i].dur;
+                } else if (c->ev[i].group != 0) {
                         grp[ng++] = (kv){ c->ev[i].group, c->ev[i].ts + c->ev[i].dur };
+                }
         }
-        qsort(corr, nc, sizeof(*corr), cmp_kv);
-        qsort(grp, ng, sizeof(*grp), cmp_kv);
+        sort_kvs(corr, nc);
+        sort_kvs(grp, ng);
         for (size_t k = 0; k < l->n; k++) {
                 tpa_ns g = l->v[k].group != 0 ? kv_find(grp, ng, l->v[k].group) : -1;
                 ext[k] = g > l->v[k].e ? g : l->v[k].e;
