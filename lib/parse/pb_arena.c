@@ -23,7 +23,6 @@ static void *arena_alloc(void *ctx, size_t size)
         tpa_pb_arena *a = ctx;
         struct block *b;
         size_t need = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-        void *p;
 
         if (need == 0)
                 need = ALIGN;
@@ -33,7 +32,7 @@ static void *arena_alloc(void *ctx, size_t size)
         }
 #ifndef TPA_ARENA_DEBUG
         if (a->blocks != NULL && a->size - a->used >= need) {
-                p = ((struct block *)a->blocks)->data + a->used;
+                void *p = ((struct block *)a->blocks)->data + a->used;
                 a->used += need;
                 a->total += need;
                 return p;
