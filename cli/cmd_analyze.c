@@ -11,36 +11,7 @@
 #include "commands.h"
 #include "output.h"
 #include "render.h"
-
-/* The default rules, extended or replaced by --rules, with --set applied.
- * Returns an exit code. */
-static int load_rules(tpa_rules **out, const cli_args *args)
-{
-        tpa_error err = TPA_ERROR_INIT;
-        tpa_rules *r = NULL;
-
-        if (tpa_rules_new_default(&r, &err) < 0)
-                return cli_report_error(&err, "rules/default.tpr");
-        if (args->rules != NULL &&
-            tpa_rules_load_file(r, args->rules, args->rules_replace, &err) < 0) {
-                tpa_rules_free(r);
-                return cli_report_error(&err, args->rules);
-        }
-        for (int i = 0; i < args->define_count; i++) {
-                if (tpa_rules_set_threshold(r, args->define[i], &err) < 0) {
-                        tpa_rules_free(r);
-                        if (err.code == TPA_EINVAL) {
-                                cli_errorf("--set %s: %s", args->define[i], err.msg);
-                                fprintf(stderr, "Try 'tfprof-analyze --help' for more "
-                                        "information.\n");
-                                return EXIT_USAGE;
-                        }
-                        return cli_report_error(&err, args->define[i]);
-                }
-        }
-        *out = r;
-        return EXIT_OK;
-}
+#include "run_load.h"
 
 /* --fail-on-severity: EXIT_GATE when a run finding reaches `level`. */
 static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
@@ -97,7 +68,7 @@ int cmd_analyze(const cli_args *args)
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
         }
-        if ((rc = load_rules(&rules, args)) != EXIT_OK)
+        if ((rc = cli_load_rules(&rules, args)) != EXIT_OK)
                 return rc;
         ro.strict = args->strict;
         ro.max_events = args->max_events;
