@@ -20,7 +20,7 @@
 # Env: TPA_BENCH_BUILD (build dir, default build-bench, set up as release),
 #      TPA_BENCH_OUT (default bench/out), PYTHON (default python3),
 #      TPA_BENCH_HTA_MAX (largest JSON size HTA is run on, bytes; default
-#      300000000: HTA takes about a second per MB of JSON).
+#      300000000: HTA takes about 2 s per MB of JSON).
 # The tools' stderr goes to bench/out/stderr.log.
 set -eu
 cd "$(dirname "$0")/.."
