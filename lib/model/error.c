@@ -9,6 +9,7 @@
 
 #include "tpa/trace.h"
 
+TPA_PRINTF(3, 0)
 static void fill(tpa_error *err, int code, const char *fmt, va_list ap)
 {
         err->code = code;

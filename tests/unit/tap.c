@@ -11,6 +11,7 @@
 
 static int count, failed;
 
+TAP_PRINTF(2, 0)
 static void line(bool cond, const char *fmt, va_list ap)
 {
         printf("%s %d - ", cond ? "ok" : "not ok", ++count);
