@@ -34,7 +34,7 @@ int cli_render(FILE *fp, const cli_args *args, const tpa_trace *tr, const tpa_an
                 return EXIT_USAGE;
         }
         if (cli_render_is_text(args))
-                tpa_report_text(fp, tr, a, path);
+                tpa_report_text_color(fp, tr, a, path, cli_use_color((int)args->color));
         else if (strcmp(args->format, "json") == 0)
                 rc = tpa_report_json(fp, tr, a, path, &err);
         else if (strcmp(args->format, "markdown") == 0)

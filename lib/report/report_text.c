@@ -117,7 +117,7 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
         }
 }
 
-static void section_verdict(FILE *fp, const tpa_analysis *a)
+static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
 {
         char t1[32], t2[32], t3[32], t4[32];
         static const struct { tpa_group g; const char *label; } rows[] = {
@@ -127,7 +127,10 @@ static void section_verdict(FILE *fp, const tpa_analysis *a)
                 { TPA_GROUP_IDLE, "idle" },
         };
 
-        fprintf(fp, "\nverdict: %s\n", a->run_class != NULL ? a->run_class : "(no rules)");
+        /* Colour (a tty, no NO_COLOR: the CLI decides) marks only the verdict
+         * and severities; the words carry the meaning without it. */
+        fprintf(fp, "\nverdict: %s%s%s\n", color ? "\033[1m" : "",
+                a->run_class != NULL ? a->run_class : "(no rules)", color ? "\033[0m" : "");
         if (a->class_kinds > 0) {
                 fprintf(fp, "  steps by class:");
                 for (size_t i = 0; i < a->class_kinds; i++)
@@ -171,9 +174,15 @@ static void section_verdict(FILE *fp, const tpa_analysis *a)
                 for (size_t i = 0; i < a->finding_count; i++) {
                         const tpa_finding *f = &a->findings[i];
                         static const char *const sev[] = { "info", "warning", "error" };
+                        static const char *const hue[] = { "\033[36m", "\033[33m",
+                                                           "\033[31m" };
+                        unsigned k = f->severity <= 2 ? (unsigned)f->severity : 0;
                         char text[700];
-                        int col = fprintf(fp, "    %-7s %s:", sev[f->severity <= 2 ? f->severity : 0],
-                                          f->name);
+                        int col = fprintf(fp, "    %s%-7s%s %s:", color ? hue[k] : "", sev[k],
+                                          color ? "\033[0m" : "", f->name);
+
+                        if (color)      /* the escapes take no columns */
+                                col -= (int)(strlen(hue[k]) + strlen("\033[0m"));
                         if (f->gain_frac >= 0)
                                 snprintf(text, sizeof(text), "%s (gain up to %.1f%%)", f->message,
                                          pct(f->gain_frac));
@@ -289,9 +298,15 @@ static void section_ops(FILE *fp, const char *title, const tpa_op_stat *ops, siz
 
 void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path)
 {
+        tpa_report_text_color(fp, tr, a, path, false);
+}
+
+void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
+                           const char *path, bool color)
+{
         tpa_report_read_summary(fp, tr, path);
         section_steps(fp, a);
-        section_verdict(fp, a);
+        section_verdict(fp, a, color);
         section_table(fp, a);
         section_gaps(fp, a);
         section_copies(fp, a);

@@ -20,6 +20,10 @@ void tpa_report_read_summary(FILE *fp, const tpa_trace *tr, const char *path);
  * found and excluded, the verdict, per-step table, top idle gaps, copies,
  * host gaps, top ops. At most 100 columns, deterministic. */
 void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path);
+/* As tpa_report_text(); with `color`, ANSI escapes mark the verdict and the
+ * finding severities (the caller decides: a tty and no NO_COLOR). */
+void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
+                           const char *path, bool color);
 
 /* A short table over several analysed inputs (hosts or runs). */
 void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
