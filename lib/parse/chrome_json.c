@@ -101,6 +101,8 @@ struct tpa_chrome_parser {
         uint64_t           str_start, str_raw, str_extra;
         bool               str_skip;
         bool               bom_ok;
+        /* where the last number, true, false, null or "" ended */
+        uint64_t           value_end;
         size_t             out_len;
         struct tok_state   tok, tok_snap; /* token starts, now and at out[0] */
         unsigned char      out[OUT_SIZE];
@@ -454,7 +456,10 @@ static bool at_args_level(const tpa_chrome_parser *p)
 static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
 {
         struct record *r = &p->rec;
-        uint64_t at = offset_now(p) - len - (quoted ? 2 : 0);
+        uint64_t end = offset_now(p), at = end - len - (quoted ? 2 : 0);
+
+        if (!quoted)
+                p->value_end = end;             /* for moved_back_start() */
 
         if (at_event_level(p)) {
                 switch (p->key) {
@@ -531,6 +536,8 @@ static int on_string(void *ctx, const unsigned char *us, size_t len)
         const char *s = (const char *)us;
         struct record *r = &p->rec;
 
+        if (len == 0)
+                p->value_end = offset_now(p);   /* for moved_back_start() */
         if (!check_string(p, len))
                 return 0;
         if (at_event_level(p)) {
@@ -589,14 +596,18 @@ static int on_string(void *ctx, const unsigned char *us, size_t len)
 
 static int on_null(void *ctx)
 {
-        (void)ctx;
+        tpa_chrome_parser *p = ctx;
+
+        p->value_end = offset_now(p);
         return 1;
 }
 
 static int on_boolean(void *ctx, int v)
 {
-        (void)ctx;
+        tpa_chrome_parser *p = ctx;
+
         (void)v;
+        p->value_end = offset_now(p);
         return 1;
 }
 
@@ -1027,6 +1038,32 @@ static void syntax_message(const char *y, char *buf, size_t size)
 
 static struct tok_state token_at(const tpa_chrome_parser *p, uint64_t at);
 
+/* Where the token starts that yajl refused after a value in a map ("I
+ * expect ',' or '}'"). Only for this error yajl moves its offset back by the
+ * token's length (yajl_parser.c, "try to restore error offset"), so `at` is
+ * the token's first byte; or the chunk start, inside the token, when it
+ * began in an earlier chunk; or, as a string's quotes are not counted, 2
+ * bytes past its quote. That is inside the token except for two cases,
+ * where `at` is just past it: "", and a number that ended at the chunk end
+ * (yajl needs the next byte to end it). The token right before `at` is then
+ * either that token or the map's value; value_end tells which. */
+static uint64_t moved_back_start(const tpa_chrome_parser *p, uint64_t at)
+{
+        struct tok_state t = token_at(p, at), e, q;
+
+        if (t.start != at || at == 0 || p->value_end == at)
+                return t.start;
+        e = token_at(p, at - 1);                /* tok_snap when at - 1 is before out[0] */
+        if (e.literal && !e.boundary)
+                return e.start;
+        if (at > p->fed && !e.in_str && e.start == at - 2) {
+                q = token_at(p, at - 2);
+                if (q.in_str && q.start == at - 2)
+                        return at - 2;          /* "" */
+        }
+        return t.start;
+}
+
 static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char *text,
                        size_t len)
 {
@@ -1036,19 +1073,27 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
         } else if (p->err.code == TPA_OK) {
                 unsigned char *y = yajl_get_error(p->yh, 0, text, len);
                 char msg[120];
+                bool moved_back = y != NULL && strstr((const char *)y, "inside map") != NULL;
                 syntax_message(y != NULL ? (const char *)y : "", msg, sizeof(msg));
                 if (y != NULL)
                         yajl_free_error(p->yh, y);
-                uint64_t at = offset_now(p), x = at > p->fed ? at - 1 : at;
-                struct tok_state t = token_at(p, x);
-                uint64_t start = t.start;
-                /* yajl may stop on a bad literal ("tru}") or just after it,
-                 * depending on where the chunk ended: prefer the literal */
-                if (start == x && x - p->fed < p->out_len &&
-                    strchr("{}[]:, \t\r\n\"", p->out[x - p->fed]) != NULL) {
-                        struct tok_state b = x > p->fed ? token_at(p, x - 1) : p->tok_snap;
-                        if (b.literal && !b.boundary)
-                                start = b.start;
+                uint64_t at = offset_now(p), start;
+                if (moved_back) {
+                        start = moved_back_start(p, at);
+                } else {
+                        uint64_t x = at > p->fed ? at - 1 : at;
+                        struct tok_state t = token_at(p, x);
+                        start = t.start;
+                        /* yajl may stop on a bad literal ("tru}") or just
+                         * after it, depending on where the chunk ended:
+                         * prefer the literal */
+                        if (start == x && x - p->fed < p->out_len &&
+                            strchr("{}[]:, \t\r\n\"", p->out[x - p->fed]) != NULL) {
+                                struct tok_state b =
+                                        x > p->fed ? token_at(p, x - 1) : p->tok_snap;
+                                if (b.literal && !b.boundary)
+                                        start = b.start;
+                        }
                 }
                 tpa_error_set(&p->err, TPA_EFORMAT, start, "%s", msg);
         }
@@ -1186,6 +1231,134 @@ static int str_too_long(tpa_chrome_parser *p)
         return p->err.code;
 }
 
+/* Speed (bench/): the filter's common case, nothing held (no comma, no
+ * string being skipped, past the BOM), in one tight loop: every byte taken
+ * is emitted as is and p->tok follows it, as emit() and tok_step() would
+ * do byte by byte. A ',' goes through at once when the next byte is in this
+ * chunk and neither closes a container nor is a space. Stops at a ','
+ * otherwise, a '\\' in a string, a string nearing max_string, or the end,
+ * leaving that byte to the loop in tpa_chrome_parser_feed(); *pos is where. */
+static int feed_fast(tpa_chrome_parser *p, const unsigned char *s, size_t *pos, size_t len,
+                     uint64_t base)
+{
+        enum { C_LIT, C_WS, C_PUNCT, C_QUOTE, C_COMMA };
+        static const unsigned char cls[256] = {
+                [' '] = C_WS, ['\t'] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS,
+                ['{'] = C_PUNCT, ['}'] = C_PUNCT, ['['] = C_PUNCT, [']'] = C_PUNCT,
+                [':'] = C_PUNCT, ['"'] = C_QUOTE, [','] = C_COMMA,
+        };
+        /* after a ',', the bytes that let it through unchanged */
+        static const bool comma_held[256] = {
+                [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
+                [']'] = true, ['}'] = true,
+        };
+        size_t i = *pos;
+
+        while (i < len) {
+                if (p->in_str) {
+                        size_t j = i, e;
+                        const unsigned char *q;
+
+                        while (j < len && j - i < 16 && s[j] != '"' && s[j] != '\\')
+                                j++;
+                        if (j < len && j - i == 16) {
+                                q = memchr(s + j, '"', len - j);
+                                e = q != NULL ? (size_t)(q - s) : len;
+                                q = memchr(s + j, '\\', e - j);
+                                j = q != NULL ? (size_t)(q - s) : e;
+                        }
+                        if (p->str_raw + (j - i) > p->str_extra + p->max_string)
+                                break;
+                        p->str_raw += j - i;
+                        if (j > i && emit_run(p, s + i, j - i) < 0)
+                                return p->err.code;
+                        i = j;
+                        if (i == len || s[i] == '\\')
+                                break;
+                        p->in_str = false;      /* the closing quote */
+                        if (emit(p, '"') < 0)
+                                return p->err.code;
+                        i++;
+                        continue;
+                }
+                if (p->out_len == OUT_SIZE && flush(p) < 0)
+                        return p->err.code;
+                if (p->out_len == 0)
+                        p->tok_snap = p->tok;
+                size_t n = len - i, k;
+                if (n > OUT_SIZE - p->out_len)
+                        n = OUT_SIZE - p->out_len;
+                struct tok_state t = p->tok;
+                unsigned char *o = p->out + p->out_len;
+                const unsigned char *in = s + i;
+                uint64_t at = p->fed + p->out_len;
+
+                for (k = 0; k < n; k++) {
+                        unsigned char c = in[k];
+                        switch (cls[c]) {
+                        case C_LIT:
+                                if (t.boundary) {
+                                        t.start = at + k;
+                                        t.boundary = false;
+                                        t.literal = true;
+                                }
+                                break;
+                        case C_WS:
+                                t.boundary = true;
+                                break;
+                        case C_QUOTE: {
+                                /* a short string whole in this batch, with
+                                 * no escape: copied here, as feed() would */
+                                size_t m = k + 1, lim = n - k > 34 ? k + 34 : n;
+                                while (m < lim && in[m] != '"' && in[m] != '\\') {
+                                        o[m] = in[m];
+                                        m++;
+                                }
+                                if (m == lim || in[m] != '"' || m - k - 1 > p->max_string)
+                                        goto stop;
+                                o[k] = '"';
+                                o[m] = '"';
+                                p->str_start = base + i + k;
+                                p->str_raw = m - k - 1;
+                                p->str_extra = 0;
+                                t.start = at + k;
+                                t.boundary = true;
+                                t.literal = false;
+                                k = m;
+                                continue;
+                        }
+                        case C_COMMA:
+                                if (i + k + 1 >= len || comma_held[in[k + 1]])
+                                        goto stop;
+                                /* fall through */
+                        case C_PUNCT:
+                                t.start = at + k;
+                                t.boundary = true;
+                                t.literal = false;
+                                break;
+                        default:
+                                goto stop;
+                        }
+                        o[k] = c;
+                }
+stop:
+                p->tok = t;
+                p->out_len += k;
+                i += k;
+                if (k == n)
+                        continue;
+                if (s[i] != '"')
+                        break;          /* a ',' to hold */
+                p->in_str = true;       /* an opening quote */
+                str_open(p, base + i);
+                if (emit(p, '"') < 0)
+                        return p->err.code;
+                i++;
+        }
+        *pos = i;
+        return 0;
+}
+
 int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                            tpa_error *err)
 {
@@ -1215,6 +1388,14 @@ int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                                 continue;
                         }
                         p->bom_ok = false;
+                }
+                if (!p->comma && !p->str_skip && !(p->in_str && p->esc) &&
+                    (base + i >= 3 || !p->bom_ok)) {
+                        if (feed_fast(p, s, &i, len, base) < 0)
+                                return report(p, err);
+                        if (i == len)
+                                break;
+                        c = s[i];
                 }
                 /* Speed (bench/): inside a string nothing but '"' and '\\'
                  * matters to the filter or to the token state, nor inside a

@@ -182,6 +182,44 @@ static void test_chrome_json__chunks(void)
         }
 }
 
+/* A token refused after a map's value is where the error points, for any
+ * chunking: yajl moves its offset back over that token (by its length, or
+ * to the chunk start), and "" and a number cut at a chunk end are the cases
+ * where that lands just past it. '@' marks the expected offset. */
+static void test_chrome_json__offending_token(void)
+{
+        static const char *const cases[] = {
+                "[{\"ph\":\"X\",\"cat\":\"gpu\"@:0,\"ts\":1}]",
+                "[{\"ph\":\"X\",\"name\":\"\"@\"b\"}]",
+                "[{\"ph\":\"X\",\"name\":\"\"@:1}]",
+                "[{\"ph\":\"X\",\"name\":\"a\"@\"\":1}]",
+                "[{\"ph\":\"X\",\"name\":\"a\" @\"\" }]",
+                "[{\"ph\":\"X\",\"name\":\"\"@\"\"}]",
+                "[{\"ph\":\"X\",\"ts\":1 @23}]",
+                "{\"a\":\"x\"   @12345678901234567890123}",
+                "{\"a\":1@:2}", "{\"a\":true@:2}", "{\"a\":false@\"\"}", "{\"a\":{}@{}}",
+                "{\"a\":[]@\"xyz\"}", "{\"a\":\"x\"@[1]}",
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char data[128];
+                const char *mark = strchr(cases[i], '@');
+                size_t want = (size_t)(mark - cases[i]), len, bad = 0;
+                struct result r;
+
+                snprintf(data, sizeof(data), "%.*s%s", (int)want, cases[i], mark + 1);
+                len = strlen(data);
+                for (size_t c = 1; c <= len; c++) {
+                        parse(data, len, c, false, &r);
+                        if (r.code != TPA_EFORMAT || r.offset != want)
+                                bad++;
+                        release(&r);
+                }
+                tap_ok(bad == 0, "test_chrome_json__offending_token: %s: at %zu for 1..%zu-byte "
+                       "chunks (%zu differ)", data, want, len, bad);
+        }
+}
+
 static void test_chrome_json__values(void)
 {
         struct result r;
@@ -247,6 +285,24 @@ static void test_chrome_json__limits(void)
         tpa_chrome_parser_free(p);
         tpa_trace_free(tr);
 
+        /* objects: at the 65th '{' itself, not the byte after it */
+        {
+                char objs[600];
+                struct result r;
+                size_t bad = 0;
+                for (int i = 0; i < 100; i++)
+                        memcpy(objs + 5 * i, "{\"a\":", 5);
+                objs[500] = '1';
+                for (size_t c = 1; c <= 64; c++) {
+                        parse(objs, 501, c, false, &r);
+                        if (r.code != TPA_ELIMIT || r.offset != 64 * 5 || objs[r.offset] != '{')
+                                bad++;
+                        release(&r);
+                }
+                tap_ok(bad == 0, "test_chrome_json__limits: object depth 65 is refused at the "
+                       "65th '{' (320) for 1..64-byte chunks (%zu differ)", bad);
+        }
+
         o.max_string = 16;
         tpa_trace_new(&tr, &err);
         tpa_chrome_parser_new(&p, tr, &o, &err);
@@ -263,5 +319,6 @@ int main(void)
         test_chrome_json__values();
         test_chrome_json__limits();
         test_chrome_json__chunks();
+        test_chrome_json__offending_token();
         return tap_done();
 }
