@@ -1328,10 +1328,9 @@ static int feed_fast(tpa_chrome_parser *p, const unsigned char *s, size_t *pos, 
                                 continue;
                         }
                         case C_COMMA:
-                                if (i + k + 1 >= len || comma_held[in[k + 1]])
-                                        goto stop;
-                                /* fall through */
                         case C_PUNCT:
+                                if (c == ',' && (i + k + 1 >= len || comma_held[in[k + 1]]))
+                                        goto stop;
                                 t.start = at + k;
                                 t.boundary = true;
                                 t.literal = false;
