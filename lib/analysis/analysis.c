@@ -455,14 +455,21 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
                         for (size_t k = 0; k < l->n; k++) {
                                 if ((r = tpa_ivl__push(&c->dev_any[d], l->v[k].s, l->v[k].e,
                                                        err)) < 0 ||
-                                    (r = tpa_ivl__push(&c->dev_all, l->v[k].s, l->v[k].e,
-                                                       err)) < 0)
+                                    (c->ndev > 1 &&
+                                     (r = tpa_ivl__push(&c->dev_all, l->v[k].s, l->v[k].e,
+                                                        err)) < 0))
                                         goto out;
                         }
                 }
                 tpa_ivl__merge(&c->dev_any[d]);
         }
-        tpa_ivl__merge(&c->dev_all);
+        /* One device (the common case): the union over all devices is its
+         * union, the same pushes merged the same way; shared, not copied
+         * (memory, bench/). ctx_free() frees it once. */
+        if (c->ndev == 1)
+                c->dev_all = c->dev_any[0];
+        else
+                tpa_ivl__merge(&c->dev_all);
         for (int ch = 0; ch < HOST_CH__COUNT; ch++)
                 tpa_ivl__merge(&c->host[ch]);
         for (size_t t = 0; t < c->ntracks; t++)
@@ -535,7 +542,8 @@ static void ctx_free(tpa_actx *c)
                         tpa_ivl__free(&c->fw[i]);
         for (int i = 0; i < HOST_CH__COUNT; i++)
                 tpa_ivl__free(&c->host[i]);
-        tpa_ivl__free(&c->dev_all);
+        if (c->ndev != 1)       /* else empty, or dev_any[0] (channels) */
+                tpa_ivl__free(&c->dev_all);
         tpa_ivl__free(&c->fw_all);
         free(c->dev);
         free(c->dev_any);
