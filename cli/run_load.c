@@ -21,8 +21,11 @@ int cli_load_rules(tpa_rules **out, const cli_args *args)
                 return cli_report_error(&err, "rules/default.tpr");
         if (args->rules != NULL &&
             tpa_rules_load_file(r, args->rules, args->rules_replace, &err) < 0) {
+                int rc = cli_report_error(&err, args->rules);
                 tpa_rules_free(r);
-                return cli_report_error(&err, args->rules);
+                /* STYLE.md 10: a rule file that is missing or unreadable is
+                 * a rules problem (4) like a bad one; only out of memory is not */
+                return err.code == TPA_ENOMEM ? rc : EXIT_RULES;
         }
         for (int i = 0; i < args->define_count; i++) {
                 if (tpa_rules_set_threshold(r, args->define[i], &err) < 0) {

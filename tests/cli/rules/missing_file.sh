@@ -1,4 +1,4 @@
-# a rule file that does not exist is an input error (exit 3)
+# a rule file that does not exist is a rules problem (exit 4, STYLE.md 10)
 cd "$TPA_TMP" || exit 99
 : nothing to write
 tfprof-analyze --rules nope.tpr never-read.json
