@@ -1025,6 +1025,7 @@ static void syntax_message(const char *y, char *buf, size_t size)
                 { "premature EOF", "the input ends inside a value" },
                 { "trailing garbage", "unexpected bytes after the end of the JSON value" },
                 { "inside string", "invalid escape in a string" },
+                { "probable comment", "unexpected '/' (JSON has no comments)" },
         };
 
         for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
@@ -1074,6 +1075,8 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                 unsigned char *y = yajl_get_error(p->yh, 0, text, len);
                 char msg[120];
                 bool moved_back = y != NULL && strstr((const char *)y, "inside map") != NULL;
+                /* yajl stops on a '/' (a comment), not after it */
+                bool on_it = y != NULL && strstr((const char *)y, "probable comment") != NULL;
                 syntax_message(y != NULL ? (const char *)y : "", msg, sizeof(msg));
                 if (y != NULL)
                         yajl_free_error(p->yh, y);
@@ -1081,7 +1084,7 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                 if (moved_back) {
                         start = moved_back_start(p, at);
                 } else {
-                        uint64_t x = at > p->fed ? at - 1 : at;
+                        uint64_t x = at > p->fed && !on_it ? at - 1 : at;
                         struct tok_state t = token_at(p, x);
                         start = t.start;
                         /* yajl may stop on a bad literal ("tru}") or just

@@ -199,6 +199,8 @@ static void test_chrome_json__offending_token(void)
                 "{\"a\":\"x\"   @12345678901234567890123}",
                 "{\"a\":1@:2}", "{\"a\":true@:2}", "{\"a\":false@\"\"}", "{\"a\":{}@{}}",
                 "{\"a\":[]@\"xyz\"}", "{\"a\":\"x\"@[1]}",
+                /* yajl stops on a '/' (a comment), not after it */
+                "[{@/memcpy,\"ts\":1}]", "{\"a\" @/", "[ @/*x*/ 1]",
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
