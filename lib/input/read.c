@@ -117,6 +117,11 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
         r = tpa_source_peek(src, &head, &n, 4096, err);
         if (r < 0)
                 return r;
+        if (n == 0 && tpa_source_is_gzip(src) && tpa_source_truncated(src))
+                return tpa_error_set(err, TPA_EFORMAT, 0,
+                                     "the gzip stream is cut short: it ends after %llu bytes, "
+                                     "before any data",
+                                     (unsigned long long)tpa_source_bytes_in(src));
         if (n == 0)
                 return tpa_error_set(err, TPA_EFORMAT, 0, "the input is empty");
         if (f == TPA_FORMAT_AUTO)
