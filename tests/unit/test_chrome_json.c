@@ -248,6 +248,8 @@ static void test_chrome_json__values(void)
         parse(data, len, len, false, &r);
         tap_eq((int64_t)r.health.unmatched_end, 1, "test_chrome_json__values: 1 unmatched E");
         tap_eq((int64_t)r.health.unmatched_begin, 1, "test_chrome_json__values: 1 unclosed B");
+        tap_eq((int64_t)r.warnings, 2,
+               "test_chrome_json__values: a warning for the lone E, one for the unclosed B");
         if (r.events == 4) {
                 tap_eq(r.ev[0].dur, 30000, "test_chrome_json__values: outer B/E is 30 us");
                 tap_eq(r.ev[1].dur, 10000, "test_chrome_json__values: inner B/E is 10 us");
