@@ -151,11 +151,18 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
 {
         tpa_health *h = tpa_trace_health(tr);
         uint64_t before_in = h->bytes_in, before_out = h->bytes_read;
+        uint64_t before_bad = h->invalid_utf8;
         int r;
 
         r = dispatch(tr, src, opts, err);
         h->bytes_in = before_in + tpa_source_bytes_in(src);
         h->bytes_read = before_out + tpa_source_offset(src);
+        /* One warning for all of this input's strings that the readers
+         * repaired (model/utf8.h), so that reports stay valid UTF-8. */
+        if (r == 0 && h->invalid_utf8 > before_bad)
+                tpa_trace_warn(tr, before_bad == 0 ? h->invalid_utf8_at : 0,
+                               "%llu strings have invalid UTF-8, replaced by U+FFFD",
+                               (unsigned long long)(h->invalid_utf8 - before_bad));
         return r;
 }
 

@@ -22,6 +22,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "input/readers.h"
+#include "model/utf8.h"
 #include "parse/chrome_json.h"
 #include "parse/classify.h"
 
@@ -365,11 +366,13 @@ static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t 
         return 1;
 }
 
+/* Every string kept goes through here: invalid UTF-8 is replaced and
+ * counted, at the offset of its record (model/utf8.h). */
 static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         tpa_error e = TPA_ERROR_INIT;
 
-        if (tpa_trace_intern(p->tr, out, s, len, &e) < 0)
+        if (tpa_utf8__intern(p->tr, out, s, len, p->rec.offset, &e) < 0)
                 return fail_code(p, &e);
         return 1;
 }

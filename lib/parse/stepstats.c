@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "input/readers.h"
+#include "model/utf8.h"
 #include "parse/classify.h"
 #include "parse/pb_arena.h"
 #include "parse/stepstats.h"
@@ -167,9 +168,11 @@ static void event_name(const Tpapb__NodeExecStats *ns, bool gputrace, const char
         }
 }
 
+/* Names from the input (devices, nodes, ops, the tfevents tag): invalid
+ * UTF-8 is replaced and counted (model/utf8.h). */
 static int intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa_error *err)
 {
-        return tpa_trace_intern(tr, out, s, len, err);
+        return tpa_utf8__intern(tr, out, s, len, 0, err);
 }
 
 /* The step marker: "train N" (or "train N: TAG" for a tfevents tag) on a
@@ -218,7 +221,7 @@ static int add_step(tpa_trace *tr, size_t first, tpa_ns lo, tpa_ns hi, const cha
         ev.ts = lo;
         ev.dur = hi - lo;
         ev.track = track;
-        if ((rc = tpa_trace_intern(tr, &ev.name, name, strlen(name), err)) < 0 ||
+        if ((rc = intern(tr, &ev.name, name, strlen(name), err)) < 0 ||
             (rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0)
                 return rc;
         return tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "input/readers.h"
+#include "model/utf8.h"
 #include "parse/classify.h"
 #include "parse/pb_arena.h"
 #include "xplane.pb-c.h"
@@ -333,7 +334,7 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
         if (md != NULL && !md->interned && md->m != NULL) {
                 const char *n = md->m->display_name[0] != '\0' ? md->m->display_name
                                                                 : md->m->name;
-                rc = tpa_trace_intern(tr, &md->name, n, strlen(n), r->err);
+                rc = tpa_utf8__intern(tr, &md->name, n, strlen(n), 0, r->err);
                 if (rc < 0)
                         return rc;
                 md->interned = true;
@@ -343,7 +344,8 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
          * not. A bare group number says less than the event's own name
          * ("EagerKernelExecute"), so that one is left alone. */
         if (rec.step_name != NULL && !all_digits(rec.step_name, rec.step_name_len)) {
-                rc = tpa_trace_intern(tr, &ev.name, rec.step_name, rec.step_name_len, r->err);
+                rc = tpa_utf8__intern(tr, &ev.name, rec.step_name, rec.step_name_len, 0,
+                                      r->err);
                 if (rc < 0)
                         return rc;
         }
@@ -387,7 +389,7 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
                 size_t op_len = rec.tf_op != NULL ? rec.tf_op_len : rec.op_len;
                 tpa_str id;
                 if (op != NULL && op_len > 0) {
-                        if ((rc = tpa_trace_intern(tr, &id, op, op_len, r->err)) < 0 ||
+                        if ((rc = tpa_utf8__intern(tr, &id, op, op_len, 0, r->err)) < 0 ||
                             (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_OP, id, r->err)) < 0)
                                 return rc;
                 }
@@ -420,7 +422,7 @@ static int read_plane(struct reader *r, const Tpapb__XPlane *pl, int64_t pid, si
         if (rc < 0)
                 return rc;
         p = tpa_trace_process(tr, proc);
-        rc = tpa_trace_intern(tr, &p->name, pl->name, strlen(pl->name), r->err);
+        rc = tpa_utf8__intern(tr, &p->name, pl->name, strlen(pl->name), 0, r->err);
         if (rc < 0)
                 return rc;
         tpa_trace_process(tr, proc)->sort_index = pid;
@@ -436,7 +438,7 @@ static int read_plane(struct reader *r, const Tpapb__XPlane *pl, int64_t pid, si
                                           (tpa_id){ .num = (int64_t)(uint32_t)id }, r->err);
                 if (rc < 0)
                         return rc;
-                rc = tpa_trace_intern(tr, &nid, name, strlen(name), r->err);
+                rc = tpa_utf8__intern(tr, &nid, name, strlen(name), 0, r->err);
                 if (rc < 0)
                         return rc;
                 t = tpa_trace_thread(tr, track);

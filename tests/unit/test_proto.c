@@ -16,6 +16,7 @@
 #include <tpa/tpa.h>
 
 #include "event.pb-c.h"
+#include "model/utf8.h"
 #include "step_stats.pb-c.h"
 #include "tap.h"
 #include "xplane.pb-c.h"
@@ -455,6 +456,115 @@ static void test_proto__run_metadata(void)
         free(buf);
 }
 
+/* ---- invalid UTF-8 ------------------------------------------------------- */
+
+/* Names in protobuf strings are repaired as the Chrome reader's are
+ * (model/utf8.h): U+FFFD, counted, one warning. */
+static void test_proto__invalid_utf8(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        uint8_t *buf;
+        size_t len;
+
+        /* StepStats: a node name, a thread name */
+        {
+                Tpapb__NodeExecStats c0 = node("bad\xff/MatMul", "bad\xff/MatMul = MatMul(x)",
+                                               1000, 30, 11);
+                Tpapb__NodeExecStats *cpu_n[] = { &c0 };
+                Tpapb__ThreadNamesEntry tn = TPAPB__THREAD_NAMES_ENTRY__INIT;
+                Tpapb__ThreadNamesEntry *tns[] = { &tn };
+                Tpapb__DeviceStepStats cpu = TPAPB__DEVICE_STEP_STATS__INIT;
+                Tpapb__DeviceStepStats *devs[] = { &cpu };
+                Tpapb__StepStats ss = TPAPB__STEP_STATS__INIT;
+                Tpapb__RunMetadata rm = TPAPB__RUN_METADATA__INIT;
+
+                cpu.device = (char *)"/job:localhost/replica:0/task:0/device:CPU:0";
+                cpu.n_node_stats = 1;
+                cpu.node_stats = cpu_n;
+                tn.key = 11;
+                tn.value = (char *)"tf_\xc3";
+                cpu.n_thread_names = 1;
+                cpu.thread_names = tns;
+                ss.n_dev_stats = 1;
+                ss.dev_stats = devs;
+                rm.step_stats = &ss;
+                buf = pack_msg(&rm.base, &len);
+                tpa_trace_new(&tr, &err);
+                if (ok(tpa_read_memory(tr, buf, len, "u.pb", NULL, &err) == 0,
+                       "invalid UTF-8: RunMetadata reads (%s)", err.msg)) {
+                        size_t i = 0;
+                        const tpa_event *e = find_event(tr, "MatMul", &i);
+                        int64_t op = e != NULL ? aux(tr, i, TPA_AUX_OP) : -1;
+                        tap_eq((int64_t)tpa_trace_health_c(tr)->invalid_utf8, 2,
+                               "invalid UTF-8: RunMetadata: 2 strings repaired");
+                        ok(op >= 0 && strcmp(tpa_trace_str(tr, (tpa_str)op),
+                                               "bad\xef\xbf\xbd/MatMul") == 0,
+                           "invalid UTF-8: RunMetadata: the op has U+FFFD");
+                        ok(e != NULL && strcmp(tpa_trace_str(tr, tpa_trace_thread_c(
+                                       tr, e->track)->name), "tf_\xef\xbf\xbd") == 0,
+                           "invalid UTF-8: RunMetadata: the thread name has U+FFFD");
+                        ok(tpa_trace_warning_count(tr) == 1 &&
+                           strstr(tpa_trace_warning(tr, 0)->msg, "invalid UTF-8") != NULL,
+                           "invalid UTF-8: RunMetadata: one warning");
+                }
+                tpa_trace_free(tr);
+                free(buf);
+        }
+        /* XSpace: a plane, a line and an event name */
+        {
+                Tpapb__XEventMetadata em = TPAPB__XEVENT_METADATA__INIT;
+                Tpapb__XEventMetadataEntry eme = TPAPB__XEVENT_METADATA_ENTRY__INIT;
+                Tpapb__XEventMetadataEntry *emes[] = { &eme };
+                Tpapb__XEvent ev = TPAPB__XEVENT__INIT;
+                Tpapb__XEvent *evs[] = { &ev };
+                Tpapb__XLine line = TPAPB__XLINE__INIT;
+                Tpapb__XLine *lines[] = { &line };
+                Tpapb__XPlane pl = TPAPB__XPLANE__INIT;
+                Tpapb__XPlane *pls[] = { &pl };
+                Tpapb__XSpace xs = TPAPB__XSPACE__INIT;
+                size_t bad = 0;
+
+                em.id = 1;
+                em.name = (char *)"sgemm\xed\xa0\x80";
+                eme.key = 1;
+                eme.value = &em;
+                ev.metadata_id = 1;
+                ev.data_case = TPAPB__XEVENT__DATA_OFFSET_PS;
+                ev.offset_ps = 1000000;
+                ev.duration_ps = 5000000;
+                line.id = 7;
+                line.name = (char *)"Stream #7\xff";
+                line.timestamp_ns = 2000;
+                line.n_events = 1;
+                line.events = evs;
+                pl.id = 1;
+                pl.name = (char *)"/device:GPU:0\xc0";
+                pl.n_lines = 1;
+                pl.lines = lines;
+                pl.n_event_metadata = 1;
+                pl.event_metadata = emes;
+                xs.n_planes = 1;
+                xs.planes = pls;
+                buf = pack_msg(&xs.base, &len);
+                tpa_trace_new(&tr, &err);
+                if (ok(tpa_read_memory(tr, buf, len, "u.xplane.pb", NULL, &err) == 0,
+                       "invalid UTF-8: XSpace reads (%s)", err.msg)) {
+                        tap_eq((int64_t)tpa_trace_health_c(tr)->invalid_utf8, 3,
+                               "invalid UTF-8: XSpace: 3 strings repaired");
+                        for (size_t i = 0; i < tpa_trace_str_count(tr); i++) {
+                                const char *s = tpa_trace_str(tr, (tpa_str)i);
+                                bad += tpa_utf8__valid_prefix(s, strlen(s)) != strlen(s);
+                        }
+                        tap_eq((int64_t)bad, 0, "invalid UTF-8: XSpace: every string is valid");
+                        ok(find_event(tr, "sgemm\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", NULL) !=
+                           NULL, "invalid UTF-8: XSpace: a surrogate is 3 U+FFFD");
+                }
+                tpa_trace_free(tr);
+                free(buf);
+        }
+}
+
 /* ---- tfevents ----------------------------------------------------------- */
 
 static uint32_t crc32c(const uint8_t *p, size_t n)
@@ -795,6 +905,7 @@ int main(void)
         test_proto__xspace();
         test_proto__xspace_errors();
         test_proto__run_metadata();
+        test_proto__invalid_utf8();
         test_proto__tfevents();
         test_proto__text();
         test_proto__convert_roundtrip();

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * utf8.h - (library-internal) strings from the input become valid UTF-8 at
+ * the intern boundary, so every report (JSON, markdown, HTML) is valid
+ * UTF-8 whatever the trace held. Shared by every reader.
+ */
+#ifndef TPA_MODEL_UTF8_H
+#define TPA_MODEL_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tpa/trace.h"
+
+/* The length of the longest prefix of `s` that is valid UTF-8 (Unicode
+ * 3.9, Table 3-7: no overlongs, surrogates or code points past U+10FFFF);
+ * `len` when all of it is. */
+size_t tpa_utf8__valid_prefix(const char *s, size_t len);
+
+/* Copy `s` to `out` with each maximal ill-formed subsequence replaced by
+ * U+FFFD (Unicode 3.9, "U+FFFD Substitution of Maximal Subparts"). `out`
+ * holds at least 3 * len bytes. Returns the bytes written. */
+size_t tpa_utf8__repair(char *out, const char *s, size_t len);
+
+/* tpa_trace_intern(), with invalid UTF-8 replaced as above. Each string
+ * repaired counts in the trace's health (invalid_utf8; invalid_utf8_at is
+ * `offset` for the first one), for the reader's one warning. */
+int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
+                          uint64_t offset, tpa_error *err);
+
+/* ASCII first, 8 bytes at a time, inline: names are nearly always ASCII,
+ * and interning is on every event's path (bench/ measures MB/s). */
+static inline int tpa_utf8__intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
+                                   uint64_t offset, tpa_error *err)
+{
+        size_t i = 0;
+
+        for (; i + 8 <= len; i += 8) {
+                uint64_t w;
+                memcpy(&w, s + i, 8);
+                if (w & UINT64_C(0x8080808080808080))
+                        break;
+        }
+        for (; i < len; i++)
+                if ((unsigned char)s[i] >= 0x80)
+                        return tpa_utf8__intern_slow(tr, out, s, len, offset, err);
+        return tpa_trace_intern(tr, out, s, len, err);
+}
+
+#endif

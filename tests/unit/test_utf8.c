@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_utf8.c - model/utf8.h: the valid prefix, the repair (U+FFFD per
+ * maximal subpart, Unicode 3.9 Table 3-8), and interning with the count in
+ * the trace's health.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/utf8.h"
+#include "tap.h"
+
+#define R "\xef\xbf\xbd"        /* U+FFFD */
+
+static void test_utf8__valid_prefix(void)
+{
+        static const struct { const char *s; size_t want; } cases[] = {
+                { "", 0 }, { "plain ascii, longer than eight bytes", 36 },
+                { "caf\xc3\xa9", 5 }, { "\xe2\x82\xac \xf0\x9f\x98\x80", 8 },
+                { "\xf4\x8f\xbf\xbf", 4 },              /* U+10FFFF */
+                { "ab\xff", 2 }, { "ab\x80", 2 }, { "a\xc3", 1 },
+                { "\xc0\xaf", 0 },                      /* overlong '/' */
+                { "\xe0\x80\xaf", 0 },                  /* overlong */
+                { "x\xed\xa0\x80", 1 },                 /* surrogate D800 */
+                { "\xf4\x90\x80\x80", 0 },              /* past U+10FFFF */
+                { "\xf5\x80\x80\x80", 0 },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                tap_eq((int64_t)tpa_utf8__valid_prefix(cases[i].s, strlen(cases[i].s)),
+                       (int64_t)cases[i].want, "test_utf8__valid_prefix: case %zu", i + 1);
+}
+
+static void test_utf8__repair(void)
+{
+        static const struct { const char *s, *want; } cases[] = {
+                /* Unicode 3.9, Table 3-8 */
+                { "\x61\xf1\x80\x80\xe1\x80\xc2\x62\x80\x63\x80\xbf\x64",
+                  "a" R R R "b" R "c" R R "d" },
+                { "\xc0\xaf", R R }, { "\xe0\x80\xaf", R R R }, { "\xed\xa0\x80", R R R },
+                { "\xf4\x90\x80\x80", R R R R }, { "ok\xe2\x82", "ok" R },
+                { "caf\xc3\xa9\xff", "caf\xc3\xa9" R }, { "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+        };
+        char out[64];
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                size_t n = tpa_utf8__repair(out, cases[i].s, strlen(cases[i].s));
+                out[n] = '\0';
+                tap_streq(out, cases[i].want, "test_utf8__repair: case %zu", i + 1);
+                tap_eq((int64_t)tpa_utf8__valid_prefix(out, n), (int64_t)n,
+                       "test_utf8__repair: case %zu is valid after", i + 1);
+        }
+}
+
+static void test_utf8__intern(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        tpa_str a, b, c, d;
+        char *big;
+        size_t bigl = 5000;
+
+        if (!tap_ok(tpa_trace_new(&tr, &err) == 0, "test_utf8__intern: a trace"))
+                return;
+        tap_eq(tpa_utf8__intern(tr, &a, "kernel_name_ascii", 17, 10, &err), 0,
+               "test_utf8__intern: ASCII");
+        tap_eq(tpa_utf8__intern(tr, &b, "caf\xc3\xa9", 5, 20, &err), 0,
+               "test_utf8__intern: valid UTF-8");
+        tap_eq((int64_t)tpa_trace_health_c(tr)->invalid_utf8, 0,
+               "test_utf8__intern: ... neither counts");
+        tap_eq(tpa_utf8__intern(tr, &c, "0123456789\xff", 11, 30, &err), 0,
+               "test_utf8__intern: invalid past the first 8 bytes");
+        tap_streq(tpa_trace_str(tr, c), "0123456789" R, "test_utf8__intern: ... repaired");
+        tap_eq(tpa_utf8__intern(tr, &d, "0123456789\xfe", 11, 40, &err), 0,
+               "test_utf8__intern: another");
+        tap_ok(c == d, "test_utf8__intern: both repair to one interned string");
+        big = malloc(bigl);
+        if (big != NULL) {
+                memset(big, 'x', bigl);
+                big[bigl - 1] = '\xc3';         /* cut: the heap path */
+                tap_eq(tpa_utf8__intern(tr, &d, big, bigl, 50, &err), 0,
+                       "test_utf8__intern: a long invalid string");
+                tap_eq((int64_t)tpa_trace_str_len(tr, d), (int64_t)(bigl - 1 + 3),
+                       "test_utf8__intern: ... repaired whole");
+                free(big);
+        }
+        tap_eq((int64_t)tpa_trace_health_c(tr)->invalid_utf8, 3,
+               "test_utf8__intern: 3 strings repaired");
+        tap_eq((int64_t)tpa_trace_health_c(tr)->invalid_utf8_at, 30,
+               "test_utf8__intern: ... the first at 30");
+        tpa_trace_free(tr);
+}
+
+int main(void)
+{
+        test_utf8__valid_prefix();
+        test_utf8__repair();
+        test_utf8__intern();
+        return tap_done();
+}
