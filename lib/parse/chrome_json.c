@@ -102,7 +102,7 @@ struct tpa_chrome_parser {
         uint64_t           str_start, str_raw, str_extra;
         bool               str_skip;
         bool               bom_ok;
-        /* where the last number, true, false, null or "" ended */
+        /* where the last number, true, false, null, "" or top-level value ended */
         uint64_t           value_end;
         size_t             out_len;
         struct tok_state   tok, tok_snap; /* token starts, now and at out[0] */
@@ -562,8 +562,8 @@ static int on_string(void *ctx, const unsigned char *us, size_t len)
         const char *s = (const char *)us;
         struct record *r = &p->rec;
 
-        if (len == 0)
-                p->value_end = offset_now(p);   /* for moved_back_start() */
+        if (len == 0 || p->depth == 0)
+                p->value_end = offset_now(p);   /* moved_back_start(), garbage_start() */
         if (!check_string(p, len))
                 return 0;
         if (at_event_level(p)) {
@@ -715,7 +715,8 @@ static int on_end_array(void *ctx)
 {
         tpa_chrome_parser *p = ctx;
 
-        p->depth--;
+        if (--p->depth == 0)
+                p->value_end = offset_now(p);   /* for garbage_start() */
         return 1;
 }
 
@@ -734,7 +735,8 @@ static int on_end_map(void *ctx)
                 p->in_args = false;
         if (p->in_meta && p->depth == 2)
                 p->in_meta = false;
-        p->depth--;
+        if (--p->depth == 0)
+                p->value_end = offset_now(p);   /* for garbage_start() */
         return 1;
 }
 
@@ -1080,17 +1082,41 @@ static uint64_t moved_back_start(const tpa_chrome_parser *p, uint64_t at)
 {
         struct tok_state t = token_at(p, at), e, q;
 
+        if (t.start < p->value_end && p->value_end <= at)
+                return p->value_end;    /* "null1": one literal to tok_step() */
         if (t.start != at || at == 0 || p->value_end == at)
                 return t.start;
         e = token_at(p, at - 1);                /* tok_snap when at - 1 is before out[0] */
         if (e.literal && !e.boundary)
-                return e.start;
+                return e.start > p->value_end ? e.start : p->value_end;
         if (at > p->fed && !e.in_str && e.start == at - 2) {
                 q = token_at(p, at - 2);
                 if (q.in_str && q.start == at - 2)
                         return at - 2;          /* "" */
         }
         return t.start;
+}
+
+/* Where the token starts that yajl found after the top-level value
+ * ("trailing garbage"): the first one after value_end. yajl stops after
+ * that token, or inside it, or on it (a '/'), so its offset alone does not
+ * say. Whitespace here is what tok_step() counts as such. */
+static uint64_t garbage_start(const tpa_chrome_parser *p)
+{
+        const struct tok_state *t = &p->tok_snap;
+        uint64_t q = p->value_end > p->fed ? p->value_end : p->fed;
+
+        /* begun before out[0] (and after the value): a string or a
+         * number that needed the next byte to end; or a run of bytes
+         * tok_step() takes for one literal ("null1"), cut at the value's end */
+        if (p->value_end < p->fed && (t->in_str || (t->literal && !t->boundary)))
+                return t->start > p->value_end ? t->start : p->value_end;
+        for (; q < p->fed + p->out_len; q++) {
+                unsigned char c = p->out[q - p->fed];
+                if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+                        break;
+        }
+        return q;
 }
 
 static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char *text,
@@ -1105,12 +1131,15 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                 bool moved_back = y != NULL && strstr((const char *)y, "inside map") != NULL;
                 /* yajl stops on a '/' (a comment), not after it */
                 bool on_it = y != NULL && strstr((const char *)y, "probable comment") != NULL;
+                bool garbage = y != NULL && strstr((const char *)y, "trailing garbage") != NULL;
                 syntax_message(y != NULL ? (const char *)y : "", msg, sizeof(msg));
                 if (y != NULL)
                         yajl_free_error(p->yh, y);
                 uint64_t at = offset_now(p), start;
                 if (moved_back) {
                         start = moved_back_start(p, at);
+                } else if (garbage) {
+                        start = garbage_start(p);
                 } else {
                         uint64_t x = at > p->fed && !on_it ? at - 1 : at;
                         struct tok_state t = token_at(p, x);

@@ -182,10 +182,11 @@ static void test_chrome_json__chunks(void)
         }
 }
 
-/* A token refused after a map's value is where the error points, for any
- * chunking: yajl moves its offset back over that token (by its length, or
- * to the chunk start), and "" and a number cut at a chunk end are the cases
- * where that lands just past it. '@' marks the expected offset. */
+/* A token refused after a map's value, or after the top-level value, is
+ * where the error points, for any chunking: yajl moves its offset back
+ * over the first (by its length, or to the chunk start; "" and a number
+ * cut at a chunk end are where that lands just past it), and stops after,
+ * inside or on the second. '@' marks the expected offset. */
 static void test_chrome_json__offending_token(void)
 {
         static const char *const cases[] = {
@@ -201,6 +202,10 @@ static void test_chrome_json__offending_token(void)
                 "{\"a\":[]@\"xyz\"}", "{\"a\":\"x\"@[1]}",
                 /* yajl stops on a '/' (a comment), not after it */
                 "[{@/memcpy,\"ts\":1}]", "{\"a\" @/", "[ @/*x*/ 1]",
+                /* two tokens to yajl, one literal to the filter */
+                "{\"a\":null@1}", "{\"a\":-0@-1}",
+                /* after the top-level value: the first token after it */
+                "\"t{r\"@/]\"t]}", "[1]@/", "null@1", "{} \n @\"abc\"", "1 @2", "[] @12345",
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
