@@ -1113,7 +1113,8 @@ static uint64_t garbage_start(const tpa_chrome_parser *p)
                 return t->start > p->value_end ? t->start : p->value_end;
         for (; q < p->fed + p->out_len; q++) {
                 unsigned char c = p->out[q - p->fed];
-                if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+                if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' &&
+                    c != '\f')
                         break;
         }
         return q;
@@ -1148,7 +1149,7 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                          * after it, depending on where the chunk ended:
                          * prefer the literal */
                         if (start == x && x - p->fed < p->out_len &&
-                            strchr("{}[]:, \t\r\n\"", p->out[x - p->fed]) != NULL) {
+                            strchr("{}[]:, \t\r\n\v\f\"", p->out[x - p->fed]) != NULL) {
                                 struct tok_state b =
                                         x > p->fed ? token_at(p, x - 1) : p->tok_snap;
                                 if (b.literal && !b.boundary)
@@ -1188,8 +1189,8 @@ static inline void tok_step(struct tok_state *t, unsigned char c, uint64_t at)
                 t->start = at;
                 t->in_str = true;
                 t->literal = false;
-        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-                t->boundary = true;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
+                t->boundary = true;     /* yajl's whitespace, \v and \f too */
         } else if (c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',') {
                 t->start = at;
                 t->boundary = true;
@@ -1304,13 +1305,14 @@ static int feed_fast(tpa_chrome_parser *p, const unsigned char *s, size_t *pos, 
         enum { C_LIT, C_WS, C_PUNCT, C_QUOTE, C_COMMA };
         static const unsigned char cls[256] = {
                 [' '] = C_WS, ['\t'] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS,
+                ['\v'] = C_WS, ['\f'] = C_WS,
                 ['{'] = C_PUNCT, ['}'] = C_PUNCT, ['['] = C_PUNCT, [']'] = C_PUNCT,
                 [':'] = C_PUNCT, ['"'] = C_QUOTE, [','] = C_COMMA,
         };
         /* after a ',', the bytes that let it through unchanged */
         static const bool comma_held[256] = {
                 [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
-                [']'] = true, ['}'] = true,
+                ['\v'] = true, ['\f'] = true, [']'] = true, ['}'] = true,
         };
         size_t i = *pos;
 
@@ -1426,6 +1428,7 @@ int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                 ['"'] = true, ['\\'] = true, [','] = true, [':'] = true,
                 ['{'] = true, ['}'] = true, ['['] = true, [']'] = true,
                 [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
+                ['\v'] = true, ['\f'] = true,
         };
         const unsigned char *s = data;
 
@@ -1515,7 +1518,8 @@ int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                                         continue;
                         }
                 } else if (p->comma) {
-                        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+                            c == '\f') {
                                 p->comma_ws++;
                                 continue;
                         }

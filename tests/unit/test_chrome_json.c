@@ -163,6 +163,7 @@ static void test_chrome_json__chunks(void)
                 "[{\"ph\":\"X\",\"ts\":1 \"name\":\"a\"}]",
                 "[{\"ph\":\"X\",\"ts\":1,\"name\":tru}]",
                 "[1, \"x\", {\"ph\":\"X\",\"ts\":1}]",
+                "[{\"ph\":\"X\",\"ts\":1,\v}\f,\v]",      /* trailing commas, \v \f */
         };
 
         for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -206,6 +207,8 @@ static void test_chrome_json__offending_token(void)
                 "{\"a\":null@1}", "{\"a\":-0@-1}",
                 /* after the top-level value: the first token after it */
                 "\"t{r\"@/]\"t]}", "[1]@/", "null@1", "{} \n @\"abc\"", "1 @2", "[] @12345",
+                /* \v and \f are whitespace to yajl */
+                "\"x\"\t\v\f\t@ue,", "[1\v]\f@x",
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
