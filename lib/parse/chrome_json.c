@@ -1145,10 +1145,13 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                         uint64_t x = at > p->fed && !on_it ? at - 1 : at;
                         struct tok_state t = token_at(p, x);
                         start = t.start;
-                        /* yajl may stop on a bad literal ("tru}") or just
-                         * after it, depending on where the chunk ended:
-                         * prefer the literal */
-                        if (start == x && x - p->fed < p->out_len &&
+                        /* After a literal (a bad one, "tru}", or a number
+                         * yajl needed the next byte to end), yajl stops on
+                         * the next byte when the chunk starts there and
+                         * just after it otherwise: prefer the literal. Not
+                         * when yajl read that byte in this chunk ("257\"\x02":
+                         * then it is the token refused). */
+                        if (x == at && start == x && x - p->fed < p->out_len &&
                             strchr("{}[]:, \t\r\n\v\f\"", p->out[x - p->fed]) != NULL) {
                                 struct tok_state b =
                                         x > p->fed ? token_at(p, x - 1) : p->tok_snap;

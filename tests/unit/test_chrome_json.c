@@ -207,6 +207,8 @@ static void test_chrome_json__offending_token(void)
                 "{\"a\":null@1}", "{\"a\":-0@-1}",
                 /* after the top-level value: the first token after it */
                 "\"t{r\"@/]\"t]}", "[1]@/", "null@1", "{} \n @\"abc\"", "1 @2", "[] @12345",
+                /* a token read whole after a literal is the one refused */
+                "[{\"pid\":257@\"\x02x\"}]", "[1@:", "[1 @2]", "[@tru}",
                 /* \v and \f are whitespace to yajl */
                 "\"x\"\t\v\f\t@ue,", "[1\v]\f@x",
         };
