@@ -332,9 +332,10 @@ static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, ch
 {
         int rc;
 
+        /* the caller has just taken the '{' or '<' that opened this level */
         if (depth > MAX_DEPTH)
-                return tpa_error_set(p->err, TPA_ELIMIT, p->pos, "nesting deeper than %d",
-                                     MAX_DEPTH);
+                return tpa_error_set(p->err, TPA_ELIMIT, p->pos - 1,
+                                     "nesting deeper than %d levels", MAX_DEPTH);
         for (;;) {
                 const char *name;
                 size_t len, start;
