@@ -10,20 +10,10 @@
 #include <string.h>
 
 #include "tpa/report.h"
+#include "report_util.h"
 
-/* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
-static const char *fmt_time(char *buf, size_t size, double ns)
-{
-        if (ns >= 1e9)
-                snprintf(buf, size, "%.2f s", ns / 1e9);
-        else if (ns >= 1e6)
-                snprintf(buf, size, "%.1f ms", ns / 1e6);
-        else if (ns >= 1e3)
-                snprintf(buf, size, "%.1f us", ns / 1e3);
-        else
-                snprintf(buf, size, "%.0f ns", ns);
-        return buf;
-}
+/* "41.0 ms", "12.3 us", "1.25 s", "512 ns": as every report says it. */
+#define fmt_time tpa_report__time
 
 static const char *fmt_bytes(char *buf, size_t size, double b)
 {
