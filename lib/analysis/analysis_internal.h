@@ -59,6 +59,7 @@ enum {
         M_HOST_GAP_COUNT = M_DIR_GBPS + 4,
         M_HOST_GAP_NS, M_HOST_GAP_FRAC, M_HOST_GAP_MEDIAN, M_HOST_GAP_PER_MS,
         M_LAUNCH_COUNT,
+        M_INPUT_HOST_NS, M_INPUT_HOST_FRAC,
         M_GAIN,                         /* + TPA_GROUP__COUNT (compute unused) */
         M_STEP__COUNT = M_GAIN + TPA_GROUP__COUNT,
         /* run only */

@@ -30,6 +30,7 @@ static const struct metric_name {
         { "sync_collective_ns", B(SYNC_COLLECTIVE) },
         { "sync_collective_frac", F(SYNC_COLLECTIVE) },
         { "input_ns", B(INPUT) }, { "input_frac", F(INPUT) },
+        { "input_host_ns", M_INPUT_HOST_NS }, { "input_host_frac", M_INPUT_HOST_FRAC },
         { "host_ns", M_HOST_NS }, { "host_frac", M_HOST_FRAC },
         { "host_launch_ns", B(HOST_LAUNCH) }, { "host_launch_frac", F(HOST_LAUNCH) },
         { "host_python_ns", B(HOST_PYTHON) }, { "host_python_frac", F(HOST_PYTHON) },
@@ -315,6 +316,11 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 m[M_GAP_MAX] = mx;
                 m[M_GAP_FRAC] = m[M_GAP_TOTAL] / st;
                 m[M_COPY_EXPOSED_FRAC] = m[M_TRANSFER_FRAC];
+                /* All the input work the host did in the step, hidden under
+                 * device work or not: input_frac is the exposed part. */
+                m[M_INPUT_HOST_NS] = (double)tpa_ivl__covered(&c->host[HCH_INPUT], s->start,
+                                                              s->end);
+                m[M_INPUT_HOST_FRAC] = m[M_INPUT_HOST_NS] / st;
                 if (s->driver_track != UINT32_MAX)
                         host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
                 m[M_GAIN + TPA_GROUP_TRANSFER] = m[M_TRANSFER_FRAC];

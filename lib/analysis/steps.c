@@ -355,6 +355,64 @@ static long marker_of(const marker_list *l, tpa_ns t)
         return (long)lo - 1;
 }
 
+static int cmp_u32(const void *pa, const void *pb)
+{
+        uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+
+        return (x > y) - (x < y);
+}
+
+/*
+ * The first host marker's window starts when the device is done with work
+ * launched before it: kernels of the step before the profile still running
+ * when the first marker starts are that step's time, not this one's (the
+ * rule between steps, applied to the step the trace did not catch). It
+ * moves to the latest end of device work that ends before the first device
+ * work the marker launched starts. PyTorch's TensorBoard plugin starts its
+ * first step the same way.
+ */
+static int settle_first(tpa_actx *c, marker_list *l, tpa_ns end, tpa_error *err)
+{
+        marker *m = &l->v[0];
+        uint32_t *ids;
+        size_t ni = 0;
+        tpa_ns first = INT64_MAX, start = m->s;
+
+        if (!m->host)
+                return 0;
+        if ((ids = malloc((c->n ? c->n : 1) * sizeof(*ids))) == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n; i++) {
+                int32_t d;
+                if (c->ev[i].corr != 0 && c->ev[i].ts >= m->s && c->ev[i].ts < m->e &&
+                    tpa_analysis__event_class(c, i, &d) == EV_HOST)
+                        ids[ni++] = c->ev[i].corr;
+        }
+        qsort(ids, ni, sizeof(*ids), cmp_u32);
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                if (e->ts >= first || tpa_analysis__event_class(c, i, &d) != EV_DEVICE)
+                        continue;
+                if ((m->group != 0 && e->group == m->group) ||
+                    (e->corr != 0 && bsearch(&e->corr, ids, ni, sizeof(*ids), cmp_u32)))
+                        first = e->ts;
+        }
+        free(ids);
+        if (first == INT64_MAX)
+                return 0;
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                if (e->ts + e->dur > start && e->ts + e->dur < first &&
+                    tpa_analysis__event_class(c, i, &d) == EV_DEVICE)
+                        start = e->ts + e->dur;
+        }
+        if (start < end)
+                m->s = start;
+        return 0;
+}
+
 /* Extend each window to the device work its marker launched: device events
  * whose correlation id a host event inside the marker carries, and device
  * events of the marker's group. Sorted tables keep it O(n log n). */
@@ -363,6 +421,7 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
         kv *corr, *grp;
         size_t nc = 0, ng = 0;
         tpa_ns *ext;
+        int r;
 
         ext = calloc(l->n ? l->n : 1, sizeof(*ext));
         corr = malloc((c->n ? c->n : 1) * sizeof(*corr));
@@ -409,12 +468,13 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                 if (end > ext[k])
                         ext[k] = end;
         }
+        r = l->n > 0 ? settle_first(c, l, ext[0], err) : 0;
         for (size_t k = 0; k < l->n; k++)
                 l->v[k].e = ext[k];
         free(ext);
         free(corr);
         free(grp);
-        return 0;
+        return r;
 }
 
 int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
@@ -467,10 +527,17 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
                 free(l.v);
                 return r;
         }
-        /* clip so windows never overlap; drop empty ones */
+        /*
+         * Clip so windows never overlap, keeping each step's own device work
+         * in its window: a step whose kernels still run when the next marker
+         * starts pushes the next window's start back to their end (the time
+         * the host spent early on the next step, e.g. loading its batch, is
+         * hidden under this step's device work). PyTorch's TensorBoard
+         * plugin draws step boundaries the same way. Empty windows go.
+         */
         for (size_t i = 0; i < l.n; i++) {
-                if (i + 1 < l.n && l.v[i].e > l.v[i + 1].s)
-                        l.v[i].e = l.v[i + 1].s;
+                if (w > 0 && l.v[i].s < l.v[w - 1].e)
+                        l.v[i].s = l.v[w - 1].e;
                 if (l.v[i].e > l.v[i].s)
                         l.v[w++] = l.v[i];
         }

@@ -100,6 +100,34 @@ static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
         tpa_trace_free(tr);
 }
 
+/* One figure per step, in step order, comma-separated: the input share
+ * within 0.5 points, or the step time within 0.05 ms. */
+static void check_steps(const tpa_analysis *a, const char *file, const char *p, bool times)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < a->step_count; i++, k++) {
+                const tpa_step *s = &a->steps[i];
+                double got = times ? (double)s->step_time / 1e6 : s->frac[TPA_BUCKET_INPUT] * 100;
+                char *end;
+                double v = strtod(p, &end);
+
+                if (!ok(end != p, "%s: %s has a figure for step %" PRId64, file,
+                        times ? "times=" : "steps=", s->number))
+                        return;
+                if (times)
+                        ok(fabs(got - v) <= 0.05,
+                           "%s: step %" PRId64 " time %.3f ms within 0.05 ms of %.3f", file,
+                           s->number, got, v);
+                else
+                        ok(fabs(got - v) <= 0.5,
+                           "%s: step %" PRId64 " input %.1f%% within 0.5 points of %.1f%%", file,
+                           s->number, got, v);
+                p = *end == ',' ? end + 1 : end;
+        }
+        ok(*p == ' ' || *p == '\0', "%s: %zu steps, as many as the row lists", file, k);
+}
+
 static void check_kineto(const char *corpus, const tpa_rules *rules, char *rest)
 {
         char path[4096], file[2048], cls[32], *want;
@@ -118,28 +146,12 @@ static void check_kineto(const char *corpus, const tpa_rules *rules, char *rest)
                 return;
         got = a->median_group_frac[TPA_GROUP_INPUT] * 100.0;
         ok(got >= lo && got <= hi, "%s: input %.1f%% in [%.0f, %.0f]", file, got, lo, hi);
-        /* steps=A,B,...: each kept step's input within 1 point of an
-         * independent computation (the row says how it was made) */
-        if ((want = strstr(rest, " steps=")) != NULL) {
-                char *p = want + 7;
-                size_t k = 0;
-                for (size_t i = 0; i < a->step_count; i++) {
-                        char *end;
-                        double v;
-                        if (a->steps[i].excluded)
-                                continue;
-                        v = strtod(p, &end);
-                        if (!ok(end != p, "%s: steps= has a figure for step %" PRId64, file,
-                                a->steps[i].number))
-                                break;
-                        ok(fabs(a->steps[i].frac[TPA_BUCKET_INPUT] * 100.0 - v) <= 1.0,
-                           "%s: step %" PRId64 " input %.1f%% within 1 point of %.1f%%", file,
-                           a->steps[i].number, a->steps[i].frac[TPA_BUCKET_INPUT] * 100.0, v);
-                        p = *end == ',' ? end + 1 : end;
-                        k++;
-                }
-                ok(*p == ' ' || *p == '\0', "%s: %zu steps, as many as steps= lists", file, k);
-        }
+        /* steps=A,B,... and times=A,B,...: each step's input % and step
+         * time (ms), from PyTorch's TensorBoard plugin (the row says how) */
+        if ((want = strstr(rest, " steps=")) != NULL)
+                check_steps(a, file, want + 7, false);
+        if ((want = strstr(rest, " times=")) != NULL)
+                check_steps(a, file, want + 7, true);
         input_bound = a->run_class != NULL && strcmp(a->run_class, "input-bound") == 0;
         ok(strcmp(cls, "input-bound") == 0 ? input_bound : !input_bound, "%s: class %s (want %s)",
            file, a->run_class ? a->run_class : "-", cls);

@@ -738,11 +738,71 @@ static void test_analysis__extend_by_correlation(void)
         ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 110, 5, 8, 0);
         ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 160, 40, 8, 0);
         a = run(&b, NULL, 0);
-        tap_eq(a->steps[0].end, 100 * US, "test_analysis__extend_by_correlation: clipped at the next");
+        /* step 1's kernel runs to 120 us, past step 2's marker at 100 us:
+         * the kernel stays in step 1, step 2 starts when it ends */
+        tap_eq(a->steps[0].end, 120 * US, "test_analysis__extend_by_correlation: extended to its kernel");
+        tap_eq(a->steps[1].start, 120 * US, "test_analysis__extend_by_correlation: next start pushed");
         tap_eq(a->steps[1].end, 200 * US, "test_analysis__extend_by_correlation: extended to its kernel");
-        tap_eq(a->steps[1].step_time, 100 * US, "test_analysis__extend_by_correlation: step time");
+        tap_eq(a->steps[1].step_time, 80 * US, "test_analysis__extend_by_correlation: step time");
         ok(sums_to_one(&a->steps[0]) && sums_to_one(&a->steps[1]),
            "test_analysis__extend_by_correlation: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* Device work launched before the first marker (the step the profile did
+ * not catch) still runs when it starts: the first window starts when that
+ * work ends, not before; input work from then on counts as usual. */
+static void test_analysis__first_step_settles(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        double v = -1;
+
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k_before", 0, 30, 5, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 10, 90, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+           10, 40, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 50, 5, 7, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 55, 45, 7, 0);
+        a = run(&b, NULL, 0);
+        tap_eq(a->steps[0].start, 30 * US, "test_analysis__first_step_settles: starts after earlier work");
+        tap_eq(a->steps[0].step_time, 70 * US, "test_analysis__first_step_settles: step time");
+        tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_INPUT], 20 * US,
+               "test_analysis__first_step_settles: exposed input");
+        ok(tpa_analysis_metric(a, 0, "input_host_frac", 15, &v) && v > 0.2857 && v < 0.2858,
+           "test_analysis__first_step_settles: host input work 20 of 70 us");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        /* no device work of its own seen: the marker's start stands */
+        b = mk(1);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k_before", 0, 30, 5, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 10, 90, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_eq(a->steps[0].start, 10 * US, "test_analysis__first_step_settles: no own device work");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* Input work hidden under a kernel: input_host_frac counts it, input not. */
+static void test_analysis__input_host(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        double host = -1, exposed = -1;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", 0, 60, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 40, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 40, 0, 0);
+        a = run(&b, NULL, 0);
+        ok(tpa_analysis_metric(a, 0, "input_host_frac", 15, &host) && host == 0.6,
+           "test_analysis__input_host: all host input work");
+        ok(tpa_analysis_metric(a, 0, "input_frac", 10, &exposed) && exposed == 0.2,
+           "test_analysis__input_host: the exposed part");
+        ok(tpa_analysis_metric(a, -1, "input_host_frac", 15, &host) && host == 0.6,
+           "test_analysis__input_host: run median");
         tpa_analysis_free(a);
         tpa_trace_free(b.tr);
 }
@@ -818,6 +878,8 @@ int main(void)
         test_analysis__warmup();
         test_analysis__trailing_cut_off();
         test_analysis__extend_by_correlation();
+        test_analysis__first_step_settles();
+        test_analysis__input_host();
         test_analysis__gap_host_events();
         test_analysis__rules();
         return tap_done();
