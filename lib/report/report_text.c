@@ -161,7 +161,7 @@ static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
                  * needs both figures. */
                 wrap = g == TPA_GROUP_TRANSFER || g == TPA_GROUP_SYNC || g == TPA_GROUP_HOST;
                 if (g == TPA_GROUP_INPUT && host_input - a->median_group_frac[g] >= 0.0005) {
-                        fprintf(fp, "  (host input work %.1f%%, the rest hidden by device work)",
+                        fprintf(fp, "  (host input work %.1f%%, the rest overlapped)",
                                 pct(host_input));
                         wrap = true;
                 }

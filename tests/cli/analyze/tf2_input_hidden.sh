@@ -1,0 +1,1 @@
+tfprof-analyze tf2_input_bound.xplane.pb
