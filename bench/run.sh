@@ -10,13 +10,16 @@
 # then the issue's goals, met or not. See bench/README.md.
 #
 # Usage: bench/run.sh [--quick] [--repeat N] [--no-peers] [--no-stress]
-#                     [--setup-peers] [SIZE...]
+#                     [--setup-peers] [--xspace-steps N] [SIZE...]
 #   SIZE     uncompressed JSON sizes to generate and measure (default 100M 1G)
 #   --quick  20M only, stress modes at 20M: a smoke run of a few seconds
 #   --repeat N  run each measurement N times, keep the fastest (default 1)
 #   --no-peers  skip Python and HTA;  --no-stress  skip the stress modes
 #   --setup-peers  first make a venv in bench/out/venv with HTA from PyPI
 #              (HolisticTraceAnalysis 0.5 needs pandas < 3) and xprof
+#   --xspace-steps N  steps of the real TF profile (XSpace) on which ours and
+#              XProf's converters run (default 2000, about 29 MB; 0: skip);
+#              recorded once by bench/make_xplane.py where TF is installed
 # Env: TPA_BENCH_BUILD (build dir, default build-bench, set up as release),
 #      TPA_BENCH_OUT (default bench/out), PYTHON (default python3),
 #      TPA_BENCH_HTA_MAX (largest JSON size HTA is run on, bytes; default
@@ -32,6 +35,7 @@ peers=1
 stress=1
 stress_size=100M
 setup=0
+xsteps=2000
 while [ $# -gt 0 ]; do
         case $1 in
         --quick) sizes="20M"; stress_size=20M ;;
@@ -39,7 +43,8 @@ while [ $# -gt 0 ]; do
         --no-peers) peers=0 ;;
         --no-stress) stress=0 ;;
         --setup-peers) setup=1 ;;
-        -h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --xspace-steps) xsteps=$2; shift ;;
+        -h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) sizes="$sizes $1" ;;
         esac
@@ -183,7 +188,7 @@ for size in $sizes; do
                 else
                         say "  HTA: not installed in $out/venv (pip install HolisticTraceAnalysis)"
                 fi
-                say "  XProf: not run: its converter reads XSpace (*.xplane.pb), not Chrome JSON"
+                say "  XProf: its converters read XSpace (*.xplane.pb), not Chrome JSON: see the XSpace section"
         fi
 
         capture=$out/.phases
@@ -235,6 +240,47 @@ if [ -f "$out/.scaling.$$" ]; then
              { printf "  %-6s %8.3f s  %6.3f s/100MB  (x%.2f the time for x%.2f the bytes)\n",
                       $1, $4, $4 / $2 * 1e8, $4 / w0, $2 / b0 }' "$out/.scaling.$$" | tee -a "$results"
         rm -f "$out/.scaling.$$"
+fi
+
+# XProf against ours on the format it reads: a real TF profile (XSpace).
+xprof_py=""
+for p in "$out/venv/bin/python" "$python"; do
+        if [ -x "$(command -v "$p")" ] && "$p" -c 'import xprof' 2>/dev/null; then
+                xprof_py=$p
+                break
+        fi
+done
+xspace=$out/tf_real_$xsteps.xplane.pb
+if [ "$peers" = 1 ] && [ "$xsteps" -gt 0 ] && [ ! -s "$xspace" ] &&
+   "$python" -c 'import tensorflow' 2>/dev/null; then
+        echo "recording $xspace (TF, $xsteps steps) ..." >&2
+        "$python" bench/make_xplane.py "$xsteps" "$xspace" 2>> "$out/stderr.log" || rm -f "$xspace"
+fi
+if [ "$peers" = 1 ] && [ "$xsteps" -gt 0 ] && [ -s "$xspace" ]; then
+        xbytes=$(wc -c < "$xspace")
+        say ""
+        say "== $xspace: a real TF 2 CPU profile, $xsteps steps, $xbytes bytes of XSpace"
+        say "  tool                                            wall s     cpu s   XSpace MB/s   events/s   peak RSS  theirs/ours (time)"
+        capture=/dev/null
+        measure xs-full "$cli" --format "$json_format" "$xspace"
+        ours=$best_wall
+        row "tfprof-analyze --format $json_format (full)" "$best_wall" "$best_rss" "$xbytes" 0 ""
+        if [ -n "$xprof_py" ]; then
+                capture=$out/.xprof
+                measure xprof "$xprof_py" bench/xprof_run.py "$xspace"
+                capture=/dev/null
+                if [ "$best_exit" = 0 ]; then
+                        row "XProf overview_page + input_pipeline_analyzer" "$best_wall" "$best_rss" "$xbytes" 0 "$ours"
+                        say "    XProf says: $(cut -c1-110 "$out/.xprof")"
+                else
+                        say "  XProf failed (exit $best_exit); see $out/stderr.log"
+                fi
+        else
+                say "  XProf: not installed (pip install xprof, or --setup-peers)"
+        fi
+elif [ "$peers" = 1 ] && [ "$xsteps" -gt 0 ]; then
+        say ""
+        say "== XSpace: skipped (no $xspace and no tensorflow to record one)"
 fi
 
 if [ "$stress" = 1 ]; then
