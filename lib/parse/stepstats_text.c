@@ -8,11 +8,11 @@
  *
  * A small recursive-descent parser for the text format (fields "name: value"
  * and "name { ... }" or "name < ... >", strings with C escapes, adjacent
- * strings joined, '#' comments, ',' and ';' separators, [a, b] lists) that
- * keeps the step_stats path and skips every other field, then hands the
- * StepStats to the binary reader's code (parse/stepstats.h). Messages in
- * [ {...} ] list syntax are skipped: protobuf prints repeated messages as
- * repeated fields, which is what is read.
+ * strings joined, '#' comments, ',' and ';' separators, [a, b] lists, and
+ * messages in [ {...}, {...} ] lists, which protobuf's parser accepts though
+ * it never prints them) that keeps the step_stats path and skips every other
+ * field, then hands the StepStats to the binary reader's code
+ * (parse/stepstats.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -394,8 +394,14 @@ static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, ch
                                 }
                                 if (p->pos < p->n && (p->s[p->pos] == '{' ||
                                                       p->s[p->pos] == '<')) {
+                                        /* name: [ {...}, {...} ] is name {...} name {...} */
                                         char end = p->s[p->pos++] == '{' ? '}' : '>';
-                                        if ((rc = parse_fields(p, C_SKIP, NULL, depth + 1,
+                                        enum ctx c = ctx == C_SKIP ? C_SKIP
+                                                                   : child_ctx(ctx, name, len);
+                                        void *child;
+                                        if ((rc = new_child(p, ctx, msg, c, &child)) < 0)
+                                                return rc;
+                                        if ((rc = parse_fields(p, c, child, depth + 1,
                                                                end)) < 0)
                                                 return rc;
                                         continue;

@@ -713,6 +713,12 @@ static void test_proto__text(void)
                 "  }\n"
                 "}\n"
                 "cost_graph { node { name: \"x\" id: 1 } }\n";
+        static const char listed[] =
+                "step_stats { dev_stats: [ { device: \"/job:localhost/replica:0/task:0/cpu:0\"\n"
+                "  node_stats: [ { node_name: \"a\" all_start_micros: 10 all_end_rel_micros: 2\n"
+                "                  timeline_label: \"a = Add(x, y)\" },\n"
+                "                < node_name: \"m\" all_start_micros: 20 all_end_rel_micros: 3\n"
+                "                  timeline_label: \"m = Mul(a, y)\" > ] } ] }\n";
         static const char bad[] = "step_stats {\n  dev_stats {\n    device \"/cpu:0\"\n";
         tpa_error err = TPA_ERROR_INIT;
         tpa_trace *tr;
@@ -735,6 +741,15 @@ static void test_proto__text(void)
                    "node name: escapes and adjacent strings joined");
                 ok(e != NULL && strcmp(tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name),
                                        "tf_Compute") == 0, "thread_names map");
+        }
+        tpa_trace_free(tr);
+        /* repeated messages in list syntax read as repeated fields */
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, listed, sizeof(listed) - 1, "list.pbtxt", NULL, &err);
+        if (ok(rc == 0, "list syntax reads (%s)", err.msg)) {
+                tap_eq((int64_t)tpa_trace_event_count(tr), 3, "list syntax: two nodes and a step");
+                ok(find_event(tr, "Add", &i) != NULL && find_event(tr, "Mul", &i) != NULL,
+                   "list syntax: both nodes");
         }
         tpa_trace_free(tr);
         tpa_trace_new(&tr, &err);
