@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <yajl/yajl_gen.h>
@@ -134,14 +135,16 @@ static void gchange(yajl_gen g, const char *k, const tpa_change *c)
 int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_path,
                          const char *new_path, tpa_error *err)
 {
-        yajl_gen g = yajl_gen_alloc(NULL);
-        tpa_json_buf out = { 0 };
+        tpa_json_out *out = tpa_report__json_open(fp);
+        yajl_gen g = out != NULL ? yajl_gen_alloc(NULL) : NULL;
 
-        if (g == NULL)
+        if (g == NULL) {
+                free(out);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
         yajl_gen_config(g, yajl_gen_beautify, 1);
         yajl_gen_config(g, yajl_gen_indent_string, "  ");
-        yajl_gen_config(g, yajl_gen_print_callback, tpa_report__json_print, &out);
+        yajl_gen_config(g, yajl_gen_print_callback, tpa_report__json_print, out);
         yajl_gen_map_open(g);
         gkey(g, "schema");
         gstr(g, "tfprof-analyze/diff/v1");
@@ -211,7 +214,8 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         yajl_gen_array_close(g);
         yajl_gen_map_close(g);
         yajl_gen_free(g);
-        return tpa_report__json_flush(fp, &out, err);
+        tpa_report__json_close(out);
+        return 0;
 }
 
 void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *base_path,

@@ -415,21 +415,23 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
                     tpa_error *err)
 {
         jw w = { .fp = fp };
-        tpa_json_buf out = { 0 };
+        tpa_json_out *out;
         tpa_run *run = NULL;
         int rc;
 
         rc = tpa_run_from_analysis(&run, a, err);
         if (rc < 0)
                 return rc;
-        w.g = yajl_gen_alloc(NULL);
+        out = tpa_report__json_open(fp);
+        w.g = out != NULL ? yajl_gen_alloc(NULL) : NULL;
         if (w.g == NULL) {
+                free(out);
                 tpa_run_free(run);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         yajl_gen_config(w.g, yajl_gen_beautify, 1);
         yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
-        yajl_gen_config(w.g, yajl_gen_print_callback, tpa_report__json_print, &out);
+        yajl_gen_config(w.g, yajl_gen_print_callback, tpa_report__json_print, out);
 
         obj(&w);
         kv_str(&w, "schema", TPA_REPORT_SCHEMA);
@@ -480,11 +482,10 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         obj_end(&w);
         obj_end(&w);
         yajl_gen_free(w.g);
+        tpa_report__json_close(out);
         free(w.buf);
         tpa_run_free(run);
-        if (w.oom) {
-                free(out.data);
+        if (w.oom)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        }
-        return tpa_report__json_flush(fp, &out, err);
+        return 0;
 }

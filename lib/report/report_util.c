@@ -4,6 +4,7 @@
  * reports: UTF-8 repair, durations, HTML and Markdown escaping.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,51 +134,92 @@ void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
                 fputs("...", fp);
 }
 
-void tpa_report__json_print(void *ctx, const char *s, size_t len)
+tpa_json_out *tpa_report__json_open(FILE *fp)
 {
-        tpa_json_buf *b = ctx;
+        tpa_json_out *o = malloc(sizeof(*o));
 
-        if (b->oom)
-                return;
-        if (b->len + len > b->cap) {
-                size_t cap = b->cap ? b->cap * 2 : 65536;
-                char *d;
-                while (cap < b->len + len)
-                        cap *= 2;
-                d = realloc(b->data, cap);
-                if (d == NULL) {
-                        b->oom = true;
-                        return;
-                }
-                b->data = d;
-                b->cap = cap;
+        if (o != NULL) {
+                o->fp = fp;
+                o->open = 0;
+                o->held = 0;
+                o->len = 0;
         }
-        memcpy(b->data + b->len, s, len);
-        b->len += len;
+        return o;
 }
 
-int tpa_report__json_flush(FILE *fp, tpa_json_buf *b, tpa_error *err)
+static void json_put(tpa_json_out *o, const char *s, size_t len)
 {
-        size_t i = 0;
-
-        if (b->oom) {
-                free(b->data);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        }
-        while (i < b->len) {
-                char c = b->data[i];
-                fputc(c, fp);
-                i++;
-                if ((c == '[' || c == '{') && i + 1 < b->len && b->data[i] == '\n' &&
-                    b->data[i + 1] == '\n') {
-                        size_t j = i + 2;
-                        while (j < b->len && b->data[j] == ' ')
-                                j++;
-                        if (j < b->len && b->data[j] == (c == '[' ? ']' : '}'))
-                                i = j;          /* the closer is written next */
+        if (o->len + len > sizeof(o->buf)) {
+                fwrite(o->buf, 1, o->len, o->fp);
+                o->len = 0;
+                if (len > sizeof(o->buf)) {
+                        fwrite(s, 1, len, o->fp);
+                        return;
                 }
         }
-        free(b->data);
-        memset(b, 0, sizeof(*b));
-        return 0;
+        memcpy(o->buf + o->len, s, len);
+        o->len += len;
+}
+
+/* Give back what was held after an opening bracket that turned out not to
+ * start an empty container. */
+static void json_release(tpa_json_out *o)
+{
+        json_put(o, "\n\n", o->held < 2 ? o->held : 2);
+        for (size_t k = 2; k < o->held; k++)
+                json_put(o, " ", 1);
+        o->open = 0;
+        o->held = 0;
+}
+
+void tpa_report__json_print(void *ctx, const char *s, size_t len)
+{
+        tpa_json_out *o = ctx;
+        size_t start = 0;       /* s[start..i) is passed on as it is */
+
+        for (size_t i = 0; i < len; i++) {
+                char c;
+
+                if (o->open == 0) {     /* nothing held: on to the next bracket */
+                        while (i < len && s[i] != '[' && s[i] != '{')
+                                i++;
+                        if (i == len)
+                                break;
+                        o->open = s[i];
+                        continue;
+                }
+                c = s[i];
+                if (o->open != 0 && o->held == 0 && c == '\n') {
+                        json_put(o, s + start, i - start);
+                        o->held = 1;
+                } else if (o->held == 1 && c == '\n') {
+                        o->held = 2;
+                } else if (o->held >= 2 && c == ' ') {
+                        o->held++;
+                } else if (o->held >= 2 && c == (o->open == '[' ? ']' : '}')) {
+                        o->open = 0;    /* "[]": only the closer is passed on */
+                        o->held = 0;
+                        start = i;
+                        continue;
+                } else {
+                        if (o->held > 0) {
+                                json_release(o);
+                                start = i;
+                        }
+                        o->open = c == '[' || c == '{' ? c : 0;
+                        continue;
+                }
+                start = i + 1;          /* c is held back */
+        }
+        json_put(o, s + start, len - start);
+}
+
+void tpa_report__json_close(tpa_json_out *o)
+{
+        if (o == NULL)
+                return;
+        json_release(o);
+        if (o->len > 0)
+                fwrite(o->buf, 1, o->len, o->fp);
+        free(o);
 }

@@ -28,16 +28,26 @@ void tpa_report__html_escape(FILE *fp, const char *s);
  * as spaces), at most `max` bytes, "..." when cut. */
 void tpa_report__md_escape(FILE *fp, const char *s, size_t max);
 
-/* yajl_gen output, collected and then written with each empty container
- * that beautify spreads over lines ("[\n\n    ]") closed up as "[]" or
- * "{}". Raw newlines only come from beautify: strings escape theirs. */
-typedef struct tpa_json_buf {
-        char  *data;
-        size_t len, cap;
-        bool   oom;
-} tpa_json_buf;
-void tpa_report__json_print(void *ctx, const char *s, size_t len);   /* ctx: tpa_json_buf */
-/* Write buf to fp (compacted) and free it. TPA_ENOMEM if an append failed. */
-int  tpa_report__json_flush(FILE *fp, tpa_json_buf *buf, tpa_error *err);
+/* yajl_gen output on its way to a FILE*, with each empty container that
+ * beautify spreads over lines ("[\n\n    ]") closed up as "[]" or "{}".
+ * Raw newlines only come from beautify: strings escape theirs. Written as it
+ * is generated, so a report costs no memory of its size; the few bytes after
+ * an opening bracket are held back until the next token shows whether the
+ * container is empty. Give tpa_report__json_print and a tpa_json_out from
+ * tpa_report__json_open() to yajl_gen_print_callback. */
+typedef struct tpa_json_out {
+        FILE  *fp;
+        char   open;            /* '[' or '{' just written, else 0 */
+        size_t held;            /* after `open`: 1 "\n", 2 + k "\n\n" and k spaces */
+        size_t len;             /* bytes in buf */
+        char   buf[16384];      /* yajl prints a token in several small pieces */
+} tpa_json_out;
+/* A writer to fp, or NULL when out of memory. */
+tpa_json_out *tpa_report__json_open(FILE *fp);
+void tpa_report__json_print(void *ctx, const char *s, size_t len);   /* ctx: tpa_json_out */
+/* Write what is held and buffered to out->fp and free out (NULL: no-op).
+ * Write errors are left in ferror(fp) for the caller, as for every other
+ * report. */
+void tpa_report__json_close(tpa_json_out *out);
 
 #endif
