@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "opts.h"
@@ -83,10 +84,42 @@ void cli_print_warnings(const tpa_trace *tr, const char *path)
         }
 }
 
+/* An unnamed file in $TMPDIR (else /tmp) that vanishes when closed, or NULL. */
+static FILE *anonymous_file(void)
+{
+        const char *dirs[2] = { getenv("TMPDIR"), "/tmp" };
+
+        for (int i = 0; i < 2; i++) {
+                char name[4096];
+                FILE *fp;
+                int fd;
+
+                if (dirs[i] == NULL || dirs[i][0] == '\0' ||
+                    snprintf(name, sizeof(name), "%s/tfprof-analyze-XXXXXX", dirs[i]) >=
+                    (int)sizeof(name))
+                        continue;
+                fd = mkstemp(name);
+                if (fd < 0)
+                        continue;
+                unlink(name);
+                fp = fdopen(fd, "w+b");
+                if (fp != NULL)
+                        return fp;
+                close(fd);
+        }
+        return NULL;
+}
+
 int cli_out_begin(cli_out *o)
 {
         memset(o, 0, sizeof(*o));
-        o->fp = open_memstream(&o->buf, &o->len);
+        /* A report can be as large as a tenth of the trace (the JSON one of a
+         * 1 GB trace is 24 MB): staged on disk, it costs no memory. */
+        o->fp = anonymous_file();
+        if (o->fp == NULL) {
+                o->fp = open_memstream(&o->buf, &o->len);
+                o->in_memory = true;
+        }
         if (o->fp == NULL) {
                 cli_errorf("out of memory");
                 return EXIT_INTERNAL;
@@ -102,34 +135,98 @@ void cli_out_discard(cli_out *o)
         memset(o, 0, sizeof(*o));
 }
 
-static int write_all(FILE *fp, const char *buf, size_t len)
+/* Copy the staged report to `fp` and flush it: 0, -1 on a write error, -2
+ * when the staging file cannot be read back (errno says why). */
+static int copy_out(cli_out *o, FILE *fp)
 {
-        if (len > 0 && fwrite(buf, 1, len, fp) != len)
-                return -1;
+        char chunk[65536];
+        size_t n;
+
+        if (o->in_memory) {
+                if (o->len > 0 && fwrite(o->buf, 1, o->len, fp) != o->len)
+                        return -1;
+        } else {
+                rewind(o->fp);
+                while ((n = fread(chunk, 1, sizeof(chunk), o->fp)) > 0)
+                        if (fwrite(chunk, 1, n, fp) != n)
+                                return -1;
+                if (ferror(o->fp))
+                        return -2;
+        }
         if (fflush(fp) != 0 || ferror(fp))
                 return -1;
         return 0;
 }
 
+/* True when `path` exists and is not a regular file. */
+static bool is_special(const char *path)
+{
+        struct stat st;
+
+        return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* fclose(fp) after copy_out() returned `w`: the first error wins, with its
+ * errno. */
+static int close_after(int w, FILE *fp)
+{
+        int e = errno;
+
+        if (fclose(fp) != 0 && w == 0)
+                return -1;
+        errno = e;
+        return w;
+}
+
+/* Copy the staged report into the file `name` (which is `path` or a
+ * temporary name beside it); an exit code, the error said. */
+static int write_file(cli_out *o, const char *path, const char *name)
+{
+        FILE *fp = fopen(name, "wb");
+        int w;
+
+        if (fp == NULL) {
+                cli_errorf("%s: cannot write: %s", path, strerror(errno));
+                return EXIT_INTERNAL;
+        }
+        w = close_after(copy_out(o, fp), fp);
+        if (w == -2)
+                cli_errorf("cannot read back the report's temporary file: %s", strerror(errno));
+        else if (w < 0)
+                cli_errorf("%s: error writing: %s", path, strerror(errno));
+        return w < 0 ? EXIT_INTERNAL : EXIT_OK;
+}
+
 int cli_out_commit(cli_out *o, const char *path)
 {
-        int rc = EXIT_OK;
+        int rc = EXIT_OK, w;
 
         if (fflush(o->fp) != 0 || ferror(o->fp)) {
-                cli_errorf("out of memory while rendering the report");
+                if (o->in_memory)
+                        cli_errorf("out of memory while rendering the report");
+                else
+                        cli_errorf("cannot write the report to a temporary file: %s",
+                                   strerror(errno));
                 cli_out_discard(o);
                 return EXIT_INTERNAL;
         }
         if (path == NULL || strcmp(path, "-") == 0) {
-                if (write_all(stdout, o->buf, o->len) < 0) {
+                w = copy_out(o, stdout);
+                if (w == -1)
                         cli_errorf("error writing to stdout: %s", strerror(errno));
+                if (w == -2)
+                        cli_errorf("cannot read back the report's temporary file: %s",
+                                   strerror(errno));
+                if (w < 0)
                         rc = EXIT_INTERNAL;
-                }
+        } else if (is_special(path)) {
+                /* -o /dev/null, a fifo, a terminal: written in place (run as
+                 * root, the rename would replace the device with a file). */
+                rc = write_file(o, path, path);
         } else {
                 /* Write beside the target, then rename: never half a file. */
                 size_t n = strlen(path) + 16;
                 char *tmp = malloc(n);
-                FILE *fp;
 
                 if (tmp == NULL) {
                         cli_out_discard(o);
@@ -137,21 +234,13 @@ int cli_out_commit(cli_out *o, const char *path)
                         return EXIT_INTERNAL;
                 }
                 snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-                fp = fopen(tmp, "wb");
-                if (fp == NULL) {
+                rc = write_file(o, path, tmp);
+                if (rc == EXIT_OK && rename(tmp, path) != 0) {
                         cli_errorf("%s: cannot write: %s", path, strerror(errno));
-                        rc = EXIT_INTERNAL;
-                } else if (write_all(fp, o->buf, o->len) < 0 || fclose(fp) != 0) {
-                        if (fp != NULL)
-                                fclose(fp);
-                        cli_errorf("%s: error writing: %s", path, strerror(errno));
-                        remove(tmp);
-                        rc = EXIT_INTERNAL;
-                } else if (rename(tmp, path) != 0) {
-                        cli_errorf("%s: cannot write: %s", path, strerror(errno));
-                        remove(tmp);
                         rc = EXIT_INTERNAL;
                 }
+                if (rc != EXIT_OK)
+                        remove(tmp);
                 free(tmp);
         }
         cli_out_discard(o);

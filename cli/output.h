@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * output.h - the only place that prints: diagnostics to stderr, and the
- * report, which is rendered into memory and written out whole at the end so
- * that a failure never leaves half a report behind.
+ * report, which is staged aside and written out whole at the end so that a
+ * failure never leaves half a report behind.
  */
 #ifndef TPA_CLI_OUTPUT_H
 #define TPA_CLI_OUTPUT_H
@@ -31,14 +31,19 @@ int  cli_exit_for(int status);
 /* Print the trace's warnings (aggregated) for `path` unless quiet. */
 void cli_print_warnings(const tpa_trace *tr, const char *path);
 
-/* A report under construction: render into out->fp, then commit. */
+/* A report under construction: render into out->fp, then commit. It is
+ * staged in an unnamed temporary file ($TMPDIR, else /tmp; in memory when
+ * none can be made) and copied out only when the run succeeded. */
 typedef struct cli_out {
         FILE  *fp;
+        bool   in_memory;       /* fp is an open_memstream on buf */
         char  *buf;
         size_t len;
 } cli_out;
 int  cli_out_begin(cli_out *o);
-/* Write the report to `path` (NULL or "-": stdout) atomically; exit code. */
+/* Write the report to `path` (NULL or "-": stdout) atomically; exit code.
+ * A regular file is replaced by a rename; a device or fifo (-o /dev/null)
+ * is written in place. */
 int  cli_out_commit(cli_out *o, const char *path);
 void cli_out_discard(cli_out *o);
 
