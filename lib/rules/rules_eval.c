@@ -132,6 +132,16 @@ static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
                 *n = *n + (size_t)w >= size ? size - 1 : *n + (size_t)w;
 }
 
+/* Append len bytes of s, truncating as put() does. */
+static void put_bytes(char *buf, size_t size, size_t *n, const char *s, size_t len)
+{
+        if (*n + len >= size)
+                len = *n + 1 >= size ? 0 : size - 1 - *n;
+        memcpy(buf + *n, s, len);
+        *n += len;
+        buf[*n] = '\0';
+}
+
 /* A number as people write it: integers without decimals, else 3
  * significant digits ("0.125", "12.5", "1250"). */
 static void put_plain(char *buf, size_t size, size_t *n, double v, const char *unit)
@@ -224,12 +234,17 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                 double v;
 
                 if ((s[i] == '{' || s[i] == '}') && i + 1 < len && s[i + 1] == s[i]) {
-                        put(buf, size, &n, "%c", s[i]);
+                        put_bytes(buf, size, &n, s + i, 1);
                         i++;
                         continue;
                 }
                 if (s[i] != '{') {
-                        put(buf, size, &n, "%c", s[i]);
+                        /* the text up to the next brace, as it is */
+                        end = i + 1;
+                        while (end < len && s[end] != '{' && s[end] != '}')
+                                end++;
+                        put_bytes(buf, size, &n, s + i, end - i);
+                        i = end - 1;
                         continue;
                 }
                 /* Checked at load: {name} or {name:format}. */
