@@ -2,9 +2,10 @@
 /*
  * cmd_merge.c - `merge A B ... -o OUT.json[.gz]`: several traces (any format
  * we read; a logdir stands for the hosts of its newest run) into one Chrome
- * trace, one process group per input labelled by its file name
- * ("a.json: /device:GPU:0"), with pids that never collide, to compare runs
- * side by side in chrome://tracing or Perfetto.
+ * trace, one process group per input labelled by its file name (the
+ * process labels: "/device:GPU:0" shows as "/device:GPU:0 (a.json)"), with
+ * pids that never collide, to compare runs side by side in chrome://tracing
+ * or Perfetto, or to analyse several hosts' traces as one.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,37 @@ static int output_error(const tpa_error *err)
         cli_errorf("%s", err->msg);
         return err->code == TPA_ENOMEM || err->code == TPA_EIO ? EXIT_INTERNAL
                                                                : cli_exit_for(err->code);
+}
+
+static const char *base_name(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+        return slash != NULL ? slash + 1 : path;
+}
+
+/* Input i's label in the merged file: its file name, or its path where two
+ * inputs share a file name (worker0/host.trace.json.gz, worker1/...), and
+ * "#2", "#3" after the same path given again. Labels must differ: they
+ * keep each input's devices apart when the merged file is analysed. */
+static const char *merge_label(const cli_args *args, int i, char *buf, size_t size)
+{
+        const char *path = args->inputs[i], *base = base_name(path);
+        bool shared = false;
+        int again = 0;
+
+        for (int j = 0; j < args->input_count; j++) {
+                if (j == i || strcmp(base_name(args->inputs[j]), base) != 0)
+                        continue;
+                shared = true;
+                if (j < i && strcmp(args->inputs[j], path) == 0)
+                        again++;
+        }
+        if (!shared)
+                return base;
+        if (again == 0)
+                return path;
+        snprintf(buf, size, "%s #%d", path, again + 1);
+        return buf;
 }
 
 static int merge(const cli_args *args)
@@ -42,6 +74,7 @@ static int merge(const cli_args *args)
         /* One trace at a time: each input is read, written, freed. */
         for (int i = 0; i < args->input_count && rc == EXIT_OK; i++) {
                 const char *path = args->inputs[i], *label;
+                char buf[4200];
                 tpa_trace *tr = NULL;
 
                 if (tpa_trace_new(&tr, &err) < 0) {
@@ -52,8 +85,7 @@ static int merge(const cli_args *args)
                                                              : EXIT_OK;
                 if (rc == EXIT_OK)
                         cli_print_warnings(tr, path);
-                /* Label by file name: "a.json: /device:GPU:0". */
-                label = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+                label = merge_label(args, i, buf, sizeof(buf));
                 if (rc == EXIT_OK && tpa_chrome_writer_add(w, tr, label, &err) < 0)
                         rc = output_error(&err);
                 tpa_trace_free(tr);

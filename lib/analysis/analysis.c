@@ -235,23 +235,78 @@ static int device_channel(unsigned kind)
         }
 }
 
-/* Devices are processes whose streams carry device work; they are numbered
- * by ordinal, then by process order. */
+/* Two device processes are one device when they share an ordinal and
+ * labels: TF1 timelines name a process per stream ("/device:GPU:0/stream:12
+ * Compute", ".../stream:13 Compute"); a merged file labels each input's
+ * processes with its file ("GPU 0, a.json"), so its GPU 0s stay apart. */
+static bool same_device(const tpa_process *a, const tpa_process *b)
+{
+        return a->device >= 0 && a->device == b->device && a->label == b->label;
+}
+
+/* A device's name: its process name; "GPU:N" for a device made of several
+ * processes or named nothing useful; the labels added in [] when another
+ * device has the same name (merged inputs). */
+static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, size_t nd,
+                         char *slots, size_t slot_size, bool *clash)
+{
+        for (size_t d = 0; d < nd; d++) {
+                const tpa_process *p = tpa_trace_process_c(c->tr, (uint32_t)rep[d]);
+                const char *pn = tpa_trace_str(c->tr, p->name);
+                char *slot = slots + d * slot_size;
+
+                if (members[d] == 1 && (strstr(pn, "GPU") != NULL || strstr(pn, "device") != NULL ||
+                                        (p->device < 0 && pn[0] != '\0')))
+                        snprintf(slot, slot_size, "%s", pn);
+                else if (p->device >= 0)
+                        snprintf(slot, slot_size, "GPU:%d", (int)p->device);
+                else
+                        snprintf(slot, slot_size, "device");
+                c->a->device_names[d] = slot;
+        }
+        /* first find every clash, then rename: renaming one would hide its
+         * clash from the other */
+        for (size_t d = 0; d < nd; d++) {
+                clash[d] = false;
+                for (size_t e = 0; e < nd && !clash[d]; e++)
+                        clash[d] = e != d &&
+                                   strcmp(c->a->device_names[d], c->a->device_names[e]) == 0;
+        }
+        for (size_t d = 0; d < nd; d++) {
+                const tpa_process *p = tpa_trace_process_c(c->tr, (uint32_t)rep[d]);
+                if (clash[d] && p->label != TPA_STR_EMPTY) {
+                        char *slot = slots + d * slot_size;
+                        size_t n = strlen(slot);
+                        snprintf(slot + n, slot_size - n, " [%s]", tpa_trace_str(c->tr, p->label));
+                }
+        }
+}
+
+/* Devices are processes whose streams carry device work (several processes
+ * of one device grouped: same_device()); they are numbered by ordinal, then
+ * by process order. */
 static int find_devices(tpa_actx *c, tpa_error *err)
 {
+        enum { SLOT = 160 };
         size_t np = tpa_trace_process_count(c->tr);
         int32_t *pdev = NULL;
         bool *has = calloc(np ? np : 1, sizeof(*has));
-        size_t *order = NULL, nd = 0;
+        size_t *rep = NULL, *members = NULL, nd = 0;
+        int32_t *rank = NULL;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
         c->track_cls = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->track_cls));
         pdev = malloc((np ? np : 1) * sizeof(*pdev));
-        order = malloc((np ? np : 1) * sizeof(*order));
-        if (has == NULL || c->track_cls == NULL || pdev == NULL || order == NULL) {
+        rep = malloc((np ? np : 1) * sizeof(*rep));
+        members = calloc(np ? np : 1, sizeof(*members));
+        rank = malloc((np ? np : 1) * sizeof(*rank));
+        if (has == NULL || c->track_cls == NULL || pdev == NULL || rep == NULL ||
+            members == NULL || rank == NULL) {
                 free(has);
                 free(pdev);
-                free(order);
+                free(rep);
+                free(members);
+                free(rank);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         for (size_t t = 0; t < c->ntracks; t++) {
@@ -272,27 +327,57 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                     is_device_kind(e->kind))
                         has[c->track_cls[e->track]] = true;
         }
-        for (size_t p = 0; p < np; p++)
-                if (has[p])
-                        order[nd++] = p;
-        /* insertion sort by ordinal: few devices */
-        for (size_t i = 1; i < nd; i++) {
-                size_t v = order[i], j = i;
-                int32_t ov = tpa_trace_process_c(c->tr, (uint32_t)v)->device;
-                while (j > 0) {
-                        int32_t oj = tpa_trace_process_c(c->tr, (uint32_t)order[j - 1])->device;
-                        bool after = ov >= 0 && (oj < 0 || oj > ov);
-                        if (!after)
-                                break;
-                        order[j] = order[j - 1];
-                        j--;
-                }
-                order[j] = v;
-        }
-        for (size_t p = 0; p < np; p++)
+        /* group: pdev[p] is the group of process p, in order of first process */
+        for (size_t p = 0; p < np; p++) {
+                const tpa_process *pp = tpa_trace_process_c(c->tr, (uint32_t)p);
+                size_t g = 0;
                 pdev[p] = -1;
-        for (size_t d = 0; d < nd; d++)
-                pdev[order[d]] = (int32_t)d;
+                if (!has[p])
+                        continue;
+                while (g < nd && !same_device(tpa_trace_process_c(c->tr, (uint32_t)rep[g]), pp))
+                        g++;
+                if (g == nd)
+                        rep[nd++] = p;
+                members[g]++;
+                pdev[p] = (int32_t)g;
+        }
+        /* number the groups by ordinal (unknown last), then by first process;
+         * few devices: a quadratic rank is fine */
+        for (size_t g = 0; g < nd; g++) {
+                int32_t og = tpa_trace_process_c(c->tr, (uint32_t)rep[g])->device;
+                rank[g] = 0;
+                for (size_t h = 0; h < nd; h++) {
+                        int32_t oh = tpa_trace_process_c(c->tr, (uint32_t)rep[h])->device;
+                        bool before = og < 0 ? (oh >= 0 || h < g)
+                                             : (oh >= 0 && (oh < og || (oh == og && h < g)));
+                        rank[g] += before;
+                }
+        }
+        {
+                size_t *r2 = malloc((nd ? nd : 1) * sizeof(*r2));
+                size_t *m2 = malloc((nd ? nd : 1) * sizeof(*m2));
+                if (r2 == NULL || m2 == NULL) {
+                        free(r2);
+                        free(m2);
+                        free(has);
+                        free(pdev);
+                        free(rep);
+                        free(members);
+                        free(rank);
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                }
+                for (size_t g = 0; g < nd; g++) {
+                        r2[rank[g]] = rep[g];
+                        m2[rank[g]] = members[g];
+                }
+                for (size_t p = 0; p < np; p++)
+                        if (pdev[p] >= 0)
+                                pdev[p] = rank[pdev[p]];
+                memcpy(rep, r2, nd * sizeof(*rep));
+                memcpy(members, m2, nd * sizeof(*members));
+                free(r2);
+                free(m2);
+        }
         for (size_t t = 0; t < c->ntracks; t++)
                 if (c->track_cls[t] >= 0)
                         c->track_cls[t] = pdev[c->track_cls[t]] >= 0
@@ -300,35 +385,25 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         c->a->device_count = nd;
         c->a->cpu_only = nd == 0;
         c->ndev = nd ? nd : 1;
-        /* one block: the pointers, then a 32-byte slot per device for names
-         * made here ("GPU:1" where the process name says nothing) */
-        c->a->device_names = calloc(1, c->ndev * (sizeof(*c->a->device_names) + 32));
+        /* one block: the pointers, then a slot per device for its name */
+        c->a->device_names = calloc(1, c->ndev * (sizeof(*c->a->device_names) + SLOT));
         if (c->a->device_names == NULL) {
                 free(has);
                 free(pdev);
-                free(order);
+                free(rep);
+                free(members);
+                free(rank);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         if (nd == 0)
                 c->a->device_names[0] = "CPU";
-        for (size_t d = 0; d < nd; d++) {
-                const tpa_process *p = tpa_trace_process_c(c->tr, (uint32_t)order[d]);
-                const char *pn = tpa_trace_str(c->tr, p->name);
-                char *slot = (char *)(c->a->device_names + c->ndev) + d * 32;
-
-                if (strstr(pn, "GPU") != NULL || strstr(pn, "device") != NULL ||
-                    (p->device < 0 && pn[0] != '\0'))
-                        c->a->device_names[d] = pn;
-                else if (p->device >= 0) {
-                        snprintf(slot, 32, "GPU:%d", (int)p->device);
-                        c->a->device_names[d] = slot;
-                } else {
-                        c->a->device_names[d] = "device";
-                }
-        }
+        /* `has` is free again: np >= nd flags for name_devices() */
+        name_devices(c, rep, members, nd, (char *)(c->a->device_names + c->ndev), SLOT, has);
         free(has);
         free(pdev);
-        free(order);
+        free(rep);
+        free(members);
+        free(rank);
         return 0;
 }
 

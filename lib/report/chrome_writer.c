@@ -283,25 +283,32 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
         for (uint32_t i = 0; i < np; i++) {
                 const tpa_process *p = tpa_trace_process_c(tr, i);
                 put_meta(w, &c, "process_name", i, NULL, "name");
-                if (label != NULL) {
-                        size_t ll = strlen(label), nl = tpa_trace_str_len(tr, p->name);
-                        char *s = malloc(ll + 2 + nl + 1);
+                put_str(w, tpa_trace_str(tr, p->name), tpa_trace_str_len(tr, p->name));
+                puts_(w, "}}");
+                /* Merged, the file goes in the process labels, after the
+                 * input's own ("GPU 0, a.json"): the name stays what the
+                 * dialect is told by ("/device:GPU:0"), so the merged file
+                 * reads back with its devices and host threads. */
+                if (p->label != TPA_STR_EMPTY || label != NULL) {
+                        size_t pl = tpa_trace_str_len(tr, p->label);
+                        size_t ll = label != NULL ? strlen(label) : 0;
+                        char *s = malloc(pl + 2 + ll + 1);
+                        size_t n = 0;
                         if (s == NULL)
                                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                        memcpy(s, label, ll);
-                        memcpy(s + ll, ": ", 2);
-                        memcpy(s + ll + 2, tpa_trace_str(tr, p->name), nl);
-                        put_str(w, s, ll + 2 + nl);
-                        free(s);
-                } else {
-                        put_str(w, tpa_trace_str(tr, p->name), tpa_trace_str_len(tr, p->name));
-                }
-                puts_(w, "}}");
-                if (p->label != TPA_STR_EMPTY) {
+                        memcpy(s, tpa_trace_str(tr, p->label), pl);
+                        n = pl;
+                        if (pl > 0 && ll > 0) {
+                                memcpy(s + n, ", ", 2);
+                                n += 2;
+                        }
+                        if (ll > 0)
+                                memcpy(s + n, label, ll);
+                        n += ll;
                         put_meta(w, &c, "process_labels", i, NULL, "labels");
-                        put_str(w, tpa_trace_str(tr, p->label),
-                                tpa_trace_str_len(tr, p->label));
+                        put_str(w, s, n);
                         puts_(w, "}}");
+                        free(s);
                 }
                 put_meta(w, &c, "process_sort_index", i, NULL, "sort_index");
                 /* merged inputs stay in groups, in input order */

@@ -119,55 +119,75 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                 if (pr->role == TPA_PROC_DEVICE && pr->device > max_dev)
                         max_dev = pr->device;
         }
+        /* A device is an ordinal and labels: processes of one device share
+         * both (TF1: one process per stream); a merged file's inputs differ
+         * in labels (as lib/analysis groups them). */
         for (int32_t d = 0; d <= max_dev; d++) {
-                const char *pname = NULL, *plabel = NULL;
-                uint64_t events = 0;
-                size_t nrow = 0, streams = 0;
-                char name[NAME_WIDTH + 1];
+                for (uint32_t first = 0; first < np; first++) {
+                        const tpa_process *head = tpa_trace_process_c(tr, first);
+                        const char *pname = NULL, *plabel = NULL;
+                        uint64_t events = 0;
+                        size_t nrow = 0, streams = 0;
+                        char name[NAME_WIDTH + 1];
+                        bool seen = false;
 
-                for (uint32_t i = 0; i < np; i++) {
-                        const tpa_process *pr = tpa_trace_process_c(tr, i);
-                        if (pr->role != TPA_PROC_DEVICE || pr->device != d)
+                        if (head->role != TPA_PROC_DEVICE || head->device != d)
                                 continue;
-                        if (pname == NULL && pr->name != TPA_STR_EMPTY)
-                                pname = tpa_trace_str(tr, pr->name);
-                        if (plabel == NULL && pr->label != TPA_STR_EMPTY)
-                                plabel = tpa_trace_str(tr, pr->label);
+                        for (uint32_t i = 0; i < first && !seen; i++) {
+                                const tpa_process *pr = tpa_trace_process_c(tr, i);
+                                seen = pr->role == TPA_PROC_DEVICE && pr->device == d &&
+                                       pr->label == head->label;
+                        }
+                        if (seen)
+                                continue;       /* listed with the first of its processes */
+                        for (uint32_t i = 0; i < np; i++) {
+                                const tpa_process *pr = tpa_trace_process_c(tr, i);
+                                if (pr->role != TPA_PROC_DEVICE || pr->device != d ||
+                                    pr->label != head->label)
+                                        continue;
+                                if (pname == NULL && pr->name != TPA_STR_EMPTY)
+                                        pname = tpa_trace_str(tr, pr->name);
+                                if (plabel == NULL && pr->label != TPA_STR_EMPTY)
+                                        plabel = tpa_trace_str(tr, pr->label);
+                        }
+                        for (uint32_t t = 0; t < nt; t++) {
+                                const tpa_thread *th = tpa_trace_thread_c(tr, t);
+                                const tpa_process *pr = tpa_trace_process_c(tr, th->process);
+                                if (pr->role != TPA_PROC_DEVICE || pr->device != d ||
+                                    pr->label != head->label)
+                                        continue;
+                                if (per_thread[t] == 0 && th->role != TPA_TRACK_STREAM)
+                                        continue;
+                                rows[nrow].thread = t;
+                                rows[nrow].events = per_thread[t];
+                                thread_label(rows[nrow].label, sizeof(rows[nrow].label), tr, t);
+                                events += per_thread[t];
+                                streams += th->role == TPA_TRACK_STREAM;
+                                nrow++;
+                        }
+                        if (events == 0)
+                                continue;       /* named (Kineto names every GPU) but idle */
+                        if (ndev++ == 0)
+                                fprintf(fp, "  devices:\n");
+                        qsort(rows, nrow, sizeof(*rows), row_cmp);
+                        /* TF1 names a process per stream: name the device by its busiest */
+                        if (nrow > 0 &&
+                            tpa_trace_thread_c(tr, rows[0].thread)->name == TPA_STR_EMPTY) {
+                                const tpa_process *pr = tpa_trace_process_c(tr,
+                                                tpa_trace_thread_c(tr, rows[0].thread)->process);
+                                if (pr->name != TPA_STR_EMPTY)
+                                        pname = tpa_trace_str(tr, pr->name);
+                        }
+                        fit(name, sizeof(name), pname != NULL ? pname : "", NAME_WIDTH - 16);
+                        fprintf(fp, "    device %d: %s%s%s%s (%zu stream%s, %" PRIu64
+                                " events)\n", d, name, plabel != NULL ? " [" : "",
+                                plabel != NULL ? plabel : "", plabel != NULL ? "]" : "", streams,
+                                streams == 1 ? "" : "s", events);
+                        for (size_t r = 0; r < nrow; r++)
+                                fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n",
+                                        role_word(tpa_trace_thread_c(tr, rows[r].thread)->role),
+                                        NAME_WIDTH, rows[r].label, rows[r].events);
                 }
-                for (uint32_t t = 0; t < nt; t++) {
-                        const tpa_thread *th = tpa_trace_thread_c(tr, t);
-                        const tpa_process *pr = tpa_trace_process_c(tr, th->process);
-                        if (pr->role != TPA_PROC_DEVICE || pr->device != d)
-                                continue;
-                        if (per_thread[t] == 0 && th->role != TPA_TRACK_STREAM)
-                                continue;
-                        rows[nrow].thread = t;
-                        rows[nrow].events = per_thread[t];
-                        thread_label(rows[nrow].label, sizeof(rows[nrow].label), tr, t);
-                        events += per_thread[t];
-                        streams += th->role == TPA_TRACK_STREAM;
-                        nrow++;
-                }
-                if (events == 0)
-                        continue;       /* named (Kineto names every GPU) but idle */
-                if (ndev++ == 0)
-                        fprintf(fp, "  devices:\n");
-                qsort(rows, nrow, sizeof(*rows), row_cmp);
-                /* TF1 names a process per stream: name the device by its busiest */
-                if (nrow > 0 && tpa_trace_thread_c(tr, rows[0].thread)->name == TPA_STR_EMPTY) {
-                        const tpa_process *pr = tpa_trace_process_c(tr,
-                                        tpa_trace_thread_c(tr, rows[0].thread)->process);
-                        if (pr->name != TPA_STR_EMPTY)
-                                pname = tpa_trace_str(tr, pr->name);
-                }
-                fit(name, sizeof(name), pname != NULL ? pname : "", NAME_WIDTH - 16);
-                fprintf(fp, "    device %d: %s%s%s%s (%zu stream%s, %" PRIu64 " events)\n", d,
-                        name, plabel != NULL ? " [" : "", plabel != NULL ? plabel : "",
-                        plabel != NULL ? "]" : "", streams, streams == 1 ? "" : "s", events);
-                for (size_t r = 0; r < nrow; r++)
-                        fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n",
-                                role_word(tpa_trace_thread_c(tr, rows[r].thread)->role),
-                                NAME_WIDTH, rows[r].label, rows[r].events);
         }
         if (ndev == 0)
                 fprintf(fp, "  devices: none (no device streams in the trace)\n");

@@ -785,6 +785,46 @@ static void test_analysis__first_step_settles(void)
         tpa_trace_free(b.tr);
 }
 
+/* TF1 timelines name a process per stream of one GPU: one device, not one
+ * per stream (each stream's idle time would be averaged in); a merged
+ * file's inputs, told apart by their labels, stay apart. */
+static void test_analysis__device_processes(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        uint32_t s13 = mk_thread(b.tr, mk_proc(b.tr, 13, "/device:GPU:0/stream:13 Compute",
+                                               TPA_PROC_DEVICE, 0), 0, TPA_TRACK_STREAM);
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        ev(&b, s13, TPA_KIND_KERNEL, "k2", 50, 50, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_eq((int64_t)a->device_count, 1, "test_analysis__device_processes: one GPU");
+        tap_streq(a->device_names[0], "GPU:0", "test_analysis__device_processes: named by ordinal");
+        ok(a->steps[0].frac[TPA_BUCKET_COMPUTE] == 1.0,
+           "test_analysis__device_processes: its streams together are always busy");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        {
+                uint32_t p = mk_proc(b.tr, 2, "/device:GPU:0", TPA_PROC_DEVICE, 0);
+                tpa_str l;
+                uint32_t t = mk_thread(b.tr, p, 7, TPA_TRACK_STREAM);
+                tpa_trace_intern(b.tr, &l, "b.json", 6, NULL);
+                tpa_trace_process(b.tr, p)->label = l;
+                ev(&b, t, TPA_KIND_KERNEL, "k2", 50, 50, 0, 0);
+        }
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_eq((int64_t)a->device_count, 2, "test_analysis__device_processes: merged inputs apart");
+        tap_streq(a->device_names[1], "/device:GPU:0 [b.json]",
+                  "test_analysis__device_processes: the label tells them apart");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* Input work hidden under a kernel: input_host_frac counts it, input not. */
 static void test_analysis__input_host(void)
 {
@@ -880,6 +920,7 @@ int main(void)
         test_analysis__extend_by_correlation();
         test_analysis__first_step_settles();
         test_analysis__input_host();
+        test_analysis__device_processes();
         test_analysis__gap_host_events();
         test_analysis__rules();
         return tap_done();

@@ -79,9 +79,10 @@ static void test_chrome_writer__merge(void)
            tpa_chrome_writer_add(w, b, "b.pb", &err) == 0 &&
            tpa_chrome_writer_close(w, &err) == 0, "two traces merged (%s)", err.msg);
         text = slurp(out);
-        ok(strstr(text, "\"name\":\"a.json: /device:GPU:0\"") != NULL &&
-           strstr(text, "\"name\":\"b.pb: /device:GPU:0\"") != NULL,
-           "process names carry the input's label");
+        ok(strstr(text, "\"process_name\",\"args\":{\"name\":\"/device:GPU:0\"") != NULL &&
+           strstr(text, "\"labels\":\"a.json\"") != NULL &&
+           strstr(text, "\"labels\":\"b.pb\"") != NULL,
+           "process names kept, the input's label in the process labels");
         ok(strstr(text, "{\"ph\":\"X\",\"pid\":1,\"tid\":7,\"ts\":1.5,\"dur\":2.001,") != NULL &&
            strstr(text, "{\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":1.5,\"dur\":2.001,") != NULL,
            "pids 1 and 2: one per input, exact us");

@@ -19,9 +19,10 @@ typedef struct tpa_chrome_writer tpa_chrome_writer;
 /* Create `path` ("-": standard output) and write the JSON head. */
 int  tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error *err);
 /* Write every process, thread and event of `tr`. With a NULL `label`
- * (convert) pids and tids are the input's own; with a label (merge) each
- * process name is prefixed with it ("a.json: /device:GPU:0") and pids are
- * renumbered, never colliding with those of earlier calls. */
+ * (convert) pids and tids are the input's own; with a label (merge) it is
+ * added to each process' labels ("GPU 0, a.json"; names stay as they are,
+ * so the merged file reads back with its devices) and pids are renumbered,
+ * never colliding with those of earlier calls. */
 int  tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char *label,
                            tpa_error *err);
 /* Write the JSON tail, flush and close; frees `w` whatever happens. */

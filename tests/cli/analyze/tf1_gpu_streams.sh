@@ -1,0 +1,1 @@
+tfprof-analyze synth_tf1_timeline.json
