@@ -8,13 +8,21 @@
  * here: the source ends, and tpa_source_truncated() says so.
  *
  * Threaded mode (DESIGN.md section 10: inflate | parse): a second thread
- * inflates into a ring of SLOTS chunk buffers and the caller's thread takes
- * them in order, so inflating overlaps parsing. It is used for gzip files
- * of THREAD_MIN compressed bytes or more and gzip from a pipe when the
- * machine has more than one CPU, and whenever opts->threaded is set (for
- * memory sources only then). The caller sees the
+ * inflates (or reads) into a ring of SLOTS chunk buffers and the caller's
+ * thread takes them in order, so inflating and the transform overlap
+ * parsing. It is used for files of THREAD_MIN bytes or more, gzip or not
+ * (the transform, when the reader sets one, is work taken off the parsing
+ * thread either way), and pipes, when the machine has more than one CPU;
+ * and whenever opts->threaded is set (for gzip memory sources only then).
+ * The caller sees the
  * same bytes, offsets and errors as with one thread; only the inflating
  * thread touches the zlib state, the file and `raw` once it runs.
+ *
+ * A transform (tpa_source_set_transform) runs on the inflating thread on
+ * each slot before it is handed over, under the rule that every byte is
+ * transformed once and in stream order: the slots already filled when it is
+ * set are transformed then, on the caller's thread, under the lock that the
+ * inflating thread takes before it hands over a slot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,8 +43,8 @@
  * rarely waits (bench/README.md has the measurements). */
 #define SLOT_SIZE (256u * 1024u)
 #define SLOTS     8u
-/* Below this compressed size a file is inflated on the caller's thread:
- * starting a thread costs more than it saves on small traces. */
+/* Below this size (compressed, for gzip) a file is read on the caller's
+ * thread: starting a thread costs more than it saves on small traces. */
 #define THREAD_MIN (1u << 20)
 
 struct slot {
@@ -47,6 +55,7 @@ struct slot {
         int       rc;           /* < 0: inflating failed here; see err */
         uint64_t  bytes_in;     /* compressed bytes read when it was filled */
         tpa_error err;
+        void     *note;         /* the transform's note on it */
 };
 
 struct ring {
@@ -56,6 +65,7 @@ struct ring {
         struct slot     slots[SLOTS];
         unsigned        head, count;    /* head: the oldest filled slot */
         bool            stop;           /* the consumer is gone */
+        bool            transforming;   /* the inflater is in the transform */
         uint64_t        w_offset;       /* inflater: bytes produced so far */
         /* consumer side */
         bool            have_cur;       /* slots[head] is being read */
@@ -88,6 +98,13 @@ struct tpa_source {
         bool           truncated;
         const tpa_read_options *opts;
         struct ring   *ring;            /* threaded mode; NULL: one thread */
+
+        /* the transform; with a ring, fn is read and written under its lock */
+        tpa_source_transform fn;
+        void          *fn_state;
+        size_t         note_size;
+        void          *note;            /* for the chunks handed out of `out` */
+        const void    *cur_note;        /* the last chunk's */
 };
 
 static int  ring_start(tpa_source *s, tpa_error *err);
@@ -199,8 +216,8 @@ int tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *
                 s->own_fd = true;
         }
         r = init(s, opts, err);
-        if (r == 0 && s->gzip && (s->opts->threaded || (!small_file(s->fd) &&
-                                                         sysconf(_SC_NPROCESSORS_ONLN) > 1)))
+        if (r == 0 && (s->opts->threaded ||
+                       (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1)))
                 r = ring_start(s, err);
         if (r < 0) {
                 tpa_source_free(s);
@@ -246,6 +263,7 @@ void tpa_source_free(tpa_source *s)
         if (s->fd >= 0)
                 free(s->raw);
         free(s->out);
+        free(s->note);
         free(s);
 }
 
@@ -351,6 +369,16 @@ static void *inflate_main(void *arg)
                 g->w_offset += sl->len;
 
                 pthread_mutex_lock(&g->lock);
+                if (s->fn != NULL && sl->rc == 0 && sl->len > 0) {
+                        /* outside the lock: the reader goes on taking slots */
+                        tpa_source_transform fn = s->fn;
+                        void *state = s->fn_state;
+                        g->transforming = true;
+                        pthread_mutex_unlock(&g->lock);
+                        fn(state, sl->buf, sl->len, sl->note);
+                        pthread_mutex_lock(&g->lock);
+                        g->transforming = false;
+                }
                 g->count++;
                 pthread_cond_signal(&g->not_empty);
                 pthread_mutex_unlock(&g->lock);
@@ -417,8 +445,10 @@ static void ring_stop(tpa_source *s)
         pthread_cond_destroy(&g->not_full);
         pthread_cond_destroy(&g->not_empty);
         pthread_mutex_destroy(&g->lock);
-        for (unsigned i = 0; i < SLOTS; i++)
+        for (unsigned i = 0; i < SLOTS; i++) {
                 free(g->slots[i].buf);
+                free(g->slots[i].note);
+        }
         free(g);
         s->ring = NULL;
 }
@@ -522,6 +552,7 @@ static int ring_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error
                 *data = s->out + s->out_pos;
                 *len = s->out_end - s->out_pos;
                 s->offset += *len;
+                s->cur_note = s->note;  /* transformed when the transform was set */
                 s->out_pos = s->out_end = 0;
                 return 0;
         }
@@ -542,6 +573,7 @@ static int ring_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error
         *len = sl->len - g->cur_pos;
         s->offset += *len;
         g->cur_pos = sl->len;
+        s->cur_note = sl->note;
         return 0;
 }
 
@@ -552,6 +584,8 @@ int tpa_source_peek(tpa_source *s, const uint8_t **data, size_t *len, size_t wan
 
         if (want > OUT_SIZE)
                 want = OUT_SIZE;
+        if (s->fn != NULL)      /* its bytes would be seen before the transform */
+                return tpa_error_setf(err, TPA_EINTERNAL, "peek after a transform is set");
         if (s->ring != NULL)
                 return ring_peek(s, data, len, want, err);
         if (s->out_end - s->out_pos < want && !s->eof) {
@@ -584,8 +618,83 @@ int tpa_source_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error 
         *len = s->out_end - s->out_pos;
         s->offset += *len;
         s->out_pos = s->out_end;
+        if (s->fn != NULL && *len > 0) {
+                s->fn(s->fn_state, s->out + (s->out_end - *len), *len, s->note);
+                s->cur_note = s->note;
+        }
         return 0;
 }
+
+/* The bytes inflated but not handed out when the transform is set: what a
+ * peek gathered in `out`, the rest of the current slot, the slots filled. */
+static void ring_transform_filled(tpa_source *s)
+{
+        struct ring *g = s->ring;
+        unsigned k = 0;
+
+        if (s->out_pos < s->out_end)
+                s->fn(s->fn_state, s->out + s->out_pos, s->out_end - s->out_pos, s->note);
+        if (g->have_cur) {
+                struct slot *sl = &g->slots[g->head];
+                if (sl->rc == 0 && g->cur_pos < sl->len)
+                        s->fn(s->fn_state, sl->buf + g->cur_pos, sl->len - g->cur_pos,
+                              sl->note);
+                k = 1;
+        }
+        for (; k < g->count; k++) {
+                struct slot *sl = &g->slots[(g->head + k) % SLOTS];
+                if (sl->rc == 0 && sl->len > 0)
+                        s->fn(s->fn_state, sl->buf, sl->len, sl->note);
+        }
+}
+
+int tpa_source_set_transform(tpa_source *s, tpa_source_transform fn, void *state,
+                             size_t note_size, tpa_error *err)
+{
+        struct ring *g = s->ring;
+
+        if (fn == NULL) {
+                if (g != NULL) {
+                        pthread_mutex_lock(&g->lock);
+                        while (g->transforming)         /* it signals when done */
+                                pthread_cond_wait(&g->not_empty, &g->lock);
+                        s->fn = NULL;
+                        pthread_mutex_unlock(&g->lock);
+                }
+                s->fn = NULL;
+                s->cur_note = NULL;
+                return 0;
+        }
+        if (s->note == NULL || s->note_size < note_size) {
+                free(s->note);
+                s->note_size = 0;
+                if ((s->note = calloc(1, note_size ? note_size : 1)) == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                for (unsigned i = 0; g != NULL && i < SLOTS; i++) {
+                        free(g->slots[i].note);
+                        g->slots[i].note = NULL;
+                }
+                for (unsigned i = 0; g != NULL && i < SLOTS; i++) {
+                        if (g != NULL && (g->slots[i].note = calloc(1, note_size ? note_size
+                                                                                 : 1)) == NULL)
+                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                }
+                s->note_size = note_size;
+        }
+        if (g == NULL) {
+                s->fn = fn;
+                s->fn_state = state;
+                return 0;
+        }
+        pthread_mutex_lock(&g->lock);
+        s->fn = fn;
+        s->fn_state = state;
+        ring_transform_filled(s);
+        pthread_mutex_unlock(&g->lock);
+        return 0;
+}
+
+const void *tpa_source_note(const tpa_source *s) { return s->cur_note; }
 
 int tpa_source_read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t max,
                         tpa_error *err)

@@ -31,6 +31,24 @@ int  tpa_source_read(tpa_source *src, const uint8_t **data, size_t *len, tpa_err
 int  tpa_source_read_all(tpa_source *src, uint8_t **data, size_t *len, uint64_t max,
                          tpa_error *err);
 
+/* A rewrite of the stream's bytes where they are produced: on the
+ * inflating thread when there is one (so a parser's byte-level pass runs
+ * beside inflate, not after it), else on the caller's thread inside
+ * tpa_source_read(). `fn` sees every byte not yet handed out, in stream
+ * order, each once, in the chunks tpa_source_read() will hand out; it may
+ * change bytes in place but never their number (offsets stay those of the
+ * stream), and fills that chunk's `note` (note_size bytes), which
+ * tpa_source_note() returns with the chunk. This layer knows nothing of
+ * what the bytes mean. Set it after any peek and before the first read;
+ * tpa_source_set_transform(src, NULL, NULL, 0, NULL) detaches it, waiting
+ * for a call in progress, so `state` may be freed after it. */
+typedef void (*tpa_source_transform)(void *state, uint8_t *data, size_t len, void *note);
+int  tpa_source_set_transform(tpa_source *src, tpa_source_transform fn, void *state,
+                              size_t note_size, tpa_error *err);
+/* The note of the chunk the last tpa_source_read() returned (NULL without
+ * a transform). */
+const void *tpa_source_note(const tpa_source *src);
+
 /* Bytes handed out so far (offset into the inflated stream). */
 uint64_t tpa_source_offset(const tpa_source *src);
 /* Bytes read from the file so far (compressed). */

@@ -9,7 +9,10 @@
  * yajl has no option for trailing commas, so the bytes pass a small filter
  * first: outside strings, a ',' whose next non-space byte is ']' or '}' is
  * replaced by a space, as is a leading UTF-8 BOM. Every byte maps to one
- * byte, so yajl's offsets are offsets into the real stream.
+ * byte, so yajl's offsets are offsets into the real stream. The filter
+ * rewrites the bytes in place and runs as the byte source's transform, on
+ * the inflating thread when there is one (source.h): what the parser needs
+ * of its state, it gets in a note with each chunk (struct chunk_note).
  *
  * Strings longer than max_string are an error (TPA_ELIMIT at the string),
  * not truncated: a 1 MiB name is a broken or hostile trace.
@@ -58,6 +61,45 @@ struct tok_state {
         bool     literal;       /* the token at `start` is a bare literal */
 };
 
+/* The filter's state: only the filter touches it, on whichever thread the
+ * byte source runs it (the parser never reads it once the source has it). */
+struct filter {
+        uint64_t         off;           /* stream offset of the next byte */
+        uint64_t         max_string;
+        bool             bom_ok;
+        bool             in_str, esc;
+        /* A ',' whose next non-space byte is still to come: where it is and
+         * the token state before it. */
+        bool             comma;
+        uint64_t         comma_at;
+        struct tok_state comma_tok;
+        /* The string being read (or the last one read): where its '"' is,
+         * its bytes so far, and how many of them escapes add beyond one
+         * decoded byte each. Past max_string decoded bytes for sure, the
+         * rest of it is counted, not fed: yajl would buffer it all,
+         * re-scanning it at every chunk (bench/: a 200 MB string took 500 s
+         * and 200 MB). */
+        uint64_t         str_start, str_raw, str_extra;
+        bool             str_skip;
+        struct tok_state tok;           /* token state before the next byte */
+};
+
+/* What the parser learns of a chunk with it: the few facts that the
+ * filter's state decides and that cannot be read back from the bytes. The
+ * token states are what tok_step() would give after every byte before the
+ * position named; the parser needs them only to place error offsets. */
+struct chunk_note {
+        size_t           lead;          /* whitespace after a ',' held from before */
+        unsigned char    resolve;       /* ... which becomes ',' or ' '; 0: still held */
+        struct tok_state tok;           /* before data[lead] */
+        size_t           tail;          /* a ',' held at the end (then only spaces); len: none */
+        struct tok_state tail_tok;      /* before data[tail] */
+        struct tok_state end_tok;       /* after the chunk (no tail, no skip) */
+        size_t           skip;          /* a string too long from here on; len: none */
+        bool             str_closed;    /* ... and it ends in this chunk */
+        uint64_t         str_start, str_raw, str_extra;
+};
+
 /* One record as read so far. */
 struct record {
         uint64_t offset;        /* where its '{' is */
@@ -89,24 +131,23 @@ struct tpa_chrome_parser {
         uint32_t           max_depth;
         bool               strict;
 
-        /* the filter */
+        /* the filter, and what the parser keeps of its notes */
+        struct filter      filter;
         uint64_t           in_off;      /* bytes taken from the caller */
-        uint64_t           fed;         /* bytes handed to yajl before this call */
-        bool               in_str, esc, comma;
-        uint64_t           comma_ws;    /* spaces held after a held comma */
-        /* The string being read: where its '"' is, its bytes so far, and
-         * how many of them escapes add beyond one decoded byte each. Past
-         * max_string decoded bytes for sure, the rest of it is counted, not
-         * fed: yajl would buffer it all, re-scanning it at every chunk
-         * (bench/: a 200 MB string took 500 s and 200 MB). */
+        uint64_t           fed;         /* bytes handed to yajl before `cur` */
+        bool               comma;       /* a ',' held (see struct filter) */
+        uint64_t           comma_at, comma_ws; /* ... and the spaces after it */
+        struct tok_state   comma_tok;
+        bool               str_skip;    /* a string too long is being counted */
         uint64_t           str_start, str_raw, str_extra;
-        bool               str_skip;
-        bool               bom_ok;
         /* where the last number, true, false, null, "" or top-level value ended */
         uint64_t           value_end;
-        size_t             out_len;
-        struct tok_state   tok, tok_snap; /* token starts, now and at out[0] */
-        unsigned char      out[OUT_SIZE];
+        /* the bytes yajl is parsing (empty between calls), the token state
+         * before cur[0] */
+        const unsigned char *cur;
+        size_t             cur_len;
+        struct tok_state   tok_snap;
+        unsigned char      out[OUT_SIZE]; /* tpa_chrome_parser_feed()'s copy */
 
         /* structure */
         uint32_t           depth;
@@ -1010,9 +1051,10 @@ int tpa_chrome_parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         p->max_string = opts != NULL && opts->max_string != 0 ? opts->max_string : 1u << 20;
         p->max_depth = opts != NULL && opts->max_depth != 0 ? opts->max_depth : 64;
         p->strict = opts != NULL && opts->strict;
-        p->bom_ok = true;
-        p->tok.boundary = true;         /* the stream starts between tokens */
-        p->tok_snap = p->tok;
+        p->filter.max_string = p->max_string;
+        p->filter.bom_ok = true;
+        p->filter.tok.boundary = true;  /* the stream starts between tokens */
+        p->tok_snap = p->filter.tok;
         p->first_event = tpa_trace_event_count(tr);
         p->yh = yajl_alloc(&callbacks, NULL, p);
         if (p->yh == NULL) {
@@ -1086,7 +1128,7 @@ static uint64_t moved_back_start(const tpa_chrome_parser *p, uint64_t at)
                 return p->value_end;    /* "null1": one literal to tok_step() */
         if (t.start != at || at == 0 || p->value_end == at)
                 return t.start;
-        e = token_at(p, at - 1);                /* tok_snap when at - 1 is before out[0] */
+        e = token_at(p, at - 1);                /* tok_snap when at - 1 is before cur[0] */
         if (e.literal && !e.boundary)
                 return e.start > p->value_end ? e.start : p->value_end;
         if (at > p->fed && !e.in_str && e.start == at - 2) {
@@ -1106,13 +1148,13 @@ static uint64_t garbage_start(const tpa_chrome_parser *p)
         const struct tok_state *t = &p->tok_snap;
         uint64_t q = p->value_end > p->fed ? p->value_end : p->fed;
 
-        /* begun before out[0] (and after the value): a string or a
+        /* begun before cur[0] (and after the value): a string or a
          * number that needed the next byte to end; or a run of bytes
          * tok_step() takes for one literal ("null1"), cut at the value's end */
         if (p->value_end < p->fed && (t->in_str || (t->literal && !t->boundary)))
                 return t->start > p->value_end ? t->start : p->value_end;
-        for (; q < p->fed + p->out_len; q++) {
-                unsigned char c = p->out[q - p->fed];
+        for (; q < p->fed + p->cur_len; q++) {
+                unsigned char c = p->cur[q - p->fed];
                 if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' &&
                     c != '\f')
                         break;
@@ -1151,8 +1193,8 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
                          * just after it otherwise: prefer the literal. Not
                          * when yajl read that byte in this chunk ("257\"\x02":
                          * then it is the token refused). */
-                        if (x == at && start == x && x - p->fed < p->out_len &&
-                            strchr("{}[]:, \t\r\n\v\f\"", p->out[x - p->fed]) != NULL) {
+                        if (x == at && start == x && x - p->fed < p->cur_len &&
+                            strchr("{}[]:, \t\r\n\v\f\"", p->cur[x - p->fed]) != NULL) {
                                 struct tok_state b =
                                         x > p->fed ? token_at(p, x - 1) : p->tok_snap;
                                 if (b.literal && !b.boundary)
@@ -1164,18 +1206,26 @@ static int yajl_failed(tpa_chrome_parser *p, yajl_status st, const unsigned char
         return p->err.code;
 }
 
-static int flush(tpa_chrome_parser *p)
+/* Hand yajl `len` bytes at the parser's offset. `snap`: the token state
+ * before data[0], for token_at() if yajl fails on them; `end`: after them,
+ * as token_at() needs it between calls (no bytes, only the state). */
+static int parse_bytes(tpa_chrome_parser *p, const unsigned char *data, size_t len,
+                       struct tok_state snap, struct tok_state end)
 {
         yajl_status st;
 
-        if (p->out_len == 0)
+        if (len == 0)
                 return 0;
-        st = yajl_parse(p->yh, p->out, p->out_len);
+        p->cur = data;
+        p->cur_len = len;
+        p->tok_snap = snap;
+        st = yajl_parse(p->yh, data, len);
         if (st != yajl_status_ok)
-                return yajl_failed(p, st, p->out, p->out_len);
-        p->fed += p->out_len;
-        p->out_len = 0;
-        p->tok_snap = p->tok;   /* out[] is empty: its start is now */
+                return yajl_failed(p, st, data, len);
+        p->fed += len;
+        p->cur = NULL;
+        p->cur_len = 0;
+        p->tok_snap = end;
         return 0;
 }
 
@@ -1205,56 +1255,37 @@ static inline void tok_step(struct tok_state *t, unsigned char c, uint64_t at)
         }
 }
 
-static inline int emit(tpa_chrome_parser *p, unsigned char c)
-{
-        if (p->out_len == OUT_SIZE && flush(p) < 0)
-                return p->err.code;
-        if (p->out_len == 0)
-                p->tok_snap = p->tok;
-        tok_step(&p->tok, c, p->fed + p->out_len);
-        p->out[p->out_len++] = c;
-        return 0;
-}
-
-/* emit() for a run of bytes inside a string that holds no '"' or '\\':
- * there tok_step() changes nothing, so the run is copied whole. */
-static int emit_run(tpa_chrome_parser *p, const unsigned char *s, size_t n)
-{
-        while (n > 0) {
-                size_t k;
-                if (p->out_len == OUT_SIZE && flush(p) < 0)
-                        return p->err.code;
-                if (p->out_len == 0)
-                        p->tok_snap = p->tok;
-                k = OUT_SIZE - p->out_len < n ? OUT_SIZE - p->out_len : n;
-                memcpy(p->out + p->out_len, s, k);
-                p->out_len += k;
-                s += k;
-                n -= k;
-        }
-        return 0;
-}
-
-/* The token state after stream offset `at` (in out[]; before out[0] when
+/* The token state after stream offset `at` (in cur[]; before cur[0] when
  * `at` is below it). */
 static struct tok_state token_at(const tpa_chrome_parser *p, uint64_t at)
 {
         struct tok_state t = p->tok_snap;
 
-        for (uint64_t q = p->fed; q <= at && q < p->fed + p->out_len; q++)
-                tok_step(&t, p->out[q - p->fed], q);
+        for (uint64_t q = p->fed; q <= at && q < p->fed + p->cur_len; q++)
+                tok_step(&t, p->cur[q - p->fed], q);
         return t;
 }
 
-/* Let a held comma go: as a space when `next` closes a container. */
-static int release_comma(tpa_chrome_parser *p, int next)
+/* Let a held comma go, as `c` (',', or ' ' when the next byte closes a
+ * container) and the spaces after it as spaces. */
+static int release_comma(tpa_chrome_parser *p, unsigned char c)
 {
-        if (emit(p, next == ']' || next == '}' || next < 0 ? ' ' : ',') < 0)
-                return p->err.code;
-        for (; p->comma_ws > 0; p->comma_ws--)
-                if (emit(p, ' ') < 0)
-                        return p->err.code;
+        unsigned char buf[256];
+        struct tok_state t = p->comma_tok, snap;
+        uint64_t left = 1 + p->comma_ws;
+
         p->comma = false;
+        memset(buf, ' ', sizeof(buf));
+        while (left > 0) {
+                size_t k = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+                buf[0] = p->fed == p->comma_at ? c : ' ';
+                snap = t;
+                for (size_t q = 0; q < k; q++)
+                        tok_step(&t, buf[q], p->fed + q);
+                if (parse_bytes(p, buf, k, snap, t) < 0)
+                        return p->err.code;
+                left -= k;
+        }
         return 0;
 }
 
@@ -1263,25 +1294,6 @@ static int report(tpa_chrome_parser *p, tpa_error *err)
         if (err != NULL)
                 *err = p->err;
         return p->err.code;
-}
-
-static void str_open(tpa_chrome_parser *p, uint64_t at)
-{
-        p->str_start = at;
-        p->str_raw = p->str_extra = 0;
-        p->str_skip = false;
-}
-
-/* After counting string bytes: go on skipping once it is surely too long,
- * handing yajl what came before it first (its errors come first). */
-static int str_check(tpa_chrome_parser *p)
-{
-        if (p->str_skip || p->str_raw <= p->str_extra + p->max_string)
-                return 0;
-        if (flush(p) < 0)
-                return p->err.code;
-        p->str_skip = true;
-        return 0;
 }
 
 /* The too-long string ends (or the input does): the error check_string()
@@ -1295,262 +1307,289 @@ static int str_too_long(tpa_chrome_parser *p)
         return p->err.code;
 }
 
-/* Speed (bench/): the filter's common case, nothing held (no comma, no
- * string being skipped, past the BOM), in one tight loop: every byte taken
- * is emitted as is and p->tok follows it, as emit() and tok_step() would
- * do byte by byte. A ',' goes through at once when the next byte is in this
- * chunk and neither closes a container nor is a space. Stops at a ','
- * otherwise, a '\\' in a string, a string nearing max_string, or the end,
- * leaving that byte to the loop in tpa_chrome_parser_feed(); *pos is where. */
-static int feed_fast(tpa_chrome_parser *p, const unsigned char *s, size_t *pos, size_t len,
-                     uint64_t base)
+/* ---- the filter: runs where the byte source produces the bytes ---------- */
+
+static bool is_ws(unsigned char c)
 {
-        enum { C_LIT, C_WS, C_PUNCT, C_QUOTE, C_COMMA };
-        static const unsigned char cls[256] = {
-                [' '] = C_WS, ['\t'] = C_WS, ['\n'] = C_WS, ['\r'] = C_WS,
-                ['\v'] = C_WS, ['\f'] = C_WS,
-                ['{'] = C_PUNCT, ['}'] = C_PUNCT, ['['] = C_PUNCT, [']'] = C_PUNCT,
-                [':'] = C_PUNCT, ['"'] = C_QUOTE, [','] = C_COMMA,
-        };
-        /* after a ',', the bytes that let it through unchanged */
-        static const bool comma_held[256] = {
-                [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
-                ['\v'] = true, ['\f'] = true, [']'] = true, ['}'] = true,
-        };
-        size_t i = *pos;
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
-        while (i < len) {
-                if (p->in_str) {
-                        size_t j = i, e;
-                        const unsigned char *q;
+static bool is_punct(unsigned char c)
+{
+        return c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',';
+}
 
-                        while (j < len && j - i < 16 && s[j] != '"' && s[j] != '\\')
-                                j++;
-                        if (j < len && j - i == 16) {
-                                q = memchr(s + j, '"', len - j);
-                                e = q != NULL ? (size_t)(q - s) : len;
-                                q = memchr(s + j, '\\', e - j);
-                                j = q != NULL ? (size_t)(q - s) : e;
-                        }
-                        if (p->str_raw + (j - i) > p->str_extra + p->max_string)
-                                break;
-                        p->str_raw += j - i;
-                        if (j > i && emit_run(p, s + i, j - i) < 0)
-                                return p->err.code;
-                        i = j;
-                        if (i == len || s[i] == '\\')
-                                break;
-                        p->in_str = false;      /* the closing quote */
-                        if (emit(p, '"') < 0)
-                                return p->err.code;
+/* The index of the first `a` or `b` in d[i..len), or len. Speed (bench/):
+ * eight bytes at a time where the byte order allows it (strings run long,
+ * and the bytes between them hold few of either). */
+static inline size_t find2(const unsigned char *d, size_t i, size_t len, unsigned char a,
+                           unsigned char b)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+        const uint64_t ma = ones * a, mb = ones * b;
+
+        for (; i + 8 <= len; i += 8) {
+                uint64_t w, x, y, z;
+                memcpy(&w, d + i, 8);
+                x = w ^ ma;
+                y = w ^ mb;
+                /* a zero byte of x or y: the lowest flag is exact (a borrow
+                 * only flags bytes above a true zero) */
+                z = (((x - ones) & ~x) | ((y - ones) & ~y)) & highs;
+                if (z != 0)
+                        return i + ((size_t)__builtin_ctzll(z) >> 3);
+        }
+#endif
+        while (i < len && d[i] != a && d[i] != b)
+                i++;
+        return i;
+}
+
+/* The token state before d[pos], as tok_step() over every byte before it
+ * would leave it, found from the last token backwards rather than byte by
+ * byte (speed, bench/: the filter's per-byte work is then two byte values
+ * to find). `t`: the state before d[from]; `f`: the filter at `pos`. Only
+ * what token_at()'s readers look at is exact: `boundary` matters only with
+ * `literal`, and not at all in a string. */
+static struct tok_state tok_before(const struct filter *f, const unsigned char *d, size_t from,
+                                   size_t pos, uint64_t base, struct tok_state t)
+{
+        struct tok_state r = { 0 };
+        size_t q = pos, k;
+        unsigned char c;
+
+        if (f->in_str) {
+                t.in_str = true;
+                t.esc = f->esc;
+                t.start = f->str_start;
+                t.literal = false;
+                return t;
+        }
+        while (q > from && is_ws(d[q - 1]))
+                q--;
+        if (q == from) {                /* nothing but spaces since `from` */
+                if (pos > from)
+                        t.boundary = true;
+                return t;
+        }
+        c = d[q - 1];
+        r.boundary = true;
+        if (c == '"') {
+                r.start = f->str_start; /* the string it closes is the last one opened */
+        } else if (is_punct(c)) {
+                r.start = base + q - 1;
+        } else {
+                /* a literal: it starts after the byte that ends the run of
+                 * literal bytes, or before `from` when t is inside it */
+                for (k = q - 1; k > from && !is_ws(d[k - 1]) && !is_punct(d[k - 1]) &&
+                                d[k - 1] != '"';
+                     k--)
+                        ;
+                r.start = k == from && t.literal && !t.boundary && !t.in_str ? t.start
+                                                                             : base + k;
+                r.literal = true;
+                r.boundary = q < pos;
+        }
+        return r;
+}
+
+static void str_skip_from(struct filter *f, struct chunk_note *n, size_t at)
+{
+        f->str_skip = true;
+        n->skip = at;
+}
+
+/* String bytes from d[i] on: counted for max_string, up to the closing
+ * quote (the index after it is returned) or the chunk's end (len). Once the
+ * string is surely too long, n->skip says from where (the byte that made it
+ * so); the rest is only counted. */
+static size_t scan_string(struct filter *f, const unsigned char *d, size_t i, size_t len,
+                          struct chunk_note *n)
+{
+        for (;;) {
+                size_t j;
+
+                if (f->esc) {                   /* the byte after a '\\' */
+                        if (i == len)
+                                return len;
+                        f->esc = false;
+                        f->str_extra += d[i] == 'u' ? 5 : 1;   /* \uXXXX: >= 1 byte */
+                        if (++f->str_raw > f->str_extra + f->max_string && !f->str_skip)
+                                str_skip_from(f, n, i);
                         i++;
                         continue;
                 }
-                if (p->out_len == OUT_SIZE && flush(p) < 0)
-                        return p->err.code;
-                if (p->out_len == 0)
-                        p->tok_snap = p->tok;
-                size_t n = len - i, k;
-                if (n > OUT_SIZE - p->out_len)
-                        n = OUT_SIZE - p->out_len;
-                struct tok_state t = p->tok;
-                unsigned char *o = p->out + p->out_len;
-                const unsigned char *in = s + i;
-                uint64_t at = p->fed + p->out_len;
-
-                for (k = 0; k < n; k++) {
-                        unsigned char c = in[k];
-                        switch (cls[c]) {
-                        case C_LIT:
-                                if (t.boundary) {
-                                        t.start = at + k;
-                                        t.boundary = false;
-                                        t.literal = true;
-                                }
-                                break;
-                        case C_WS:
-                                t.boundary = true;
-                                break;
-                        case C_QUOTE: {
-                                /* a short string whole in this batch, with
-                                 * no escape: copied here, as feed() would */
-                                size_t m = k + 1, lim = n - k > 34 ? k + 34 : n;
-                                while (m < lim && in[m] != '"' && in[m] != '\\') {
-                                        o[m] = in[m];
-                                        m++;
-                                }
-                                if (m == lim || in[m] != '"' || m - k - 1 > p->max_string)
-                                        goto stop;
-                                o[k] = '"';
-                                o[m] = '"';
-                                p->str_start = base + i + k;
-                                p->str_raw = m - k - 1;
-                                p->str_extra = 0;
-                                t.start = at + k;
-                                t.boundary = true;
-                                t.literal = false;
-                                k = m;
-                                continue;
-                        }
-                        case C_COMMA:
-                        case C_PUNCT:
-                                if (c == ',' && (i + k + 1 >= len || comma_held[in[k + 1]]))
-                                        goto stop;
-                                t.start = at + k;
-                                t.boundary = true;
-                                t.literal = false;
-                                break;
-                        default:
-                                goto stop;
-                        }
-                        o[k] = c;
+                j = find2(d, i, len, '"', '\\');
+                if (!f->str_skip && f->str_raw + (j - i) > f->str_extra + f->max_string)
+                        str_skip_from(f, n, i + (size_t)(f->str_extra + f->max_string -
+                                                         f->str_raw));
+                f->str_raw += j - i;
+                if (j == len)
+                        return len;
+                if (d[j] == '"') {
+                        f->in_str = false;
+                        n->str_closed = f->str_skip;
+                        return j + 1;
                 }
-stop:
-                p->tok = t;
-                p->out_len += k;
-                i += k;
-                if (k == n)
-                        continue;
-                if (s[i] != '"')
-                        break;          /* a ',' to hold */
-                p->in_str = true;       /* an opening quote */
-                str_open(p, base + i);
-                if (emit(p, '"') < 0)
-                        return p->err.code;
-                i++;
+                f->esc = true;
+                if (++f->str_raw > f->str_extra + f->max_string && !f->str_skip)
+                        str_skip_from(f, n, j);
+                i = j + 1;
         }
-        *pos = i;
+}
+
+/* The filter as a tpa_source_transform: rewrites a chunk in place (trailing
+ * commas and a BOM to spaces) and notes what the parser needs. A ',' is
+ * decided by the next byte that is not a space; when that is in a later
+ * chunk, the ',' is left as it is here and held: n->tail, then the next
+ * chunk's lead/resolve. */
+static void filter_chunk(void *state, uint8_t *d, size_t len, void *note)
+{
+        static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
+        struct filter *f = state;
+        struct chunk_note *n = note;
+        uint64_t base = f->off;
+        struct tok_state t = f->tok;
+        size_t i = 0, from;
+
+        n->lead = 0;
+        n->resolve = 0;
+        n->tail = n->skip = len;
+        n->str_closed = false;
+        f->off += len;
+        if (f->str_skip) {
+                n->skip = 0;
+                scan_string(f, d, 0, len, n);
+                goto skipping;
+        }
+        for (; i < len && base + i < 3 && f->bom_ok; i++) {
+                if (d[i] != bom[base + i]) {
+                        f->bom_ok = false;
+                        break;
+                }
+                d[i] = ' ';
+        }
+        if (f->comma) {
+                while (i < len && is_ws(d[i]))
+                        i++;
+                n->lead = i;
+                if (i == len)
+                        return;                 /* still held */
+                n->resolve = d[i] == ']' || d[i] == '}' ? ' ' : ',';
+                t = f->comma_tok;
+                tok_step(&t, n->resolve, f->comma_at);
+                if (base + i > f->comma_at + 1)
+                        t.boundary = true;      /* the spaces after it */
+                f->comma = false;
+        }
+        from = n->lead;
+        n->tok = t;
+        while (i < len) {
+                size_t j, k;
+
+                if (f->in_str) {
+                        i = scan_string(f, d, i, len, n);
+                        if (f->str_skip)
+                                goto skipping;
+                        continue;
+                }
+                j = find2(d, i, len, '"', ',');
+                if (j == len)
+                        break;
+                if (d[j] == '"') {
+                        f->in_str = true;
+                        f->esc = false;
+                        f->str_start = base + j;
+                        f->str_raw = f->str_extra = 0;
+                        i = j + 1;
+                        continue;
+                }
+                for (k = j + 1; k < len && is_ws(d[k]); k++)
+                        ;
+                if (k == len) {
+                        n->tail = j;
+                        n->tail_tok = tok_before(f, d, from, j, base, t);
+                        f->comma = true;
+                        f->comma_at = base + j;
+                        f->comma_tok = n->tail_tok;
+                        return;
+                }
+                if (d[k] == ']' || d[k] == '}')
+                        d[j] = ' ';
+                i = k;
+        }
+        n->end_tok = f->tok = tok_before(f, d, from, len, base, t);
+        return;
+skipping:
+        n->end_tok = t;                 /* not used: nothing is parsed after it */
+        n->str_start = f->str_start;
+        n->str_raw = f->str_raw;
+        n->str_extra = f->str_extra;
+}
+
+/* ---- the parser's side of a filtered chunk ------------------------------ */
+
+static int feed_filtered(tpa_chrome_parser *p, const unsigned char *d, size_t len,
+                         const struct chunk_note *n)
+{
+        uint64_t base = p->in_off;
+        size_t end = n->tail < n->skip ? n->tail : n->skip;
+
+        p->in_off += len;
+        if (p->str_skip) {
+                p->str_raw = n->str_raw;
+                p->str_extra = n->str_extra;
+                return n->str_closed ? str_too_long(p) : 0;
+        }
+        if (p->comma) {
+                p->comma_ws += n->lead;
+                if (n->resolve == 0)
+                        return 0;
+                if (release_comma(p, n->resolve) < 0)
+                        return p->err.code;
+        }
+        if (parse_bytes(p, d + n->lead, end - n->lead, n->tok,
+                        end == n->tail && n->tail < len ? n->tail_tok : n->end_tok) < 0)
+                return p->err.code;
+        if (n->skip < len) {
+                /* what came before it went to yajl first: its errors come first */
+                p->str_skip = true;
+                p->str_start = n->str_start;
+                p->str_raw = n->str_raw;
+                p->str_extra = n->str_extra;
+                return n->str_closed ? str_too_long(p) : 0;
+        }
+        if (n->tail < len) {
+                p->comma = true;
+                p->comma_at = base + n->tail;
+                p->comma_ws = len - n->tail - 1;
+                p->comma_tok = n->tail_tok;
+        }
         return 0;
 }
 
 int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
                            tpa_error *err)
 {
-        static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
-        static const bool special[256] = {
-                ['"'] = true, ['\\'] = true, [','] = true, [':'] = true,
-                ['{'] = true, ['}'] = true, ['['] = true, [']'] = true,
-                [' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
-                ['\v'] = true, ['\f'] = true,
-        };
         const unsigned char *s = data;
+        struct chunk_note n;
 
         if (p->err.code != TPA_OK)
                 return report(p, err);
-        /* in_off is kept in a local while the loop runs (speed, bench/);
-         * only finish() reads it, and not after an error. */
-        uint64_t base = p->in_off;
-        size_t next_q = 0, next_bs = 0;         /* known when >= i and *_ok */
-        bool q_ok = false, bs_ok = false;
-
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c = s[i];
-
-                if (base + i < 3 && p->bom_ok) {
-                        if (c == bom[base + i]) {
-                                if (emit(p, ' ') < 0)
-                                        return report(p, err);
-                                continue;
-                        }
-                        p->bom_ok = false;
-                }
-                if (!p->comma && !p->str_skip && !(p->in_str && p->esc) &&
-                    (base + i >= 3 || !p->bom_ok)) {
-                        if (feed_fast(p, s, &i, len, base) < 0)
-                                return report(p, err);
-                        if (i == len)
-                                break;
-                        c = s[i];
-                }
-                /* Speed (bench/): inside a string nothing but '"' and '\\'
-                 * matters to the filter or to the token state, nor inside a
-                 * number or literal anything but the bytes in `special`, so
-                 * such runs are copied whole. (!comma: nothing is held, so
-                 * p->tok has seen every byte taken.) */
-                if (p->in_str ? !p->esc : !p->comma && !p->tok.boundary) {
-                        size_t j = i;
-                        if (p->in_str) {
-                                /* memchr is vectorised (kernel names run
-                                 * long); the next '"' and '\\' are kept, so
-                                 * a string full of escapes scans once */
-                                if (!q_ok || next_q < i) {
-                                        const unsigned char *q = memchr(s + i, '"', len - i);
-                                        next_q = q != NULL ? (size_t)(q - s) : len;
-                                        q_ok = true;
-                                        bs_ok = false;
-                                }
-                                if (!bs_ok || next_bs < i) {
-                                        const unsigned char *q = memchr(s + i, '\\', next_q - i);
-                                        next_bs = q != NULL ? (size_t)(q - s) : next_q;
-                                        bs_ok = true;
-                                }
-                                j = next_q < next_bs ? next_q : next_bs;
-                                p->str_raw += j - i;
-                        } else
-                                while (j < len && !special[s[j]])
-                                        j++;
-                        if (j > i) {
-                                if (!p->str_skip && emit_run(p, s + i, j - i) < 0)
-                                        return report(p, err);
-                                if (p->in_str && str_check(p) < 0)
-                                        return report(p, err);
-                                if (j == len)
-                                        break;
-                                i = j;
-                                c = s[i];
-                        }
-                }
-                if (p->in_str) {
-                        if (p->esc) {
-                                p->esc = false;
-                                p->str_extra += c == 'u' ? 5 : 1;   /* \uXXXX: >= 1 byte */
-                        } else if (c == '\\') {
-                                p->esc = true;
-                        } else if (c == '"') {
-                                p->in_str = false;
-                                if (p->str_skip) {
-                                        str_too_long(p);
-                                        return report(p, err);
-                                }
-                        }
-                        if (p->in_str) {
-                                p->str_raw++;
-                                if (str_check(p) < 0)
-                                        return report(p, err);
-                                if (p->str_skip)
-                                        continue;
-                        }
-                } else if (p->comma) {
-                        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-                            c == '\f') {
-                                p->comma_ws++;
-                                continue;
-                        }
-                        if (release_comma(p, c) < 0)
-                                return report(p, err);
-                        if (c == ',') {
-                                p->comma = true;
-                                continue;
-                        }
-                        if (c == '"') {
-                                p->in_str = true;
-                                str_open(p, base + i);
-                        }
-                } else if (c == ',') {
-                        p->comma = true;
-                        continue;
-                } else if (c == '"') {
-                        p->in_str = true;
-                        str_open(p, base + i);
-                }
-                if (emit(p, c) < 0)
+        /* The filter rewrites in place: a copy of the caller's bytes. */
+        while (len > 0) {
+                size_t k = len < OUT_SIZE ? len : OUT_SIZE;
+                memcpy(p->out, s, k);
+                filter_chunk(&p->filter, p->out, k, &n);
+                if (feed_filtered(p, p->out, k, &n) < 0)
                         return report(p, err);
+                s += k;
+                len -= k;
         }
-        p->in_off = base + len;
-        if (flush(p) < 0)
-                return report(p, err);
         return 0;
 }
+
 
 static void close_open_events(tpa_chrome_parser *p)
 {
@@ -1590,9 +1629,7 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
                 str_too_long(p);
                 return report(p, err);
         }
-        if (p->comma && release_comma(p, -1) < 0)
-                return report(p, err);
-        if (flush(p) < 0)
+        if (p->comma && release_comma(p, ' ') < 0)
                 return report(p, err);
         st = yajl_complete_parse(p->yh);
         if (st != yajl_status_ok) {
@@ -1659,19 +1696,28 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         r = tpa_chrome_parser_new(&p, tr, opts, err);
         if (r < 0)
                 return r;
-        for (;;) {
+        /* The filter runs where the bytes are made: beside inflate when the
+         * source has its own thread. It starts where the stream does. */
+        p->filter.off = tpa_source_offset(src);
+        p->in_off = p->fed = p->filter.off;
+        r = tpa_source_set_transform(src, filter_chunk, &p->filter, sizeof(struct chunk_note),
+                                     err);
+        while (r == 0) {
                 r = tpa_source_read(src, &data, &len, err);
                 if (r < 0 || len == 0)
                         break;
-                r = tpa_chrome_parser_feed(p, data, len, err);
-                if (r < 0)
+                r = feed_filtered(p, data, len, tpa_source_note(src));
+                if (r < 0) {
+                        report(p, err);
                         break;
+                }
                 if (opts->progress != NULL)
                         opts->progress(opts->progress_ctx, tpa_source_bytes_in(src),
                                        tpa_source_offset(src));
         }
         if (r == 0)
                 r = tpa_chrome_parser_finish(p, tpa_source_truncated(src), err);
+        tpa_source_set_transform(src, NULL, NULL, 0, NULL);     /* before p->filter goes */
         tpa_chrome_parser_free(p);
         return r;
 }
