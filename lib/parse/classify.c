@@ -515,12 +515,17 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 const char *s = tpa_trace_str(tr, e->name);
                 size_t len = tpa_trace_str_len(tr, e->name);
                 int64_t step;
-                bool has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
+                bool has_step;
                 tpa_kind k;
 
+                /* Speed (bench/): whether the event has a step number (a
+                 * search in the trace's extras) is looked up only where the
+                 * kind depends on it: on the Steps line and for names that
+                 * can be a step marker. */
                 switch (t->role) {
                 case TPA_TRACK_STEPS:
                         k = TPA_KIND_STEP;
+                        has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
                         if (!has_step && (tpa_classify__step_from_name(s, len, &step) ||
                                           (e->group != 0 && (step = e->group - 1, true))) &&
                             tpa_trace_set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
@@ -540,13 +545,16 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                                 if (ccmemo[c] == 0)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
+                                has_step = has_prefix(s, len, "ProfilerStep#") &&
+                                           tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
                                 k = kineto_kind((enum cat_class)(ccmemo[c] - 1), s, len,
                                                 t->role, has_step);
                         } else if (t->role == TPA_TRACK_STREAM) {
                                 if ((memo[e->name] >> 4) == 0)
                                         memo[e->name] |= (uint8_t)((device_kind(s, len) + 1) << 4);
                                 k = (tpa_kind)((memo[e->name] >> 4) - 1);
-                        } else if (has_step && is_step_name(s, len)) {
+                        } else if (is_step_name(s, len) &&
+                                   tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step)) {
                                 k = TPA_KIND_STEP;
                         } else {
                                 if ((memo[e->name] & 15) == 0)
