@@ -595,7 +595,9 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 a->classes[j].count++;
         }
         qsort(a->classes, a->class_kinds, sizeof(*a->classes), cmp_class);
-        {
+        /* No step (a trace without timed events): no verdict and no
+         * findings; figures of nothing would read as a compute-bound run. */
+        if (a->kept_count > 0) {
                 tpa_analysis_metric_ctx mc = { a, -1 };
                 if ((r = tpa_rules_classify(c->opts->rules, tpa_analysis_metric_fn, &mc,
                                             &a->run_class, err)) < 0 ||

@@ -521,6 +521,9 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
                         m.s = s;
                         m.e = e;
                         r = push(&l, &m, err);
+                } else {
+                        a->step_source = "none: no timed events";
+                        a->no_markers = false;
                 }
         }
         if (r < 0) {

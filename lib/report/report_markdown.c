@@ -38,7 +38,8 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
         size_t shown = 0;
 
         fprintf(fp, "### tfprof-analyze: **%s**\n\n",
-                a->run_class != NULL ? a->run_class : "no verdict (no rules)");
+                a->run_class != NULL ? a->run_class
+                : a->kept_count == 0 ? "no verdict (no steps)" : "no verdict (no rules)");
         tpa_report__md_escape(fp, path, 80);
         fprintf(fp, " (%s, %s): median step **%s** (p90 %s) over %zu kept of %zu steps",
                 tpa_format_name(tpa_trace_format(tr)), tpa_dialect_name(tpa_trace_dialect(tr)),

@@ -80,7 +80,9 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
 
         fprintf(fp, "\nsteps: %zu found (%s), %zu kept, %zu excluded\n", a->step_count,
                 a->step_source, a->kept_count, excluded);
-        if (a->no_markers)
+        if (a->step_count == 0)
+                fprintf(fp, "  NOTE: the trace has no timed events: nothing to analyse.\n");
+        else if (a->no_markers)
                 fprintf(fp, "  NOTE: no step markers found; the whole trace is one step. "
                         "Use --step-marker REGEX.\n");
         if (a->all_kept)
@@ -309,6 +311,10 @@ void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
 {
         tpa_report_read_summary(fp, tr, path);
         section_steps(fp, a);
+        if (a->step_count == 0) {
+                fprintf(fp, "\nverdict: none (no steps)\n");
+                return;
+        }
         section_verdict(fp, a, color);
         section_table(fp, a);
         section_gaps(fp, a);
