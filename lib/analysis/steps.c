@@ -517,6 +517,12 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
                 marker m = { .track = UINT32_MAX };
                 a->step_source = "none: one step for the whole trace";
                 a->no_markers = true;
+                /* timeline.Timeline renders one RunMetadata: one Session.run,
+                 * one step by construction, nothing to warn about */
+                if (tpa_trace_dialect(c->tr) == TPA_DIALECT_TF1 && c->opts->step_marker == NULL) {
+                        a->step_source = "TF1 timeline: one Session.run";
+                        a->no_markers = false;
+                }
                 if (tpa_trace_span(c->tr, &s, &e) && e > s) {
                         m.s = s;
                         m.e = e;
