@@ -3,8 +3,9 @@
  * report_json.c - the JSON report (schema "tfprof-analyze/report/v1",
  * doc/report-json.md): every figure of the text report, keys in a fixed
  * order, integer nanoseconds with the unit in the key, fractions as plain
- * numbers. Generated with yajl_gen; it only formats what the analysis
- * computed, and the same input always gives the same bytes.
+ * numbers. Written with report_util's JSON writer (yajl_gen's beautified
+ * layout, byte for byte); it only formats what the analysis computed, and
+ * the same input always gives the same bytes.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,26 +13,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yajl/yajl_gen.h>
-
 #include "tpa/compare.h"
 #include "tpa/report.h"
 #include "report_util.h"
 
 typedef struct jw {
-        yajl_gen g;
+        tpa_json_writer *g;
         FILE    *fp;
         char    *buf;           /* scratch for UTF-8 repair */
         size_t   cap;
         bool     oom;
 } jw;
 
+static void null(jw *w)
+{
+        tpa_report__jw_raw(w->g, "null", 4);
+}
+
 static void str(jw *w, const char *s)
 {
         size_t n;
 
         if (s == NULL) {
-                yajl_gen_null(w->g);
+                null(w);
                 return;
         }
         n = strlen(s);
@@ -39,31 +43,29 @@ static void str(jw *w, const char *s)
                 char *b = realloc(w->buf, n * 3 + 1);
                 if (b == NULL) {
                         w->oom = true;
-                        yajl_gen_null(w->g);
+                        null(w);
                         return;
                 }
                 w->buf = b;
                 w->cap = n * 3 + 1;
         }
         n = tpa_report__utf8(w->buf, s, n);
-        yajl_gen_string(w->g, (const unsigned char *)w->buf, n);
+        tpa_report__jw_string(w->g, w->buf, n);
 }
 
 static void key(jw *w, const char *k)
 {
-        yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
+        tpa_report__jw_string(w->g, k, strlen(k));
 }
 
 static void num_i(jw *w, int64_t v)
 {
-        yajl_gen_integer(w->g, v);
+        tpa_report__jw_int(w->g, v);
 }
 
 static void num_u(jw *w, uint64_t v)
 {
-        char b[32];
-        int n = snprintf(b, sizeof(b), "%" PRIu64, v);
-        yajl_gen_number(w->g, b, (size_t)n);
+        tpa_report__jw_uint(w->g, v);
 }
 
 /* A fraction or rate: 6 significant digits, integers as integers, and
@@ -74,27 +76,31 @@ static void num_d(jw *w, double v)
         int n;
 
         if (!isfinite(v)) {
-                yajl_gen_null(w->g);
+                null(w);
                 return;
         }
-        if (v == floor(v) && fabs(v) < 9007199254740992.0)
-                n = snprintf(b, sizeof(b), "%.0f", v);
-        else
-                n = snprintf(b, sizeof(b), "%.6g", v);
-        if (strcmp(b, "-0") == 0)
-                n = snprintf(b, sizeof(b), "0");
-        yajl_gen_number(w->g, b, (size_t)n);
+        if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+                /* what "%.0f" prints, "-0" as "0" */
+                tpa_report__jw_int(w->g, (int64_t)v);
+                return;
+        }
+        n = snprintf(b, sizeof(b), "%.6g", v);
+        tpa_report__jw_raw(w->g, b, (size_t)n);
 }
 
 static void kv_str(jw *w, const char *k, const char *v) { key(w, k); str(w, v); }
 static void kv_i(jw *w, const char *k, int64_t v) { key(w, k); num_i(w, v); }
 static void kv_u(jw *w, const char *k, uint64_t v) { key(w, k); num_u(w, v); }
 static void kv_d(jw *w, const char *k, double v) { key(w, k); num_d(w, v); }
-static void kv_b(jw *w, const char *k, bool v) { key(w, k); yajl_gen_bool(w->g, v); }
-static void obj(jw *w) { yajl_gen_map_open(w->g); }
-static void obj_end(jw *w) { yajl_gen_map_close(w->g); }
-static void arr(jw *w) { yajl_gen_array_open(w->g); }
-static void arr_end(jw *w) { yajl_gen_array_close(w->g); }
+static void kv_b(jw *w, const char *k, bool v)
+{
+        key(w, k);
+        tpa_report__jw_raw(w->g, v ? "true" : "false", v ? 4 : 5);
+}
+static void obj(jw *w) { tpa_report__jw_open(w->g, '{'); }
+static void obj_end(jw *w) { tpa_report__jw_close(w->g); }
+static void arr(jw *w) { tpa_report__jw_open(w->g, '['); }
+static void arr_end(jw *w) { tpa_report__jw_close(w->g); }
 
 static const char *const severity_names[] = { "info", "warning", "error" };
 
@@ -110,7 +116,7 @@ static void findings(jw *w, const tpa_finding *f, size_t n)
                 if (f[i].gain_frac >= 0)
                         num_d(w, f[i].gain_frac);
                 else
-                        yajl_gen_null(w->g);
+                        null(w);
                 obj_end(w);
         }
         arr_end(w);
@@ -166,7 +172,7 @@ static void tracks(jw *w, const tpa_trace *tr)
                         if (pr->device >= 0)
                                 num_i(w, pr->device);
                         else
-                                yajl_gen_null(w->g);
+                                null(w);
                         kv_u(w, "events", count[t]);
                         obj_end(w);
                 }
@@ -229,7 +235,7 @@ static void section_input(jw *w, const tpa_trace *tr, const char *path)
         if (h->truncated)
                 num_u(w, h->truncated_at);
         else
-                yajl_gen_null(w->g);
+                null(w);
         key(w, "warnings");
         arr(w);
         for (size_t i = 0; i < tpa_trace_warning_count(tr); i++) {
@@ -415,24 +421,17 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
                     tpa_error *err)
 {
         jw w = { .fp = fp };
-        tpa_json_out *out;
         tpa_run *run = NULL;
         int rc;
 
         rc = tpa_run_from_analysis(&run, a, err);
         if (rc < 0)
                 return rc;
-        out = tpa_report__json_open(fp);
-        w.g = out != NULL ? yajl_gen_alloc(NULL) : NULL;
+        w.g = tpa_report__jw_new(fp);
         if (w.g == NULL) {
-                free(out);
                 tpa_run_free(run);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        yajl_gen_config(w.g, yajl_gen_beautify, 1);
-        yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
-        yajl_gen_config(w.g, yajl_gen_print_callback, tpa_report__json_print, out);
-
         obj(&w);
         kv_str(&w, "schema", TPA_REPORT_SCHEMA);
         key(&w, "tool");
@@ -481,8 +480,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
                 kv_d(&w, run->metrics[i].name, run->metrics[i].value);
         obj_end(&w);
         obj_end(&w);
-        yajl_gen_free(w.g);
-        tpa_report__json_close(out);
+        tpa_report__jw_free(w.g);
         free(w.buf);
         tpa_run_free(run);
         if (w.oom)

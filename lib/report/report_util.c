@@ -3,6 +3,7 @@
  * report_util.c - formatting helpers shared by the JSON, Markdown and HTML
  * reports: UTF-8 repair, durations, HTML and Markdown escaping.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +223,193 @@ void tpa_report__json_close(tpa_json_out *o)
         if (o->len > 0)
                 fwrite(o->buf, 1, o->len, o->fp);
         free(o);
+}
+
+/* Where a tpa_json_writer is in each open container: what comes next. */
+enum {
+        JW_TOP,                 /* nothing written yet */
+        JW_MAP_EMPTY,           /* '{' written, its "\n" not yet */
+        JW_ARRAY_EMPTY,
+        JW_KEY,                 /* a map after a value: a key (or the end) */
+        JW_VALUE,               /* a map after a key */
+        JW_ITEM,                /* an array after an item */
+        JW_DONE,
+};
+
+tpa_json_writer *tpa_report__jw_new(FILE *fp)
+{
+        tpa_json_writer *w = malloc(sizeof(*w));
+
+        if (w != NULL) {
+                w->fp = fp;
+                w->depth = 0;
+                w->state[0] = JW_TOP;
+                w->len = 0;
+        }
+        return w;
+}
+
+static void jw_put(tpa_json_writer *w, const char *s, size_t len)
+{
+        if (w->len + len > sizeof(w->buf)) {
+                fwrite(w->buf, 1, w->len, w->fp);
+                w->len = 0;
+                if (len > sizeof(w->buf)) {
+                        fwrite(s, 1, len, w->fp);
+                        return;
+                }
+        }
+        memcpy(w->buf + w->len, s, len);
+        w->len += len;
+}
+
+static void jw_indent(tpa_json_writer *w)
+{
+        static const char spaces[2 * TPA_JSON_MAX_DEPTH + 1] = "                                "
+                                                           "                                ";
+
+        jw_put(w, spaces, 2 * (size_t)w->depth);
+}
+
+/* yajl's INSERT_SEP and INSERT_WHITESPACE, with the newline after an
+ * opening bracket written only now that the container is not empty. */
+static void jw_before(tpa_json_writer *w)
+{
+        switch (w->state[w->depth]) {
+        case JW_MAP_EMPTY:
+        case JW_ARRAY_EMPTY:
+                jw_put(w, "\n", 1);
+                jw_indent(w);
+                break;
+        case JW_KEY:
+        case JW_ITEM:
+                jw_put(w, ",\n", 2);
+                jw_indent(w);
+                break;
+        case JW_VALUE:
+                jw_put(w, ": ", 2);
+                break;
+        }
+}
+
+/* yajl's APPENDED_ATOM and FINAL_NEWLINE. */
+static void jw_after(tpa_json_writer *w)
+{
+        uint8_t *st = &w->state[w->depth];
+
+        switch (*st) {
+        case JW_TOP:
+                *st = JW_DONE;
+                jw_put(w, "\n", 1);
+                break;
+        case JW_MAP_EMPTY:
+        case JW_KEY:
+                *st = JW_VALUE;
+                break;
+        case JW_VALUE:
+                *st = JW_KEY;
+                break;
+        default:
+                *st = JW_ITEM;
+                break;
+        }
+}
+
+void tpa_report__jw_open(tpa_json_writer *w, char bracket)
+{
+        assert(w->depth < TPA_JSON_MAX_DEPTH);
+        jw_before(w);
+        jw_put(w, &bracket, 1);
+        w->state[++w->depth] = bracket == '{' ? JW_MAP_EMPTY : JW_ARRAY_EMPTY;
+}
+
+void tpa_report__jw_close(tpa_json_writer *w)
+{
+        uint8_t st = w->state[w->depth];
+        const char *closer = st == JW_MAP_EMPTY || st == JW_KEY || st == JW_VALUE ? "}" : "]";
+
+        assert(w->depth > 0);
+        w->depth--;
+        if (st != JW_MAP_EMPTY && st != JW_ARRAY_EMPTY) {
+                jw_put(w, "\n", 1);
+                jw_indent(w);
+        }
+        jw_put(w, closer, 1);
+        jw_after(w);
+}
+
+void tpa_report__jw_string(tpa_json_writer *w, const char *s, size_t len)
+{
+        size_t start = 0;
+
+        jw_before(w);
+        jw_put(w, "\"", 1);
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)s[i];
+                const char *esc;
+                char hex[7];
+
+                if (c >= 0x20 && c != '"' && c != '\\')
+                        continue;
+                switch (c) {
+                case '"':  esc = "\\\""; break;
+                case '\\': esc = "\\\\"; break;
+                case '\b': esc = "\\b"; break;
+                case '\f': esc = "\\f"; break;
+                case '\n': esc = "\\n"; break;
+                case '\r': esc = "\\r"; break;
+                case '\t': esc = "\\t"; break;
+                default:
+                        snprintf(hex, sizeof(hex), "\\u00%02X", c);
+                        esc = hex;
+                }
+                jw_put(w, s + start, i - start);
+                jw_put(w, esc, strlen(esc));
+                start = i + 1;
+        }
+        jw_put(w, s + start, len - start);
+        jw_put(w, "\"", 1);
+        jw_after(w);
+}
+
+void tpa_report__jw_raw(tpa_json_writer *w, const char *s, size_t len)
+{
+        jw_before(w);
+        jw_put(w, s, len);
+        jw_after(w);
+}
+
+/* Decimal digits of u, ending at end; returns where they start. */
+static char *jw_digits(char *end, uint64_t u)
+{
+        do {
+                *--end = (char)('0' + u % 10);
+                u /= 10;
+        } while (u > 0);
+        return end;
+}
+
+void tpa_report__jw_int(tpa_json_writer *w, int64_t v)
+{
+        char b[24], *p = jw_digits(b + sizeof(b), v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+
+        if (v < 0)
+                *--p = '-';
+        tpa_report__jw_raw(w, p, (size_t)(b + sizeof(b) - p));
+}
+
+void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v)
+{
+        char b[24], *p = jw_digits(b + sizeof(b), v);
+
+        tpa_report__jw_raw(w, p, (size_t)(b + sizeof(b) - p));
+}
+
+void tpa_report__jw_free(tpa_json_writer *w)
+{
+        if (w == NULL)
+                return;
+        if (w->len > 0)
+                fwrite(w->buf, 1, w->len, w->fp);
+        free(w);
 }

@@ -3,11 +3,15 @@
  * test_report_util.c - report/report_util.h: the streaming JSON writer
  * closes up the empty containers yajl's beautify spreads over lines, the
  * same whatever pieces yajl prints the text in (it prints a token in
- * several), and passes everything else through unchanged.
+ * several), and passes everything else through unchanged; the direct
+ * writer prints the same bytes as yajl_gen through that filter.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <yajl/yajl_gen.h>
 
 #include "report/report_util.h"
 #include "tap.h"
@@ -104,9 +108,124 @@ static void test_report_util__json_stream_long(void)
         free(s);
 }
 
+/* One document, step by step, through yajl_gen + tpa_json_out and
+ * through tpa_json_writer. */
+enum { OP_MAP, OP_ARRAY, OP_CLOSE, OP_STR, OP_INT, OP_RAW };
+typedef struct op {
+        int         kind;
+        const char *s;
+        size_t      len;
+        int64_t     i;
+} op;
+
+static char *via_yajl(const op *ops, size_t n)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *fp = open_memstream(&buf, &size);
+        tpa_json_out *o = tpa_report__json_open(fp);
+        yajl_gen g = yajl_gen_alloc(NULL);
+        bool is_map[64];
+        int depth = 0;
+
+        yajl_gen_config(g, yajl_gen_beautify, 1);
+        yajl_gen_config(g, yajl_gen_indent_string, "  ");
+        yajl_gen_config(g, yajl_gen_print_callback, tpa_report__json_print, o);
+        for (size_t k = 0; k < n; k++) {
+                const op *p = &ops[k];
+                switch (p->kind) {
+                case OP_MAP:
+                        is_map[depth++] = true;
+                        yajl_gen_map_open(g);
+                        break;
+                case OP_ARRAY:
+                        is_map[depth++] = false;
+                        yajl_gen_array_open(g);
+                        break;
+                case OP_CLOSE:          /* yajl is told which; the writer knows */
+                        if (is_map[--depth])
+                                yajl_gen_map_close(g);
+                        else
+                                yajl_gen_array_close(g);
+                        break;
+                case OP_STR:   yajl_gen_string(g, (const unsigned char *)p->s, p->len); break;
+                case OP_INT:   yajl_gen_integer(g, (long long)p->i); break;
+                case OP_RAW:   yajl_gen_number(g, p->s, p->len); break;
+                }
+        }
+        yajl_gen_free(g);
+        tpa_report__json_close(o);
+        fclose(fp);
+        return buf;
+}
+
+static char *via_writer(const op *ops, size_t n)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *fp = open_memstream(&buf, &size);
+        tpa_json_writer *w = tpa_report__jw_new(fp);
+
+        for (size_t k = 0; k < n; k++) {
+                const op *p = &ops[k];
+                switch (p->kind) {
+                case OP_MAP:   tpa_report__jw_open(w, '{'); break;
+                case OP_ARRAY: tpa_report__jw_open(w, '['); break;
+                case OP_CLOSE: tpa_report__jw_close(w); break;
+                case OP_STR:   tpa_report__jw_string(w, p->s, p->len); break;
+                case OP_INT:   tpa_report__jw_int(w, p->i); break;
+                case OP_RAW:   tpa_report__jw_raw(w, p->s, p->len); break;
+                }
+        }
+        tpa_report__jw_free(w);
+        fclose(fp);
+        return buf;
+}
+
+#define S(x) { OP_STR, x, sizeof(x) - 1, 0 }
+#define R(x) { OP_RAW, x, sizeof(x) - 1, 0 }
+#define I(x) { OP_INT, NULL, 0, x }
+#define MAP { OP_MAP, NULL, 0, 0 }
+#define ARR { OP_ARRAY, NULL, 0, 0 }
+#define END { OP_CLOSE, NULL, 0, 0 }
+
+static void test_report_util__json_writer(void)
+{
+        static char bytes[256];
+        static const op doc1[] = {
+                MAP, S("schema"), S("x/v1"), S("empty_map"), MAP, END, S("empty_array"), ARR, END,
+                S("nested"), ARR, MAP, END, ARR, END, ARR, ARR, END, END, MAP, S("k"), ARR, END,
+                END, END, S("numbers"), ARR, I(0), I(-1), I(INT64_MIN), I(INT64_MAX), R("0.125"),
+                R("1e-07"), R("null"), R("true"), R("false"), END, S("deep"), MAP, S("a"), MAP,
+                S("b"), MAP, S("c"), ARR, S("d"), END, END, END, END, END,
+        };
+        static const op doc2[] = { ARR, END };
+        static const op doc3[] = { S("top\"level\n") };
+        static const op doc4[] = { I(-42) };
+        op doc5[] = { MAP, { OP_STR, bytes, sizeof(bytes), 0 }, { OP_STR, bytes + 1, 127, 0 },
+                      END };
+        static const struct { const op *ops; size_t n; } docs[] = {
+                { doc1, sizeof(doc1) / sizeof(doc1[0]) },
+                { doc2, 2 }, { doc3, 1 }, { doc4, 1 },
+        };
+
+        for (int c = 0; c < 256; c++)
+                bytes[c] = (char)c;     /* every escape, and bytes >= 0x80 as they are */
+        for (size_t d = 0; d <= sizeof(docs) / sizeof(docs[0]); d++) {
+                const op *ops = d < 4 ? docs[d].ops : doc5;
+                size_t n = d < 4 ? docs[d].n : 4;
+                char *want = via_yajl(ops, n), *got = via_writer(ops, n);
+
+                tap_streq(got, want, "test_report_util__json_writer: document %zu", d + 1);
+                free(want);
+                free(got);
+        }
+}
+
 int main(void)
 {
         test_report_util__json_stream();
         test_report_util__json_stream_long();
+        test_report_util__json_writer();
         return tap_done();
 }
