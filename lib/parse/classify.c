@@ -467,6 +467,12 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
                         return TPA_KIND_STEP;
                 return host_kind(s, len, TPA_KIND_HOST_OP);
         case CC_NONE:
+                /* Kineto puts a category on all device activity: what has
+                 * none is a marker ("Record Window End", an instant that
+                 * the trace files under pid "" tid ""), never device work */
+                if (role == TPA_TRACK_STREAM)
+                        return TPA_KIND_OTHER;
+                break;
         case CC_OTHER:
                 break;
         }
