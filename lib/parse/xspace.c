@@ -22,6 +22,13 @@
  * The trace viewer skips the internal events (MemoryAllocation, the tf.data
  * Produce and Consume markers), and so do we. Roles and kinds then come from
  * the same TF2 tables the Chrome reader uses (parse/classify.c).
+ *
+ * The file is read whole but not unpacked whole: protobuf-c's structs for a
+ * real profile take ~9x the file (258 MB peak for 29 MB, 912 k events).
+ * The planes, lines, events and stats are walked on the wire instead, each
+ * event converted as it is met; only the metadata maps go to protobuf-c,
+ * one plane at a time. A plane's lines (field 3) come before its maps (4, 5)
+ * on the wire, so each plane is walked twice: maps first, then lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +73,57 @@ struct record {
         size_t      step_name_len, op_len, tf_op_len;
 };
 
+/* An XStat, from the wire or from protobuf-c's struct (metadata stats). */
+struct xstat {
+        int64_t     metadata_id;
+        uint32_t    value_case;         /* TPAPB__XSTAT__VALUE_*: the last one given */
+        uint64_t    u;                  /* uint64, int64 (its bits) or ref value */
+        const char *str;                /* str_value, up to its first NUL */
+        size_t      str_len;
+};
+
+/* An XLine's fields but its events. Strings end at their first NUL, as
+ * protobuf-c's C strings do. */
+struct xline {
+        int64_t     id, display_id, timestamp_ns;
+        const char *name, *display_name;
+        size_t      name_len, display_name_len;
+        size_t      n_events;
+};
+
+struct xevent {
+        int64_t     metadata_id, offset_ps, duration_ps;
+        bool        has_offset;         /* the data oneof holds offset_ps */
+        size_t      n_stats;
+};
+
+/* One field on the wire. */
+struct field {
+        uint32_t       num;
+        uint8_t        type;            /* enum wire */
+        uint64_t       u;               /* WIRE_VARINT, WIRE_I64, WIRE_I32 */
+        const uint8_t *data;            /* WIRE_LEN: the payload */
+        size_t         len;
+        const uint8_t *at;              /* its tag, for offsets */
+};
+
+/* The bytes of one message, walked field by field. */
+struct msg {
+        const uint8_t *p, *end;
+        const char    *name;            /* "XPlane", for errors */
+};
+
+enum wire { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5 };
+
 struct reader {
         tpa_trace        *tr;
+        const uint8_t    *base;         /* the file's first byte: offsets count from it */
+        uint64_t          arena_limit;      /* per plane, for its metadata */
+        int64_t           other_pid;        /* the next pid for other planes */
         struct stat_md   *stats;
-        size_t            stat_count;
+        size_t            stat_count, stat_cap;
         struct event_md  *events;
-        size_t            event_count;
+        size_t            event_count, event_cap;
         tpa_error        *err;
 };
 
@@ -85,6 +137,154 @@ static const char *const internal_events[] = {
         "ParseExampleProduce", "ParseExampleConsume",
         "ParallelBatchProduce", "ParallelBatchConsume",
 };
+
+/* ---- the wire format ---------------------------------------------------- */
+
+/* The walker accepts and refuses what protobuf-c 1.4 does (fuzz_xspace.c
+ * checks it against tpapb__xspace__unpack on every input):
+ *   - a tag is at most 5 bytes, and one whose first byte is 0x00-0x07
+ *     (field 0) is bad;
+ *   - a varint is at most 10 bytes, bits past 64 are dropped;
+ *   - a length is at most 5 bytes and fits in what is left of the message;
+ *   - wire types 0, 1, 2 and 5 only, and a known field has its own;
+ *   - a scalar or string given twice keeps the last, a oneof its last member.
+ * The messages walked here hold no message field but repeated ones, so
+ * protobuf's merging of a message given twice never comes up. */
+
+static int bad(const struct reader *r, const uint8_t *at, const char *what,
+               const struct msg *m)
+{
+        return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at - r->base),
+                             "not a valid XSpace protobuf: %s in %s", what, m->name);
+}
+
+static int bad_type(const struct reader *r, const struct field *f, const struct msg *m)
+{
+        return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(f->at - r->base),
+                             "not a valid XSpace protobuf: field %u of %s has wire "
+                             "type %u", (unsigned)f->num, m->name, (unsigned)f->type);
+}
+
+/* The next field of `m` into `f`: 1, or 0 at the end, or an error. */
+static int wire_next(const struct reader *r, struct msg *m, struct field *f)
+{
+        const uint8_t *p = m->p;
+        size_t left = (size_t)(m->end - p), i, k;
+        uint32_t num;
+        uint64_t v = 0;
+
+        if (left == 0)
+                return 0;
+        f->at = p;
+        if ((p[0] & 0xf8) == 0)
+                return bad(r, p, "a field numbered 0", m);
+        num = (uint32_t)(p[0] & 0x7f) >> 3;
+        for (i = 1; p[i - 1] & 0x80; i++) {
+                if (i == 5 || i == left)
+                        return bad(r, p, "a bad field tag", m);
+                num |= (uint32_t)(p[i] & 0x7f) << (7 * i - 3);
+        }
+        f->num = num;
+        f->type = p[0] & 7;
+        p += i;
+        left -= i;
+        switch (f->type) {
+        case WIRE_VARINT:
+                for (k = 0; k < left && k < 10; k++) {
+                        v |= (uint64_t)(p[k] & 0x7f) << (7 * k);
+                        if ((p[k] & 0x80) == 0)
+                                break;
+                }
+                if (k == left || k == 10)
+                        return bad(r, p, "an unterminated varint", m);
+                f->u = v;
+                m->p = p + k + 1;
+                return 1;
+        case WIRE_I64:
+        case WIRE_I32:
+                k = f->type == WIRE_I64 ? 8 : 4;
+                if (left < k)
+                        return bad(r, p, "a fixed-size value cut short", m);
+                for (i = k; i-- > 0;)
+                        v = v << 8 | p[i];
+                f->u = v;
+                m->p = p + k;
+                return 1;
+        case WIRE_LEN:
+                for (k = 0; k < left && k < 5; k++) {
+                        v |= (uint64_t)(p[k] & 0x7f) << (7 * k);
+                        if ((p[k] & 0x80) == 0)
+                                break;
+                }
+                if (k == left || k == 5)
+                        return bad(r, p, "a bad length", m);
+                if (v > left - k - 1)
+                        return bad(r, p, "a length past the end", m);
+                f->data = p + k + 1;
+                f->len = (size_t)v;
+                m->p = f->data + f->len;
+                return 1;
+        default:
+                return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(f->at - r->base),
+                                     "not a valid XSpace protobuf: wire type %u in %s",
+                                     (unsigned)f->type, m->name);
+        }
+}
+
+static struct msg msg_of(const struct field *f, const char *name)
+{
+        return (struct msg){ .p = f->data, .end = f->data + f->len, .name = name };
+}
+
+/* A string field's bytes up to the first NUL (protobuf-c's C string). */
+static void wire_str(const struct field *f, const char **s, size_t *len)
+{
+        const uint8_t *nul = memchr(f->data, 0, f->len);
+
+        *s = (const char *)f->data;
+        *len = nul != NULL ? (size_t)(nul - f->data) : f->len;
+}
+
+/* Check that a field has the wire type its number calls for (`want`, or
+ * -1 for a field this reader does not know: any type is fine). */
+static int wire_expect(const struct reader *r, const struct field *f, int want,
+                       const struct msg *m)
+{
+        return want < 0 || f->type == want ? 0 : bad_type(r, f, m);
+}
+
+static int read_stat(const struct reader *r, const struct field *at, struct xstat *st)
+{
+        static const int8_t types[8] = {
+                -1, WIRE_VARINT, WIRE_I64, WIRE_VARINT, WIRE_VARINT, WIRE_LEN, WIRE_LEN,
+                WIRE_VARINT,
+        };
+        struct msg m = msg_of(at, "XStat");
+        struct field f;
+        int rc;
+
+        memset(st, 0, sizeof(*st));
+        while ((rc = wire_next(r, &m, &f)) > 0) {
+                if ((rc = wire_expect(r, &f, f.num < 8 ? types[f.num] : -1, &m)) < 0)
+                        return rc;
+                switch (f.num) {
+                case 1:
+                        st->metadata_id = (int64_t)f.u;
+                        break;
+                case 5:
+                        wire_str(&f, &st->str, &st->str_len);
+                        st->value_case = f.num;
+                        break;
+                case 2: case 3: case 4: case 6: case 7:
+                        st->u = f.u;
+                        st->value_case = f.num;
+                        break;
+                }
+        }
+        return rc;
+}
+
+/* ---- metadata ----------------------------------------------------------- */
 
 static bool is_internal_event(const char *name)
 {
@@ -138,35 +338,74 @@ static struct event_md *find_event(const struct reader *r, int64_t id)
         return bsearch(&k, r->events, r->event_count, sizeof(k), cmp_event_md);
 }
 
-/* Index a plane's metadata maps by id. */
-static int index_plane(struct reader *r, const Tpapb__XPlane *pl)
+/* Room for one more entry in a growing array. */
+static int reserve(const struct reader *r, void **arr, size_t *cap, size_t count,
+                   size_t size)
 {
-        free(r->stats);
-        free(r->events);
-        r->stats = calloc(pl->n_stat_metadata + 1, sizeof(*r->stats));
-        r->events = calloc(pl->n_event_metadata + 1, sizeof(*r->events));
-        if (r->stats == NULL || r->events == NULL)
+        size_t n = *cap != 0 ? *cap * 2 : 64;
+        void *p;
+
+        if (count < *cap)
+                return 0;
+        if ((p = realloc(*arr, n * size)) == NULL)
                 return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
-        r->stat_count = 0;
-        for (size_t i = 0; i < pl->n_stat_metadata; i++) {
-                const Tpapb__XStatMetadataEntry *e = pl->stat_metadata[i];
-                struct stat_md *s = &r->stats[r->stat_count++];
+        *arr = p;
+        *cap = n;
+        return 0;
+}
+
+static int unpack_failed(const struct reader *r, const tpa_pb_arena *arena,
+                         const struct field *f, const char *what)
+{
+        if (arena->hit_limit)
+                return tpa_error_set(r->err, TPA_ELIMIT, (uint64_t)(f->at - r->base),
+                                     "the XSpace needs more memory than the limit allows");
+        return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(f->at - r->base),
+                             "not a valid XSpace protobuf: a bad %s entry in XPlane", what);
+}
+
+/* Unpack one entry of a plane's metadata maps (in wire order, as protobuf-c
+ * would list them) into the arena. */
+static int add_metadata(struct reader *r, tpa_pb_arena *arena, const struct field *f)
+{
+        int rc;
+
+        if (f->num == 4) {
+                Tpapb__XEventMetadataEntry *e;
+                struct event_md *md;
+
+                e = tpapb__xevent_metadata_entry__unpack(&arena->alloc, f->len, f->data);
+                if (e == NULL)
+                        return unpack_failed(r, arena, f, "event_metadata");
+                rc = reserve(r, (void **)&r->events, &r->event_cap, r->event_count,
+                             sizeof(*r->events));
+                if (rc < 0)
+                        return rc;
+                md = &r->events[r->event_count++];
+                memset(md, 0, sizeof(*md));
+                md->id = e->key;
+                md->m = e->value;
+                md->internal = e->value != NULL && is_internal_event(e->value->name);
+        } else {
+                Tpapb__XStatMetadataEntry *e;
+                struct stat_md *s;
+
+                e = tpapb__xstat_metadata_entry__unpack(&arena->alloc, f->len, f->data);
+                if (e == NULL)
+                        return unpack_failed(r, arena, f, "stat_metadata");
+                rc = reserve(r, (void **)&r->stats, &r->stat_cap, r->stat_count,
+                             sizeof(*r->stats));
+                if (rc < 0)
+                        return rc;
+                s = &r->stats[r->stat_count++];
                 s->id = e->key;
                 s->name = e->value != NULL ? e->value->name : "";
                 s->key = stat_key_of(s->name);
         }
-        qsort(r->stats, r->stat_count, sizeof(*r->stats), cmp_stat_md);
-        r->event_count = 0;
-        for (size_t i = 0; i < pl->n_event_metadata; i++) {
-                const Tpapb__XEventMetadataEntry *e = pl->event_metadata[i];
-                struct event_md *m = &r->events[r->event_count++];
-                m->id = e->key;
-                m->m = e->value;
-                m->internal = e->value != NULL && is_internal_event(e->value->name);
-        }
-        qsort(r->events, r->event_count, sizeof(*r->events), cmp_event_md);
         return 0;
 }
+
+/* ---- stats -------------------------------------------------------------- */
 
 static bool is_digit(char c)
 {
@@ -198,30 +437,30 @@ static bool parse_u64(const char *s, size_t len, uint64_t *out)
 
 /* A stat's value as an unsigned number: ints as they are, strings parsed
  * (the JSON writer prints every arg as a string). */
-static bool stat_u64(const Tpapb__XStat *st, uint64_t *out)
+static bool stat_u64(const struct xstat *st, uint64_t *out)
 {
         switch (st->value_case) {
         case TPAPB__XSTAT__VALUE_UINT64_VALUE:
-                *out = st->uint64_value;
+                *out = st->u;
                 return true;
         case TPAPB__XSTAT__VALUE_INT64_VALUE:
-                if (st->int64_value < 0)
+                if ((int64_t)st->u < 0)
                         return false;
-                *out = (uint64_t)st->int64_value;
+                *out = st->u;
                 return true;
         case TPAPB__XSTAT__VALUE_STR_VALUE:
-                return parse_u64(st->str_value, strlen(st->str_value), out);
+                return parse_u64(st->str, st->str_len, out);
         default:
                 return false;
         }
 }
 
-static bool stat_i64(const Tpapb__XStat *st, int64_t *out)
+static bool stat_i64(const struct xstat *st, int64_t *out)
 {
         uint64_t u;
 
         if (st->value_case == TPAPB__XSTAT__VALUE_INT64_VALUE) {
-                *out = st->int64_value;
+                *out = (int64_t)st->u;
                 return true;
         }
         if (!stat_u64(st, &u) || u > INT64_MAX)
@@ -230,24 +469,61 @@ static bool stat_i64(const Tpapb__XStat *st, int64_t *out)
         return true;
 }
 
-/* A stat's value as text, for string stats and references; NULL otherwise. */
-static const char *stat_str(const struct reader *r, const Tpapb__XStat *st)
+/* A stat's value as text, for string stats and references; false otherwise. */
+static bool stat_str(const struct reader *r, const struct xstat *st, const char **s,
+                     size_t *len)
 {
         const struct stat_md *ref;
 
-        if (st->value_case == TPAPB__XSTAT__VALUE_STR_VALUE)
-                return st->str_value;
-        if (st->value_case == TPAPB__XSTAT__VALUE_REF_VALUE) {
-                ref = st->ref_value <= INT64_MAX ? find_stat(r, (int64_t)st->ref_value) : NULL;
-                return ref != NULL ? ref->name : NULL;
+        if (st->value_case == TPAPB__XSTAT__VALUE_STR_VALUE) {
+                *s = st->str;
+                *len = st->str_len;
+                return true;
         }
+        if (st->value_case == TPAPB__XSTAT__VALUE_REF_VALUE) {
+                ref = st->u <= INT64_MAX ? find_stat(r, (int64_t)st->u) : NULL;
+                if (ref == NULL)
+                        return false;
+                *s = ref->name;
+                *len = strlen(ref->name);
+                return true;
+        }
+        return false;
+}
+
+/* `pat` in the `len` bytes at `s` (C11 and POSIX have no memmem). */
+static const char *find(const char *s, size_t len, const char *pat)
+{
+        size_t n = strlen(pat);
+
+        for (size_t i = 0; i + n <= len; i++)
+                if (s[i] == pat[0] && memcmp(s + i, pat, n) == 0)
+                        return s + i;
         return NULL;
 }
 
-static void apply_stat(const struct reader *r, struct record *rec, const Tpapb__XStat *st)
+/* The byte count in memcpy_details: "size:100663296 dest:0 async:1"
+ * (older: "num_bytes:..."). */
+static void memcpy_bytes(struct record *rec, const char *s, size_t len)
+{
+        const char *p = find(s, len, "size:");
+        size_t k = 0;
+
+        if (p == NULL && (p = find(s, len, "num_bytes:")) != NULL)
+                p += 5;
+        if (p == NULL)
+                return;
+        p += 5;
+        while (p + k < s + len && is_digit(p[k]))
+                k++;
+        rec->has_bytes = parse_u64(p, k, &rec->bytes);
+}
+
+static void apply_stat(const struct reader *r, struct record *rec, const struct xstat *st)
 {
         const struct stat_md *md = find_stat(r, st->metadata_id);
         const char *s;
+        size_t len;
 
         if (md == NULL || st->value_case == TPAPB__XSTAT__VALUE__NOT_SET)
                 return;
@@ -268,40 +544,29 @@ static void apply_stat(const struct reader *r, struct record *rec, const Tpapb__
                 rec->has_iter = stat_i64(st, &rec->iter);
                 break;
         case S_STEP_NAME:
-                if ((s = stat_str(r, st)) != NULL) {
+                if (stat_str(r, st, &s, &len)) {
                         rec->step_name = s;
-                        rec->step_name_len = strlen(s);
+                        rec->step_name_len = len;
                 }
                 break;
         case S_MEMCPY_DETAILS:
-                /* "size:100663296 dest:0 async:1" (older: "num_bytes:...") */
-                if ((s = stat_str(r, st)) != NULL) {
-                        const char *p = strstr(s, "size:");
-                        size_t k = 0;
-                        if (p == NULL && (p = strstr(s, "num_bytes:")) != NULL)
-                                p += 5;
-                        if (p != NULL) {
-                                p += 5;
-                                while (is_digit(p[k]))
-                                        k++;
-                                rec->has_bytes = parse_u64(p, k, &rec->bytes);
-                        }
-                }
+                if (stat_str(r, st, &s, &len))
+                        memcpy_bytes(rec, s, len);
                 break;
         case S_ANNOTATION:
-                if ((s = stat_str(r, st)) != NULL) {
+                if (stat_str(r, st, &s, &len)) {
                         rec->op = s;
-                        rec->op_len = tpa_classify__op_prefix(s, strlen(s));
+                        rec->op_len = tpa_classify__op_prefix(s, len);
                 }
                 break;
         case S_TF_OP:
-                if ((s = stat_str(r, st)) != NULL) {
+                if (stat_str(r, st, &s, &len)) {
                         rec->tf_op = s;
-                        rec->tf_op_len = tpa_classify__op_prefix(s, strlen(s));
+                        rec->tf_op_len = tpa_classify__op_prefix(s, len);
                 }
                 break;
         case S_TF_FUNCTION_CALL:
-                if ((s = stat_str(r, st)) != NULL && tpa_classify__is_traced_call(s, strlen(s)))
+                if (stat_str(r, st, &s, &len) && tpa_classify__is_traced_call(s, len))
                         rec->compile = true;
                 break;
         case S_OTHER:
@@ -309,26 +574,79 @@ static void apply_stat(const struct reader *r, struct record *rec, const Tpapb__
         }
 }
 
-static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
-                     const Tpapb__XEvent *xe, size_t *added)
+/* A metadata stat (protobuf-c's struct) as the wire walker gives them. */
+static void apply_md_stat(const struct reader *r, struct record *rec, const Tpapb__XStat *ps)
+{
+        struct xstat st = { .metadata_id = ps->metadata_id, .value_case = ps->value_case };
+
+        switch (ps->value_case) {
+        case TPAPB__XSTAT__VALUE_UINT64_VALUE:
+                st.u = ps->uint64_value;
+                break;
+        case TPAPB__XSTAT__VALUE_INT64_VALUE:
+                st.u = (uint64_t)ps->int64_value;
+                break;
+        case TPAPB__XSTAT__VALUE_REF_VALUE:
+                st.u = ps->ref_value;
+                break;
+        case TPAPB__XSTAT__VALUE_STR_VALUE:
+                st.str = ps->str_value;
+                st.str_len = strlen(ps->str_value);
+                break;
+        default:
+                break;
+        }
+        apply_stat(r, rec, &st);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* An event's fields but its stats, which read_event() walks again once it
+ * knows the metadata (whose stats come first). */
+static int walk_event(const struct reader *r, const struct field *at, struct xevent *xe)
+{
+        struct msg m = msg_of(at, "XEvent");
+        struct field f;
+        int rc;
+
+        memset(xe, 0, sizeof(*xe));
+        while ((rc = wire_next(r, &m, &f)) > 0) {
+                if ((rc = wire_expect(r, &f, f.num == 4 ? WIRE_LEN : f.num <= 5 ? WIRE_VARINT
+                                                                                : -1,
+                                      &m)) < 0)
+                        return rc;
+                switch (f.num) {
+                case 1:
+                        xe->metadata_id = (int64_t)f.u;
+                        break;
+                case 2:
+                        xe->offset_ps = (int64_t)f.u;
+                        xe->has_offset = true;
+                        break;
+                case 3:
+                        xe->duration_ps = (int64_t)f.u;
+                        break;
+                case 4:
+                        xe->n_stats++;
+                        break;
+                case 5:                 /* num_occurrences: the other member of the oneof */
+                        xe->has_offset = false;
+                        break;
+                }
+        }
+        return rc;
+}
+
+static int add_event(struct reader *r, uint32_t track, const struct xline *line,
+                     const struct field *at, const struct xevent *xe, struct event_md *md,
+                     struct record *rec, size_t *added)
 {
         tpa_trace *tr = r->tr;
-        struct event_md *md = find_event(r, xe->metadata_id);
-        struct record rec;
         tpa_event ev;
         size_t idx;
         int64_t ps, step;
         bool has_step;
         int rc;
-
-        if (md != NULL && md->internal)
-                return 0;
-        memset(&rec, 0, sizeof(rec));
-        if (md != NULL && md->m != NULL)
-                for (size_t i = 0; i < md->m->n_stats; i++)
-                        apply_stat(r, &rec, md->m->stats[i]);
-        for (size_t i = 0; i < xe->n_stats; i++)
-                apply_stat(r, &rec, xe->stats[i]);
 
         memset(&ev, 0, sizeof(ev));
         if (md != NULL && !md->interned && md->m != NULL) {
@@ -343,8 +661,8 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
         /* TF >= 2.4 renames an event by its step_name ("train 12"); 2.3 did
          * not. A bare group number says less than the event's own name
          * ("EagerKernelExecute"), so that one is left alone. */
-        if (rec.step_name != NULL && !all_digits(rec.step_name, rec.step_name_len)) {
-                rc = tpa_utf8__intern(tr, &ev.name, rec.step_name, rec.step_name_len, 0,
+        if (rec->step_name != NULL && !all_digits(rec->step_name, rec->step_name_len)) {
+                rc = tpa_utf8__intern(tr, &ev.name, rec->step_name, rec->step_name_len, 0,
                                       r->err);
                 if (rc < 0)
                         return rc;
@@ -352,29 +670,31 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
         /* line.timestamp_ns * 1000 + offset_ps, in ps, rounded to ns: the
          * line starts on a whole ns, so round the offset alone (and nothing
          * overflows for epoch times). Beyond +-2^61 ns is garbage. */
-        ps = xe->data_case == TPAPB__XEVENT__DATA_OFFSET_PS ? xe->offset_ps : 0;
+        ps = xe->has_offset ? xe->offset_ps : 0;
         if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
             ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
-                return tpa_error_setf(r->err, TPA_EFORMAT, "an event on line '%.60s' has a "
-                                      "time out of range", line->name);
+                return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at->at - r->base),
+                                     "an event on line '%.*s' has a time out of range",
+                                     (int)(line->name_len < 60 ? line->name_len : 60),
+                                     line->name);
         ev.ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
         ev.dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
         ev.track = track;
         ev.kind = TPA_KIND_OTHER;
-        ev.corr = rec.has_corr && rec.corr <= UINT32_MAX ? (uint32_t)rec.corr : 0;
-        ev.group = rec.has_group && rec.group < UINT32_MAX ? (uint32_t)rec.group + 1 : 0;
+        ev.corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
+        ev.group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
         rc = tpa_trace_add_event(tr, &ev, &idx, r->err);
         if (rc < 0)
                 return rc;
         (*added)++;
-        if (rec.has_bytes &&
-            (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec.bytes & INT64_MAX),
+        if (rec->has_bytes &&
+            (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec->bytes & INT64_MAX),
                                     r->err)) < 0)
                 return rc;
         /* The JSON writer sorts args by key, and the Chrome reader keeps the
          * last: step_num over iter_num, tf_op over annotation. */
-        has_step = rec.has_step || rec.has_iter;
-        step = rec.has_step ? rec.step : rec.iter;
+        has_step = rec->has_step || rec->has_iter;
+        step = rec->has_step ? rec->step : rec->iter;
         if (!has_step) {
                 const char *n = tpa_trace_str(tr, ev.name);
                 size_t nl = tpa_trace_str_len(tr, ev.name);
@@ -385,8 +705,8 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
         if (has_step && (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step, r->err)) < 0)
                 return rc;
         {
-                const char *op = rec.tf_op != NULL ? rec.tf_op : rec.op;
-                size_t op_len = rec.tf_op != NULL ? rec.tf_op_len : rec.op_len;
+                const char *op = rec->tf_op != NULL ? rec->tf_op : rec->op;
+                size_t op_len = rec->tf_op != NULL ? rec->tf_op_len : rec->op_len;
                 tpa_str id;
                 if (op != NULL && op_len > 0) {
                         if ((rc = tpa_utf8__intern(tr, &id, op, op_len, 0, r->err)) < 0 ||
@@ -394,65 +714,140 @@ static int add_event(struct reader *r, uint32_t track, const Tpapb__XLine *line,
                                 return rc;
                 }
         }
-        if (!rec.compile)
-                rec.compile = tpa_classify__is_compile_name(tpa_trace_str(tr, ev.name),
-                                                            tpa_trace_str_len(tr, ev.name));
-        if (rec.compile && (rc = tpa_trace_add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
+        if (!rec->compile)
+                rec->compile = tpa_classify__is_compile_name(tpa_trace_str(tr, ev.name),
+                                                             tpa_trace_str_len(tr, ev.name));
+        if (rec->compile && (rc = tpa_trace_add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
                 return rc;
         return 0;
 }
 
-static bool has_prefix(const char *s, const char *prefix)
+/* One XEvent (field `at` of its line): its stats are read, and so checked,
+ * even when the event is an internal one that is left out. */
+static int read_event(struct reader *r, uint32_t track, const struct xline *line,
+                      const struct field *at, size_t *added)
 {
-        return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static int read_plane(struct reader *r, const Tpapb__XPlane *pl, int64_t pid, size_t *added)
-{
-        tpa_trace *tr = r->tr;
-        bool is_host = strcmp(pl->name, "/host:CPU") == 0;
-        uint32_t proc, track;
-        tpa_process *p;
+        struct event_md *md;
+        struct record rec;
+        struct xevent xe;
         int rc;
 
-        rc = index_plane(r, pl);
-        if (rc < 0)
+        if ((rc = walk_event(r, at, &xe)) < 0)
                 return rc;
-        rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .num = pid }, r->err);
-        if (rc < 0)
-                return rc;
-        p = tpa_trace_process(tr, proc);
-        rc = tpa_utf8__intern(tr, &p->name, pl->name, strlen(pl->name), 0, r->err);
-        if (rc < 0)
-                return rc;
-        tpa_trace_process(tr, proc)->sort_index = pid;
-        for (size_t i = 0; i < pl->n_lines; i++) {
-                const Tpapb__XLine *line = pl->lines[i];
-                int64_t id = line->display_id != 0 ? line->display_id : line->id;
-                const char *name = line->display_name[0] != '\0' ? line->display_name
-                                                                  : line->name;
-                tpa_thread *t;
-                tpa_str nid;
+        md = find_event(r, xe.metadata_id);
+        memset(&rec, 0, sizeof(rec));
+        if (md != NULL && md->m != NULL && !md->internal)
+                for (size_t i = 0; i < md->m->n_stats; i++)
+                        apply_md_stat(r, &rec, md->m->stats[i]);
+        if (xe.n_stats > 0) {
+                struct msg m = msg_of(at, "XEvent");
+                struct field f;
+                struct xstat st;
 
-                rc = tpa_trace_get_thread(tr, &track, proc,
-                                          (tpa_id){ .num = (int64_t)(uint32_t)id }, r->err);
-                if (rc < 0)
-                        return rc;
-                rc = tpa_utf8__intern(tr, &nid, name, strlen(name), 0, r->err);
-                if (rc < 0)
-                        return rc;
-                t = tpa_trace_thread(tr, track);
-                t->name = nid;
-                /* The viewer orders host threads as listed, device lines by id. */
-                t->sort_index = is_host ? (int64_t)i + 1 : (int64_t)(uint32_t)id;
-                for (size_t k = 0; k < line->n_events; k++) {
-                        tpa_trace_health(tr)->records_read++;
-                        rc = add_event(r, track, line, line->events[k], added);
-                        if (rc < 0)
+                /* walk_event() checked this level: only the stats can fail */
+                while (wire_next(r, &m, &f) > 0) {
+                        if (f.num != 4)
+                                continue;
+                        if ((rc = read_stat(r, &f, &st)) < 0)
                                 return rc;
+                        if (md == NULL || !md->internal)
+                                apply_stat(r, &rec, &st);
                 }
         }
+        if (md != NULL && md->internal)
+                return 0;
+        return add_event(r, track, line, at, &xe, md, &rec, added);
+}
+
+/* ---- lines, planes and the space ---------------------------------------- */
+
+/* A line's fields but its events, which are counted; the events' own
+ * fields are left to read_event(). */
+static int walk_line(const struct reader *r, const struct field *at, struct xline *xl)
+{
+        static const int8_t types[12] = {
+                -1, WIRE_VARINT, WIRE_LEN, WIRE_VARINT, WIRE_LEN, -1, -1, -1, -1,
+                WIRE_VARINT, WIRE_VARINT, WIRE_LEN,
+        };
+        struct msg m = msg_of(at, "XLine");
+        struct field f;
+        int rc;
+
+        memset(xl, 0, sizeof(*xl));
+        xl->name = xl->display_name = "";
+        while ((rc = wire_next(r, &m, &f)) > 0) {
+                if ((rc = wire_expect(r, &f, f.num < 12 ? types[f.num] : -1, &m)) < 0)
+                        return rc;
+                switch (f.num) {
+                case 1:
+                        xl->id = (int64_t)f.u;
+                        break;
+                case 2:
+                        wire_str(&f, &xl->name, &xl->name_len);
+                        break;
+                case 3:
+                        xl->timestamp_ns = (int64_t)f.u;
+                        break;
+                case 4:
+                        xl->n_events++;
+                        break;
+                case 10:
+                        xl->display_id = (int64_t)f.u;
+                        break;
+                case 11:
+                        wire_str(&f, &xl->display_name, &xl->display_name_len);
+                        break;
+                }
+        }
+        return rc;
+}
+
+static int read_line(struct reader *r, const struct field *at, uint32_t proc, bool is_host,
+                     size_t index, size_t *added)
+{
+        tpa_trace *tr = r->tr;
+        struct xline xl;
+        struct msg m;
+        struct field f;
+        uint32_t track;
+        int64_t id;
+        tpa_str nid;
+        int rc;
+
+        if ((rc = walk_line(r, at, &xl)) < 0)
+                return rc;
+        id = xl.display_id != 0 ? xl.display_id : xl.id;
+        rc = tpa_trace_get_thread(tr, &track, proc, (tpa_id){ .num = (int64_t)(uint32_t)id },
+                                  r->err);
+        if (rc < 0)
+                return rc;
+        if (xl.display_name_len > 0)
+                rc = tpa_utf8__intern(tr, &nid, xl.display_name, xl.display_name_len, 0, r->err);
+        else
+                rc = tpa_utf8__intern(tr, &nid, xl.name, xl.name_len, 0, r->err);
+        if (rc < 0)
+                return rc;
+        tpa_trace_thread(tr, track)->name = nid;
+        /* The viewer orders host threads as listed, device lines by id. */
+        tpa_trace_thread(tr, track)->sort_index = is_host ? (int64_t)index + 1
+                                                          : (int64_t)(uint32_t)id;
+        if (xl.n_events == 0)
+                return 0;
+        m = msg_of(at, "XLine");
+        while (wire_next(r, &m, &f) > 0) {      /* checked by walk_line() */
+                if (f.num != 4)
+                        continue;
+                tpa_trace_health(tr)->records_read++;
+                if ((rc = read_event(r, track, &xl, &f, added)) < 0)
+                        return rc;
+        }
         return 0;
+}
+
+static bool has_prefix(const char *s, size_t len, const char *prefix)
+{
+        size_t n = strlen(prefix);
+        return len >= n && memcmp(s, prefix, n) == 0;
 }
 
 static bool pid_used(const tpa_trace *tr, int64_t pid)
@@ -465,44 +860,123 @@ static bool pid_used(const tpa_trace *tr, int64_t pid)
         return false;
 }
 
-static int read_space(tpa_trace *tr, const Tpapb__XSpace *xs, tpa_error *err)
+/* Whether any line of a plane has an event, checking every line's fields. */
+static int plane_has_events(const struct reader *r, const struct field *at, bool *any)
 {
-        struct reader r = { .tr = tr, .err = err };
-        size_t first = tpa_trace_event_count(tr), added = 0;
-        int64_t other_pid = OTHER_PID;
-        tpa_str *cats = NULL;
-        int rc = 0;
+        struct msg m = msg_of(at, "XPlane");
+        struct field f;
+        struct xline xl;
+        int rc;
 
-        for (size_t i = 0; i < xs->n_planes && rc == 0; i++) {
-                const Tpapb__XPlane *pl = xs->planes[i];
-                int64_t pid;
-
-                if (strcmp(pl->name, "/host:CPU") == 0) {
-                        pid = HOST_PID;
-                } else if (has_prefix(pl->name, "/device:")) {
-                        pid = 1 + (pl->id >= 0 && pl->id < HOST_PID - 1 ? pl->id : 0);
-                        /* plane ids may repeat: take the next free pid */
-                        while (pid < HOST_PID - 1 && pid_used(tr, pid))
-                                pid++;
-                } else {
-                        bool any = false;
-                        for (size_t k = 0; k < pl->n_lines; k++)
-                                any |= pl->lines[k]->n_events > 0;
-                        if (!any)       /* /host:metadata and friends */
-                                continue;
-                        pid = other_pid++;
-                }
-                rc = read_plane(&r, pl, pid, &added);
+        *any = false;
+        while (wire_next(r, &m, &f) > 0) {      /* checked by the first walk */
+                if (f.num != 3)
+                        continue;
+                if ((rc = walk_line(r, &f, &xl)) < 0)
+                        return rc;
+                *any |= xl.n_events > 0;
         }
-        free(r.stats);
-        free(r.events);
+        return 0;
+}
+
+/* One XPlane: a first walk for its id, name and metadata maps (and stats,
+ * only checked), a second one for its lines. */
+static int read_plane(struct reader *r, const struct field *at, size_t *added)
+{
+        static const int8_t types[7] = {
+                -1, WIRE_VARINT, WIRE_LEN, WIRE_LEN, WIRE_LEN, WIRE_LEN, WIRE_LEN,
+        };
+        tpa_trace *tr = r->tr;
+        struct msg m = msg_of(at, "XPlane");
+        tpa_pb_arena arena;
+        struct field f;
+        struct xstat st;
+        const char *name = "";
+        size_t name_len = 0, index = 0;
+        int64_t plane_id = 0, pid;
+        bool is_host;
+        uint32_t proc;
+        tpa_process *p;
+        int rc;
+
+        r->stat_count = r->event_count = 0;
+        tpa_pb_arena_init(&arena, r->arena_limit);
+        while ((rc = wire_next(r, &m, &f)) > 0) {
+                if ((rc = wire_expect(r, &f, f.num < 7 ? types[f.num] : -1, &m)) < 0)
+                        goto out;
+                if (f.num == 1)
+                        plane_id = (int64_t)f.u;
+                else if (f.num == 2)
+                        wire_str(&f, &name, &name_len);
+                else if ((f.num == 4 || f.num == 5) && (rc = add_metadata(r, &arena, &f)) < 0)
+                        goto out;
+                else if (f.num == 6 && (rc = read_stat(r, &f, &st)) < 0)
+                        goto out;
+        }
+        if (rc < 0)
+                goto out;
+        qsort(r->stats, r->stat_count, sizeof(*r->stats), cmp_stat_md);
+        qsort(r->events, r->event_count, sizeof(*r->events), cmp_event_md);
+
+        is_host = name_len == 9 && memcmp(name, "/host:CPU", 9) == 0;
+        if (is_host) {
+                pid = HOST_PID;
+        } else if (has_prefix(name, name_len, "/device:")) {
+                pid = 1 + (plane_id >= 0 && plane_id < HOST_PID - 1 ? plane_id : 0);
+                /* plane ids may repeat: take the next free pid */
+                while (pid < HOST_PID - 1 && pid_used(tr, pid))
+                        pid++;
+        } else {
+                bool any;
+                if ((rc = plane_has_events(r, at, &any)) < 0 || !any)
+                        goto out;       /* /host:metadata and friends */
+                pid = r->other_pid++;
+        }
+
+        rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .num = pid }, r->err);
+        if (rc < 0)
+                goto out;
+        p = tpa_trace_process(tr, proc);
+        rc = tpa_utf8__intern(tr, &p->name, name, name_len, 0, r->err);
+        if (rc < 0)
+                goto out;
+        tpa_trace_process(tr, proc)->sort_index = pid;
+        m = msg_of(at, "XPlane");
+        while (wire_next(r, &m, &f) > 0) {      /* checked by the first walk */
+                if (f.num != 3)
+                        continue;
+                if ((rc = read_line(r, &f, proc, is_host, index++, added)) < 0)
+                        goto out;
+        }
+        rc = 0;
+out:
+        tpa_pb_arena_free(&arena);
+        return rc;
+}
+
+static int read_space(struct reader *r, const uint8_t *data, size_t len)
+{
+        tpa_trace *tr = r->tr;
+        struct msg m = { .p = data, .end = data + len, .name = "XSpace" };
+        size_t first = tpa_trace_event_count(tr), added = 0;
+        struct field f;
+        tpa_str *cats;
+        int rc;
+
+        while ((rc = wire_next(r, &m, &f)) > 0) {
+                /* planes (1), then errors, warnings and hostnames: strings */
+                if ((rc = wire_expect(r, &f, f.num <= 4 ? WIRE_LEN : -1, &m)) < 0)
+                        return rc;
+                if (f.num == 1 && (rc = read_plane(r, &f, &added)) < 0)
+                        return rc;
+        }
         if (rc < 0)
                 return rc;
         cats = calloc(added + 1, sizeof(*cats));
         if (cats == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
         rc = tpa_classify__chrome(tr, first, cats, &(tpa_classify_hints){ .tf2_keys = true },
-                                  err);
+                                  r->err);
         free(cats);
         if (rc < 0)
                 return rc;
@@ -515,8 +989,7 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
                      tpa_error *err)
 {
         uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
-        tpa_pb_arena arena;
-        Tpapb__XSpace *xs;
+        struct reader r = { .tr = tr, .err = err, .other_pid = OTHER_PID };
         uint8_t *data;
         size_t len;
         int rc;
@@ -524,19 +997,13 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         rc = tpa_source_read_all(src, &data, &len, max, err);
         if (rc < 0)
                 return rc;
-        /* protobuf-c's structs take a few times the wire size */
-        tpa_pb_arena_init(&arena, max * 8 + (64u << 20));
-        xs = tpapb__xspace__unpack(&arena.alloc, len, data);
+        /* protobuf-c's structs for the metadata take a few times their wire
+         * size; the cap bounds what hostile lengths can make it allocate */
+        r.arena_limit = max * 8 + (64u << 20);
+        r.base = data;
+        rc = read_space(&r, data, len);
+        free(r.stats);
+        free(r.events);
         free(data);
-        if (xs == NULL) {
-                rc = arena.hit_limit
-                     ? tpa_error_setf(err, TPA_ELIMIT, "the XSpace needs more memory than "
-                                      "the limit allows")
-                     : tpa_error_set(err, TPA_EFORMAT, 0, "not a valid XSpace protobuf");
-                tpa_pb_arena_free(&arena);
-                return rc;
-        }
-        rc = read_space(tr, xs, err);
-        tpa_pb_arena_free(&arena);
         return rc;
 }
