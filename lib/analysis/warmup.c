@@ -20,16 +20,22 @@ static void exclude(tpa_step *s, const char *reason)
         snprintf(s->reason, sizeof(s->reason), "%s", reason);
 }
 
-/* Per step: events flagged `flag` that start inside it. */
-static void count_flag(const tpa_actx *c, unsigned flag, size_t *per_step)
+/* Per step: events flagged as compilation, and B events never closed, that
+ * start inside it (one look-up of each event's flags for both). */
+static void count_flags(const tpa_actx *c, size_t *compile, size_t *unclosed)
 {
         for (size_t i = 0; i < c->n; i++) {
                 int64_t f;
                 long k;
-                if (!tpa_trace_get_aux(c->tr, i, TPA_AUX_FLAGS, &f) || !(f & (int64_t)flag))
+                if (!tpa_trace_get_aux(c->tr, i, TPA_AUX_FLAGS, &f) ||
+                    !(f & (TPA_FLAG_COMPILE | TPA_FLAG_UNCLOSED)))
                         continue;
-                if ((k = tpa_analysis__step_of(c->a, c->ev[i].ts)) >= 0)
-                        per_step[k]++;
+                if ((k = tpa_analysis__step_of(c->a, c->ev[i].ts)) < 0)
+                        continue;
+                if (f & TPA_FLAG_COMPILE)
+                        compile[k]++;
+                if (f & TPA_FLAG_UNCLOSED)
+                        unclosed[k]++;
         }
 }
 
@@ -87,8 +93,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         scratch = malloc(n * sizeof(*scratch));
         if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL)
                 goto done;              /* no evidence: keep every step */
-        count_flag(c, TPA_FLAG_COMPILE, compile);
-        count_flag(c, TPA_FLAG_UNCLOSED, unclosed);
+        count_flags(c, compile, unclosed);
         count_lost_launches(c, lost);
 
         /* trailing step cut off by the end of the trace */
