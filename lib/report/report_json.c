@@ -7,7 +7,6 @@
  * layout, byte for byte); it only formats what the analysis computed, and
  * the same input always gives the same bytes.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,6 @@
 
 typedef struct jw {
         tpa_json_writer *g;
-        FILE    *fp;
         char    *buf;           /* scratch for UTF-8 repair */
         size_t   cap;
         bool     oom;
@@ -420,7 +418,7 @@ static void ops(jw *w, const char *k, const tpa_op_stat *o, size_t n)
 int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
                     tpa_error *err)
 {
-        jw w = { .fp = fp };
+        jw w = { 0 };
         tpa_run *run = NULL;
         int rc;
 
