@@ -5,10 +5,11 @@
     python3 tools/make_fixtures_torch.py input      # one scenario
 
 Each scenario runs torch.profiler.profile(schedule(wait=1, warmup=1, active=3),
-CPU activity only, record_shapes=False) over 5 training steps, exports the
-Chrome trace with prof.export_chrome_trace, gzips it deterministically into
-testdata/torch_<scenario>.trace.json.gz, checks its size and step markers,
-computes a sanity figure with plain json and writes the README row.
+CPU activity only, record_shapes=False) over 5 training steps (the compiled
+one: schedule(wait=0, warmup=0, active=4), so that the step that compiles is
+recorded), exports the Chrome trace with prof.export_chrome_trace, gzips it
+deterministically into testdata/, checks its size and step markers, computes
+a sanity figure with plain json and writes the README row.
 """
 
 import math
@@ -47,17 +48,19 @@ class SlowDataset(torch.utils.data.Dataset):
         return self.x[i], self.y[i]
 
 
-def profiled_loop(out_json, batches, step_fn):
-    """Run STEPS steps under the profiler; batches is an iterable."""
+def profiled_loop(out_json, batches, step_fn, wait=WAIT, warmup=WARMUP,
+                  active=ACTIVE):
+    """Run wait + warmup + active steps under the profiler; batches is an
+    iterable."""
     def ready(prof):
         prof.export_chrome_trace(out_json)
 
     with profile(activities=[ProfilerActivity.CPU],
-                 schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE,
+                 schedule=schedule(wait=wait, warmup=warmup, active=active,
                                    repeat=1),
                  on_trace_ready=ready, record_shapes=False) as prof:
         for step, batch in enumerate(batches):
-            if step >= STEPS:
+            if step >= wait + warmup + active:
                 break
             step_fn(batch)
             prof.step()
@@ -127,24 +130,47 @@ def scenario_host(out_json):
             "tensors with ~50 us of Python between them, then backward")
 
 
+# The compiled scenario records from the very first step (no wait, no
+# warm-up in the schedule): the step in which torch.compile compiles must
+# be in the trace, for the warm-up rule to find (DESIGN 5.2).
+COMPILED_ACTIVE = 3
+
+
+def scenario_compiled(out_json):
+    ds = SlowDataset(32 * (COMPILED_ACTIVE + 1), 64, 0.0)
+    dl = torch.utils.data.DataLoader(ds, batch_size=32, num_workers=0,
+                                     shuffle=False)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(),
+                                torch.nn.Linear(64, 4))
+    compiled = torch.compile(model)
+    profiled_loop(out_json, dl, make_train_step(compiled), wait=0, warmup=0,
+                  active=COMPILED_ACTIVE)
+    return ("torch.compile'd MLP 64-64-4 (Inductor, CPU), batch 32: step 0 "
+            "compiles (dynamo_timed events), steps 1-2 run the compiled "
+            "graphs")
+
+
+# name -> (scenario, output file, ProfilerStep#N markers expected)
 SCENARIOS = {
-    "input": scenario_input,
-    "compute": scenario_compute,
-    "host": scenario_host,
+    "input": (scenario_input, "torch_input_bound.trace.json.gz", ACTIVE),
+    "compute": (scenario_compute, "torch_compute_bound.trace.json.gz", ACTIVE),
+    "host": (scenario_host, "torch_host_bound.trace.json.gz", ACTIVE),
+    "compiled": (scenario_compiled, "torch_compiled.trace.json.gz",
+                 COMPILED_ACTIVE),
 }
 
 DL_RE = "enumerate(DataLoader)"
 
 
-def sanity(path):
+def sanity(path, active):
     """Steps and figures from the exported trace, plain json only."""
     evs = fu.complete_events(fu.load_chrome(path))
     steps = sorted((a, b, n) for n, p, t, a, b, _ in evs
                    if fu.STEP_RE.match(n))
     nums = [int(fu.STEP_RE.match(n).group(1)) for _, _, n in steps]
-    if len(steps) != ACTIVE:
+    if len(steps) != active:
         sys.exit("%s: expected %d ProfilerStep#N markers, found %s"
-                 % (path, ACTIVE, nums))
+                 % (path, active, nums))
     windows = [(a, b) for a, b, _ in steps]
     dl = [(a, b) for n, p, t, a, b, _ in evs if n.startswith(DL_RE)]
     # CPU ops: everything except the step markers themselves and the
@@ -171,15 +197,15 @@ def main(argv):
     versions = "torch %s, Python %s" % (torch.__version__,
                                         platform.python_version())
     for name in names:
-        out = os.path.join(fu.TESTDATA, "torch_%s_bound.trace.json.gz" % name)
-        fname = os.path.basename(out)
+        scenario, fname, active = SCENARIOS[name]
+        out = os.path.join(fu.TESTDATA, fname)
         with tempfile.TemporaryDirectory() as tmp:
             tmp_json = os.path.join(tmp, "trace.json")
-            what = SCENARIOS[name](tmp_json)
+            what = scenario(tmp_json)
             with open(tmp_json, "rb") as f:
                 fu.write_gzip(out, f.read())
         size = fu.check_size(out)
-        s = sanity(out)
+        s = sanity(out, active)
         figure = ("steps ProfilerStep#%s, mean step %.1f ms, "
                   "enumerate(DataLoader) %s of step time, "
                   "union of CPU ops %s, %.0f aten ops/step"
@@ -190,8 +216,10 @@ def main(argv):
                       "PyTorch CPU Chrome trace (export_chrome_trace, gzip), "
                       "%s. Sanity: %s" % (what, figure),
                       "`python3 %s %s`; %s; CPU only, schedule(wait=%d, "
-                      "warmup=%d, active=%d)" % (SCRIPT, name, versions,
-                                                 WAIT, WARMUP, ACTIVE))
+                      "warmup=%d, active=%d)"
+                      % (SCRIPT, name, versions,
+                         0 if name == "compiled" else WAIT,
+                         0 if name == "compiled" else WARMUP, active))
         print("wrote %s (%d bytes): %s" % (out, size, figure))
 
 

@@ -102,15 +102,23 @@ bool tpa_classify__is_traced_call(const char *s, size_t len)
         return contains(s, len, "traced") && !contains(s, len, "notTraced");
 }
 
+/*
+ * Names of compilation at work, the warm-up evidence of DESIGN 5.2. For
+ * torch.compile that is what dynamo_timed records while Dynamo traces and
+ * Inductor compiles ("entire_frame_compile", "_compile.compile_inner
+ * (dynamo_timed)", "backend_compile", "inductor_compile", ... in torch
+ * 2.13), not "Torch-Compiled Region", "CompiledFunction" or "TorchDynamo
+ * Cache Lookup": those run the compiled code, in every step.
+ */
 bool tpa_classify__is_compile_name(const char *s, size_t len)
 {
         return has_prefix(s, len, "XlaCompile") || has_prefix(s, len, "_XlaCompile") ||
                has_prefix(s, len, "XlaCompilationCache") ||
                has_prefix(s, len, "TraceFunction") || has_prefix(s, len, "tf.function trace") ||
-               has_prefix(s, len, "Torch-Compiled Region") ||
-               has_prefix(s, len, "torch.compile") || has_prefix(s, len, "CompiledFunction") ||
-               has_prefix(s, len, "TorchDynamo") || has_prefix(s, len, "Dynamo:") ||
-               has_prefix(s, len, "inductor");
+               has_suffix(s, len, " (dynamo_timed)") ||
+               has_prefix(s, len, "entire_frame_compile") ||
+               has_prefix(s, len, "backend_compile") || has_prefix(s, len, "inductor_compile") ||
+               has_prefix(s, len, "_compile.compile_inner") || has_prefix(s, len, "compile_fx");
 }
 
 /* ---- kinds by name -------------------------------------------------------- */

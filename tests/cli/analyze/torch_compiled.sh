@@ -1,0 +1,1 @@
+tfprof-analyze torch_compiled.trace.json.gz
