@@ -33,6 +33,8 @@
 #include "parse/classify.h"
 
 #define OUT_SIZE 65536
+/* Slots of the cache of strings interned (a power of 2). */
+#define NAME_CACHE 256
 /* |ts| and dur beyond 2^61 ns (73 years) are garbage; below it, every sum
  * and difference of two times fits in int64 (as in xspace.c). */
 #define TIME_MAX (INT64_C(1) << 61)
@@ -134,6 +136,11 @@ struct tpa_chrome_parser {
          * they fail: clear until then, and nothing is parsed after it (a
          * TPA_ERROR_INIT local is 250 bytes zeroed per call: 1% of reading). */
         tpa_error          scratch;
+        /* The strings interned last, by a hash of their length and ends:
+         * names repeat (each op, each kernel, every step), and a hit costs
+         * one comparison instead of the UTF-8 check, the full hash and the
+         * table's probe. 0 is the empty string, right for len 0. */
+        tpa_str            names[NAME_CACHE];
         uint64_t           max_string;
         uint32_t           max_depth;
         bool               strict;
@@ -419,9 +426,29 @@ static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t 
 static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         tpa_error *e = &p->scratch;
+        uint64_t head = 0, tail = 0;
+        size_t slot;
+        tpa_str c;
 
+        /* Kernel names share long prefixes (Eigen templates): both ends. */
+        if (len >= 8) {
+                memcpy(&head, s, 8);
+                memcpy(&tail, s + len - 8, 8);
+        } else if (len > 0) {
+                memcpy(&head, s, len);
+        }
+        slot = (size_t)(((head ^ (tail << 1) ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> 56) &
+               (NAME_CACHE - 1);
+        c = p->names[slot];
+        /* A string stored repaired (invalid UTF-8) never equals its input,
+         * so it goes the long way each time and is counted each time. */
+        if (tpa_trace_str_len(p->tr, c) == len && memcmp(tpa_trace_str(p->tr, c), s, len) == 0) {
+                *out = c;
+                return 1;
+        }
         if (tpa_utf8__intern(p->tr, out, s, len, p->rec.offset, e) < 0)
                 return fail_code(p, e);
+        p->names[slot] = *out;
         return 1;
 }
 
