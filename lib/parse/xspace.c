@@ -56,14 +56,6 @@ struct stat_md {
         enum stat_key  key;
 };
 
-struct event_md {
-        int64_t                     id;
-        const Tpapb__XEventMetadata *m;
-        tpa_str                     name;       /* interned on first use */
-        bool                        interned;
-        bool                        internal;
-};
-
 /* What an event's stats say, as the Chrome reader's args would. */
 struct record {
         bool        has_group, has_corr, has_bytes, has_step, has_iter, compile;
@@ -71,6 +63,15 @@ struct record {
         int64_t     step, iter;
         const char *step_name, *op, *tf_op;
         size_t      step_name_len, op_len, tf_op_len;
+};
+
+struct event_md {
+        int64_t                     id;
+        const Tpapb__XEventMetadata *m;
+        tpa_str                     name;       /* interned on first use */
+        struct record               rec;        /* what m's stats say, made on first use */
+        bool                        interned, has_rec;
+        bool                        internal;
 };
 
 /* An XStat, from the wire or from protobuf-c's struct (metadata stats). */
@@ -95,6 +96,7 @@ struct xevent {
         int64_t     metadata_id, offset_ps, duration_ps;
         bool        has_offset;         /* the data oneof holds offset_ps */
         size_t      n_stats;
+        const uint8_t *stats_at;        /* the first stat's tag */
 };
 
 /* One field on the wire. */
@@ -124,6 +126,9 @@ struct reader {
         size_t            stat_count, stat_cap;
         struct event_md  *events;
         size_t            event_count, event_cap;
+        struct stat_md  **stat_by_id;   /* NULL: ids too sparse, bsearch */
+        struct event_md **event_by_id;
+        size_t            stat_ids, event_ids;      /* entries in the two above */
         tpa_error        *err;
 };
 
@@ -166,7 +171,7 @@ static int bad_type(const struct reader *r, const struct field *f, const struct 
 }
 
 /* The next field of `m` into `f`: 1, or 0 at the end, or an error. */
-static int wire_next(const struct reader *r, struct msg *m, struct field *f)
+static int wire_next_any(const struct reader *r, struct msg *m, struct field *f)
 {
         const uint8_t *p = m->p;
         size_t left = (size_t)(m->end - p), i, k;
@@ -229,6 +234,40 @@ static int wire_next(const struct reader *r, struct msg *m, struct field *f)
                                      "not a valid XSpace protobuf: wire type %u in %s",
                                      (unsigned)f->type, m->name);
         }
+}
+
+/* wire_next_any() for the fields nearly every event is made of: a one-byte
+ * tag, then a varint or a length under 128. The rest, and every error, is
+ * left to wire_next_any(). */
+static inline int wire_next(const struct reader *r, struct msg *m, struct field *f)
+{
+        const uint8_t *p = m->p, *end = m->end;
+        uint64_t v = 0;
+
+        if (p == end)
+                return 0;
+        if (p[0] < 8 || p[0] >= 0x80)
+                return wire_next_any(r, m, f);
+        f->at = p;
+        f->num = p[0] >> 3;
+        f->type = p[0] & 7;
+        p++;
+        if (f->type == WIRE_VARINT) {
+                for (unsigned shift = 0; p < end && shift < 70; shift += 7, p++) {
+                        v |= (uint64_t)(*p & 0x7f) << shift;
+                        if (*p < 0x80) {
+                                f->u = v;
+                                m->p = p + 1;
+                                return 1;
+                        }
+                }
+        } else if (f->type == WIRE_LEN && p < end && *p < 0x80 && *p < end - p) {
+                f->data = p + 1;
+                f->len = *p;
+                m->p = f->data + f->len;
+                return 1;
+        }
+        return wire_next_any(r, m, f);
 }
 
 static struct msg msg_of(const struct field *f, const char *name)
@@ -326,16 +365,77 @@ static int cmp_event_md(const void *a, const void *b)
         return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static const struct stat_md *find_stat(const struct reader *r, int64_t id)
+static struct stat_md *search_stat(const struct reader *r, int64_t id)
 {
         struct stat_md k = { .id = id };
+        if (r->stat_count == 0)         /* (bsearch wants a non-NULL array) */
+                return NULL;
         return bsearch(&k, r->stats, r->stat_count, sizeof(k), cmp_stat_md);
+}
+
+static struct event_md *search_event(const struct reader *r, int64_t id)
+{
+        struct event_md k = { .id = id };
+        if (r->event_count == 0)
+                return NULL;
+        return bsearch(&k, r->events, r->event_count, sizeof(k), cmp_event_md);
+}
+
+static const struct stat_md *find_stat(const struct reader *r, int64_t id)
+{
+        if (r->stat_by_id != NULL)
+                return id >= 0 && (uint64_t)id < r->stat_ids ? r->stat_by_id[id] : NULL;
+        return search_stat(r, id);
 }
 
 static struct event_md *find_event(const struct reader *r, int64_t id)
 {
-        struct event_md k = { .id = id };
-        return bsearch(&k, r->events, r->event_count, sizeof(k), cmp_event_md);
+        if (r->event_by_id != NULL)
+                return id >= 0 && (uint64_t)id < r->event_ids ? r->event_by_id[id] : NULL;
+        return search_event(r, id);
+}
+
+/* The ids TF writes are 1..n (0 for the plane's own stats): a table from
+ * id to entry saves a binary search per stat and per event. It is filled
+ * by that same search, so that with an id listed twice it finds the very
+ * entry bsearch would. Sparse or negative ids keep the search. */
+static int index_metadata(struct reader *r)
+{
+        int64_t smax = -1, emax = -1;
+        bool sok = true, eok = true;
+
+        free(r->stat_by_id);
+        free(r->event_by_id);
+        r->stat_by_id = NULL;
+        r->event_by_id = NULL;
+        if (r->stat_count > 1)          /* (qsort wants a non-NULL array) */
+                qsort(r->stats, r->stat_count, sizeof(*r->stats), cmp_stat_md);
+        if (r->event_count > 1)
+                qsort(r->events, r->event_count, sizeof(*r->events), cmp_event_md);
+        for (size_t i = 0; i < r->stat_count; i++) {
+                sok &= r->stats[i].id >= 0;
+                smax = r->stats[i].id > smax ? r->stats[i].id : smax;
+        }
+        for (size_t i = 0; i < r->event_count; i++) {
+                eok &= r->events[i].id >= 0;
+                emax = r->events[i].id > emax ? r->events[i].id : emax;
+        }
+        if (sok && r->stat_count > 0 && (uint64_t)smax < 4 * (uint64_t)r->stat_count + 256) {
+                r->stat_ids = (size_t)smax + 1;
+                if ((r->stat_by_id = calloc(r->stat_ids, sizeof(*r->stat_by_id))) == NULL)
+                        return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
+                for (size_t i = 0; i < r->stat_count; i++)
+                        r->stat_by_id[r->stats[i].id] = search_stat(r, r->stats[i].id);
+        }
+        if (eok && r->event_count > 0 &&
+            (uint64_t)emax < 4 * (uint64_t)r->event_count + 256) {
+                r->event_ids = (size_t)emax + 1;
+                if ((r->event_by_id = calloc(r->event_ids, sizeof(*r->event_by_id))) == NULL)
+                        return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
+                for (size_t i = 0; i < r->event_count; i++)
+                        r->event_by_id[r->events[i].id] = search_event(r, r->events[i].id);
+        }
+        return 0;
 }
 
 /* Room for one more entry in a growing array. */
@@ -627,7 +727,8 @@ static int walk_event(const struct reader *r, const struct field *at, struct xev
                         xe->duration_ps = (int64_t)f.u;
                         break;
                 case 4:
-                        xe->n_stats++;
+                        if (xe->n_stats++ == 0)
+                                xe->stats_at = f.at;
                         break;
                 case 5:                 /* num_occurrences: the other member of the oneof */
                         xe->has_offset = false;
@@ -735,16 +836,25 @@ static int read_event(struct reader *r, uint32_t track, const struct xline *line
         if ((rc = walk_event(r, at, &xe)) < 0)
                 return rc;
         md = find_event(r, xe.metadata_id);
-        memset(&rec, 0, sizeof(rec));
-        if (md != NULL && md->m != NULL && !md->internal)
-                for (size_t i = 0; i < md->m->n_stats; i++)
-                        apply_md_stat(r, &rec, md->m->stats[i]);
+        if (md != NULL && !md->has_rec) {
+                /* the metadata's stats say the same for each of its events */
+                memset(&md->rec, 0, sizeof(md->rec));
+                if (md->m != NULL && !md->internal)
+                        for (size_t i = 0; i < md->m->n_stats; i++)
+                                apply_md_stat(r, &md->rec, md->m->stats[i]);
+                md->has_rec = true;
+        }
+        if (md != NULL)
+                rec = md->rec;
+        else
+                memset(&rec, 0, sizeof(rec));
         if (xe.n_stats > 0) {
                 struct msg m = msg_of(at, "XEvent");
                 struct field f;
                 struct xstat st;
 
                 /* walk_event() checked this level: only the stats can fail */
+                m.p = xe.stats_at;
                 while (wire_next(r, &m, &f) > 0) {
                         if (f.num != 4)
                                 continue;
@@ -915,8 +1025,8 @@ static int read_plane(struct reader *r, const struct field *at, size_t *added)
         }
         if (rc < 0)
                 goto out;
-        qsort(r->stats, r->stat_count, sizeof(*r->stats), cmp_stat_md);
-        qsort(r->events, r->event_count, sizeof(*r->events), cmp_event_md);
+        if ((rc = index_metadata(r)) < 0)
+                goto out;
 
         is_host = name_len == 9 && memcmp(name, "/host:CPU", 9) == 0;
         if (is_host) {
@@ -1004,6 +1114,8 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         rc = read_space(&r, data, len);
         free(r.stats);
         free(r.events);
+        free(r.stat_by_id);
+        free(r.event_by_id);
         free(data);
         return rc;
 }

@@ -3,13 +3,41 @@
  * fuzz_xspace.c - libFuzzer target: XSpace protobuf (lib/parse/xspace.c),
  * reached through tpa_read_memory() with the format given, so gzip framing
  * is exercised too. See fuzz_check.h for the contracts checked.
+ *
+ * The reader walks the wire itself rather than through protobuf-c, and must
+ * refuse exactly what protobuf-c refuses: on plain (not gzip) input, a read
+ * fails if tpapb__xspace__unpack() fails, and never says the protobuf is
+ * invalid when it succeeds.
  */
 #include "fuzz_check.h"
+#include "xplane.pb-c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_against_protobuf_c(const uint8_t *data, size_t size)
+{
+        tpa_read_options ro = fuzz_read_options(TPA_FORMAT_XSPACE);
+        tpa_error err = TPA_ERROR_INIT;
+        Tpapb__XSpace *xs;
+        tpa_trace *tr;
+        int r;
+
+        if (fuzz_is_gzip(data, size) || size > ro.max_message ||
+            tpa_trace_new(&tr, &err) < 0)
+                return;
+        r = tpa_read_memory(tr, data, size, "fuzz", &ro, &err);
+        tpa_trace_free(tr);
+        xs = tpapb__xspace__unpack(NULL, size, data);
+        if (xs == NULL)
+                FUZZ_ASSERT(r < 0);
+        else
+                FUZZ_ASSERT(r == 0 || strstr(err.msg, "not a valid XSpace") == NULL);
+        tpapb__xspace__free_unpacked(xs, NULL);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         fuzz_read(data, size, TPA_FORMAT_XSPACE);
+        check_against_protobuf_c(data, size);
         return 0;
 }
