@@ -318,6 +318,152 @@ static void test_proto__xspace_errors(void)
         free(buf);
 }
 
+/* ---- XSpace, byte by byte ----------------------------------------------- */
+
+/* The reader walks the wire itself; these inputs are ones protobuf-c's
+ * generated packer never makes, and the reader must make of them what
+ * unpacking them whole did. */
+struct wire {
+        uint8_t b[512];
+        size_t  n;
+};
+
+static void put_varint(struct wire *w, uint64_t v)
+{
+        for (; v >= 0x80; v >>= 7)
+                w->b[w->n++] = (uint8_t)(v | 0x80);
+        w->b[w->n++] = (uint8_t)v;
+}
+
+static void put_int(struct wire *w, unsigned num, uint64_t v)
+{
+        put_varint(w, (uint64_t)num << 3);
+        put_varint(w, v);
+}
+
+static void put_bytes(struct wire *w, unsigned num, const void *p, size_t n)
+{
+        put_varint(w, (uint64_t)num << 3 | 2);
+        put_varint(w, n);
+        memcpy(w->b + w->n, p, n);
+        w->n += n;
+}
+
+static void put_msg(struct wire *w, unsigned num, const struct wire *m)
+{
+        put_bytes(w, num, m->b, m->n);
+}
+
+static void put_entry(struct wire *w, unsigned num, int64_t key, unsigned name_field,
+                      const char *name)
+{
+        struct wire e = { .n = 0 }, v = { .n = 0 };
+
+        put_int(&v, 1, (uint64_t)key);
+        put_bytes(&v, name_field, name, strlen(name));
+        put_int(&e, 1, (uint64_t)key);
+        put_msg(&e, 2, &v);
+        put_msg(w, num, &e);
+}
+
+/* A device plane whose maps come before its lines, sparse metadata ids, a
+ * line name with a NUL, a scalar given twice, a 5-byte tag, both members
+ * of a oneof, unknown fields; and, when `bad`, an XStat whose str_value is
+ * a varint. */
+static void make_odd_xspace(struct wire *xs, bool bad)
+{
+        static const uint8_t long_tag_id[] = { 0x88, 0x80, 0x80, 0x80, 0x00, 0x07 };
+        struct wire pl = { .n = 0 }, ln = { .n = 0 }, e1 = { .n = 0 }, e2 = { .n = 0 },
+                    s1 = { .n = 0 }, s2 = { .n = 0 };
+
+        put_int(&s1, 1, 1000000);               /* correlation_id */
+        put_bytes(&s1, 5, "12", 2);
+        put_int(&s1, 3, 34);                    /* the oneof's last member wins */
+        put_int(&e1, 1, 5);
+        put_int(&e1, 2, 3000);                  /* offset_ps, then */
+        put_int(&e1, 5, 1);                     /* num_occurrences: no offset */
+        put_int(&e1, 3, 1000000);
+        put_msg(&e1, 4, &s1);
+        put_int(&s2, 1, 7);                     /* group_id */
+        put_int(&s2, 3, 3);
+        if (bad)
+                put_int(&s2, 5, 1);
+        put_int(&e2, 1, 900000);
+        put_int(&e2, 2, 5000000);
+        put_varint(&e2, 15u << 3 | 1);          /* unknown fixed64 */
+        memcpy(e2.b + e2.n, "12345678", 8);
+        e2.n += 8;
+        put_msg(&e2, 4, &s2);
+        memcpy(ln.b, long_tag_id, sizeof(long_tag_id));         /* id 7 */
+        ln.n = sizeof(long_tag_id);
+        put_bytes(&ln, 2, "stream\0junk", 11);
+        put_int(&ln, 3, 1000);
+        put_msg(&ln, 4, &e1);
+        put_msg(&ln, 4, &e2);
+        put_int(&ln, 3, 2000);                  /* the last timestamp_ns wins */
+        put_bytes(&pl, 2, "/device:GPU:0", 13);
+        put_entry(&pl, 5, 1000000, 2, "correlation_id");
+        put_entry(&pl, 5, 7, 2, "group_id");
+        put_entry(&pl, 4, 900000, 2, "kernel_b");
+        put_entry(&pl, 4, 5, 2, "volta_sgemm");
+        put_msg(&pl, 3, &ln);
+        xs->n = 0;
+        put_int(xs, 9, 1);                      /* unknown */
+        put_msg(xs, 1, &pl);
+        put_bytes(xs, 2, "an error", 8);
+}
+
+static void test_proto__xspace_wire(void)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        struct wire xs;
+        const tpa_event *e;
+        tpa_trace *tr;
+        Tpapb__XSpace *un;
+        size_t i;
+        int rc;
+
+        ro.format = TPA_FORMAT_XSPACE;
+        make_odd_xspace(&xs, false);
+        un = tpapb__xspace__unpack(NULL, xs.n, xs.b);
+        ok(un != NULL, "wire: protobuf-c reads the odd XSpace");
+        tpapb__xspace__free_unpacked(un, NULL);
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, xs.b, xs.n, "odd.xplane.pb", &ro, &err);
+        if (ok(rc == 0, "wire: the odd XSpace reads (%s)", err.msg)) {
+                tap_eq((int64_t)tpa_trace_event_count(tr), 2, "wire: 2 events");
+                e = find_event(tr, "volta_sgemm", &i);
+                if (ok(e != NULL, "wire: event metadata by a small id")) {
+                        tap_eq(e->ts, 2000, "wire: last timestamp_ns; num_occurrences, no offset");
+                        tap_eq(e->dur, 1000, "wire: duration");
+                        tap_eq(e->corr, 34, "wire: a sparse stat id; the oneof's last member");
+                        tap_streq(tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name),
+                                "stream", "wire: a line name ends at its NUL");
+                        tap_eq(tpa_trace_thread_c(tr, e->track)->tid.num, 7,
+                               "wire: a 5-byte tag for the line id");
+                }
+                e = find_event(tr, "kernel_b", NULL);
+                ok(e != NULL && e->ts == 7000 && e->group == 4,
+                   "wire: event metadata by a sparse id, unknown field skipped");
+        }
+        tpa_trace_free(tr);
+
+        make_odd_xspace(&xs, true);
+        un = tpapb__xspace__unpack(NULL, xs.n, xs.b);
+        ok(un == NULL, "wire: protobuf-c refuses a str_value sent as a varint");
+        tpapb__xspace__free_unpacked(un, NULL);
+        tpa_trace_new(&tr, &err);
+        rc = tpa_read_memory(tr, xs.b, xs.n, "bad.xplane.pb", &ro, &err);
+        tap_eq(rc, TPA_EFORMAT, "wire: so does the reader (%s)", err.msg);
+        /* the bad field: the last "\x28\x01" (field 5, a varint) */
+        for (i = xs.n - 2; i > 0 && memcmp(xs.b + i, "\x28\x01", 2) != 0; i--)
+                ;
+        ok(err.has_offset && err.offset == i, "wire: at the bad field's tag (%llu, want %zu)",
+           (unsigned long long)err.offset, i);
+        tpa_trace_free(tr);
+}
+
 /* ---- RunMetadata -------------------------------------------------------- */
 
 static Tpapb__NodeExecStats node(const char *name, const char *label, int64_t start_us,
@@ -919,6 +1065,7 @@ int main(void)
 {
         test_proto__xspace();
         test_proto__xspace_errors();
+        test_proto__xspace_wire();
         test_proto__run_metadata();
         test_proto__invalid_utf8();
         test_proto__tfevents();
