@@ -276,7 +276,8 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
 int tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                        const char **out_class, tpa_error *err)
 {
-        rules_env env = { .rules = r, .fn = fn, .ctx = ctx };
+        rules_memo memo = { .n = 0 };
+        rules_env env = { .rules = r, .fn = fn, .ctx = ctx, .memo = &memo };
 
         for (size_t i = r->unit_count; i-- > 0;) {
                 const rules_unit *u = r->units[i];
@@ -318,7 +319,8 @@ static bool overridden(const tpa_rules *r, size_t i, const rules_unit *u, const 
 int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                        tpa_finding **out, size_t *count, tpa_error *err)
 {
-        rules_env env = { .rules = r, .fn = fn, .ctx = ctx };
+        rules_memo memo = { .n = 0 };
+        rules_env env = { .rules = r, .fn = fn, .ctx = ctx, .memo = &memo };
         tpa_finding *list = NULL;
         size_t n = 0, cap = 0;
         int rc = 0;

@@ -23,12 +23,31 @@ static int unknown_name(const rules_unit *u, const char *name, size_t len, uint3
         return TPA_ERULE;
 }
 
+bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, double *out)
+{
+        rules_memo *m = env->memo;
+        bool found;
+
+        for (size_t i = 0; m != NULL && i < m->n; i++)
+                if (m->v[i].len == len && memcmp(m->v[i].name, name, len) == 0) {
+                        *out = m->v[i].value;
+                        return true;
+                }
+        found = tpa_rules__lookup_threshold(env->rules, name, len, out) ||
+                (env->fn != NULL && env->fn(env->ctx, name, len, out));
+        if (found && m != NULL && m->n < RULES_MEMO_MAX) {
+                m->v[m->n].name = name;
+                m->v[m->n].len = len;
+                m->v[m->n].value = *out;
+                m->n++;
+        }
+        return found;
+}
+
 static int lookup(const rules_env *env, const rules_unit *u, const char *name, size_t len,
                   uint32_t line, uint32_t column, double *out, tpa_error *err)
 {
-        if (tpa_rules__lookup_threshold(env->rules, name, len, out))
-                return 0;
-        if (env->fn != NULL && env->fn(env->ctx, name, len, out))
+        if (tpa_rules__lookup(env, name, len, out))
                 return 0;
         return unknown_name(u, name, len, line, column, err);
 }
@@ -255,8 +274,7 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                 fmt = end;
                 while (fmt < len && s[fmt] != '}')
                         fmt++;
-                if (!tpa_rules__lookup_threshold(env->rules, s + name, end - name, &v) &&
-                    (env->fn == NULL || !env->fn(env->ctx, s + name, end - name, &v))) {
+                if (!tpa_rules__lookup(env, s + name, end - name, &v)) {
                         tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s' in the message",
                                        (int)(end - name > 80 ? 80 : end - name), s + name);
                         if (err != NULL) {

@@ -109,11 +109,29 @@ bool tpa_rules__parse_value(const char *s, size_t len, double *out);
 
 /* What evaluation needs besides the unit: the rule set (for thresholds) and
  * the caller's metric lookup. */
+/* Names already resolved during one query (a step's findings): the rules
+ * name the same few metrics over and over (input_frac in 11 places of the
+ * default rules), and the caller's look-up may be a scan of its names. */
+#define RULES_MEMO_MAX 32
+typedef struct rules_memo {
+        struct {
+                const char *name;       /* in a unit's string pool */
+                size_t      len;
+                double      value;
+        } v[RULES_MEMO_MAX];
+        size_t n;
+} rules_memo;
+
 typedef struct rules_env {
         const tpa_rules *rules;
         tpa_metric_fn    fn;
         void            *ctx;
+        rules_memo      *memo;          /* NULL: look everything up */
 } rules_env;
+
+/* `name` as a threshold, else as a metric from env->fn; false when it is
+ * neither. */
+bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, double *out);
 
 /* Look up `name` as a threshold of the rule set; false when it is none. */
 bool tpa_rules__lookup_threshold(const tpa_rules *r, const char *name, size_t len,

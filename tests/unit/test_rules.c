@@ -754,6 +754,54 @@ static void test_rules__random(void)
         tpa_rules_free(r);
 }
 
+/* A query asks the caller once per name: the rules name the same metric in
+ * many places, and the caller's look-up may be a scan. Thresholds still win
+ * over metrics of the same name, and the values are the ones looked up. */
+static size_t counted_calls;
+
+static bool counted_lookup(void *ctx, const char *name, size_t len, double *out)
+{
+        counted_calls++;
+        return lookup(ctx, name, len, out);
+}
+
+static void test_rules__memo(void)
+{
+        static const char text[] =
+                "threshold lim = 0.5\n"
+                "class busy when load > lim and load > 0.1 and load < 2\n"
+                "finding f1 warning when load > lim\n"
+                "  : \"load {load:%} over {lim}\"\n"
+                "finding f2 info when load > lim and other == 3\n"
+                "  gain load - lim\n"
+                "  : \"again {load:%}, other {other}, lim {lim}\"\n";
+        static const metric ms[] = { { "load", 0.75 }, { "other", 3 }, { "lim", 99 } };
+        metrics m = METRICS(ms);
+        tpa_rules *r = empty_rules();
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_finding *f = NULL;
+        const char *cls = NULL;
+        size_t n = 0;
+
+        ok(r != NULL && tpa_rules_load_string(r, text, strlen(text), "memo.tpr", &err) == 0,
+           "test_rules__memo: load");
+        counted_calls = 0;
+        ok(tpa_rules_classify(r, counted_lookup, &m, &cls, &err) == 0 &&
+           strcmp(cls, "busy") == 0, "test_rules__memo: class");
+        tap_eq((int64_t)counted_calls, 1, "test_rules__memo: classify asks for 'load' once");
+        counted_calls = 0;
+        ok(tpa_rules_findings(r, counted_lookup, &m, &f, &n, &err) == 0 && n == 2,
+           "test_rules__memo: two findings");
+        tap_eq((int64_t)counted_calls, 2, "test_rules__memo: 'load' and 'other' asked once each");
+        tap_streq(n == 2 ? f[0].message : NULL, "load 75% over 0.5",
+                  "test_rules__memo: threshold 'lim' wins over the metric");
+        tap_streq(n == 2 ? f[1].message : NULL, "again 75%, other 3, lim 0.5",
+                  "test_rules__memo: values from the memo");
+        ok(n == 2 && f[1].gain_frac == 0.25, "test_rules__memo: gain");
+        free(f);
+        tpa_rules_free(r);
+}
+
 int main(void)
 {
         test_rules__values();
@@ -768,5 +816,6 @@ int main(void)
         test_rules__default();
         test_rules__default_findings();
         test_rules__random();
+        test_rules__memo();
         return tap_done();
 }
