@@ -65,12 +65,19 @@ struct record {
         size_t      step_name_len, op_len, tf_op_len;
 };
 
+/* What an event's name says: a step number, a compile. */
+struct name_facts {
+        bool    has_step, compile;
+        int64_t step;
+};
+
 struct event_md {
         int64_t                     id;
         const Tpapb__XEventMetadata *m;
         tpa_str                     name;       /* interned on first use */
         struct record               rec;        /* what m's stats say, made on first use */
-        bool                        interned, has_rec;
+        struct name_facts           facts;      /* what name says, made on first use */
+        bool                        interned, has_rec, has_facts;
         bool                        internal;
 };
 
@@ -738,11 +745,24 @@ static int walk_event(const struct reader *r, const struct field *at, struct xev
         return rc;
 }
 
+static void name_facts_of(const tpa_trace *tr, tpa_str name, struct name_facts *nf)
+{
+        const char *n = tpa_trace_str(tr, name);
+        size_t nl = tpa_trace_str_len(tr, name);
+
+        nf->has_step = false;
+        if ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
+            (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0)))
+                nf->has_step = tpa_classify__step_from_name(n, nl, &nf->step);
+        nf->compile = tpa_classify__is_compile_name(n, nl);
+}
+
 static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                      const struct field *at, const struct xevent *xe, struct event_md *md,
                      struct record *rec, size_t *added)
 {
         tpa_trace *tr = r->tr;
+        struct name_facts own, *nf = &own;
         tpa_event ev;
         size_t idx;
         int64_t ps, step;
@@ -794,14 +814,20 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                 return rc;
         /* The JSON writer sorts args by key, and the Chrome reader keeps the
          * last: step_num over iter_num, tf_op over annotation. */
+        /* the metadata's name says the same for each of its events */
+        if (md != NULL && ev.name == md->name) {
+                if (!md->has_facts)
+                        name_facts_of(tr, md->name, &md->facts);
+                md->has_facts = true;
+                nf = &md->facts;
+        } else {
+                name_facts_of(tr, ev.name, &own);
+        }
         has_step = rec->has_step || rec->has_iter;
         step = rec->has_step ? rec->step : rec->iter;
-        if (!has_step) {
-                const char *n = tpa_trace_str(tr, ev.name);
-                size_t nl = tpa_trace_str_len(tr, ev.name);
-                if ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
-                    (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0)))
-                        has_step = tpa_classify__step_from_name(n, nl, &step);
+        if (!has_step && nf->has_step) {
+                has_step = true;
+                step = nf->step;
         }
         if (has_step && (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step, r->err)) < 0)
                 return rc;
@@ -815,10 +841,7 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                                 return rc;
                 }
         }
-        if (!rec->compile)
-                rec->compile = tpa_classify__is_compile_name(tpa_trace_str(tr, ev.name),
-                                                             tpa_trace_str_len(tr, ev.name));
-        if (rec->compile && (rc = tpa_trace_add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
+        if ((rec->compile || nf->compile) && (rc = tpa_trace_add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
                 return rc;
         return 0;
 }
