@@ -71,7 +71,6 @@ static void num_u(jw *w, uint64_t v)
 static void num_d(jw *w, double v)
 {
         char b[40];
-        int n;
 
         if (!isfinite(v)) {
                 null(w);
@@ -82,8 +81,7 @@ static void num_d(jw *w, double v)
                 tpa_report__jw_int(w->g, (int64_t)v);
                 return;
         }
-        n = snprintf(b, sizeof(b), "%.6g", v);
-        tpa_report__jw_raw(w->g, b, (size_t)n);
+        tpa_report__jw_raw(w->g, b, tpa_report__g6(b, v));
 }
 
 static void kv_str(jw *w, const char *k, const char *v) { key(w, k); str(w, v); }

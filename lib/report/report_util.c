@@ -4,6 +4,7 @@
  * reports: UTF-8 repair, durations, HTML and Markdown escaping.
  */
 #include <assert.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,61 @@ const char *tpa_report__time(char *buf, size_t size, double ns)
         else
                 snprintf(buf, size, "%.0f ns", ns);
         return buf;
+}
+
+size_t tpa_report__g6(char *buf, double v)
+{
+        static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+        double a = fabs(v), scaled, frac;
+        uint32_t digits;
+        int k = 0, x;
+        char d[6], *p = buf;
+        size_t n;
+
+        /* scaled = a * 10^k in [1e5, 1e6): six digits before the point. The
+         * product is rounded once (relative error 2^-53, < 2e-10 here), so
+         * the digits are right unless the fraction is that close to .5;
+         * values near the ends of the range take snprintf too. */
+        if (!(a >= 1e-4 && a < 1e6))
+                goto slow;
+        while (k < 9 && a * pow10[k] < 1e5)
+                k++;
+        scaled = a * pow10[k];
+        if (scaled < 100000.0 || scaled >= 999999.0)
+                goto slow;
+        digits = (uint32_t)scaled;
+        frac = scaled - digits;
+        if (frac > 0.5 - 1e-6 && frac < 0.5 + 1e-6)
+                goto slow;
+        digits += frac > 0.5;
+        for (int i = 5; i >= 0; i--, digits /= 10)
+                d[i] = (char)('0' + digits % 10);
+        n = 6;
+        while (n > 1 && d[n - 1] == '0')
+                n--;                    /* %g drops trailing zeros */
+        x = 5 - k;                      /* the exponent of the first digit */
+        if (v < 0)
+                *p++ = '-';
+        if (x >= 0) {
+                memcpy(p, d, (size_t)x + 1);
+                p += x + 1;
+                if (n > (size_t)x + 1) {
+                        *p++ = '.';
+                        memcpy(p, d + x + 1, n - (size_t)x - 1);
+                        p += n - (size_t)x - 1;
+                }
+        } else {
+                *p++ = '0';
+                *p++ = '.';
+                for (int z = -1; z > x; z--)
+                        *p++ = '0';
+                memcpy(p, d, n);
+                p += n;
+        }
+        *p = '\0';
+        return (size_t)(p - buf);
+slow:
+        return (size_t)snprintf(buf, 32, "%.6g", v);
 }
 
 void tpa_report__html_escape(FILE *fp, const char *s)

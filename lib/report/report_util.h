@@ -51,6 +51,12 @@ void tpa_report__json_print(void *ctx, const char *s, size_t len);   /* ctx: tpa
  * report. */
 void tpa_report__json_close(tpa_json_out *out);
 
+/* What snprintf(buf, 32, "%.6g", v) writes, and its length: done with
+ * integer arithmetic for 1e-4 <= |v| < 1e6 (the fractions and rates of the
+ * reports), through snprintf where rounding is close to a tie or outside
+ * that range. `buf` has room for 32 bytes. */
+size_t tpa_report__g6(char *buf, double v);
+
 /* The report's JSON written directly: the bytes yajl_gen prints with
  * beautify and a two-space indent, empty containers closed up as "[]" and
  * "{}" (what tpa_json_out makes of yajl's output), strings escaped as yajl

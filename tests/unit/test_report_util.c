@@ -6,7 +6,9 @@
  * several), and passes everything else through unchanged; the direct
  * writer prints the same bytes as yajl_gen through that filter.
  */
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,10 +224,60 @@ static void test_report_util__json_writer(void)
         }
 }
 
+/* tpa_report__g6 against snprintf("%.6g") on values like the reports'
+ * (fractions, ratios of integers, rates over many magnitudes), ties and
+ * near-ties of the sixth digit, powers of ten and their neighbours. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rng(void)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        return rng_state;
+}
+
+static double unit(void)
+{
+        return (double)(rng() >> 11) / 9007199254740992.0;
+}
+
+static void test_report_util__g6(void)
+{
+        size_t bad = 0, n = 0;
+        char want[64], got[64];
+
+        for (int i = 0; i < 400000; i++) {
+                double v;
+
+                switch (i % 8) {
+                case 0:  v = unit(); break;
+                case 1:  v = (double)(rng() % 100000) / (double)(1 + rng() % 100000); break;
+                case 2:  v = pow(10, unit() * 14 - 7) * (rng() & 1 ? -1 : 1); break;
+                case 3:  v = (double)(rng() % 1000000 * 2 + 1) / 2e6;    /* ties at 7 digits */
+                         break;
+                case 4:  v = ((double)(rng() % 900000) + 100000.5) * pow(10, (int)(rng() % 11) - 10);
+                         break;
+                case 5:  v = pow(10, (int)(rng() % 14) - 6) * (1 + (unit() - 0.5) * 1e-12); break;
+                case 6:  v = nextafter((double)(rng() % 1000000) / 1e6, unit() < 0.5 ? 0 : 1);
+                         break;
+                default: v = (double)(rng() % 2000000) / 1000.0 + unit() * 1e-9; break;
+                }
+                snprintf(want, sizeof(want), "%.6g", v);
+                if (tpa_report__g6(got, v) != strlen(want) || strcmp(got, want) != 0) {
+                        if (bad++ < 5)
+                                printf("#   %.17g: got '%s', want '%s'\n", v, got, want);
+                }
+                n++;
+        }
+        tap_eq((int64_t)bad, 0, "test_report_util__g6: %zu values as snprintf writes them", n);
+}
+
 int main(void)
 {
         test_report_util__json_stream();
         test_report_util__json_stream_long();
         test_report_util__json_writer();
+        test_report_util__g6();
         return tap_done();
 }
