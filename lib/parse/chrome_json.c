@@ -181,6 +181,11 @@ struct tpa_chrome_parser {
         tpa_str           *cats;
         size_t             cat_count, cat_cap;
 
+        /* by name (tpa_str): 0 not looked at yet, 1 not a compile name, 2 one
+         * (names repeat: the prefix tests ran once per event) */
+        uint8_t           *compile_memo;
+        size_t             compile_cap;
+
         /* processes that are TF1 duplicate views, by process index */
         uint8_t           *dup;
         size_t             dup_cap;
@@ -956,9 +961,17 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                 if (tpa_trace_set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
                         return fail_code(p, e);
         }
-        if (!r->compile && r->name != TPA_STR_EMPTY)
-                r->compile = tpa_classify__is_compile_name(tpa_trace_str(p->tr, r->name),
-                                                           tpa_trace_str_len(p->tr, r->name));
+        if (!r->compile && r->name != TPA_STR_EMPTY) {
+                if (grow_zero((void **)&p->compile_memo, &p->compile_cap, (size_t)r->name + 1, 1,
+                              e) < 0)
+                        return fail_code(p, e);
+                if (p->compile_memo[r->name] == 0)
+                        p->compile_memo[r->name] = (uint8_t)(
+                                1 + tpa_classify__is_compile_name(
+                                            tpa_trace_str(p->tr, r->name),
+                                            tpa_trace_str_len(p->tr, r->name)));
+                r->compile = p->compile_memo[r->name] == 2;
+        }
         if (r->compile && tpa_trace_add_flags(p->tr, *index, TPA_FLAG_COMPILE, e) < 0)
                 return fail_code(p, e);
         return 1;
@@ -1133,6 +1146,7 @@ void tpa_chrome_parser_free(tpa_chrome_parser *p)
         free(p->arg_labels.data);
         free(p->arg_op.data);
         free(p->cats);
+        free(p->compile_memo);
         free(p->dup);
         free(p->open);
         free(p->open_top);
