@@ -259,7 +259,17 @@ static inline int wire_next(const struct reader *r, struct msg *m, struct field 
         f->num = p[0] >> 3;
         f->type = p[0] & 7;
         p++;
-        if (f->type == WIRE_VARINT) {
+        if (f->type == WIRE_VARINT && end - p >= 10) {
+                /* no end to watch for: a loop the compiler unrolls */
+                for (unsigned i = 0; i < 10; i++) {
+                        v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+                        if (p[i] < 0x80) {
+                                f->u = v;
+                                m->p = p + i + 1;
+                                return 1;
+                        }
+                }
+        } else if (f->type == WIRE_VARINT) {
                 for (unsigned shift = 0; p < end && shift < 70; shift += 7, p++) {
                         v |= (uint64_t)(*p & 0x7f) << shift;
                         if (*p < 0x80) {
