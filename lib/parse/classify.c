@@ -91,10 +91,17 @@ bool tpa_classify__step_from_name(const char *s, size_t len, int64_t *out)
 
 size_t tpa_classify__op_prefix(const char *s, size_t len)
 {
-        for (size_t i = 0; i < len; i++)
-                if (s[i] == ':' || s[i] == '#')
-                        return i;
-        return len;
+        const char *colon, *hash;
+        size_t n;
+
+        /* Speed (bench/): memchr is vectorised, and annotations run to a
+         * hundred bytes and more ("model_1/dense_19/BiasAdd:BiasAdd") */
+        if (len == 0)
+                return 0;
+        colon = memchr(s, ':', len);
+        n = colon != NULL ? (size_t)(colon - s) : len;
+        hash = n > 0 ? memchr(s, '#', n) : NULL;
+        return hash != NULL ? (size_t)(hash - s) : n;
 }
 
 bool tpa_classify__is_traced_call(const char *s, size_t len)
