@@ -24,7 +24,7 @@
  * the same TF2 tables the Chrome reader uses (parse/classify.c).
  *
  * The file is read whole but not unpacked whole: protobuf-c's structs for a
- * real profile take ~9x the file (258 MB peak for 29 MB, 912 k events).
+ * real profile take ~9x the file (a 260 MiB peak for 29 MB, 912 k events).
  * The planes, lines, events and stats are walked on the wire instead, each
  * event converted as it is met; only the metadata maps go to protobuf-c,
  * one plane at a time. A plane's lines (field 3) come before its maps (4, 5)
@@ -127,9 +127,9 @@ enum wire { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5 };
 struct reader {
         tpa_trace        *tr;
         const uint8_t    *base;         /* the file's first byte: offsets count from it */
-        uint64_t          arena_limit;      /* per plane, for its metadata */
-        int64_t           other_pid;        /* the next pid for other planes */
-        struct stat_md   *stats;
+        uint64_t          arena_limit;  /* per plane, for its metadata */
+        int64_t           other_pid;    /* the next pid for other planes */
+        struct stat_md   *stats;        /* the plane's maps, sorted by id */
         size_t            stat_count, stat_cap;
         struct event_md  *events;
         size_t            event_count, event_cap;
