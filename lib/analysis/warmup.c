@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis_internal.h"
 
@@ -39,12 +40,52 @@ static void count_flags(const tpa_actx *c, size_t *compile, size_t *unclosed)
         }
 }
 
+/* Sort v[0..n) ascending, least significant byte first, through tmp (n
+ * entries). */
+static void sort_u32(uint32_t *v, size_t n, uint32_t *tmp)
+{
+        uint32_t *src = v, *dst = tmp;
+
+        for (unsigned shift = 0; shift < 32 && n > 0; shift += 8) {
+                size_t count[257] = { 0 };
+                uint32_t *t;
+
+                for (size_t i = 0; i < n; i++)
+                        count[((src[i] >> shift) & 0xff) + 1]++;
+                if (count[((src[0] >> shift) & 0xff) + 1] == n)
+                        continue;               /* this byte is the same everywhere */
+                for (int b = 0; b < 256; b++)
+                        count[b + 1] += count[b];
+                for (size_t i = 0; i < n; i++)
+                        dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+                t = src;
+                src = dst;
+                dst = t;
+        }
+        if (src != v)
+                memcpy(v, src, n * sizeof(*v));
+}
+
+static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
+{
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (v[mid] < x)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < n && v[lo] == x;
+}
+
 /* Launches (host events with a correlation id) whose device work never
  * appears, per step. */
 static void count_lost_launches(const tpa_actx *c, size_t *per_step)
 {
         size_t nd = 0;
-        uint32_t *seen;
+        uint32_t *seen, *tmp;
 
         seen = malloc((c->n ? c->n : 1) * sizeof(*seen));
         if (seen == NULL)
@@ -54,7 +95,15 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
                 if (c->ev[i].corr != 0 && tpa_analysis__event_class(c, i, &d) == EV_DEVICE)
                         seen[nd++] = c->ev[i].corr;
         }
-        qsort(seen, nd, sizeof(*seen), tpa_analysis__cmp_u32);
+        /* the sort's scratch: the unused end of `seen` when it is enough */
+        tmp = 2 * nd <= c->n ? seen + nd : malloc(nd * sizeof(*tmp));
+        if (tmp == NULL) {
+                free(seen);
+                return;
+        }
+        sort_u32(seen, nd, tmp);
+        if (tmp != seen + nd)
+                free(tmp);
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -62,7 +111,7 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
                 if (e->corr == 0 || e->kind != TPA_KIND_LAUNCH ||
                     tpa_analysis__event_class(c, i, &d) != EV_HOST)
                         continue;
-                if (bsearch(&e->corr, seen, nd, sizeof(*seen), tpa_analysis__cmp_u32) != NULL)
+                if (has_u32(seen, nd, e->corr))
                         continue;
                 if ((k = tpa_analysis__step_of(c->a, e->ts)) >= 0)
                         per_step[k]++;
