@@ -323,6 +323,29 @@ def xspace(t0=96769, pending=False):
     # an event whose metadata id is not in the plane's map, and a ref to nothing
     put('xspace', 'dangling_ids.pb', fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', 5, [xevent(99, 0, 10, [xstat(42, 'r', 4242)])])], {}, {})))
+    # wire protobuf-c's packer never writes, which the reader walks itself
+    # (fuzz_xspace.c checks it refuses exactly what protobuf-c refuses): maps
+    # before lines, sparse metadata ids, a NUL in a name, a scalar given
+    # twice, a 5-byte tag, both members of two oneofs, unknown fields
+    odd_line = (bytes([0x88, 0x80, 0x80, 0x80, 0x00, 0x07]) + fl(2, b'stream\0junk') +
+                fv(3, 1000) +
+                fl(4, fv(1, 5) + fv(2, 3000) + fv(5, 1) + fv(3, 10 ** 6) +
+                   fl(4, fv(1, 10 ** 6) + fl(5, '12') + fv(3, 34))) +
+                fl(4, fv(1, 900000) + fv(2, 5 * 10 ** 6) + f64(15, 7) +
+                   fl(4, xstat(7, 'u', 3))) +
+                fv(3, 2000))
+    odd_plane = (fl(2, '/device:GPU:0') +
+                 fl(5, fv(1, 10 ** 6) + fl(2, fv(1, 10 ** 6) + fl(2, 'correlation_id'))) +
+                 fl(5, fv(1, 7) + fl(2, fv(1, 7) + fl(2, 'group_id'))) +
+                 fl(4, fv(1, 900000) + fl(2, fv(1, 900000) + fl(2, 'kernel_b'))) +
+                 fl(4, fv(1, 5) + fl(2, fv(1, 5) + fl(2, 'volta_sgemm'))) +
+                 fl(3, odd_line))
+    put('xspace', 'odd_wire.pb', fl(1, odd_plane) + fv(9, 1) + fl(2, 'an error'))
+    put('xspace', 'field_zero.pb', fl(1, odd_plane) + b'\x00\x01')
+    put('xspace', 'long_tag.pb', fl(1, odd_plane) + b'\x8a\x80\x80\x80\x80\x00\x00')
+    put('xspace', 'long_varint.pb', fl(1, odd_plane) + b'\x78' + b'\xff' * 10 + b'\x01')
+    put('xspace', 'long_length.pb', fl(1, odd_plane) + b'\x12\x81\x80\x80\x80\x00a')
+    put('xspace', 'group.pb', fl(1, odd_plane + b'\x7b\x7c'))
     # offsets and durations near 2^64 ps, negative timestamp (once overflowed)
     put('xspace', 'huge_times.pb', prefix='crash-', data=fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', (1 << 63) - 1, [xevent(1, (1 << 64) - 1, (1 << 63) - 1)]),
