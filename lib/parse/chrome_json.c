@@ -35,6 +35,8 @@
 #define OUT_SIZE 65536
 /* Slots of the cache of strings interned (a power of 2). */
 #define NAME_CACHE 256
+/* Slots of the cache of pid/tid pairs looked up (a power of 2). */
+#define TRACK_CACHE 16
 /* |ts| and dur beyond 2^61 ns (73 years) are garbage; below it, every sum
  * and difference of two times fits in int64 (as in xspace.c). */
 #define TIME_MAX (INT64_C(1) << 61)
@@ -200,10 +202,14 @@ struct tpa_chrome_parser {
         uint64_t           lone_ends, first_lone_end; /* E with no B: count, first offset */
         bool               any_event;
 
-        /* last pid/tid looked up */
-        bool               last_valid;
-        tpa_id             last_pid, last_tid;
-        uint32_t           last_proc, last_track;
+        /* pid/tid pairs looked up, by a hash of the pair: the events of a
+         * few tracks interleave (host threads, streams), so the last pair
+         * alone missed every other event */
+        struct track_memo {
+                bool     valid;
+                tpa_id   pid, tid;
+                uint32_t proc, track;
+        } tracks[TRACK_CACHE];
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -848,20 +854,24 @@ static int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
         struct record *r = &p->rec;
         tpa_error *e = &p->scratch;
 
-        if (p->last_valid && p->last_pid.num == r->pid.num && p->last_pid.str == r->pid.str &&
-            p->last_tid.num == r->tid.num && p->last_tid.str == r->tid.str) {
-                *proc = p->last_proc;
-                *track = p->last_track;
+        struct track_memo *m = &p->tracks[((uint64_t)r->pid.num * 31 + (uint64_t)r->tid.num +
+                                           r->pid.str * 7u + r->tid.str * 13u) &
+                                          (TRACK_CACHE - 1)];
+
+        if (m->valid && m->pid.num == r->pid.num && m->pid.str == r->pid.str &&
+            m->tid.num == r->tid.num && m->tid.str == r->tid.str) {
+                *proc = m->proc;
+                *track = m->track;
                 return 1;
         }
         if (tpa_trace_get_process(p->tr, proc, r->pid, e) < 0 ||
             tpa_trace_get_thread(p->tr, track, *proc, r->tid, e) < 0)
                 return fail_code(p, e);
-        p->last_valid = true;
-        p->last_pid = r->pid;
-        p->last_tid = r->tid;
-        p->last_proc = *proc;
-        p->last_track = *track;
+        m->valid = true;
+        m->pid = r->pid;
+        m->tid = r->tid;
+        m->proc = *proc;
+        m->track = *track;
         return 1;
 }
 
