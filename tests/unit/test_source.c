@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_source.c - the byte source: the threaded (inflate | parse) mode
- * hands out the same bytes, offsets, truncation and errors as one thread.
+ * hands out the same bytes, offsets, truncation and errors as one thread;
+ * a transform sees every byte once, in order, wherever it runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,58 @@ static void same(const struct result *a, const struct result *b, const char *wha
         tap_eq(b->truncated, a->truncated, "test_source__%s: same truncation", what);
 }
 
+/* A transform: 'k' becomes 'K' in place; the note says where its chunk
+ * starts in the stream and how long it is. */
+struct xf_state {
+        uint64_t off;
+};
+
+struct xf_note {
+        uint64_t start;
+        size_t   len;
+};
+
+static void xf(void *state, uint8_t *data, size_t len, void *note)
+{
+        struct xf_state *st = state;
+        struct xf_note *n = note;
+
+        n->start = st->off;
+        n->len = len;
+        st->off += len;
+        for (size_t i = 0; i < len; i++)
+                if (data[i] == 'k')
+                        data[i] = 'K';
+}
+
+/* Read `src` to the end with the transform set after a peek of `peek`
+ * bytes: every chunk is the transformed text at its offset, with its note. */
+static void check_transform(tpa_source *src, size_t peek, const char *want, size_t want_len,
+                            const char *what)
+{
+        struct xf_state st = { 0 };
+        const struct xf_note *n;
+        const uint8_t *p;
+        size_t len, bad = 0;
+        uint64_t at = 0;
+        int r;
+
+        if (peek > 0)
+                tpa_source_peek(src, &p, &len, peek, NULL);
+        r = tpa_source_set_transform(src, xf, &st, sizeof(struct xf_note), NULL);
+        while (r == 0 && (r = tpa_source_read(src, &p, &len, NULL)) == 0 && len > 0) {
+                n = tpa_source_note(src);
+                if (n == NULL || n->start != at || n->len != len || at + len > want_len ||
+                    memcmp(p, want + at, len) != 0)
+                        bad++;
+                at += len;
+        }
+        tpa_source_set_transform(src, NULL, NULL, 0, NULL);
+        ok(r == 0 && at == want_len && st.off == want_len && bad == 0,
+           "test_source__transform: %s: every byte once, in order, notes with their chunks "
+           "(%zu bad chunks)", what, bad);
+}
+
 int main(void)
 {
         size_t text_len = 6u << 20, gz_len;
@@ -222,6 +275,48 @@ int main(void)
                 }
                 unlink(path);
                 free(one.data);
+        }
+
+        /* a transform, on the caller's thread or the inflating one, set
+         * after a peek of any size */
+        {
+                char *want = malloc(text_len);
+                static const size_t xpeeks[] = { 0, 1, 4096, 300000, 2u << 20 };
+                char path[] = "/tmp/tpa_test_source_XXXXXX";
+                int fd;
+                tpa_source *src;
+
+                for (size_t i = 0; i < text_len; i++)
+                        want[i] = text[i] == 'k' ? 'K' : text[i];
+                for (size_t i = 0; i < sizeof(xpeeks) / sizeof(xpeeks[0]); i++) {
+                        for (int threaded = 0; threaded < 2; threaded++) {
+                                tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+                                char what[64];
+                                opts.threaded = threaded;
+                                snprintf(what, sizeof(what), "gzip, %s, peek %zu",
+                                         threaded ? "threaded" : "one thread", xpeeks[i]);
+                                tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
+                                check_transform(src, xpeeks[i], want, text_len, what);
+                                tpa_source_free(src);
+                        }
+                }
+                tpa_source_open_memory(&src, text, text_len, NULL, NULL);
+                check_transform(src, 4096, want, text_len, "plain memory");
+                tpa_source_free(src);
+                /* a plain file above the threshold: read on a second thread */
+                fd = mkstemp(path);
+                ok(fd >= 0 && write(fd, text, text_len) == (ssize_t)text_len,
+                   "test_source__transform: temp file written");
+                if (fd >= 0)
+                        close(fd);
+                if (tpa_source_open(&src, path, NULL, NULL) == 0) {
+                        check_transform(src, 4096, want, text_len, "plain file");
+                        tpa_source_free(src);
+                } else {
+                        ok(false, "test_source__transform: opens the plain file");
+                }
+                unlink(path);
+                free(want);
         }
 
         free(gz);
