@@ -1737,6 +1737,10 @@ skipping:
 
 /* ---- the parser's side of a filtered chunk ------------------------------ */
 
+/* A chunk the filter rewrote, with its note: a ',' held from the chunk
+ * before goes to yajl first, as the filter decided it, then the chunk from
+ * n->lead up to what the filter holds back (a ',' still to decide, a string
+ * too long), whose state is kept for the next chunk or for finish(). */
 static int feed_filtered(tpa_chrome_parser *p, const unsigned char *d, size_t len,
                          const struct chunk_note *n)
 {
