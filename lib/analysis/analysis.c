@@ -178,12 +178,6 @@ tpa_group tpa_bucket_group(tpa_bucket b)
         }
 }
 
-static bool is_device_kind(unsigned k)
-{
-        return k == TPA_KIND_KERNEL || k == TPA_KIND_MEMSET || tpa_kind_is_copy(k) ||
-               k == TPA_KIND_COLLECTIVE;
-}
-
 /* Host-thread events by what they mean for the partition. Kernels and
  * copies seen on a host thread are the host side of a launch or a copy
  * op (TF2 shows both on tf_Compute threads). */
@@ -202,25 +196,6 @@ int tpa_analysis__host_channel(unsigned kind)
                                 return HCH_OP;
         default:                return -1;
         }
-}
-
-int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t *dev)
-{
-        const tpa_event *e = &c->ev[i];
-        int32_t t;
-
-        if (e->kind == TPA_KIND_ANNOTATION || e->kind == TPA_KIND_STEP ||
-            e->track >= c->ntracks)
-                return EV_SKIP;
-        t = c->track_cls[e->track];
-        if (t == TRACK_SKIP)
-                return EV_SKIP;
-        if (t == TRACK_HOST)
-                return EV_HOST;
-        if (!is_device_kind(e->kind))
-                return EV_SKIP;
-        *dev = t;
-        return EV_DEVICE;
 }
 
 static int device_channel(unsigned kind)
@@ -324,7 +299,7 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 if (e->track < c->ntracks && c->track_cls[e->track] >= 0 &&
-                    is_device_kind(e->kind))
+                    tpa_analysis__is_device_kind(e->kind))
                         has[c->track_cls[e->track]] = true;
         }
         /* group: pdev[p] is the group of process p, in order of first process */

@@ -88,8 +88,33 @@ typedef struct tpa_actx {
         size_t            by_start_n;
 } tpa_actx;
 
-/* Where event i counts: EV_SKIP, EV_DEVICE (device index in *dev), EV_HOST. */
-int  tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t *dev);
+static inline bool tpa_analysis__is_device_kind(unsigned k)
+{
+        return k == TPA_KIND_KERNEL || k == TPA_KIND_MEMSET || tpa_kind_is_copy(k) ||
+               k == TPA_KIND_COLLECTIVE;
+}
+
+/* Where event i counts: EV_SKIP, EV_DEVICE (device index in *dev), EV_HOST.
+ * Inline: every stage asks it of every event (a call was an eighth of the
+ * analysis' instructions, bench/). */
+static inline int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t *dev)
+{
+        const tpa_event *e = &c->ev[i];
+        int32_t t;
+
+        if (e->kind == TPA_KIND_ANNOTATION || e->kind == TPA_KIND_STEP ||
+            e->track >= c->ntracks)
+                return EV_SKIP;
+        t = c->track_cls[e->track];
+        if (t == TRACK_SKIP)
+                return EV_SKIP;
+        if (t == TRACK_HOST)
+                return EV_HOST;
+        if (!tpa_analysis__is_device_kind(e->kind))
+                return EV_SKIP;
+        *dev = t;
+        return EV_DEVICE;
+}
 /* Host channel of a host event, or -1 when it is not framework work. */
 int  tpa_analysis__host_channel(unsigned kind);
 

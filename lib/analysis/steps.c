@@ -180,7 +180,7 @@ static int from_regex(tpa_actx *c, marker_list *l, tpa_error *err)
 static bool is_profiler_step(const tpa_actx *c, size_t i)
 {
         const char *s = tpa_trace_str(c->tr, c->ev[i].name);
-        return strncmp(s, "ProfilerStep#", 13) == 0;
+        return s[0] == 'P' && strncmp(s, "ProfilerStep#", 13) == 0;  /* asked of every event */
 }
 
 /* Collect markers with `pred`; host ones when there are any. */
