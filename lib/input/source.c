@@ -652,6 +652,7 @@ int tpa_source_set_transform(tpa_source *s, tpa_source_transform fn, void *state
                              size_t note_size, tpa_error *err)
 {
         struct ring *g = s->ring;
+        size_t size = note_size ? note_size : 1;
 
         if (fn == NULL) {
                 if (g != NULL) {
@@ -660,23 +661,24 @@ int tpa_source_set_transform(tpa_source *s, tpa_source_transform fn, void *state
                                 pthread_cond_wait(&g->not_empty, &g->lock);
                         s->fn = NULL;
                         pthread_mutex_unlock(&g->lock);
+                } else {
+                        s->fn = NULL;
                 }
-                s->fn = NULL;
                 s->cur_note = NULL;
                 return 0;
         }
+        if (s->fn != NULL)      /* only this thread writes it */
+                return tpa_error_setf(err, TPA_EINTERNAL, "a transform is already set");
         if (s->note == NULL || s->note_size < note_size) {
-                free(s->note);
+                /* No transform is set, so the inflating thread leaves the
+                 * slots' notes alone. */
                 s->note_size = 0;
-                if ((s->note = calloc(1, note_size ? note_size : 1)) == NULL)
+                free(s->note);
+                if ((s->note = calloc(1, size)) == NULL)
                         return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 for (unsigned i = 0; g != NULL && i < SLOTS; i++) {
                         free(g->slots[i].note);
-                        g->slots[i].note = NULL;
-                }
-                for (unsigned i = 0; g != NULL && i < SLOTS; i++) {
-                        if (g != NULL && (g->slots[i].note = calloc(1, note_size ? note_size
-                                                                                 : 1)) == NULL)
+                        if ((g->slots[i].note = calloc(1, size)) == NULL)
                                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 }
                 s->note_size = note_size;
