@@ -492,6 +492,10 @@ static int set_id(tpa_chrome_parser *p, tpa_id *id, const char *s, size_t len)
         id->str = TPA_STR_EMPTY;
         if (parse_i64(s, len, &id->num))
                 return 1;
+        if (len == 0) {
+                id->num = TPA_ID_EMPTY_STRING;
+                return 1;
+        }
         return intern(p, &id->str, s, len);
 }
 

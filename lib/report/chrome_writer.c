@@ -203,7 +203,7 @@ static void put_pid(tpa_chrome_writer *w, const struct ids *c, uint32_t proc)
         const char *s = tpa_trace_str(c->tr, p->pid.str);
         size_t n = tpa_trace_str_len(c->tr, p->pid.str);
 
-        if (p->pid.str == TPA_STR_EMPTY) {
+        if (tpa_id_is_number(p->pid)) {
                 put_i64(w, c->label == NULL ? p->pid.num : c->base + proc);
         } else if (c->label == NULL) {
                 put_str(w, s, n);
@@ -225,7 +225,7 @@ static void put_pid(tpa_chrome_writer *w, const struct ids *c, uint32_t proc)
 /* A thread id as the input spelled it: a number or a string. */
 static void put_tid(tpa_chrome_writer *w, const struct ids *c, const tpa_thread *t)
 {
-        if (t->tid.str == TPA_STR_EMPTY)
+        if (tpa_id_is_number(t->tid))
                 put_i64(w, t->tid.num);
         else
                 put_str(w, tpa_trace_str(c->tr, t->tid.str), tpa_trace_str_len(c->tr, t->tid.str));

@@ -86,7 +86,7 @@ static void lane_label(char *buf, size_t size, const tpa_trace *tr, uint32_t t)
         const tpa_process *pr = tpa_trace_process_c(tr, th->process);
         const char *pn = tpa_trace_str(tr, pr->name), *tn = tpa_trace_str(tr, th->name);
 
-        if (th->tid.str != TPA_STR_EMPTY)
+        if (!tpa_id_is_number(th->tid))
                 snprintf(buf, size, "%s %s", pn, tn[0] ? tn : tpa_trace_str(tr, th->tid.str));
         else if (tn[0])
                 snprintf(buf, size, "%s %s", pn, tn);

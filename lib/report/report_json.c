@@ -152,13 +152,13 @@ static void tracks(jw *w, const tpa_trace *tr)
                         obj(w);
                         kv_str(w, "process", tpa_trace_str(tr, pr->name));
                         key(w, "pid");
-                        if (pr->pid.str != TPA_STR_EMPTY)
+                        if (!tpa_id_is_number(pr->pid))
                                 str(w, tpa_trace_str(tr, pr->pid.str));
                         else
                                 num_i(w, pr->pid.num);
                         kv_str(w, "thread", tpa_trace_str(tr, th->name));
                         key(w, "tid");
-                        if (th->tid.str != TPA_STR_EMPTY)
+                        if (!tpa_id_is_number(th->tid))
                                 str(w, tpa_trace_str(tr, th->tid.str));
                         else
                                 num_i(w, th->tid.num);

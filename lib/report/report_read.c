@@ -49,8 +49,9 @@ static void fit(char *buf, size_t size, const char *s, size_t width)
 
 static void fmt_id(char *buf, size_t size, const tpa_trace *tr, tpa_id id)
 {
-        if (id.str != TPA_STR_EMPTY)
-                snprintf(buf, size, "%s", tpa_trace_str(tr, id.str));
+        if (!tpa_id_is_number(id))
+                snprintf(buf, size, "%s", id.str != TPA_STR_EMPTY ? tpa_trace_str(tr, id.str)
+                                                                  : "\"\"");
         else
                 snprintf(buf, size, "%" PRId64, id.num);
 }

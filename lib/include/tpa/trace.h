@@ -67,11 +67,19 @@ typedef enum tpa_event_flag {
         TPA_FLAG_TOP_LEVEL = 1 << 2, /* reader knows it is a top-level host event */
 } tpa_event_flag;
 
-/* An id as the input spelled it: a number, or a string when str != 0. */
+/* An id as the input spelled it: a number, or a string when str != 0. The
+ * empty string (Kineto files its "Record Window End" marker under pid "",
+ * tid "") is str 0 with num TPA_ID_EMPTY_STRING, so that it is not pid 0. */
 typedef struct tpa_id {
         int64_t num;
         tpa_str str;
 } tpa_id;
+#define TPA_ID_EMPTY_STRING INT64_MIN
+
+static inline bool tpa_id_is_number(tpa_id id)
+{
+        return id.str == TPA_STR_EMPTY && id.num != TPA_ID_EMPTY_STRING;
+}
 
 typedef enum tpa_proc_role {
         TPA_PROC_UNKNOWN = 0,
