@@ -13,19 +13,8 @@
 
 /* ---- intervals ----------------------------------------------------------- */
 
-int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
+int tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
 {
-        if (e <= s)
-                return 0;               /* instants are no busy time */
-        if (l->n > 0 && s >= l->v[l->n - 1].s && s <= l->v[l->n - 1].e) {
-                /* Memory and speed (bench/): lists are only used merged, and
-                 * nested or back-to-back events (most, in read order) join the
-                 * last interval to the same union; this kept ~50 bytes per
-                 * event of raw intervals at the peak of tpa_analyze(). */
-                if (e > l->v[l->n - 1].e)
-                        l->v[l->n - 1].e = e;
-                return 0;
-        }
         if (l->n == l->cap) {
                 size_t cap = l->cap ? l->cap * 2 : 16;
                 tpa_ivl *v = realloc(l->v, cap * sizeof(*v));
@@ -403,6 +392,7 @@ static int host_channel_of(const tpa_actx *c, size_t i)
 
         if (e->kind == TPA_KIND_COPY_H2D ||
             (e->kind == TPA_KIND_HOST_OP &&
+             tpa_trace_str(c->tr, e->name)[0] == 'M' &&
              strcmp(tpa_trace_str(c->tr, e->name), "MemcpyH2D") == 0))
                 return HCH_INPUT;
         if (e->kind == TPA_KIND_LAUNCH && e->corr == 0)
@@ -532,9 +522,13 @@ out:
         return r;
 }
 
-long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t)
+long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint)
 {
         size_t lo = 0, hi = a->step_count;
+
+        if (hint != NULL && *hint >= 0 && (size_t)*hint < a->step_count &&
+            a->steps[*hint].start <= t && t < a->steps[*hint].end)
+                return *hint;
 
         while (lo < hi) {                       /* first step with start > t */
                 size_t mid = lo + (hi - lo) / 2;
@@ -545,6 +539,8 @@ long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t)
         }
         if (lo == 0 || t >= a->steps[lo - 1].end)
                 return -1;
+        if (hint != NULL)
+                *hint = (long)lo - 1;
         return (long)lo - 1;
 }
 

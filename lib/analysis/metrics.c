@@ -263,6 +263,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         tpa_dialect dialect = tpa_trace_dialect(c->tr);
         op_acc *acc = NULL;
         double *scratch = NULL, kept_time = 0;
+        long hint = -1;
         int r = 0;
 
         for (size_t t = 0; t < c->ntracks; t++)
@@ -342,7 +343,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 tpa_ns t;
                 int64_t bytes = 0;
 
-                if (cls == EV_SKIP || (k = tpa_analysis__step_of(a, e->ts)) < 0)
+                if (cls == EV_SKIP || (k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
                         continue;
                 s = &a->steps[k];
                 t = clipped(e, s);

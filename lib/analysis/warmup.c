@@ -25,13 +25,15 @@ static void exclude(tpa_step *s, const char *reason)
  * start inside it (one look-up of each event's flags for both). */
 static void count_flags(const tpa_actx *c, size_t *compile, size_t *unclosed)
 {
+        long hint = -1;
+
         for (size_t i = 0; i < c->n; i++) {
                 int64_t f;
                 long k;
                 if (!tpa_trace_get_aux(c->tr, i, TPA_AUX_FLAGS, &f) ||
                     !(f & (TPA_FLAG_COMPILE | TPA_FLAG_UNCLOSED)))
                         continue;
-                if ((k = tpa_analysis__step_of(c->a, c->ev[i].ts)) < 0)
+                if ((k = tpa_analysis__step_of(c->a, c->ev[i].ts, &hint)) < 0)
                         continue;
                 if (f & TPA_FLAG_COMPILE)
                         compile[k]++;
@@ -86,6 +88,7 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
 {
         size_t nd = 0;
         uint32_t *seen, *tmp;
+        long hint;
 
         seen = malloc((c->n ? c->n : 1) * sizeof(*seen));
         if (seen == NULL)
@@ -104,6 +107,7 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
         sort_u32(seen, nd, tmp);
         if (tmp != seen + nd)
                 free(tmp);
+        hint = -1;
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -113,7 +117,7 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
                         continue;
                 if (has_u32(seen, nd, e->corr))
                         continue;
-                if ((k = tpa_analysis__step_of(c->a, e->ts)) >= 0)
+                if ((k = tpa_analysis__step_of(c->a, e->ts, &hint)) >= 0)
                         per_step[k]++;
         }
         free(seen);
