@@ -252,26 +252,20 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
 static int find_devices(tpa_actx *c, tpa_error *err)
 {
         enum { SLOT = 160 };
-        size_t np = tpa_trace_process_count(c->tr);
-        int32_t *pdev = NULL;
-        bool *has = calloc(np ? np : 1, sizeof(*has));
-        size_t *rep = NULL, *members = NULL, nd = 0;
-        int32_t *rank = NULL;
+        size_t np = tpa_trace_process_count(c->tr), nd = 0;
+        size_t n1 = np ? np : 1;
+        bool *has = calloc(n1, sizeof(*has));
+        int32_t *pdev = malloc(n1 * sizeof(*pdev)), *rank = malloc(n1 * sizeof(*rank));
+        size_t *rep = malloc(n1 * sizeof(*rep)), *members = calloc(n1, sizeof(*members));
+        size_t *rep2 = malloc(n1 * sizeof(*rep2)), *members2 = malloc(n1 * sizeof(*members2));
+        int r = 0;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
         c->track_cls = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->track_cls));
-        pdev = malloc((np ? np : 1) * sizeof(*pdev));
-        rep = malloc((np ? np : 1) * sizeof(*rep));
-        members = calloc(np ? np : 1, sizeof(*members));
-        rank = malloc((np ? np : 1) * sizeof(*rank));
-        if (has == NULL || c->track_cls == NULL || pdev == NULL || rep == NULL ||
-            members == NULL || rank == NULL) {
-                free(has);
-                free(pdev);
-                free(rep);
-                free(members);
-                free(rank);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        if (has == NULL || c->track_cls == NULL || pdev == NULL || rank == NULL ||
+            rep == NULL || members == NULL || rep2 == NULL || members2 == NULL) {
+                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto done;
         }
         for (size_t t = 0; t < c->ntracks; t++) {
                 const tpa_thread *th = tpa_trace_thread_c(c->tr, (uint32_t)t);
@@ -317,31 +311,13 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                         rank[g] += before;
                 }
         }
-        {
-                size_t *r2 = malloc((nd ? nd : 1) * sizeof(*r2));
-                size_t *m2 = malloc((nd ? nd : 1) * sizeof(*m2));
-                if (r2 == NULL || m2 == NULL) {
-                        free(r2);
-                        free(m2);
-                        free(has);
-                        free(pdev);
-                        free(rep);
-                        free(members);
-                        free(rank);
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                }
-                for (size_t g = 0; g < nd; g++) {
-                        r2[rank[g]] = rep[g];
-                        m2[rank[g]] = members[g];
-                }
-                for (size_t p = 0; p < np; p++)
-                        if (pdev[p] >= 0)
-                                pdev[p] = rank[pdev[p]];
-                memcpy(rep, r2, nd * sizeof(*rep));
-                memcpy(members, m2, nd * sizeof(*members));
-                free(r2);
-                free(m2);
+        for (size_t g = 0; g < nd; g++) {
+                rep2[rank[g]] = rep[g];
+                members2[rank[g]] = members[g];
         }
+        for (size_t p = 0; p < np; p++)
+                if (pdev[p] >= 0)
+                        pdev[p] = rank[pdev[p]];
         for (size_t t = 0; t < c->ntracks; t++)
                 if (c->track_cls[t] >= 0)
                         c->track_cls[t] = pdev[c->track_cls[t]] >= 0
@@ -352,23 +328,22 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         /* one block: the pointers, then a slot per device for its name */
         c->a->device_names = calloc(1, c->ndev * (sizeof(*c->a->device_names) + SLOT));
         if (c->a->device_names == NULL) {
-                free(has);
-                free(pdev);
-                free(rep);
-                free(members);
-                free(rank);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto done;
         }
         if (nd == 0)
                 c->a->device_names[0] = "CPU";
         /* `has` is free again: np >= nd flags for name_devices() */
-        name_devices(c, rep, members, nd, (char *)(c->a->device_names + c->ndev), SLOT, has);
+        name_devices(c, rep2, members2, nd, (char *)(c->a->device_names + c->ndev), SLOT, has);
+done:
         free(has);
         free(pdev);
+        free(rank);
         free(rep);
         free(members);
-        free(rank);
-        return 0;
+        free(rep2);
+        free(members2);
+        return r;
 }
 
 /* The host channel of host event i, with two readings of what TF shows:
