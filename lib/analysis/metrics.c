@@ -429,7 +429,8 @@ static int cmp_gap(const void *pa, const void *pb)
 
 /* The host events that overlapped a gap most, by name: overlap first, then
  * the shorter (more specific) event, then the name. */
-static int explain_gap(const tpa_actx *c, tpa_gap *g, tpa_error *err)
+static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t ncand,
+                       tpa_error *err)
 {
         size_t ns = tpa_trace_str_count(c->tr);
         tpa_ns *ov = calloc(ns ? ns : 1, sizeof(*ov)), *shortest;
@@ -440,12 +441,9 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, tpa_error *err)
                 free(shortest);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        for (size_t i = 0; i < c->n; i++) {
-                const tpa_event *e = &c->ev[i];
-                int32_t d;
+        for (size_t k = 0; k < ncand; k++) {
+                const tpa_event *e = &c->ev[cand[k]];
                 tpa_ns a, b;
-                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
-                        continue;
                 a = e->ts > g->start ? e->ts : g->start;
                 b = e->ts + e->dur < g->start + g->len ? e->ts + e->dur : g->start + g->len;
                 if (b <= a)
@@ -555,8 +553,37 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
         if (a->gap_count > top)
                 a->gap_count = top;
-        for (size_t i = 0; i < a->gap_count && r == 0; i++)
-                r = explain_gap(c, &a->gaps[i], err);
+        /* the host events that overlap any top gap, in one pass over the
+         * events (not one per gap) */
+        if (a->gap_count > 0) {
+                size_t *cand = NULL, ncand = 0, cap = 0;
+                for (size_t i = 0; i < c->n && r == 0; i++) {
+                        const tpa_event *e = &c->ev[i];
+                        int32_t d;
+                        bool hit = false;
+                        if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                                continue;
+                        for (size_t k = 0; k < a->gap_count && !hit; k++)
+                                hit = e->ts < a->gaps[k].start + a->gaps[k].len &&
+                                      e->ts + e->dur > a->gaps[k].start;
+                        if (!hit)
+                                continue;
+                        if (ncand == cap) {
+                                size_t ncap = cap ? cap * 2 : 64;
+                                size_t *grown = realloc(cand, ncap * sizeof(*grown));
+                                if (grown == NULL) {
+                                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                        break;
+                                }
+                                cand = grown;
+                                cap = ncap;
+                        }
+                        cand[ncand++] = i;
+                }
+                for (size_t i = 0; i < a->gap_count && r == 0; i++)
+                        r = explain_gap(c, &a->gaps[i], cand, ncand, err);
+                free(cand);
+        }
         if (r < 0)
                 return r;
 

@@ -620,7 +620,7 @@ static int parse_unary(parser *p, int32_t *out)
 
 static int binary_loop(parser *p, int32_t *out, parse_fn sub, int (*op_of)(const token *))
 {
-        int32_t lhs, rhs;
+        int32_t lhs = -1, rhs = -1;     /* set when r == 0; gcc -O3 cannot tell */
         int op, r = sub(p, &lhs);
 
         while (r == 0 && (op = op_of(&p->tok)) >= 0) {
