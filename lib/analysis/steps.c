@@ -355,13 +355,6 @@ static long marker_of(const marker_list *l, tpa_ns t)
         return (long)lo - 1;
 }
 
-static int cmp_u32(const void *pa, const void *pb)
-{
-        uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
-
-        return (x > y) - (x < y);
-}
-
 /*
  * The first host marker's window starts when the device is done with work
  * launched before it: kernels of the step before the profile still running
@@ -388,14 +381,15 @@ static int settle_first(tpa_actx *c, marker_list *l, tpa_ns end, tpa_error *err)
                     tpa_analysis__event_class(c, i, &d) == EV_HOST)
                         ids[ni++] = c->ev[i].corr;
         }
-        qsort(ids, ni, sizeof(*ids), cmp_u32);
+        qsort(ids, ni, sizeof(*ids), tpa_analysis__cmp_u32);
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
                 if (e->ts >= first || tpa_analysis__event_class(c, i, &d) != EV_DEVICE)
                         continue;
                 if ((m->group != 0 && e->group == m->group) ||
-                    (e->corr != 0 && bsearch(&e->corr, ids, ni, sizeof(*ids), cmp_u32)))
+                    (e->corr != 0 &&
+                     bsearch(&e->corr, ids, ni, sizeof(*ids), tpa_analysis__cmp_u32)))
                         first = e->ts;
         }
         free(ids);

@@ -328,6 +328,23 @@ static int new_child(struct parser *p, enum ctx parent_ctx, void *parent, enum c
         }
 }
 
+static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, char close);
+
+/* The message of field `name` that opens at p->pos ('{' or '<'), one level
+ * below `depth`: a new child of `msg` where the path is kept. */
+static int parse_child(struct parser *p, enum ctx ctx, void *msg, const char *name, size_t len,
+                       int depth)
+{
+        char end = p->s[p->pos++] == '{' ? '}' : '>';
+        enum ctx c = ctx == C_SKIP ? C_SKIP : child_ctx(ctx, name, len);
+        void *child;
+        int rc;
+
+        if ((rc = new_child(p, ctx, msg, c, &child)) < 0)
+                return rc;
+        return parse_fields(p, c, child, depth + 1, end);
+}
+
 static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, char close)
 {
         int rc;
@@ -371,13 +388,7 @@ static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, ch
                         skip_ws(p);
                 }
                 if (p->pos < p->n && (p->s[p->pos] == '{' || p->s[p->pos] == '<')) {
-                        char end = p->s[p->pos] == '{' ? '}' : '>';
-                        enum ctx c = ctx == C_SKIP ? C_SKIP : child_ctx(ctx, name, len);
-                        void *child;
-                        p->pos++;
-                        if ((rc = new_child(p, ctx, msg, c, &child)) < 0)
-                                return rc;
-                        if ((rc = parse_fields(p, c, child, depth + 1, end)) < 0)
+                        if ((rc = parse_child(p, ctx, msg, name, len, depth)) < 0)
                                 return rc;
                         continue;
                 }
@@ -392,17 +403,11 @@ static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, ch
                                         p->pos++;
                                         break;
                                 }
+                                /* name: [ {...}, {...} ] is name {...} name {...} */
                                 if (p->pos < p->n && (p->s[p->pos] == '{' ||
                                                       p->s[p->pos] == '<')) {
-                                        /* name: [ {...}, {...} ] is name {...} name {...} */
-                                        char end = p->s[p->pos++] == '{' ? '}' : '>';
-                                        enum ctx c = ctx == C_SKIP ? C_SKIP
-                                                                   : child_ctx(ctx, name, len);
-                                        void *child;
-                                        if ((rc = new_child(p, ctx, msg, c, &child)) < 0)
-                                                return rc;
-                                        if ((rc = parse_fields(p, c, child, depth + 1,
-                                                               end)) < 0)
+                                        if ((rc = parse_child(p, ctx, msg, name, len,
+                                                              depth)) < 0)
                                                 return rc;
                                         continue;
                                 }
