@@ -17,7 +17,6 @@
  * Strings longer than max_string are an error (TPA_ELIMIT at the string),
  * not truncated: a 1 MiB name is a broken or hostile trace.
  */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +31,6 @@
 #include "model/utf8.h"
 #include "parse/chrome_json.h"
 #include "parse/classify.h"
-#include "parse/tape.h"
 
 #define OUT_SIZE 65536
 /* Slots of the cache of strings interned (a power of 2). */
@@ -212,17 +210,6 @@ struct tpa_chrome_parser {
                 tpa_id   pid, tid;
                 uint32_t proc, track;
         } tracks[TRACK_CACHE];
-
-        /* Two threads (see "yajl | events"): the yajl side writes what its
-         * callbacks see to a tape, the events side replays it. */
-        tpa_tape          *tape;        /* yajl side: where tokens go ... */
-        tpa_tape_block    *blk;         /* ... the block being filled ... */
-        uint64_t           tape_last;   /* ... and the offset written last */
-        tpa_source        *src;         /* yajl side: the bytes */
-        bool               progress;    /* yajl side: note the bytes read */
-        bool               replaying;   /* events side: offsets from the tape */
-        uint64_t           tape_off;
-        bool               err_by_fail; /* err came from fail() */
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -258,8 +245,6 @@ static int grow_zero(void **ptr, size_t *cap, size_t need, size_t elem, tpa_erro
 
 static uint64_t offset_now(const tpa_chrome_parser *p)
 {
-        if (p->replaying)
-                return p->tape_off;
         return p->fed + yajl_get_bytes_consumed(p->yh);
 }
 
@@ -276,7 +261,6 @@ static int fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt
                 vsnprintf(msg, sizeof(msg), fmt, ap);
                 va_end(ap);
                 tpa_error_set(&p->err, code, offset, "%s", msg);
-                p->err_by_fail = true;
                 if (p->in_event)
                         p->err.event = tpa_trace_health_c(p->tr)->records_read + 1;
         }
@@ -1171,9 +1155,7 @@ void tpa_chrome_parser_free(tpa_chrome_parser *p)
 {
         if (p == NULL)
                 return;
-        if (p->yh != NULL)
-                yajl_free(p->yh);
-        tpa_tape_free(p->tape);
+        yajl_free(p->yh);
         free(p->arg_name.data);
         free(p->arg_labels.data);
         free(p->arg_op.data);
@@ -1849,29 +1831,26 @@ static void close_open_events(tpa_chrome_parser *p)
                                (unsigned long long)h->unmatched_begin);
 }
 
-/* The end of the input, as yajl sees it: what is held goes to yajl, which
- * may still call back (a top-level number ends here). */
-static int finish_yajl(tpa_chrome_parser *p)
-{
-        yajl_status st;
-
-        if (p->str_skip)                /* the input ends inside it */
-                return str_too_long(p);
-        if (p->comma && release_comma(p, ' ') < 0)
-                return p->err.code;
-        st = yajl_complete_parse(p->yh);
-        if (st != yajl_status_ok)
-                return yajl_failed(p, st, NULL, 0);
-        return 0;
-}
-
-/* The end of the input, as the events see it (p->in_off is where it is). */
-static int finish_events(tpa_chrome_parser *p, bool truncated, tpa_error *err)
+int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
 {
         tpa_health *h = tpa_trace_health(p->tr);
+        yajl_status st;
         tpa_error e = TPA_ERROR_INIT;
         bool cut = false;
 
+        if (p->err.code != TPA_OK)
+                return report(p, err);
+        if (p->str_skip) {              /* the input ends inside it */
+                str_too_long(p);
+                return report(p, err);
+        }
+        if (p->comma && release_comma(p, ' ') < 0)
+                return report(p, err);
+        st = yajl_complete_parse(p->yh);
+        if (st != yajl_status_ok) {
+                yajl_failed(p, st, NULL, 0);
+                return report(p, err);
+        }
         if (p->top == 0) {
                 tpa_error_set(&p->err, TPA_EFORMAT, p->in_off, "no JSON value in the input");
                 return report(p, err);
@@ -1919,383 +1898,12 @@ static int finish_events(tpa_chrome_parser *p, bool truncated, tpa_error *err)
         return 0;
 }
 
-int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
-{
-        if (p->err.code != TPA_OK || finish_yajl(p) < 0)
-                return report(p, err);
-        return finish_events(p, truncated, err);
-}
-
-/* ---- two threads: yajl | events ----------------------------------------- */
-
-/* On a source with its own inflating thread, yajl runs on a thread of its
- * own too: three stages, inflate and filter | yajl | events, where yajl alone
- * was 3/4 of the reading thread's instructions (bench/README.md). The yajl
- * side is a second parser with the byte-level state (filter notes, held
- * commas, token states for error offsets, value_end); its callbacks write
- * each token with its offset to a tape. The events side replays the tape
- * into the callbacks above, with offset_now() the offset written, so the
- * events, warnings and errors are the ones one thread gives: the yajl
- * side's own errors (syntax, a string too long, the source's) come through
- * the tape in stream order, after every token before them. Nulls and
- * booleans only move value_end, which is the yajl side's, so they are not
- * written. */
-
-enum tape_op {
-        T_START_MAP = 1, T_END_MAP, T_START_ARRAY, T_END_ARRAY,
-        T_KEY, T_STRING, T_NUMBER,      /* with bytes */
-        T_PROGRESS,                     /* bytes in, bytes out */
-        T_ERROR,                        /* a tpa_error, then err_by_fail */
-        T_END,                          /* in_off, truncated */
-};
-
-#define TAPE_BLOCKS 4
-#define TAPE_BLOCK  (256u * 1024u)
-/* The most an op, its offset and a length take before the bytes. */
-#define TAPE_HEAD   21
-
-/* Room for `need` more bytes in the block being filled: when it is full,
- * it goes to the events side and the next one is taken. False when the
- * events side stopped (w->err is then "parse canceled") or out of memory. */
-static bool tape_room(tpa_chrome_parser *w, size_t need)
-{
-        tpa_tape_block *b = w->blk;
-
-        if (b != NULL && b->cap - b->len >= need)
-                return true;
-        if (b != NULL && b->len > 0) {
-                tpa_tape_put(w->tape, b);
-                b = w->blk = NULL;
-        }
-        if (b == NULL)
-                b = w->blk = tpa_tape_get(w->tape);
-        if (b == NULL) {
-                fail(w, TPA_EINTERNAL, offset_now(w), "%s", "parse canceled");
-                return false;
-        }
-        if (!tpa_tape_reserve(b, need)) {
-                fail(w, TPA_ENOMEM, offset_now(w), "%s", "out of memory");
-                return false;
-        }
-        return true;
-}
-
-static uint8_t *put_varint(uint8_t *q, uint64_t v)
-{
-        while (v >= 0x80) {
-                *q++ = (uint8_t)(v | 0x80);
-                v >>= 7;
-        }
-        *q++ = (uint8_t)v;
-        return q;
-}
-
-static uint64_t get_varint(const uint8_t **q)
-{
-        uint64_t v = 0;
-        unsigned shift = 0;
-
-        while (**q & 0x80) {
-                v |= (uint64_t)(**q & 0x7f) << shift;
-                shift += 7;
-                (*q)++;
-        }
-        v |= (uint64_t)*(*q)++ << shift;
-        return v;
-}
-
-/* A token and the offset offset_now() gives for it, as the change from the
- * last one (zigzag: it never goes back today, but nothing depends on it). */
-static int tape_token(tpa_chrome_parser *w, enum tape_op op, const void *s, size_t len)
-{
-        uint64_t off = offset_now(w);
-        int64_t d = (int64_t)(off - w->tape_last);
-        uint8_t *q;
-
-        if (!tape_room(w, TAPE_HEAD + len))
-                return 0;
-        q = w->blk->data + w->blk->len;
-        *q++ = (uint8_t)op;
-        q = put_varint(q, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-        if (op >= T_KEY) {
-                q = put_varint(q, len);
-                memcpy(q, s, len);
-                q += len;
-        }
-        w->blk->len = (size_t)(q - w->blk->data);
-        w->tape_last = off;
-        return 1;
-}
-
-static void tape_bytes(tpa_chrome_parser *w, enum tape_op op, const void *a, size_t alen,
-                       const void *b, size_t blen)
-{
-        uint8_t *q;
-
-        if (!tape_room(w, 1 + alen + blen))
-                return;
-        q = w->blk->data + w->blk->len;
-        *q++ = (uint8_t)op;
-        memcpy(q, a, alen);
-        memcpy(q + alen, b, blen);
-        w->blk->len += 1 + alen + blen;
-}
-
-/* The yajl side's callbacks: what the events side's own would set of the
- * yajl side's state (value_end, depth), and the token. Nesting past
- * max_depth stops here as it does there, after the token (enter() refuses
- * it on the events side), so yajl's stack stays as small. */
-static int rec_null(void *ctx)
-{
-        tpa_chrome_parser *w = ctx;
-
-        w->value_end = offset_now(w);
-        return 1;
-}
-
-static int rec_boolean(void *ctx, int v)
-{
-        (void)v;
-        return rec_null(ctx);
-}
-
-static int rec_number(void *ctx, const char *s, size_t len)
-{
-        tpa_chrome_parser *w = ctx;
-
-        w->value_end = offset_now(w);
-        return tape_token(w, T_NUMBER, s, len);
-}
-
-static int rec_string(void *ctx, const unsigned char *s, size_t len)
-{
-        tpa_chrome_parser *w = ctx;
-
-        if (len == 0 || w->depth == 0)
-                w->value_end = offset_now(w);
-        return tape_token(w, T_STRING, s, len);
-}
-
-static int rec_map_key(void *ctx, const unsigned char *s, size_t len)
-{
-        return tape_token(ctx, T_KEY, s, len);
-}
-
-static int rec_start(tpa_chrome_parser *w, enum tape_op op)
-{
-        if (!tape_token(w, op, NULL, 0) || w->depth >= w->max_depth)
-                return 0;
-        w->depth++;
-        return 1;
-}
-
-static int rec_end(tpa_chrome_parser *w, enum tape_op op)
-{
-        if (--w->depth == 0)
-                w->value_end = offset_now(w);
-        return tape_token(w, op, NULL, 0);
-}
-
-static int rec_start_map(void *ctx) { return rec_start(ctx, T_START_MAP); }
-static int rec_end_map(void *ctx) { return rec_end(ctx, T_END_MAP); }
-static int rec_start_array(void *ctx) { return rec_start(ctx, T_START_ARRAY); }
-static int rec_end_array(void *ctx) { return rec_end(ctx, T_END_ARRAY); }
-
-static const yajl_callbacks tape_callbacks = {
-        .yajl_null = rec_null,
-        .yajl_boolean = rec_boolean,
-        .yajl_number = rec_number,
-        .yajl_string = rec_string,
-        .yajl_start_map = rec_start_map,
-        .yajl_map_key = rec_map_key,
-        .yajl_end_map = rec_end_map,
-        .yajl_start_array = rec_start_array,
-        .yajl_end_array = rec_end_array,
-};
-
-/* The yajl side's thread: the source's chunks through the filter's notes
- * into yajl, as tpa_chrome__read() does on one thread, then the end or the
- * first error. */
-static void *yajl_main(void *arg)
-{
-        tpa_chrome_parser *w = arg;
-        const uint8_t *data;
-        size_t len;
-        int r;
-
-        for (;;) {
-                tpa_error e = TPA_ERROR_INIT;
-                r = tpa_source_read(w->src, &data, &len, &e);
-                if (r < 0) {
-                        w->err = e;
-                        w->err_by_fail = false;
-                        break;
-                }
-                if (len == 0) {
-                        r = finish_yajl(w);
-                        break;
-                }
-                r = feed_filtered(w, data, len, tpa_source_note(w->src));
-                if (r < 0)
-                        break;
-                if (w->progress) {
-                        uint64_t in = tpa_source_bytes_in(w->src);
-                        uint64_t out = tpa_source_offset(w->src);
-                        tape_bytes(w, T_PROGRESS, &in, sizeof(in), &out, sizeof(out));
-                }
-        }
-        if (r < 0) {
-                tape_bytes(w, T_ERROR, &w->err, sizeof(w->err), &w->err_by_fail,
-                           sizeof(w->err_by_fail));
-        } else {
-                bool truncated = tpa_source_truncated(w->src);
-                tape_bytes(w, T_END, &w->in_off, sizeof(w->in_off), &truncated,
-                           sizeof(truncated));
-        }
-        if (w->blk != NULL)
-                tpa_tape_put(w->tape, w->blk);
-        return NULL;
-}
-
-/* One block of the tape into the events side's callbacks. 0: go on; 1: the
- * input ended (*truncated set); < 0: an error, in p->err. */
-static int replay(tpa_chrome_parser *p, const tpa_tape_block *b, const tpa_read_options *opts,
-                  bool *truncated)
-{
-        const uint8_t *q = b->data, *end = b->data + b->len;
-        int ok = 1;
-
-        while (q < end && ok) {
-                enum tape_op op = (enum tape_op)*q++;
-                uint64_t z, len = 0;
-
-                if (op <= T_NUMBER) {
-                        z = get_varint(&q);
-                        p->tape_off += (uint64_t)((int64_t)(z >> 1) ^ -(int64_t)(z & 1));
-                        if (op >= T_KEY)
-                                len = get_varint(&q);
-                }
-                switch (op) {
-                case T_START_MAP:
-                        ok = on_start_map(p);
-                        break;
-                case T_END_MAP:
-                        ok = on_end_map(p);
-                        break;
-                case T_START_ARRAY:
-                        ok = on_start_array(p);
-                        break;
-                case T_END_ARRAY:
-                        ok = on_end_array(p);
-                        break;
-                case T_KEY:
-                        ok = on_map_key(p, q, (size_t)len);
-                        break;
-                case T_STRING:
-                        ok = on_string(p, q, (size_t)len);
-                        break;
-                case T_NUMBER:
-                        ok = on_number(p, (const char *)q, (size_t)len);
-                        break;
-                case T_PROGRESS: {
-                        uint64_t in, out;
-                        memcpy(&in, q, sizeof(in));
-                        memcpy(&out, q + sizeof(in), sizeof(out));
-                        len = sizeof(in) + sizeof(out);
-                        if (opts->progress != NULL)
-                                opts->progress(opts->progress_ctx, in, out);
-                        break;
-                }
-                case T_ERROR: {
-                        tpa_error e;
-                        bool by_fail;
-                        memcpy(&e, q, sizeof(e));
-                        memcpy(&by_fail, q + sizeof(e), sizeof(by_fail));
-                        /* as fail() would have on this side */
-                        if (by_fail && p->in_event)
-                                e.event = tpa_trace_health_c(p->tr)->records_read + 1;
-                        fail_code(p, &e);
-                        return p->err.code;
-                }
-                case T_END:
-                        memcpy(&p->in_off, q, sizeof(p->in_off));
-                        memcpy(truncated, q + sizeof(p->in_off), sizeof(*truncated));
-                        return 1;
-                default:
-                        tpa_error_set(&p->err, TPA_EINTERNAL, p->tape_off, "bad tape op %d",
-                                      (int)op);
-                        return p->err.code;
-                }
-                q += len;
-        }
-        return ok ? 0 : p->err.code;
-}
-
-/* The yajl side of `p`, reading `src`, with its tape; NULL when there is
- * no memory for it (then one thread does it all). */
-static tpa_chrome_parser *yajl_side_new(tpa_chrome_parser *p, tpa_source *src,
-                                        const tpa_read_options *opts)
-{
-        tpa_chrome_parser *w;
-        tpa_error e = TPA_ERROR_INIT;
-
-        if (tpa_chrome_parser_new(&w, p->tr, opts, &e) < 0)
-                return NULL;
-        yajl_free(w->yh);
-        w->yh = yajl_alloc(&tape_callbacks, NULL, w);
-        w->tape = tpa_tape_new(TAPE_BLOCKS, TAPE_BLOCK);
-        if (w->yh == NULL || w->tape == NULL) {
-                tpa_tape_free(w->tape);
-                tpa_chrome_parser_free(w);
-                return NULL;
-        }
-        yajl_config(w->yh, yajl_allow_partial_values, 1);
-        yajl_config(w->yh, yajl_dont_validate_strings, 1);
-        w->src = src;
-        w->progress = opts->progress != NULL;
-        w->filter.off = tpa_source_offset(src);
-        w->in_off = w->fed = w->filter.off;
-        return w;
-}
-
-/* Read `src` with the yajl side `w` on a thread of its own. 0, or < 0 with
- * err set; 1 when the thread did not start (nothing read). */
-static int read_two_threads(tpa_chrome_parser *p, tpa_chrome_parser *w,
-                            const tpa_read_options *opts, tpa_error *err)
-{
-        pthread_t thread;
-        tpa_tape_block *b;
-        bool truncated = false;
-        int r = 0;
-
-        if (pthread_create(&thread, NULL, yajl_main, w) != 0)
-                return 1;
-        p->replaying = true;
-        while (r == 0) {
-                b = tpa_tape_take(w->tape);
-                if (b == NULL) {        /* the yajl side always ends with T_END or T_ERROR */
-                        tpa_error_set(&p->err, TPA_EINTERNAL, p->tape_off,
-                                      "the parsing thread stopped early");
-                        r = p->err.code;
-                        break;
-                }
-                r = replay(p, b, opts, &truncated);
-                tpa_tape_give_back(w->tape);
-        }
-        tpa_tape_stop(w->tape);
-        pthread_join(thread, NULL);
-        p->replaying = false;
-        if (r < 0)
-                return report(p, err);
-        return finish_events(p, truncated, err);
-}
-
 /* ---- the reader --------------------------------------------------------- */
 
 int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                      tpa_error *err)
 {
-        tpa_chrome_parser *p, *w = NULL;
+        tpa_chrome_parser *p;
         const uint8_t *data;
         size_t len;
         int r;
@@ -2307,19 +1915,8 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
          * source has its own thread. It starts where the stream does. */
         p->filter.off = tpa_source_offset(src);
         p->in_off = p->fed = p->filter.off;
-        /* Beside an inflating thread, yajl gets a thread of its own. */
-        if (tpa_source_threaded(src))
-                w = yajl_side_new(p, src, opts);
-        r = tpa_source_set_transform(src, filter_chunk, w != NULL ? &w->filter : &p->filter,
-                                     sizeof(struct chunk_note), err);
-        if (r == 0 && w != NULL) {
-                r = read_two_threads(p, w, opts, err);
-                if (r != 1)
-                        goto done;
-                /* No thread: this one reads; w's filter stays the transform's
-                 * state, which p's would have been (nothing read yet). */
-                r = 0;
-        }
+        r = tpa_source_set_transform(src, filter_chunk, &p->filter, sizeof(struct chunk_note),
+                                     err);
         while (r == 0) {
                 r = tpa_source_read(src, &data, &len, err);
                 if (r < 0 || len == 0)
@@ -2335,9 +1932,7 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         }
         if (r == 0)
                 r = tpa_chrome_parser_finish(p, tpa_source_truncated(src), err);
-done:
-        tpa_source_set_transform(src, NULL, NULL, 0, NULL);     /* before the filter goes */
+        tpa_source_set_transform(src, NULL, NULL, 0, NULL);     /* before p->filter goes */
         tpa_chrome_parser_free(p);
-        tpa_chrome_parser_free(w);
         return r;
 }
