@@ -5,11 +5,13 @@
  * library has the analysis, tpa_analyze() (sort, sweep, metrics, rules), each
  * with clock_gettime. bench/run.sh compares the full CLI run with these.
  *
- * Usage: read_only [--single] [--analyze] FILE
+ * Usage: read_only [--single] [--analyze [--analysis-threads N]] FILE
  *   --single   one thread: the file is loaded into memory first (not timed)
  *              and read with tpa_read_memory(), which never starts the
  *              inflating thread unless asked
  *   --analyze  also run tpa_analyze() (default rules) and time it
+ *   --analysis-threads N   tpa_analysis_options.threads: 1 or 2 (default:
+ *              0, two for a large trace on a machine with two CPUs)
  * Prints: read_s analyze_s events bytes_json trace_mem_bytes
  */
 #include <fcntl.h>
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
         tpa_read_options ro = TPA_READ_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
         bool single = false, analyze = false;
+        int threads = 0;
         const char *path = NULL;
         double t0, t_read, t_analyze = 0;
         tpa_trace *tr;
@@ -75,11 +78,14 @@ int main(int argc, char **argv)
                         single = true;
                 else if (strcmp(argv[i], "--analyze") == 0)
                         analyze = true;
+                else if (strcmp(argv[i], "--analysis-threads") == 0 && i + 1 < argc)
+                        threads = atoi(argv[++i]);
                 else
                         path = argv[i];
         }
         if (path == NULL) {
-                fprintf(stderr, "usage: read_only [--single] [--analyze] FILE\n");
+                fprintf(stderr, "usage: read_only [--single] [--analyze "
+                        "[--analysis-threads N]] FILE\n");
                 return 2;
         }
         if (single)
@@ -102,6 +108,7 @@ int main(int argc, char **argv)
                 tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
                 tpa_analysis *a = NULL;
 
+                ao.threads = threads;
                 t0 = now();
                 r = tpa_analyze(&a, tr, &ao, &err);
                 t_analyze = now() - t0;

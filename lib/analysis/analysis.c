@@ -2,12 +2,16 @@
 /*
  * analysis.c - tpa_analyze(): classify tracks and events, build the merged
  * interval lists every later stage queries (one per device channel, host
- * channel and host thread), then run steps, warm-up, partition, metrics and
- * the summary in turn. Also the interval helpers and the result's free.
+ * channel and host thread) while the steps are found, then run warm-up,
+ * partition, metrics and the summary in turn. On a large trace each of
+ * these works on two threads (tpa_analysis__in_two()), with the same
+ * result as on one. Also the interval helpers and the result's free.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis_internal.h"
 
@@ -398,10 +402,8 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
 {
         bool grouped = false;   /* some input work carries a TF group id */
         tpa_ivl_list *inp;      /* per track: input events, merged */
-        int r = find_devices(c, err);
+        int r = 0;
 
-        if (r < 0)
-                return r;
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->fw));
@@ -548,6 +550,47 @@ double tpa_analysis__quantile(double *v, size_t n, double q)
         return v[lo] + (v[lo + 1] - v[lo]) * frac;
 }
 
+/* ---- two threads ----------------------------------------------------------- */
+
+typedef struct part_job {
+        tpa_actx             *c;
+        tpa_analysis__part_fn fn;
+        void                 *arg;
+        int                   r;
+        tpa_error             err;
+} part_job;
+
+static void *run_part1(void *p)
+{
+        part_job *j = p;
+
+        j->r = j->fn(j->c, 1, j->arg, &j->err);
+        return NULL;
+}
+
+int tpa_analysis__in_two(tpa_actx *c, tpa_analysis__part_fn fn, void *arg, tpa_error *err)
+{
+        part_job j = { .c = c, .fn = fn, .arg = arg };
+        pthread_t th;
+        bool started;
+        int r;
+
+        if (err != NULL)
+                j.err = *err;   /* what the caller set (a path) stays */
+        /* no thread (the machine refuses one): part 1 runs here, later */
+        started = c->threaded && pthread_create(&th, NULL, run_part1, &j) == 0;
+        r = fn(c, 0, arg, err);
+        if (started)
+                pthread_join(th, NULL);
+        else if (r == 0)
+                run_part1(&j);
+        if (r < 0)
+                return r;
+        if (j.r < 0 && err != NULL)
+                *err = j.err;
+        return j.r;
+}
+
 /* ---- the whole ------------------------------------------------------------- */
 
 static void ctx_free(tpa_actx *c)
@@ -585,6 +628,14 @@ static double threshold(const tpa_rules *rules, const char *name, double dflt)
         return dflt;
 }
 
+/* The channels' interval lists and the steps need only the devices:
+ * built side by side. */
+static int lists_or_steps(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        (void)arg;
+        return part == 0 ? tpa_analysis__channels(c, err) : tpa_analysis__steps(c, err);
+}
+
 int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_options *opts,
                 tpa_error *err)
 {
@@ -606,8 +657,13 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
         c.a->host_gap_min = (tpa_ns)threshold(opts->rules, "host_gap.min", 5000);
         c.a->small_copy_max = (tpa_ns)threshold(opts->rules, "small_copy.max", 65536);
         c.a->warmup_ratio = threshold(opts->rules, "warmup.ratio", 1.5);
-        if ((r = tpa_analysis__channels(&c, err)) < 0 ||
-            (r = tpa_analysis__steps(&c, err)) < 0)
+        if (opts->threads == 0)
+                c.threaded = c.n >= TPA_ANALYSIS_THREADED_EVENTS &&
+                             sysconf(_SC_NPROCESSORS_ONLN) > 1;
+        else
+                c.threaded = opts->threads > 1;
+        if ((r = find_devices(&c, err)) < 0 ||
+            (r = tpa_analysis__in_two(&c, lists_or_steps, NULL, err)) < 0)
                 goto fail;
         tpa_analysis__warmup(&c);
         if ((r = tpa_analysis__partition(&c, err)) < 0 ||

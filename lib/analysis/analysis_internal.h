@@ -105,6 +105,7 @@ typedef struct tpa_actx {
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         size_t           *by_start;     /* indexes of device/host events, by ts */
         size_t            by_start_n;
+        bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
 } tpa_actx;
 
 static inline bool tpa_analysis__is_device_kind(unsigned k)
@@ -136,6 +137,22 @@ static inline int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t
 }
 /* Host channel of a host event, or -1 when it is not framework work. */
 int  tpa_analysis__host_channel(unsigned kind);
+
+/* Run fn(c, 0, arg) and fn(c, 1, arg): on two threads when c->threaded,
+ * else one after the other on this one (part 1 only when part 0
+ * succeeded). The parts must write disjoint state, so the result is the
+ * same either way; sums a part cannot finish alone go to slots of its own
+ * that the caller adds up after, in the order of one thread. Returns part
+ * 0's error, else part 1's. */
+typedef int (*tpa_analysis__part_fn)(tpa_actx *c, int part, void *arg, tpa_error *err);
+int  tpa_analysis__in_two(tpa_actx *c, tpa_analysis__part_fn fn, void *arg, tpa_error *err);
+
+/* Part `part` (0 or 1) of n units, [*lo, *hi): the first half, the rest. */
+static inline void tpa_analysis__half(size_t n, int part, size_t *lo, size_t *hi)
+{
+        *lo = part == 0 ? 0 : n / 2;
+        *hi = part == 0 ? n / 2 : n;
+}
 
 /* Stages, in order. Each fills part of c->a. */
 int  tpa_analysis__channels(tpa_actx *c, tpa_error *err);

@@ -205,9 +205,10 @@ static tpa_str op_name(const tpa_actx *c, size_t i)
         return c->ev[i].name;
 }
 
+/* Time and count of an op, on the device or exposed on the host. */
 typedef struct op_acc {
-        tpa_ns   dev_time, host_time;
-        uint64_t dev_count, host_count;
+        tpa_ns   time;
+        uint64_t count;
 } op_acc;
 
 static int cmp_op(const void *pa, const void *pb)
@@ -218,26 +219,25 @@ static int cmp_op(const void *pa, const void *pb)
         return strcmp(x->name, y->name);
 }
 
-static int top_ops(tpa_actx *c, const op_acc *acc, size_t ns, bool host, double total,
+static int top_ops(tpa_actx *c, const op_acc *acc, size_t ns, double total,
                    tpa_op_stat **out, size_t *count, tpa_error *err)
 {
         size_t n = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
         tpa_op_stat *v;
 
         for (size_t s = 0; s < ns; s++)
-                n += (host ? acc[s].host_time : acc[s].dev_time) > 0;
+                n += acc[s].time > 0;
         v = calloc(n ? n : 1, sizeof(*v));
         if (v == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         n = 0;
         for (size_t s = 0; s < ns; s++) {
-                tpa_ns t = host ? acc[s].host_time : acc[s].dev_time;
-                if (t <= 0)
+                if (acc[s].time <= 0)
                         continue;
                 v[n].name = tpa_trace_str(c->tr, (tpa_str)s);
-                v[n].time = t;
-                v[n].count = host ? acc[s].host_count : acc[s].dev_count;
-                v[n].frac = total > 0 ? (double)t / total : 0;
+                v[n].time = acc[s].time;
+                v[n].count = acc[s].count;
+                v[n].frac = total > 0 ? (double)acc[s].time / total : 0;
                 n++;
         }
         qsort(v, n, sizeof(*v), cmp_op);
@@ -252,88 +252,114 @@ static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e)
         return (e - s) - tpa_ivl__covered(&c->dev_all, s, e);
 }
 
-int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
+/* What the metrics' two passes share: the per-step pass keeps the device
+ * idle gaps of each half of the steps apart, for the run's top gaps in step
+ * order; the pass over the events fills the op tables. */
+struct metrics_job {
+        gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
+        op_acc  *dev_acc;       /* per name: device time (or CPU compute) */
+        op_acc  *host_acc;      /* per name: host time exposed (device idle) */
+};
+
+/* The metrics of step k that need no pass over the events. */
+static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
+                        tpa_error *err)
 {
         tpa_analysis *a = c->a;
-        size_t ns = tpa_trace_str_count(c->tr), maxn = 0;
-        gap_list gaps = { 0 };
+        tpa_step *s = &a->steps[k];
+        double *m = s->metric = calloc(M_STEP__COUNT, sizeof(*m));
+        double st = (double)s->step_time, cnt = 0, tot = 0, mx = 0, most = 0;
         /* the framework, from the dialect: TF2 trace viewer and XSpace, TF1
          * timeline, RunMetadata and tfevents are TensorFlow; Kineto is
          * PyTorch; a generic Chrome trace is neither */
         tpa_dialect dialect = tpa_trace_dialect(c->tr);
-        op_acc *acc = NULL;
-        double *scratch = NULL, kept_time = 0;
-        long hint = -1;
+        int r = 0;
+
+        if (m == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        m[M_STEP_TIME] = st;
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                m[M_BUCKET_NS + b] = (double)s->bucket_ns[b];
+                m[M_BUCKET_FRAC + b] = s->frac[b];
+        }
+        m[M_TRANSFER_NS] = m[B(H2D)] + m[B(D2H)] + m[B(D2D)] + m[B(P2P)];
+        m[M_TRANSFER_FRAC] = s->frac[TPA_BUCKET_H2D] + s->frac[TPA_BUCKET_D2H] +
+                             s->frac[TPA_BUCKET_D2D] + s->frac[TPA_BUCKET_P2P];
+        m[M_SYNC_NS] = m[B(SYNC_HOST_WAIT)] + m[B(SYNC_COLLECTIVE)];
+        m[M_SYNC_FRAC] = s->frac[TPA_BUCKET_SYNC_HOST_WAIT] +
+                         s->frac[TPA_BUCKET_SYNC_COLLECTIVE];
+        m[M_HOST_NS] = m[B(HOST_LAUNCH)] + m[B(HOST_PYTHON)];
+        m[M_HOST_FRAC] = s->frac[TPA_BUCKET_HOST_LAUNCH] +
+                         s->frac[TPA_BUCKET_HOST_PYTHON];
+        most = m[M_TRANSFER_FRAC];
+        if (m[M_SYNC_FRAC] > most) most = m[M_SYNC_FRAC];
+        if (m[F(INPUT)] > most) most = m[F(INPUT)];
+        if (m[M_HOST_FRAC] > most) most = m[M_HOST_FRAC];
+        m[M_MAX_OTHER_FRAC] = most;
+        m[M_CPU_ONLY] = a->cpu_only;
+        m[M_DEVICES] = (double)a->device_count;
+        m[M_FRAMEWORK_TF] = dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1;
+        m[M_FRAMEWORK_PYTORCH] = dialect == TPA_DIALECT_KINETO;
+        for (size_t d = 0; d < c->ndev && r == 0; d++)
+                r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d, a->gap_min,
+                              &cnt, &tot, &mx, s->excluded ? NULL : gaps, err);
+        if (r < 0)
+                return r;
+        m[M_GAP_COUNT] = cnt / (double)c->ndev;
+        m[M_GAP_TOTAL] = tot / (double)c->ndev;
+        m[M_GAP_MAX] = mx;
+        m[M_GAP_FRAC] = m[M_GAP_TOTAL] / st;
+        m[M_COPY_EXPOSED_FRAC] = m[M_TRANSFER_FRAC];
+        /* All the input work the host did in the step, hidden under
+         * device work or not: input_frac is the exposed part. */
+        m[M_INPUT_HOST_NS] = (double)tpa_ivl__covered(&c->host[HCH_INPUT], s->start, s->end);
+        m[M_INPUT_HOST_FRAC] = m[M_INPUT_HOST_NS] / st;
+        if (s->driver_track != UINT32_MAX)
+                host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
+        m[M_GAIN + TPA_GROUP_TRANSFER] = m[M_TRANSFER_FRAC];
+        m[M_GAIN + TPA_GROUP_SYNC] = m[M_SYNC_FRAC];
+        m[M_GAIN + TPA_GROUP_INPUT] = m[F(INPUT)];
+        m[M_GAIN + TPA_GROUP_HOST] = m[M_HOST_FRAC];
+        m[M_GAIN + TPA_GROUP_HOST_COMPUTE] = m[F(HOST_COMPUTE)];
+        m[M_GAIN + TPA_GROUP_IDLE] = m[F(IDLE)];
+        return 0;
+}
+
+/* Half of the steps each. */
+static int steps_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        struct metrics_job *job = arg;
+        size_t lo, hi, maxn = 0;
+        double *scratch;
         int r = 0;
 
         for (size_t t = 0; t < c->ntracks; t++)
                 if (c->fw[t].n > maxn)
                         maxn = c->fw[t].n;
         scratch = malloc((maxn + 1) * sizeof(*scratch));
-        acc = calloc(ns ? ns : 1, sizeof(*acc));
-        if (scratch == NULL || acc == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                goto out;
-        }
-        for (size_t k = 0; k < a->step_count; k++) {
-                tpa_step *s = &a->steps[k];
-                double *m = s->metric = calloc(M_STEP__COUNT, sizeof(*m));
-                double st = (double)s->step_time, cnt = 0, tot = 0, mx = 0, most = 0;
+        if (scratch == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        tpa_analysis__half(c->a->step_count, part, &lo, &hi);
+        for (size_t k = lo; k < hi && r == 0; k++)
+                r = step_metrics(c, k, &job->gaps[part], scratch, err);
+        free(scratch);
+        return r;
+}
 
-                if (m == NULL) {
-                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                        goto out;
-                }
-                m[M_STEP_TIME] = st;
-                for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
-                        m[M_BUCKET_NS + b] = (double)s->bucket_ns[b];
-                        m[M_BUCKET_FRAC + b] = s->frac[b];
-                }
-                m[M_TRANSFER_NS] = m[B(H2D)] + m[B(D2H)] + m[B(D2D)] + m[B(P2P)];
-                m[M_TRANSFER_FRAC] = s->frac[TPA_BUCKET_H2D] + s->frac[TPA_BUCKET_D2H] +
-                                     s->frac[TPA_BUCKET_D2D] + s->frac[TPA_BUCKET_P2P];
-                m[M_SYNC_NS] = m[B(SYNC_HOST_WAIT)] + m[B(SYNC_COLLECTIVE)];
-                m[M_SYNC_FRAC] = s->frac[TPA_BUCKET_SYNC_HOST_WAIT] +
-                                 s->frac[TPA_BUCKET_SYNC_COLLECTIVE];
-                m[M_HOST_NS] = m[B(HOST_LAUNCH)] + m[B(HOST_PYTHON)];
-                m[M_HOST_FRAC] = s->frac[TPA_BUCKET_HOST_LAUNCH] +
-                                 s->frac[TPA_BUCKET_HOST_PYTHON];
-                most = m[M_TRANSFER_FRAC];
-                if (m[M_SYNC_FRAC] > most) most = m[M_SYNC_FRAC];
-                if (m[F(INPUT)] > most) most = m[F(INPUT)];
-                if (m[M_HOST_FRAC] > most) most = m[M_HOST_FRAC];
-                m[M_MAX_OTHER_FRAC] = most;
-                m[M_CPU_ONLY] = a->cpu_only;
-                m[M_DEVICES] = (double)a->device_count;
-                m[M_FRAMEWORK_TF] = dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1;
-                m[M_FRAMEWORK_PYTORCH] = dialect == TPA_DIALECT_KINETO;
-                for (size_t d = 0; d < c->ndev && r == 0; d++)
-                        r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d, a->gap_min,
-                                      &cnt, &tot, &mx, s->excluded ? NULL : &gaps, err);
-                if (r < 0)
-                        goto out;
-                m[M_GAP_COUNT] = cnt / (double)c->ndev;
-                m[M_GAP_TOTAL] = tot / (double)c->ndev;
-                m[M_GAP_MAX] = mx;
-                m[M_GAP_FRAC] = m[M_GAP_TOTAL] / st;
-                m[M_COPY_EXPOSED_FRAC] = m[M_TRANSFER_FRAC];
-                /* All the input work the host did in the step, hidden under
-                 * device work or not: input_frac is the exposed part. */
-                m[M_INPUT_HOST_NS] = (double)tpa_ivl__covered(&c->host[HCH_INPUT], s->start,
-                                                              s->end);
-                m[M_INPUT_HOST_FRAC] = m[M_INPUT_HOST_NS] / st;
-                if (s->driver_track != UINT32_MAX)
-                        host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
-                m[M_GAIN + TPA_GROUP_TRANSFER] = m[M_TRANSFER_FRAC];
-                m[M_GAIN + TPA_GROUP_SYNC] = m[M_SYNC_FRAC];
-                m[M_GAIN + TPA_GROUP_INPUT] = m[F(INPUT)];
-                m[M_GAIN + TPA_GROUP_HOST] = m[M_HOST_FRAC];
-                m[M_GAIN + TPA_GROUP_HOST_COMPUTE] = m[F(HOST_COMPUTE)];
-                m[M_GAIN + TPA_GROUP_IDLE] = m[F(IDLE)];
-                if (!s->excluded)
-                        kept_time += st;
-        }
-        /* one pass over the events: copies, launches, top ops */
+/*
+ * One pass over the events per part: part 0 counts copies and launches per
+ * step and sums device time per op; part 1 sums the exposed host time per
+ * op (the costly part: a search of the device intervals per host event).
+ * Each writes only its own fields and table, so the sums are made in event
+ * order as on one thread.
+ */
+static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        struct metrics_job *job = arg;
+        tpa_analysis *a = c->a;
+        long hint = -1;
+
+        (void)err;
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -343,10 +369,22 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 tpa_ns t;
                 int64_t bytes = 0;
 
-                if (cls == EV_SKIP || (k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
+                if (cls == EV_SKIP || (part == 1 && (cls != EV_HOST ||
+                                                     c->hch[i] == HCH_NONE ||
+                                                     c->hch[i] == HCH_CPU_COMPUTE)))
+                        continue;
+                if ((k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
                         continue;
                 s = &a->steps[k];
                 t = clipped(e, s);
+                if (part == 1) {
+                        if (!s->excluded && t != 0) {
+                                tpa_ns s0 = e->ts > s->start ? e->ts : s->start;
+                                job->host_acc[e->name].time += exposed(c, s0, s0 + t);
+                                job->host_acc[e->name].count++;
+                        }
+                        continue;
+                }
                 if (cls == EV_DEVICE && tpa_kind_is_copy(e->kind)) {
                         int dir = dir_of(e->kind);
                         tpa_trace_get_aux(c->tr, i, TPA_AUX_BYTES, &bytes);
@@ -375,15 +413,30 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                         continue;
                 if (cls == EV_DEVICE || (cls == EV_HOST && c->hch[i] == HCH_CPU_COMPUTE)) {
                         tpa_str on = op_name(c, i);
-                        acc[on].dev_time += t;
-                        acc[on].dev_count++;
-                } else if (cls == EV_HOST && c->hch[i] != HCH_NONE) {
-                        tpa_ns s0 = e->ts > s->start ? e->ts : s->start;
-                        tpa_ns x = exposed(c, s0, s0 + t);
-                        acc[e->name].host_time += x;
-                        acc[e->name].host_count++;
+                        job->dev_acc[on].time += t;
+                        job->dev_acc[on].count++;
                 }
         }
+        return 0;
+}
+
+int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        size_t ns = tpa_trace_str_count(c->tr);
+        struct metrics_job job = { 0 };
+        double kept_time = 0;
+        int r;
+
+        job.dev_acc = calloc(ns ? ns : 1, sizeof(*job.dev_acc));
+        job.host_acc = calloc(ns ? ns : 1, sizeof(*job.host_acc));
+        if (job.dev_acc == NULL || job.host_acc == NULL) {
+                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto out;
+        }
+        if ((r = tpa_analysis__in_two(c, steps_part, &job, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0)
+                goto out;
         for (size_t k = 0; k < a->step_count; k++) {
                 double *m = a->steps[k].metric;
                 double denom = (double)a->steps[k].step_time * (double)c->ndev;
@@ -391,6 +444,8 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 for (int dir = 0; dir < 4; dir++)
                         m[M_DIR_GBPS + dir] = m[M_DIR_GBPS + dir] > 0
                                 ? m[M_DIR_BYTES + dir] / m[M_DIR_GBPS + dir] : 0;
+                if (!a->steps[k].excluded)
+                        kept_time += m[M_STEP_TIME];
         }
         for (int dir = 0; dir < 4; dir++) {
                 tpa_copy_stats *cs = &a->copies[dir];
@@ -400,18 +455,27 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                                 cs->exposed += a->steps[k].bucket_ns[TPA_BUCKET_H2D + dir];
                 cs->exposed_frac = kept_time > 0 ? (double)cs->exposed / kept_time : 0;
         }
-        if ((r = top_ops(c, acc, ns, false, kept_time * (double)c->ndev, &a->device_ops,
+        if ((r = top_ops(c, job.dev_acc, ns, kept_time * (double)c->ndev, &a->device_ops,
                          &a->device_op_count, err)) < 0 ||
-            (r = top_ops(c, acc, ns, true, kept_time, &a->host_ops, &a->host_op_count,
+            (r = top_ops(c, job.host_acc, ns, kept_time, &a->host_ops, &a->host_op_count,
                          err)) < 0)
                 goto out;
-        a->gaps = gaps.v;
-        a->gap_count = gaps.n;
-        gaps.v = NULL;
+        /* the kept steps' gaps, in step order: the first half's, then the
+         * second's */
+        if (job.gaps[1].n > 0) {
+                for (size_t i = 0; i < job.gaps[1].n && r == 0; i++)
+                        r = push_gap(&job.gaps[0], &job.gaps[1].v[i], err);
+                if (r < 0)
+                        goto out;
+        }
+        a->gaps = job.gaps[0].v;
+        a->gap_count = job.gaps[0].n;
+        job.gaps[0].v = NULL;
 out:
-        free(gaps.v);
-        free(acc);
-        free(scratch);
+        free(job.gaps[0].v);
+        free(job.gaps[1].v);
+        free(job.dev_acc);
+        free(job.host_acc);
         return r;
 }
 
@@ -491,6 +555,62 @@ static int cmp_class(const void *pa, const void *pb)
         return strcmp(x->name, y->name);
 }
 
+/* The run's value of each step metric, the median over the kept steps:
+ * half of the metrics per part, each part with its own scratch. */
+static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        double *v = malloc((a->step_count + 1) * sizeof(*v));
+        size_t lo, hi;
+
+        (void)arg;
+        if (v == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        tpa_analysis__half(M_STEP__COUNT, part, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+                size_t kept = 0;
+                for (size_t k = 0; k < a->step_count; k++)
+                        if (!a->steps[k].excluded)
+                                v[kept++] = a->steps[k].metric[i];
+                a->run_metric[i] = tpa_analysis__quantile(v, kept, 0.5);
+        }
+        free(v);
+        return 0;
+}
+
+/* The class and the findings the rules give each step: half of the steps
+ * per part. */
+static int rules_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        size_t lo, hi;
+        int r;
+
+        (void)arg;
+        tpa_analysis__half(a->step_count, part, &lo, &hi);
+        for (size_t k = lo; k < hi; k++) {
+                tpa_step *s = &a->steps[k];
+                tpa_analysis_metric_ctx mc = { a, (int)k };
+                if ((r = tpa_rules_classify(c->opts->rules, tpa_analysis_metric_fn, &mc,
+                                            &s->class_name, err)) < 0 ||
+                    (r = tpa_rules_findings(c->opts->rules, tpa_analysis_metric_fn, &mc,
+                                            &s->findings, &s->finding_count, err)) < 0)
+                        return r;
+                /* Memory (bench/): the list comes with room for 8 findings of
+                 * ~600 bytes; a step has ~3, and a 1 GB trace 12 k steps (35 MB
+                 * of slack). Keep an exact copy; the next step reuses the block. */
+                if (s->finding_count > 0) {
+                        tpa_finding *f = malloc(s->finding_count * sizeof(*f));
+                        if (f != NULL) {
+                                memcpy(f, s->findings, s->finding_count * sizeof(*f));
+                                free(s->findings);
+                                s->findings = f;
+                        }
+                }
+        }
+        return 0;
+}
+
 int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
 {
         tpa_analysis *a = c->a;
@@ -503,13 +623,12 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 free(v);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        for (int i = 0; i < M_STEP__COUNT; i++) {
-                kept = 0;
-                for (size_t k = 0; k < a->step_count; k++)
-                        if (!a->steps[k].excluded)
-                                v[kept++] = a->steps[k].metric[i];
-                a->run_metric[i] = tpa_analysis__quantile(v, kept, 0.5);
+        if ((r = tpa_analysis__in_two(c, medians_part, NULL, err)) < 0) {
+                free(v);
+                return r;
         }
+        for (size_t k = 0; k < a->step_count; k++)
+                kept += !a->steps[k].excluded;
         a->run_metric[M_STEPS] = (double)a->step_count;
         a->run_metric[M_KEPT_STEPS] = (double)kept;
         a->run_metric[M_EXCLUDED_STEPS] = (double)(a->step_count - kept);
@@ -593,26 +712,11 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
         a->classes = calloc(a->step_count + 1, sizeof(*a->classes));
         if (a->classes == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        if ((r = tpa_analysis__in_two(c, rules_part, NULL, err)) < 0)
+                return r;
         for (size_t k = 0; k < a->step_count; k++) {
-                tpa_step *s = &a->steps[k];
-                tpa_analysis_metric_ctx mc = { a, (int)k };
+                const tpa_step *s = &a->steps[k];
                 size_t j;
-                if ((r = tpa_rules_classify(c->opts->rules, tpa_analysis_metric_fn, &mc,
-                                            &s->class_name, err)) < 0 ||
-                    (r = tpa_rules_findings(c->opts->rules, tpa_analysis_metric_fn, &mc,
-                                            &s->findings, &s->finding_count, err)) < 0)
-                        return r;
-                /* Memory (bench/): the list comes with room for 8 findings of
-                 * ~600 bytes; a step has ~3, and a 1 GB trace 12 k steps (35 MB
-                 * of slack). Keep an exact copy; the next step reuses the block. */
-                if (s->finding_count > 0) {
-                        tpa_finding *f = malloc(s->finding_count * sizeof(*f));
-                        if (f != NULL) {
-                                memcpy(f, s->findings, s->finding_count * sizeof(*f));
-                                free(s->findings);
-                                s->findings = f;
-                        }
-                }
                 if (s->excluded || s->class_name == NULL)
                         continue;
                 for (j = 0; j < a->class_kinds; j++)

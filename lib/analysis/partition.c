@@ -194,48 +194,61 @@ static int sweep(const tpa_actx *c, edges *E, size_t d, const tpa_step *s, uint3
         return 0;
 }
 
-int tpa_analysis__partition(tpa_actx *c, tpa_error *err)
+/* Partition step k, with `E` as scratch. */
+static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
 {
         tpa_analysis *a = c->a;
+        tpa_step *s = &a->steps[k];
+        tpa_ns sum[TPA_BUCKET__COUNT] = { 0 }, given = 0, best_busy = -1;
+        double total;
+        int big = 0, r = 0;
+
+        s->device_ns = calloc(c->ndev * TPA_BUCKET__COUNT, sizeof(*s->device_ns));
+        if (s->device_ns == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        s->driver_track = driver_of(c, k);
+        for (size_t d = 0; d < c->ndev && r == 0; d++) {
+                tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
+                r = sweep(c, E, d, s, s->driver_track, row, err);
+                busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
+                       row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
+                if (!a->cpu_only && busy > best_busy) {
+                        best_busy = busy;
+                        s->slowest_device = (int)d;
+                }
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                        sum[b] += row[b];
+        }
+        /* mean over devices; the rounding remainder goes to the largest */
+        total = (double)s->step_time * (double)c->ndev;
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                s->bucket_ns[b] = sum[b] / (tpa_ns)c->ndev;
+                s->frac[b] = (double)sum[b] / total;
+                given += s->bucket_ns[b];
+                if (s->bucket_ns[b] > s->bucket_ns[big])
+                        big = b;
+        }
+        s->bucket_ns[big] += s->step_time - given;
+        return r;
+}
+
+/* Steps are partitioned each on its own: half of them per part. */
+static int partition_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
         edges E = { 0 };
+        size_t lo, hi;
         int r = 0;
 
-        for (size_t k = 0; k < a->step_count && r == 0; k++) {
-                tpa_step *s = &a->steps[k];
-                tpa_ns sum[TPA_BUCKET__COUNT] = { 0 }, given = 0, best_busy = -1;
-                double total;
-                int big = 0;
-
-                s->device_ns = calloc(c->ndev * TPA_BUCKET__COUNT, sizeof(*s->device_ns));
-                if (s->device_ns == NULL) {
-                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                        break;
-                }
-                s->driver_track = driver_of(c, k);
-                for (size_t d = 0; d < c->ndev && r == 0; d++) {
-                        tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
-                        r = sweep(c, &E, d, s, s->driver_track, row, err);
-                        busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
-                               row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
-                        if (!a->cpu_only && busy > best_busy) {
-                                best_busy = busy;
-                                s->slowest_device = (int)d;
-                        }
-                        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                                sum[b] += row[b];
-                }
-                /* mean over devices; the rounding remainder goes to the largest */
-                total = (double)s->step_time * (double)c->ndev;
-                for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
-                        s->bucket_ns[b] = sum[b] / (tpa_ns)c->ndev;
-                        s->frac[b] = (double)sum[b] / total;
-                        given += s->bucket_ns[b];
-                        if (s->bucket_ns[b] > s->bucket_ns[big])
-                                big = b;
-                }
-                s->bucket_ns[big] += s->step_time - given;
-        }
+        (void)arg;
+        tpa_analysis__half(c->a->step_count, part, &lo, &hi);
+        for (size_t k = lo; k < hi && r == 0; k++)
+                r = partition_step(c, &E, k, err);
         free(E.v);
         free(E.tmp);
         return r;
+}
+
+int tpa_analysis__partition(tpa_actx *c, tpa_error *err)
+{
+        return tpa_analysis__in_two(c, partition_part, NULL, err);
 }

@@ -123,11 +123,29 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
         free(seen);
 }
 
+struct evidence {
+        size_t *compile, *unclosed, *lost;      /* per step */
+};
+
+/* The two counts are independent passes over the events: side by side. */
+static int count_evidence(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        struct evidence *ev = arg;
+
+        (void)err;
+        if (part == 0)
+                count_flags(c, ev->compile, ev->unclosed);
+        else
+                count_lost_launches(c, ev->lost);
+        return 0;
+}
+
 void tpa_analysis__warmup(tpa_actx *c)
 {
         tpa_analysis *a = c->a;
         size_t n = a->step_count, kept = 0, last = n;
         size_t *compile = NULL, *lost = NULL, *unclosed = NULL;
+        struct evidence ev;
         double *scratch = NULL;
 
         if (n == 0)
@@ -146,8 +164,8 @@ void tpa_analysis__warmup(tpa_actx *c)
         scratch = malloc(n * sizeof(*scratch));
         if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL)
                 goto done;              /* no evidence: keep every step */
-        count_flags(c, compile, unclosed);
-        count_lost_launches(c, lost);
+        ev = (struct evidence){ compile, unclosed, lost };
+        tpa_analysis__in_two(c, count_evidence, &ev, NULL);
 
         /* trailing step cut off by the end of the trace */
         if (n > 1) {

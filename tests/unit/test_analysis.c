@@ -4,8 +4,10 @@
  * on small traces built in memory, whose right answers are known by
  * construction (times below are in microseconds).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tpa/tpa.h>
@@ -898,6 +900,123 @@ static void test_analysis__rules(void)
         tpa_trace_free(b.tr);
 }
 
+/* ---- one thread or two: the same result ------------------------------------ */
+
+/* The JSON report (every figure the tool prints) and every step metric. */
+static char *render(const tpa_trace *tr, const tpa_analysis *a, size_t *len)
+{
+        char *buf = NULL;
+        FILE *fp = open_memstream(&buf, len);
+
+        if (fp == NULL)
+                return NULL;
+        tpa_report_json(fp, tr, a, "t", NULL);
+        tpa_report_markdown(fp, tr, a, "t");
+        for (size_t k = 0; k < a->step_count; k++) {
+                for (size_t i = 0; i < tpa_analysis_metric_count(); i++) {
+                        const char *name = tpa_analysis_metric_name(i);
+                        double v;
+                        if (tpa_analysis_metric(a, (int)k, name, strlen(name), &v))
+                                fprintf(fp, "%zu %s %a\n", k, name, v);
+                }
+                for (size_t d = 0; d < a->device_count * TPA_BUCKET__COUNT; d++)
+                        fprintf(fp, "%zu dev %" PRId64 "\n", k, a->steps[k].device_ns[d]);
+        }
+        fclose(fp);
+        return buf;
+}
+
+/* Analyze `tr` on one thread and on two (whatever its size); true when
+ * both give the same bytes. */
+static bool same_both_ways(const tpa_trace *tr, const tpa_rules *rules, const char *what)
+{
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_analysis *a[2] = { NULL, NULL };
+        tpa_error err = TPA_ERROR_INIT;
+        char *out[2] = { NULL, NULL };
+        size_t len[2] = { 0, 0 };
+        bool same;
+
+        o.rules = rules;
+        for (int t = 0; t < 2; t++) {
+                o.threads = t + 1;
+                if (tpa_analyze(&a[t], tr, &o, &err) < 0)
+                        printf("# %s, %d thread(s): %s\n", what, t + 1, err.msg);
+                else
+                        out[t] = render(tr, a[t], &len[t]);
+        }
+        same = out[0] != NULL && out[1] != NULL && len[0] == len[1] &&
+               memcmp(out[0], out[1], len[0]) == 0;
+        if (!same)
+                printf("# %s: %zu bytes on one thread, %zu on two\n", what, len[0], len[1]);
+        for (int t = 0; t < 2; t++) {
+                free(out[t]);
+                tpa_analysis_free(a[t]);
+        }
+        return same;
+}
+
+/* Many steps on two GPUs with everything the analysis looks at: markers,
+ * launches and their kernels by correlation id, copies with sizes, syncs,
+ * input work, a compiling first step and a cut-off last one. */
+static void test_analysis__threaded_same(void)
+{
+        static const char *const files[] = {
+                "synth_tf2.trace.json.gz", "kineto_small.json", "tf1_timeline.json",
+                "synth_tf1_timeline.json", "torch_compiled.trace.json.gz",
+                "torch_input_bound.trace.json.gz", "tf2_host_bound.xplane.pb",
+                "tf2_input_bound.trace.json.gz", "tf1_steps.tfevents",
+        };
+        tb b = mk(2);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        uint32_t corr = 1;
+        size_t i;
+
+        for (int k = 0; k < 41; k++) {
+                double t0 = k * 1000.0, len = k == 0 ? 900 : 600 + (k % 7) * 10;
+                uint32_t g = b.gpu0;
+
+                i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t0, len, 0, 0);
+                tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                if (k == 0)
+                        tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
+                ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", t0 + 5, 40 + k % 5, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "Prefetch", t0 + 2, 30, 0, 0);
+                for (int j = 0; j < 12; j++, corr++) {
+                        double at = t0 + 50 + j * 45;
+                        g = j % 3 == 2 ? b.gpu1 : b.gpu0;
+                        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", at, 4, corr, 0);
+                        if (k == 40 && j > 8)
+                                continue;       /* cut off at the end of the trace */
+                        i = ev(&b, g, j % 4 == 1 ? TPA_KIND_COPY_H2D : TPA_KIND_KERNEL,
+                               j % 4 == 1 ? "MemcpyH2D" : j % 2 ? "conv" : "matmul",
+                               at + 6, 20 + (j * 7 + k) % 30, corr, 0);
+                        if (j % 4 == 1)
+                                tpa_trace_set_aux(b.tr, i, TPA_AUX_BYTES, 4096 << (j % 8), NULL);
+                }
+                ev(&b, b.host, TPA_KIND_SYNC, "cudaStreamSynchronize", t0 + 600, 30, 0, 0);
+        }
+        ok(tpa_rules_new_default(&rules, &err) == 0, "test_analysis__threaded_same: rules");
+        ok(same_both_ways(b.tr, rules, "generated"),
+           "test_analysis__threaded_same: a generated trace, one thread or two");
+        ok(same_both_ways(b.tr, NULL, "generated, no rules"),
+           "test_analysis__threaded_same: without rules");
+        tpa_trace_free(b.tr);
+        for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+                tpa_trace *tr = NULL;
+
+                if (tpa_trace_new(&tr, &err) < 0 ||
+                    tpa_read_path(tr, tap_testdata(files[i]), &ro, &err) < 0)
+                        printf("# %s: %s\n", files[i], err.msg);
+                ok(same_both_ways(tr, rules, files[i]),
+                   "test_analysis__threaded_same: %s, one thread or two", files[i]);
+                tpa_trace_free(tr);
+        }
+        tpa_rules_free(rules);
+}
+
 int main(void)
 {
         test_analysis__kernel_and_input_gap();
@@ -923,5 +1042,6 @@ int main(void)
         test_analysis__device_processes();
         test_analysis__gap_host_events();
         test_analysis__rules();
+        test_analysis__threaded_same();
         return tap_done();
 }

@@ -20,7 +20,15 @@ typedef struct tpa_analysis_options {
         int              warmup;        /* -1: auto (evidence and statistics); N >= 0: first N */
         const tpa_rules *rules;         /* thresholds, classes, findings; NULL: defaults, no classes */
         int              top_n;         /* rows in the top tables; 0: 5 */
+        /* Threads tpa_analyze() uses: 0 (auto) two for a trace of
+         * TPA_ANALYSIS_THREADED_EVENTS events or more when the machine has
+         * more than one CPU, else one; 1: one; 2: two, whatever the size
+         * (tests). The result is the same, bit for bit. */
+        int              threads;
 } tpa_analysis_options;
+/* Below this the analysis takes milliseconds, and starting a thread at
+ * each of its stages would not pay. */
+#define TPA_ANALYSIS_THREADED_EVENTS 100000
 #define TPA_ANALYSIS_OPTIONS_INIT { .step_marker = NULL, .warmup = -1, .rules = NULL, .top_n = 0 }
 
 /* The leaf buckets of the partition (DESIGN.md 5.3), in priority order.
