@@ -121,17 +121,59 @@ size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
         return lo;
 }
 
-tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e)
+size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
+{
+        size_t h = *hint < l->n ? *hint : l->n, lo, hi, step = 1;
+
+        /* bracket the answer between lo and hi by steps doubling away from
+         * the hint, then search in between */
+        if (h < l->n && l->v[h].e <= t) {
+                lo = h + 1;
+                while (lo + step <= l->n && l->v[lo + step - 1].e <= t) {
+                        lo += step;
+                        step *= 2;
+                }
+                hi = lo + step <= l->n ? lo + step - 1 : l->n;
+        } else {
+                hi = h;
+                while (hi >= step && l->v[hi - step].e > t) {
+                        hi -= step;
+                        step *= 2;
+                }
+                lo = hi >= step ? hi - step + 1 : 0;
+        }
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (l->v[mid].e <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *hint = lo;
+        return lo;
+}
+
+static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
 {
         tpa_ns sum = 0;
 
-        for (size_t i = tpa_ivl__first_after(l, s); i < l->n && l->v[i].s < e; i++) {
+        for (; i < l->n && l->v[i].s < e; i++) {
                 tpa_ns a = l->v[i].s > s ? l->v[i].s : s;
                 tpa_ns b = l->v[i].e < e ? l->v[i].e : e;
                 if (b > a)
                         sum += b - a;
         }
         return sum;
+}
+
+tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e)
+{
+        return covered_from(l, tpa_ivl__first_after(l, s), s, e);
+}
+
+tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint)
+{
+        return covered_from(l, tpa_ivl__first_after_near(l, s, hint), s, e);
 }
 
 /* ---- event classes --------------------------------------------------------- */

@@ -246,10 +246,11 @@ static int top_ops(tpa_actx *c, const op_acc *acc, size_t ns, double total,
         return 0;
 }
 
-/* Exposed time of [s, e): not overlapped by any device activity. */
-static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e)
+/* Exposed time of [s, e): not overlapped by any device activity. `hint`:
+ * see tpa_ivl__first_after_near(); host events come in about time order. */
+static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
 {
-        return (e - s) - tpa_ivl__covered(&c->dev_all, s, e);
+        return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
 }
 
 /* What the metrics' two passes share: the per-step pass keeps the device
@@ -358,6 +359,7 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         struct metrics_job *job = arg;
         tpa_analysis *a = c->a;
         long hint = -1;
+        size_t near = 0;
 
         (void)err;
         for (size_t i = 0; i < c->n; i++) {
@@ -380,7 +382,7 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 if (part == 1) {
                         if (!s->excluded && t != 0) {
                                 tpa_ns s0 = e->ts > s->start ? e->ts : s->start;
-                                job->host_acc[e->name].time += exposed(c, s0, s0 + t);
+                                job->host_acc[e->name].time += exposed(c, s0, s0 + t, &near);
                                 job->host_acc[e->name].count++;
                         }
                         continue;
