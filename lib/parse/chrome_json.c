@@ -169,6 +169,7 @@ struct tpa_chrome_parser {
         uint32_t           depth;
         int                top;         /* 0: nothing yet, '[' or '{' */
         uint32_t           events_depth; /* depth inside the events array; 0: none */
+        bool               events_open; /* ... and it has not ended */
         enum key           top_key;
         bool               in_meta;
         bool               in_event, in_args;
@@ -789,7 +790,7 @@ static int on_start_map(void *ctx)
 
         if (p->depth == 0 && p->top == 0)
                 p->top = '{';
-        if (p->events_depth != 0 && p->depth == p->events_depth && !p->in_event) {
+        if (p->events_open && p->depth == p->events_depth && !p->in_event) {
                 if (!enter(p))
                         return 0;
                 memset(&p->rec, 0, sizeof(p->rec));
@@ -815,9 +816,11 @@ static int on_start_array(void *ctx)
         if (p->depth == 0 && p->top == 0) {
                 p->top = '[';
                 p->events_depth = 1;
+                p->events_open = true;
         } else if (p->top == '{' && p->depth == 1 && p->top_key == K_TRACE_EVENTS &&
                    p->events_depth == 0) {
                 p->events_depth = 2;
+                p->events_open = true;
         }
         return enter(p);
 }
@@ -826,6 +829,9 @@ static int on_end_array(void *ctx)
 {
         tpa_chrome_parser *p = ctx;
 
+        /* maps in a later array at the same depth are no records */
+        if (p->depth == p->events_depth)
+                p->events_open = false;
         if (--p->depth == 0)
                 p->value_end = offset_now(p);   /* for garbage_start() */
         return 1;
