@@ -750,6 +750,7 @@ uint64_t tpa_source_bytes_in(const tpa_source *s)
 }
 
 bool tpa_source_is_gzip(const tpa_source *s) { return s->gzip; }
+bool tpa_source_threaded(const tpa_source *s) { return s->ring != NULL; }
 
 bool tpa_source_truncated(const tpa_source *s)
 {

@@ -54,6 +54,8 @@ uint64_t tpa_source_offset(const tpa_source *src);
 /* Bytes read from the file so far (compressed). */
 uint64_t tpa_source_bytes_in(const tpa_source *src);
 bool     tpa_source_is_gzip(const tpa_source *src);
+/* True when a thread of its own inflates (or reads) the stream. */
+bool     tpa_source_threaded(const tpa_source *src);
 /* True when a gzip stream ended early (truncated); set once read returns 0. */
 bool     tpa_source_truncated(const tpa_source *src);
 

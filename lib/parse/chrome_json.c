@@ -17,6 +17,7 @@
  * Strings longer than max_string are an error (TPA_ELIMIT at the string),
  * not truncated: a 1 MiB name is a broken or hostile trace.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,12 @@ struct filter {
         uint64_t         str_start, str_raw, str_extra;
         bool             str_skip;
         struct tok_state tok;           /* token state before the next byte */
+        /* Nesting outside strings, for the cuts (see "two threads"): the
+         * depth, the kinds ('{' or '[') of the root and of its child that
+         * is open; no more cuts once a string is skipped (it is an error). */
+        uint32_t         depth;
+        unsigned char    kind[2];
+        bool             no_cuts;
 };
 
 /* What the parser learns of a chunk with it: the few facts that the
@@ -103,6 +110,8 @@ struct chunk_note {
         struct tok_state tail_tok;      /* before data[tail] */
         struct tok_state end_tok;       /* after the chunk (no tail, no skip) */
         size_t           skip;          /* a string too long from here on; len: none */
+        size_t           cut;           /* the first '{' opening a record of the events
+                                         * array's place (two threads); len: none */
         bool             str_closed;    /* ... and it ends in this chunk */
         uint64_t         str_start, str_raw, str_extra;
 };
@@ -211,6 +220,15 @@ struct tpa_chrome_parser {
                 tpa_id   pid, tid;
                 uint32_t proc, track;
         } tracks[TRACK_CACHE];
+
+        /* Collecting (see "two threads"): a parser that reads a segment of
+         * records into `coll` for another to add, never touching tr. Each
+         * record's strings to intern go to coll_strs, in the order the
+         * record gave them; the record holds their number (1-based) in
+         * place of the tpa_str. */
+        struct sbuf       *coll;
+        struct sbuf        coll_strs;
+        uint32_t           coll_n;
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -262,7 +280,7 @@ static int fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt
                 vsnprintf(msg, sizeof(msg), fmt, ap);
                 va_end(ap);
                 tpa_error_set(&p->err, code, offset, "%s", msg);
-                if (p->in_event)
+                if (p->in_event && p->coll == NULL)
                         p->err.event = tpa_trace_health_c(p->tr)->records_read + 1;
         }
         return 0;
@@ -456,6 +474,8 @@ static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t 
 
 /* Every string kept goes through here: invalid UTF-8 is replaced and
  * counted, at the offset of its record (model/utf8.h). */
+static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len);
+
 static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         tpa_error *e = &p->scratch;
@@ -463,6 +483,8 @@ static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
         size_t slot;
         tpa_str c;
 
+        if (p->coll != NULL)
+                return collect_str(p, out, s, len);
         /* Kernel names share long prefixes (Eigen templates): both ends. */
         if (len >= 8) {
                 memcpy(&head, s, 8);
@@ -796,6 +818,8 @@ static int on_start_map(void *ctx)
                 memset(&p->rec, 0, sizeof(p->rec));
                 p->rec.offset = offset_now(p) - 1;
                 p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
+                p->coll_strs.len = 0;
+                p->coll_n = 0;
                 p->in_event = true;
                 p->in_args = false;
                 p->ev_depth = p->depth;
@@ -1041,13 +1065,18 @@ static bool known_phase(char ph)
         return ph != 0 && strchr("CsftbenNODSTFpPRcav", ph) != NULL;
 }
 
+static int collect_record(tpa_chrome_parser *p);
+
 static int finish_event(tpa_chrome_parser *p)
 {
         struct record *r = &p->rec;
-        tpa_health *h = tpa_trace_health(p->tr);
+        tpa_health *h;
         uint32_t proc, track;
         size_t index;
 
+        if (p->coll != NULL)
+                return collect_record(p);
+        h = tpa_trace_health(p->tr);
         h->records_read++;
         if (r->ph == 0) {
                 if (r->keys != 0)
@@ -1161,10 +1190,12 @@ void tpa_chrome_parser_free(tpa_chrome_parser *p)
 {
         if (p == NULL)
                 return;
-        yajl_free(p->yh);
+        if (p->yh != NULL)
+                yajl_free(p->yh);
         free(p->arg_name.data);
         free(p->arg_labels.data);
         free(p->arg_op.data);
+        free(p->coll_strs.data);
         free(p->cats);
         free(p->compile_memo);
         free(p->dup);
@@ -1497,19 +1528,61 @@ static void hold_comma(struct filter *f, const unsigned char *d, size_t from, si
         f->comma_tok = n->tail_tok;
 }
 
+/* A '{', '[', '}' or ']' outside strings, at d[i]: the nesting, and the
+ * chunk's cut at the first '{' that opens a map where the events array's
+ * records are (in the root array, or in an array that is a value of the
+ * root object). Valid JSON is all this must get right: on anything else
+ * the parse fails before or at the cut, and a cut where no record starts
+ * only makes a segment that its parse refuses (see "two threads"). */
+static inline void nest(struct filter *f, struct chunk_note *n, unsigned char c, size_t i)
+{
+        if (c == '}' || c == ']') {
+                if (f->depth > 0)
+                        f->depth--;
+                return;
+        }
+        if (c == '{' && n->cut > i && !f->no_cuts &&
+            ((f->depth == 1 && f->kind[0] == '[') ||
+             (f->depth == 2 && f->kind[0] == '{' && f->kind[1] == '[')))
+                n->cut = i;
+        if (f->depth < 2)
+                f->kind[f->depth] = c;
+        f->depth++;
+}
+
+static inline bool is_nest(unsigned char c)
+{
+        return (c & 0xdf) == '[' || (c & 0xdf) == ']';      /* '{' '}' too */
+}
+
+/* The nesting over d[i..j), bytes outside strings. */
+static void nest_bytes(struct filter *f, struct chunk_note *n, const unsigned char *d, size_t i,
+                       size_t j)
+{
+        for (; i < j; i++)
+                if (is_nest(d[i]))
+                        nest(f, n, d[i], i);
+}
+
 #if defined(__GNUC__)
 /* Bit k of *q, *b, *c: d[k] is '"', '\\', ',' (k < 64). */
-static inline void block_masks(const unsigned char *d, uint64_t *q, uint64_t *b, uint64_t *c)
+static inline void block_masks(const unsigned char *d, uint64_t *q, uint64_t *b, uint64_t *c,
+                               uint64_t *s)
 {
 #if defined(__SSE2__)
         const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
-        uint64_t mq = 0, mb = 0, mc = 0;
+        const __m128i low = _mm_set1_epi8(0x20), vo = _mm_set1_epi8('{'), vx = _mm_set1_epi8('}');
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
 
         for (unsigned k = 0; k < 4; k++) {
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(d + 16 * k));
+                __m128i l = _mm_or_si128(v, low);       /* '[' ']' to '{' '}' */
                 mq |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * k);
                 mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * k);
                 mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * k);
+                ms |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+                              _mm_or_si128(_mm_cmpeq_epi8(l, vo), _mm_cmpeq_epi8(l, vx)))
+                      << (16 * k);
         }
 #else
         /* eight bytes at a time: 0x80 in each byte of x equal to the byte
@@ -1517,7 +1590,7 @@ static inline void block_masks(const unsigned char *d, uint64_t *q, uint64_t *b,
          * flags gathered into one byte by a multiplication */
         const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
         const uint64_t gather = 0x0002040810204081u;
-        uint64_t mq = 0, mb = 0, mc = 0;
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
 
         for (unsigned k = 0; k < 8; k++) {
                 uint64_t w, x;
@@ -1530,12 +1603,15 @@ static inline void block_masks(const unsigned char *d, uint64_t *q, uint64_t *b,
                 mq |= EQ_BITS('"') << (8 * k);
                 mb |= EQ_BITS('\\') << (8 * k);
                 mc |= EQ_BITS(',') << (8 * k);
+                w |= ones * 0x20;                       /* '[' ']' to '{' '}' */
+                ms |= (EQ_BITS('{') | EQ_BITS('}')) << (8 * k);
 #undef EQ_BITS
         }
 #endif
         *q = mq;
         *b = mb;
         *c = mc;
+        *s = ms;
 }
 
 /* Bit k: the XOR of bits 0..k (with the quotes' mask: inside a string). */
@@ -1561,14 +1637,19 @@ enum { BLOCK_DONE, BLOCK_ESCAPE, BLOCK_HELD };
 static int filter_block(struct filter *f, unsigned char *d, size_t i, size_t len,
                         uint64_t base, size_t from, struct tok_state t, struct chunk_note *n)
 {
-        uint64_t q, b, c, inside, opens;
+        uint64_t q, b, c, s, inside, opens;
 
-        block_masks(d + i, &q, &b, &c);
+        block_masks(d + i, &q, &b, &c, &s);
         if (b != 0)
                 return BLOCK_ESCAPE;
         /* the opening quote counts as inside, the closing one not */
         inside = prefix_xor(q) ^ (f->in_str ? ~(uint64_t)0 : 0);
         opens = q & inside;
+        /* nesting first: after a held ',' there are only spaces */
+        for (s &= ~inside; s != 0; s &= s - 1) {
+                size_t k = (size_t)__builtin_ctzll(s);
+                nest(f, n, d[i + k], i + k);
+        }
         for (c &= ~inside; c != 0; c &= c - 1) {
                 size_t k = (size_t)__builtin_ctzll(c), j;
 
@@ -1603,6 +1684,7 @@ static int filter_block(struct filter *f, unsigned char *d, size_t i, size_t len
 static void str_skip_from(struct filter *f, struct chunk_note *n, size_t at)
 {
         f->str_skip = true;
+        f->no_cuts = true;
         n->skip = at;
 }
 
@@ -1661,7 +1743,7 @@ static void filter_chunk(void *state, uint8_t *d, size_t len, void *note)
 
         n->lead = 0;
         n->resolve = 0;
-        n->tail = n->skip = len;
+        n->tail = n->skip = n->cut = len;
         n->str_closed = false;
         f->off += len;
         if (f->str_skip) {
@@ -1716,6 +1798,7 @@ static void filter_chunk(void *state, uint8_t *d, size_t len, void *note)
                         continue;
                 }
                 j = find2(d, i, len, '"', ',');
+                nest_bytes(f, n, d, i, j);
                 if (j == len)
                         break;
                 if (d[j] == '"') {
@@ -1904,12 +1987,570 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
         return 0;
 }
 
+/* ---- two threads: records read side by side ----------------------------- */
+
+/*
+ * yajl is three quarters of the reading thread's instructions, and one yajl
+ * reads one byte after the other. So on a source with an inflating thread
+ * of its own, the records of the events array are cut into segments that
+ * two parsers read side by side, each with its own yajl: this thread's and
+ * a worker's. The filter marks in each chunk the first '{' that opens a
+ * map where the events array's records are (n->cut); a segment runs from
+ * one cut to the next, copied with its held commas decided, so it is the
+ * bytes this thread's yajl would see. A collecting parser reads it (from
+ * just after a '[' of its own) into a list of records and the strings each
+ * would intern, never touching the trace; this thread then adds the
+ * records in stream order through finish_event(), interning as it goes,
+ * as if its own parser had read them.
+ *
+ * A segment whose parse fails for whatever reason (a syntax error, a bad
+ * value, the events array ending in it, a cut that starts no record) is
+ * read again, in its turn, by this thread's own parser from the same
+ * bytes. That parser stands just after the ',' (or the '[') before the
+ * segment, as it would have, so the events, warnings and errors, with
+ * their offsets, are the ones one thread gives (the reader's result does
+ * not depend on how the bytes are cut into chunks: test_chrome_json). It
+ * goes on alone until it stands at such a place again.
+ *
+ * The bytes of a segment are in memory until it is added: at most SEGS
+ * segments are in flight, and a segment that grows past SEG_MAX (one huge
+ * record) ends the splitting until the next cut.
+ */
+
+#define SEGS          8
+#define SEG_MAX       (8u << 20)
+#define WORKER_QUEUE  2         /* segments waiting for the worker, at most */
+#define RECORD_STRS   16        /* strings one collected record may intern */
+
+enum seg_state { SEG_OPEN, SEG_QUEUED, SEG_RUNNING, SEG_OK, SEG_FAILED, SEG_ALONE };
+
+struct segment {
+        struct sbuf      bytes;         /* as yajl would see them */
+        uint64_t         off;           /* stream offset of bytes.data[0] */
+        struct tok_state snap, end;     /* token states before and after the bytes */
+        struct sbuf      out;           /* the records collected */
+        int              state;         /* enum seg_state; under the lock */
+};
+
+struct split {
+        tpa_chrome_parser *p;           /* this thread's parser */
+        tpa_chrome_parser *mine, *theirs; /* collecting: this thread's, the worker's */
+        int                top;         /* p's, when the splitting started */
+        uint32_t           events_depth;
+        struct segment     seg[SEGS];
+        uint64_t           head, tail;  /* the next to add; the open one */
+        bool               splitting;
+        bool               ready;       /* p stands where segment `head` starts */
+        /* a ',' held at the end of the open segment's bytes */
+        bool               comma;
+        size_t             comma_idx;
+        uint64_t           comma_at;
+        struct tok_state   comma_tok;
+
+        pthread_t          thread;
+        pthread_mutex_t    lock;
+        pthread_cond_t     changed;
+        int                queued;      /* SEG_QUEUED and SEG_RUNNING */
+        bool               stop;
+};
+
+/* ---- the collecting side ---- */
+
+static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+{
+        struct sbuf *b = &p->coll_strs;
+
+        if (p->coll_n == RECORD_STRS)
+                return fail(p, TPA_ELIMIT, p->rec.offset, "%s", "too many names to collect");
+        if (grow((void **)&b->data, &b->cap, b->len + sizeof(len) + len, 1, &p->scratch) < 0)
+                return fail_code(p, &p->scratch);
+        memcpy(b->data + b->len, &len, sizeof(len));
+        if (len > 0)
+                memcpy(b->data + b->len + sizeof(len), s, len);
+        b->len += sizeof(len) + len;
+        *out = ++p->coll_n;
+        return 1;
+}
+
+/* The record as finish_event() will want it: the struct, the args kept,
+ * the strings to intern. */
+static int collect_record(tpa_chrome_parser *p)
+{
+        const struct sbuf *args[3] = { &p->arg_name, &p->arg_labels, &p->arg_op };
+        struct sbuf *o = p->coll;
+        size_t need = sizeof(p->rec) + 1 + sizeof(p->coll_n) + p->coll_strs.len;
+        unsigned char flags = 0, *q;
+
+        for (unsigned k = 0; k < 3; k++) {
+                if (args[k]->set) {
+                        flags |= (unsigned char)(1u << k);
+                        need += sizeof(size_t) + args[k]->len;
+                }
+        }
+        if (grow((void **)&o->data, &o->cap, o->len + need, 1, &p->scratch) < 0)
+                return fail_code(p, &p->scratch);
+        q = (unsigned char *)o->data + o->len;
+        memcpy(q, &p->rec, sizeof(p->rec));
+        q += sizeof(p->rec);
+        *q++ = flags;
+        for (unsigned k = 0; k < 3; k++) {
+                if (args[k]->set) {
+                        memcpy(q, &args[k]->len, sizeof(size_t));
+                        q += sizeof(size_t);
+                        if (args[k]->len > 0)
+                                memcpy(q, args[k]->data, args[k]->len);
+                        q += args[k]->len;
+                }
+        }
+        memcpy(q, &p->coll_n, sizeof(p->coll_n));
+        q += sizeof(p->coll_n);
+        if (p->coll_strs.len > 0)
+                memcpy(q, p->coll_strs.data, p->coll_strs.len);
+        o->len += need;
+        return 1;
+}
+
+/* Collect the records of `sg` with `c`: true when all of it parsed as
+ * records (or other values) of the events array, up to a final ','. */
+static bool collect_segment(tpa_chrome_parser *c, const struct split *sp, struct segment *sg)
+{
+        static const unsigned char open[1] = { '[' };
+        const unsigned char *b = (const unsigned char *)sg->bytes.data;
+        size_t n = sg->bytes.len;
+        yajl_status st;
+        bool ok;
+
+        while (n > 0 && is_ws(b[n - 1]))
+                n--;
+        if (n == 0 || b[n - 1] != ',')
+                return false;
+        c->yh = yajl_alloc(&callbacks, NULL, c);
+        if (c->yh == NULL)
+                return false;
+        yajl_config(c->yh, yajl_allow_partial_values, 1);
+        yajl_config(c->yh, yajl_dont_validate_strings, 1);
+        c->err.code = TPA_OK;
+        c->top = sp->top;
+        c->events_depth = sp->events_depth;
+        c->events_open = true;
+        c->depth = sp->events_depth - 1;        /* the '[' enters the array */
+        c->top_key = K_TRACE_EVENTS;
+        c->key = K_NONE;
+        c->in_event = c->in_args = c->in_meta = false;
+        c->coll = &sg->out;
+        sg->out.len = 0;
+        c->fed = sg->off - 1;
+        st = yajl_parse(c->yh, open, 1);
+        c->fed = sg->off;
+        if (st == yajl_status_ok)
+                st = yajl_parse(c->yh, b, sg->bytes.len);
+        ok = st == yajl_status_ok && c->err.code == TPA_OK && c->depth == sp->events_depth &&
+             !c->in_event;
+        yajl_free(c->yh);
+        c->yh = NULL;
+        return ok;
+}
+
+static void *worker_main(void *arg)
+{
+        struct split *sp = arg;
+
+        pthread_mutex_lock(&sp->lock);
+        while (!sp->stop) {
+                struct segment *sg = NULL;
+                bool ok;
+
+                for (uint64_t i = sp->head; i < sp->tail && sg == NULL; i++)
+                        if (sp->seg[i % SEGS].state == SEG_QUEUED)
+                                sg = &sp->seg[i % SEGS];
+                if (sg == NULL) {
+                        pthread_cond_wait(&sp->changed, &sp->lock);
+                        continue;
+                }
+                sg->state = SEG_RUNNING;
+                pthread_mutex_unlock(&sp->lock);
+                ok = collect_segment(sp->theirs, sp, sg);
+                pthread_mutex_lock(&sp->lock);
+                sg->state = ok ? SEG_OK : SEG_FAILED;
+                sp->queued--;
+                pthread_cond_broadcast(&sp->changed);
+        }
+        pthread_mutex_unlock(&sp->lock);
+        return NULL;
+}
+
+/* ---- this thread's side ---- */
+
+static int add_collected(tpa_chrome_parser *p, const struct sbuf *o)
+{
+        const unsigned char *q = (const unsigned char *)o->data, *end = q + o->len;
+        struct sbuf *args[3] = { &p->arg_name, &p->arg_labels, &p->arg_op };
+        tpa_str ids[RECORD_STRS + 1];
+
+        ids[0] = TPA_STR_EMPTY;
+        while (q < end) {
+                struct record r;
+                unsigned char flags;
+                uint32_t n;
+
+                memcpy(&r, q, sizeof(r));
+                q += sizeof(r);
+                flags = *q++;
+                for (unsigned k = 0; k < 3; k++) {
+                        size_t len;
+                        args[k]->set = false;
+                        if (!(flags & (1u << k)))
+                                continue;
+                        memcpy(&len, q, sizeof(len));
+                        q += sizeof(len);
+                        if (!sbuf_set(p, args[k], (const char *)q, len))
+                                return p->err.code;
+                        q += len;
+                }
+                memcpy(&n, q, sizeof(n));
+                q += sizeof(n);
+                p->rec = r;     /* its offset, for intern() */
+                for (uint32_t i = 0; i < n; i++) {
+                        size_t len;
+                        memcpy(&len, q, sizeof(len));
+                        q += sizeof(len);
+                        if (!intern(p, &ids[i + 1], (const char *)q, len))
+                                return p->err.code;
+                        q += len;
+                }
+                p->rec.name = ids[r.name];
+                p->rec.cat = ids[r.cat];
+                p->rec.pid.str = ids[r.pid.str];
+                p->rec.tid.str = ids[r.tid.str];
+                p->in_event = false;
+                if (!finish_event(p))
+                        return p->err.code;
+        }
+        return 0;
+}
+
+/* p stands where a segment may start: in the events array, between
+ * records, after `last` (the last byte that is not a space), a ',' or the
+ * array's '['. */
+static bool stands_ready(const tpa_chrome_parser *p, unsigned char last)
+{
+        return p->err.code == TPA_OK && !p->comma && !p->str_skip && p->events_open &&
+               p->depth == p->events_depth && !p->in_event && (last == ',' || last == '[');
+}
+
+static unsigned char last_byte(const unsigned char *d, size_t from, size_t to)
+{
+        while (to > from && is_ws(d[to - 1]))
+                to--;
+        return to > from ? d[to - 1] : 0;
+}
+
+/* The token state before d[n->cut], from the note's before d[n->lead]. */
+static struct tok_state cut_state(const unsigned char *d, const struct chunk_note *n,
+                                  uint64_t base)
+{
+        struct tok_state t = n->tok;
+
+        for (size_t q = n->lead; q < n->cut; q++)
+                tok_step(&t, d[q], base + q);
+        return t;
+}
+
+/* feed_filtered() on the part of a chunk with a cut before or from it
+ * (such a chunk has no string skipped). */
+static int feed_part(tpa_chrome_parser *p, const unsigned char *d, size_t len,
+                     const struct chunk_note *n, uint64_t base, bool before, struct tok_state at)
+{
+        if (before) {
+                if (p->comma) {
+                        p->comma_ws += n->lead;
+                        if (release_comma(p, n->resolve) < 0)
+                                return p->err.code;
+                }
+                return parse_bytes(p, d + n->lead, n->cut - n->lead, n->tok, at);
+        }
+        if (parse_bytes(p, d + n->cut, n->tail - n->cut, at,
+                        n->tail < len ? n->tail_tok : n->end_tok) < 0)
+                return p->err.code;
+        if (n->tail < len) {
+                p->comma = true;
+                p->comma_at = base + n->tail;
+                p->comma_ws = len - n->tail - 1;
+                p->comma_tok = n->tail_tok;
+        }
+        return 0;
+}
+
+/* Chunk bytes d[from..to) onto the open segment: from 0 (a ',' held at the
+ * open segment's end is decided) or the cut, to the cut or len. */
+static int seg_append(struct split *sp, const unsigned char *d, size_t len,
+                      const struct chunk_note *n, uint64_t base, size_t from, size_t to,
+                      struct tok_state at)
+{
+        struct segment *sg = &sp->seg[sp->tail % SEGS];
+        size_t was = sg->bytes.len;
+        bool held_on = from == 0 && sp->comma && n->resolve == 0;
+
+        if (grow((void **)&sg->bytes.data, &sg->bytes.cap, was + (to - from), 1,
+                 &sp->p->scratch) < 0)
+                return fail_code(sp->p, &sp->p->scratch), sp->p->err.code;
+        if (from == 0 && sp->comma && n->resolve != 0) {
+                sg->bytes.data[sp->comma_idx] = (char)n->resolve;
+                sp->comma = false;
+        }
+        memcpy(sg->bytes.data + was, d + from, to - from);
+        sg->bytes.len = was + (to - from);
+        if (held_on)
+                return 0;               /* spaces after the ',' still held */
+        if (to < len) {
+                sg->end = at;
+        } else if (n->tail < len) {
+                sp->comma = true;
+                sp->comma_idx = was + (n->tail - from);
+                sp->comma_at = base + n->tail;
+                sp->comma_tok = n->tail_tok;
+        } else {
+                sg->end = n->end_tok;
+        }
+        return 0;
+}
+
+static void seg_open(struct split *sp, uint64_t off, struct tok_state snap)
+{
+        struct segment *sg = &sp->seg[sp->tail % SEGS];
+
+        sg->bytes.len = 0;
+        sg->off = off;
+        sg->snap = snap;
+        sg->state = SEG_OPEN;
+}
+
+/* Add segment `sg` (done) to the trace: its records when it was collected
+ * and p stands ready, else p reads it. */
+static int seg_add(struct split *sp, struct segment *sg)
+{
+        tpa_chrome_parser *p = sp->p;
+        const unsigned char *b = (const unsigned char *)sg->bytes.data;
+        size_t n = sg->bytes.len;
+
+        if (sg->state == SEG_OK && sp->ready) {
+                if (add_collected(p, &sg->out) < 0)
+                        return p->err.code;
+                p->fed = sg->off + n;
+                p->tok_snap = sg->end;
+                return 0;
+        }
+        if (sg->state == SEG_ALONE && sp->comma)
+                n = sp->comma_idx;
+        if (parse_bytes(p, b, n, sg->snap, sg->state == SEG_ALONE && sp->comma ? sp->comma_tok
+                                                                                 : sg->end) < 0)
+                return p->err.code;
+        if (sg->state == SEG_ALONE && sp->comma) {
+                p->comma = true;
+                p->comma_at = sp->comma_at;
+                p->comma_ws = sg->bytes.len - n - 1;
+                p->comma_tok = sp->comma_tok;
+                sp->comma = false;
+        }
+        /* the next one's records are added only where p stands ready */
+        sp->ready = stands_ready(p, last_byte(b, 0, n));
+        return 0;
+}
+
+/* Add the segments done, in order; with `all`, every one up to the open
+ * one, waiting for the worker's. */
+static int seg_drain(struct split *sp, bool all)
+{
+        while (sp->head < sp->tail) {
+                struct segment *sg = &sp->seg[sp->head % SEGS];
+                int r;
+
+                pthread_mutex_lock(&sp->lock);
+                while (all && (sg->state == SEG_QUEUED || sg->state == SEG_RUNNING))
+                        pthread_cond_wait(&sp->changed, &sp->lock);
+                if (sg->state == SEG_QUEUED || sg->state == SEG_RUNNING) {
+                        pthread_mutex_unlock(&sp->lock);
+                        return 0;
+                }
+                pthread_mutex_unlock(&sp->lock);
+                r = seg_add(sp, sg);
+                pthread_mutex_lock(&sp->lock);
+                sp->head++;
+                pthread_mutex_unlock(&sp->lock);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* The open segment is complete (it ends at a cut): to the worker when it
+ * has room, else collected here; then the next one opens at the cut. */
+static int seg_close(struct split *sp, uint64_t off, struct tok_state snap)
+{
+        struct segment *sg = &sp->seg[sp->tail % SEGS];
+        bool mine;
+
+        pthread_mutex_lock(&sp->lock);
+        mine = sp->queued >= WORKER_QUEUE;
+        if (!mine) {
+                sg->state = SEG_QUEUED;
+                sp->queued++;
+        } else {
+                sg->state = SEG_RUNNING;
+        }
+        sp->tail++;
+        pthread_cond_broadcast(&sp->changed);
+        pthread_mutex_unlock(&sp->lock);
+        if (mine) {
+                bool ok = collect_segment(sp->mine, sp, sg);
+                pthread_mutex_lock(&sp->lock);
+                sg->state = ok ? SEG_OK : SEG_FAILED;
+                pthread_mutex_unlock(&sp->lock);
+        }
+        /* what is done goes in now; the next one needs a free slot */
+        if (seg_drain(sp, false) < 0)
+                return sp->p->err.code;
+        while (sp->tail - sp->head == SEGS) {
+                struct segment *h = &sp->seg[sp->head % SEGS];
+                pthread_mutex_lock(&sp->lock);
+                while (h->state == SEG_QUEUED || h->state == SEG_RUNNING)
+                        pthread_cond_wait(&sp->changed, &sp->lock);
+                pthread_mutex_unlock(&sp->lock);
+                if (seg_drain(sp, false) < 0)
+                        return sp->p->err.code;
+        }
+        seg_open(sp, off, snap);
+        return 0;
+}
+
+/* Stop splitting: the open segment is p's to read, after every other. */
+static int seg_stop(struct split *sp)
+{
+        struct segment *sg = &sp->seg[sp->tail % SEGS];
+        int r;
+
+        sp->splitting = false;
+        pthread_mutex_lock(&sp->lock);
+        sg->state = SEG_ALONE;
+        sp->tail++;
+        pthread_mutex_unlock(&sp->lock);
+        r = seg_drain(sp, true);
+        sp->comma = false;
+        return r;
+}
+
+/* Start splitting at the cut of this chunk: p has read up to it. */
+static void seg_start(struct split *sp, uint64_t off, struct tok_state snap)
+{
+        sp->splitting = true;
+        sp->ready = true;
+        sp->top = sp->p->top;
+        sp->events_depth = sp->p->events_depth;
+        sp->comma = false;
+        seg_open(sp, off, snap);
+}
+
+/* One chunk of the source, splitting where it can. */
+static int split_chunk(struct split *sp, const unsigned char *d, size_t len,
+                       const struct chunk_note *n)
+{
+        tpa_chrome_parser *p = sp->p;
+        uint64_t base = p->in_off;
+        struct tok_state at;
+        int r;
+
+        if (!sp->splitting) {
+                if (n->cut == len || n->skip < len || p->str_skip)
+                        return feed_filtered(p, d, len, n);
+                at = cut_state(d, n, base);
+                p->in_off = base + len;
+                if (feed_part(p, d, len, n, base, true, at) < 0)
+                        return p->err.code;
+                if (stands_ready(p, last_byte(d, n->lead, n->cut))) {
+                        seg_start(sp, base + n->cut, at);
+                        return seg_append(sp, d, len, n, base, n->cut, len, at);
+                }
+                return feed_part(p, d, len, n, base, false, at);
+        }
+        if (n->skip < len || sp->seg[sp->tail % SEGS].bytes.len > SEG_MAX) {
+                r = seg_stop(sp);
+                return r < 0 ? r : feed_filtered(p, d, len, n);
+        }
+        p->in_off = base + len;
+        if (n->cut == len)
+                return seg_append(sp, d, len, n, base, 0, len, n->end_tok);
+        at = cut_state(d, n, base);
+        if (seg_append(sp, d, len, n, base, 0, n->cut, at) < 0 ||
+            seg_close(sp, base + n->cut, at) < 0 ||
+            seg_append(sp, d, len, n, base, n->cut, len, at) < 0)
+                return p->err.code;
+        return 0;
+}
+
+static void split_free(struct split *sp, bool started)
+{
+        if (sp == NULL)
+                return;
+        if (started) {
+                pthread_mutex_lock(&sp->lock);
+                sp->stop = true;
+                pthread_cond_broadcast(&sp->changed);
+                pthread_mutex_unlock(&sp->lock);
+                pthread_join(sp->thread, NULL);
+        }
+        pthread_cond_destroy(&sp->changed);
+        pthread_mutex_destroy(&sp->lock);
+        for (unsigned i = 0; i < SEGS; i++) {
+                free(sp->seg[i].bytes.data);
+                free(sp->seg[i].out.data);
+        }
+        tpa_chrome_parser_free(sp->mine);
+        tpa_chrome_parser_free(sp->theirs);
+        free(sp);
+}
+
+/* The splitting for p, with its worker running; NULL when either cannot be
+ * had (then p reads alone). */
+static struct split *split_new(tpa_chrome_parser *p, const tpa_read_options *opts)
+{
+        struct split *sp = calloc(1, sizeof(*sp));
+        tpa_error e = TPA_ERROR_INIT;
+
+        if (sp == NULL)
+                return NULL;
+        sp->p = p;
+        if (pthread_mutex_init(&sp->lock, NULL) != 0) {
+                free(sp);
+                return NULL;
+        }
+        if (pthread_cond_init(&sp->changed, NULL) != 0) {
+                pthread_mutex_destroy(&sp->lock);
+                free(sp);
+                return NULL;
+        }
+        if (tpa_chrome_parser_new(&sp->mine, p->tr, opts, &e) < 0 ||
+            tpa_chrome_parser_new(&sp->theirs, p->tr, opts, &e) < 0) {
+                split_free(sp, false);
+                return NULL;
+        }
+        /* collecting parsers make a yajl handle per segment */
+        yajl_free(sp->mine->yh);
+        yajl_free(sp->theirs->yh);
+        sp->mine->yh = sp->theirs->yh = NULL;
+        if (pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
+                split_free(sp, false);
+                return NULL;
+        }
+        return sp;
+}
+
 /* ---- the reader --------------------------------------------------------- */
 
 int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                      tpa_error *err)
 {
         tpa_chrome_parser *p;
+        struct split *sp = NULL;
         const uint8_t *data;
         size_t len;
         int r;
@@ -1923,11 +2564,16 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         p->in_off = p->fed = p->filter.off;
         r = tpa_source_set_transform(src, filter_chunk, &p->filter, sizeof(struct chunk_note),
                                      err);
+        /* Beside an inflating thread, records are read on two (see "two
+         * threads"); a trace in one chunk has nothing to split. */
+        if (r == 0 && tpa_source_threaded(src))
+                sp = split_new(p, opts);
         while (r == 0) {
                 r = tpa_source_read(src, &data, &len, err);
                 if (r < 0 || len == 0)
                         break;
-                r = feed_filtered(p, data, len, tpa_source_note(src));
+                r = sp != NULL ? split_chunk(sp, data, len, tpa_source_note(src))
+                               : feed_filtered(p, data, len, tpa_source_note(src));
                 if (r < 0) {
                         report(p, err);
                         break;
@@ -1936,9 +2582,13 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
                         opts->progress(opts->progress_ctx, tpa_source_bytes_in(src),
                                        tpa_source_offset(src));
         }
+        /* the segments before a source's error are read before it is */
+        if (sp != NULL && sp->splitting && p->err.code == TPA_OK && seg_stop(sp) < 0)
+                r = report(p, err);
         if (r == 0)
                 r = tpa_chrome_parser_finish(p, tpa_source_truncated(src), err);
         tpa_source_set_transform(src, NULL, NULL, 0, NULL);     /* before p->filter goes */
+        split_free(sp, true);
         tpa_chrome_parser_free(p);
         return r;
 }

@@ -2,11 +2,15 @@
 /*
  * test_chrome_json.c - the Chrome trace JSON reader: microsecond text to
  * nanoseconds, and every testdata trace fed in 1..64-byte chunks giving the
- * same events, extras, health and error offsets as one chunk.
+ * same events, extras, health and error offsets as one chunk; and read on
+ * two threads (records read side by side, as for large inputs) as on one,
+ * whole, cut short and with bytes broken anywhere.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "parse/chrome_json.h"
 #include "tap.h"
@@ -39,6 +43,7 @@ static void test_chrome_json__us_to_ns(void)
 struct result {
         int        code;
         uint64_t   offset;
+        uint64_t   event;
         char       msg[200];
         size_t     events;
         tpa_event *ev;
@@ -47,6 +52,29 @@ struct result {
         size_t     warnings;
         int        dialect;
 };
+
+/* What `tr` holds after a read that returned `rc` with `err`. */
+static void collect(tpa_trace *tr, int rc, const tpa_error *err, struct result *r)
+{
+        r->code = rc;
+        if (rc < 0) {
+                r->offset = err->offset;
+                r->event = err->event;
+                snprintf(r->msg, sizeof(r->msg), "%s", err->msg);
+        }
+        r->events = tpa_trace_event_count(tr);
+        r->ev = calloc(r->events + 1, sizeof(*r->ev));
+        r->aux = calloc(r->events * 5 + 1, sizeof(*r->aux));
+        if (r->events > 0)
+                memcpy(r->ev, tpa_trace_events(tr), r->events * sizeof(*r->ev));
+        for (size_t i = 0; i < r->events; i++)
+                for (int k = 0; k < 5; k++)
+                        if (!tpa_trace_get_aux(tr, i, (tpa_aux_key)(k + 1), &r->aux[i * 5 + k]))
+                                r->aux[i * 5 + k] = INT64_MIN;
+        r->health = *tpa_trace_health_c(tr);
+        r->warnings = tpa_trace_warning_count(tr);
+        r->dialect = tpa_trace_dialect(tr);
+}
 
 static void parse(const char *data, size_t len, size_t chunk, bool strict, struct result *r)
 {
@@ -69,30 +97,15 @@ static void parse(const char *data, size_t len, size_t chunk, bool strict, struc
                                             &err);
         if (rc == 0)
                 rc = tpa_chrome_parser_finish(p, false, &err);
-        r->code = rc;
-        if (rc < 0) {
-                r->offset = err.offset;
-                snprintf(r->msg, sizeof(r->msg), "%s", err.msg);
-        }
-        r->events = tpa_trace_event_count(tr);
-        r->ev = calloc(r->events + 1, sizeof(*r->ev));
-        r->aux = calloc(r->events * 5 + 1, sizeof(*r->aux));
-        if (r->events > 0)
-                memcpy(r->ev, tpa_trace_events(tr), r->events * sizeof(*r->ev));
-        for (size_t i = 0; i < r->events; i++)
-                for (int k = 0; k < 5; k++)
-                        if (!tpa_trace_get_aux(tr, i, (tpa_aux_key)(k + 1), &r->aux[i * 5 + k]))
-                                r->aux[i * 5 + k] = INT64_MIN;
-        r->health = *tpa_trace_health_c(tr);
-        r->warnings = tpa_trace_warning_count(tr);
-        r->dialect = tpa_trace_dialect(tr);
+        collect(tr, rc, &err, r);
         tpa_chrome_parser_free(p);
         tpa_trace_free(tr);
 }
 
 static bool same(const struct result *a, const struct result *b)
 {
-        return a->code == b->code && a->offset == b->offset && strcmp(a->msg, b->msg) == 0 &&
+        return a->code == b->code && a->offset == b->offset && a->event == b->event &&
+               strcmp(a->msg, b->msg) == 0 &&
                a->events == b->events &&
                memcmp(a->ev, b->ev, a->events * sizeof(*a->ev)) == 0 &&
                memcmp(a->aux, b->aux, a->events * 5 * sizeof(*a->aux)) == 0 &&
@@ -327,6 +340,284 @@ static void test_chrome_json__limits(void)
         tpa_trace_free(tr);
 }
 
+/* ---- two threads -------------------------------------------------------- */
+
+static void count_progress(void *ctx, uint64_t in, uint64_t out)
+{
+        uint64_t *last = ctx;
+
+        (void)in;
+        last[0]++;
+        last[1] = out;
+}
+
+static unsigned char *gzip(const char *data, size_t len, size_t *out_len)
+{
+        z_stream z;
+        unsigned char *out;
+        size_t cap = len + len / 100 + 1024;
+
+        memset(&z, 0, sizeof(z));
+        out = malloc(cap);
+        if (out == NULL || deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                free(out);
+                return NULL;
+        }
+        z.next_in = (unsigned char *)(uintptr_t)data;   /* deflate does not write it */
+        z.avail_in = (uInt)len;
+        z.next_out = out;
+        z.avail_out = (uInt)cap;
+        if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+                deflateEnd(&z);
+                free(out);
+                return NULL;
+        }
+        *out_len = z.total_out;
+        deflateEnd(&z);
+        return out;
+}
+
+/* `data` gzip'd in memory and read through tpa_read_memory(), which takes
+ * two threads (inflate, then yajl | events) when asked (o->threaded). */
+static void read_gzip(const unsigned char *gz, size_t gz_len, const tpa_read_options *o,
+                      struct result *r, uint64_t *progress)
+{
+        tpa_read_options opts = *o;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr = NULL;
+        int rc;
+
+        memset(r, 0, sizeof(*r));
+        opts.format = TPA_FORMAT_CHROME_JSON;
+        opts.progress = count_progress;
+        opts.progress_ctx = progress;
+        if (tpa_trace_new(&tr, &err) < 0) {
+                r->code = TPA_ENOMEM;
+                return;
+        }
+        rc = tpa_read_memory(tr, gz, gz_len, "test", &opts, &err);
+        collect(tr, rc, &err, r);
+        tpa_trace_free(tr);
+}
+
+static void check_threads(const char *name, const char *data, size_t len,
+                          const tpa_read_options *o)
+{
+        tpa_read_options one = *o, two = *o;
+        struct result a, b;
+        uint64_t pa[2] = { 0, 0 }, pb[2] = { 0, 0 };
+        size_t gz_len = 0;
+        unsigned char *gz = gzip(data, len, &gz_len);
+
+        if (!tap_ok(gz != NULL, "test_chrome_json__threads: %s: gzip", name))
+                return;
+        one.threaded = false;
+        two.threaded = true;
+        read_gzip(gz, gz_len, &one, &a, pa);
+        read_gzip(gz, gz_len, &two, &b, pb);
+        if (a.code < 0 && b.code < 0) {
+                /* how far the source had read when parsing stopped: the
+                 * ring reads ahead, one thread does not */
+                b.health.bytes_in = a.health.bytes_in;
+                b.health.bytes_read = a.health.bytes_read;
+        }
+        /* the chunks differ (the ring's slots are smaller), so the calls do
+         * too; after a read to the end, both got to the end */
+        tap_ok(same(&a, &b) && (a.code < 0 || (pb[0] > 0 && pb[1] == pa[1])),
+               "test_chrome_json__threads: %s%s: two threads as one (%zu events, code %d at "
+               "%llu, event %llu: '%s'; %llu progress calls up to %llu bytes)", name,
+               o->strict ? " (strict)" : "", a.events, a.code, (unsigned long long)a.offset,
+               (unsigned long long)a.event, a.msg, (unsigned long long)pb[0],
+               (unsigned long long)pb[1]);
+        if (!same(&a, &b))
+                printf("# two threads: %zu events, code %d at %llu, event %llu: '%s'\n",
+                       b.events, b.code, (unsigned long long)b.offset,
+                       (unsigned long long)b.event, b.msg);
+        release(&a);
+        release(&b);
+        free(gz);
+}
+
+/* A trace of `n` records, about 250 bytes each, with `bad` (when not NULL)
+ * in place of record `at`'s args: enough records that the inflating
+ * thread's chunks (256 KiB) cut it in several segments before and after it.
+ * Every 13th name has escapes (the filter's byte loop). */
+static char *big_trace(size_t n, size_t at, const char *bad, size_t *len)
+{
+        size_t cap = n * 300 + (bad != NULL ? strlen(bad) : 0) + 64, off = 0;
+        char *s = malloc(cap);
+
+        if (s == NULL)
+                return NULL;
+        off += (size_t)snprintf(s + off, cap - off, "{\"traceEvents\":[\n");
+        for (size_t i = 0; i < n; i++) {
+                off += (size_t)snprintf(s + off, cap - off,
+                        "{\"ph\":\"%s\",\"pid\":%zu,\"tid\":%zu,\"ts\":%zu.%03zu,"
+                        "\"dur\":%zu,\"name\":\"op_%s%zu\",\"cat\":\"Op\",\"args\":",
+                        i % 7 == 3 ? "B" : i % 7 == 4 ? "E" : "X", i % 3, i % 5, i * 10, i % 1000,
+                        i % 9 + 1, i % 13 == 0 ? "\\\"q\\\\" : "", i % 50);
+                if (bad != NULL && i == at)
+                        off += (size_t)snprintf(s + off, cap - off, "%s", bad);
+                else
+                        off += (size_t)snprintf(s + off, cap - off,
+                                "{\"long_name\":\"model/layer_%zu/MatMul:MatMul\","
+                                "\"group_id\":%zu,\"flag\":true,\"none\":null,"
+                                "\"list\":[1,2.5,\"x\",{\"in\":[{}]}]}", i % 50, i / 100);
+                /* the last one too: a trailing comma */
+                off += (size_t)snprintf(s + off, cap - off, "},\n");
+        }
+        off += (size_t)snprintf(s + off, cap - off, "],\"displayTimeUnit\":\"ns\"}\n");
+        *len = off;
+        return s;
+}
+
+static void test_chrome_json__threads(void)
+{
+        static const char *const files[] = {
+                "kineto_small.json", "synth_tf1_timeline.json", "edge_bare_array_no_close.json",
+                "edge_trailing_commas.json", "edge_bom.json", "edge_unmatched_be.json",
+                "bad_missing_comma.json", "bad_ts_text.json",
+        };
+        static const struct { const char *name, *args; } bad[] = {
+                { "valid", NULL },
+                { "a syntax error", "{\"a\":1 \"b\":2}" },
+                { "a bad literal", "{\"a\":tru}" },
+                { "a string over the cap", "{\"long_name\":\"0123456789012345678901234567890123456789\"}" },
+                { "a key over the cap", "{\"0123456789012345678901234567890123456789\":1}" },
+                { "nesting too deep", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" },
+                { "a record with no '}'", "{\"a\":1}],\"x\":{" },
+        };
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                size_t len = 0;
+                char *data = slurp(tap_testdata(files[i]), &len);
+                if (!tap_ok(data != NULL, "test_chrome_json__threads: read %s", files[i]))
+                        continue;
+                o.strict = false;
+                check_threads(files[i], data, len, &o);
+                o.strict = true;
+                check_threads(files[i], data, len, &o);
+                free(data);
+        }
+        o.max_string = 32;
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                size_t len = 0;
+                char *data = big_trace(12000, 9000, bad[i].args, &len);
+                char name[80];
+                if (!tap_ok(data != NULL, "test_chrome_json__threads: make a trace"))
+                        continue;
+                snprintf(name, sizeof(name), "12000 records, %s at record 9000", bad[i].name);
+                o.strict = false;
+                check_threads(name, data, len, &o);
+                /* cut short inside a record: a warning, or in strict mode an error */
+                snprintf(name, sizeof(name), "12000 records, %s, cut at 2/3", bad[i].name);
+                check_threads(name, data, len * 2 / 3, &o);
+                o.strict = true;
+                check_threads(name, data, len * 2 / 3, &o);
+                free(data);
+        }
+}
+
+/* One byte changed, dropped or added, anywhere and near the chunks' ends
+ * (where the cuts are): two threads as one each time. */
+static void test_chrome_json__threads_broken(void)
+{
+        static const char bytes[] = "{}[],:\" \\0a";
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+        size_t len = 0;
+        char *base = big_trace(6000, 0, NULL, &len);
+        char *m = malloc(len + 1);
+        uint64_t rng = UINT64_C(0x9e3779b97f4a7c15);
+
+        if (!tap_ok(base != NULL && m != NULL, "test_chrome_json__threads_broken: a trace")) {
+                free(base);
+                free(m);
+                return;
+        }
+        /* the ',' before the first record that starts in each chunk (at
+         * the cut) dropped */
+        memcpy(m, base, len);
+        {
+                size_t n = len, k = 262144;
+                while (k < n) {
+                        char *r = strstr(m + k, "},\n{");
+                        if (r == NULL)
+                                break;
+                        memmove(r + 1, r + 2, (size_t)(m + n - (r + 2)));
+                        n--;
+                        k += 262144;
+                }
+                check_threads("no ',' before each chunk's first record", m, n, &o);
+        }
+        for (unsigned i = 0; i < 48; i++) {
+                size_t at, n = len;
+                char c, name[96];
+                unsigned kind;
+
+                rng = rng * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+                at = i % 2 ? (size_t)(rng >> 24) % len
+                           : ((size_t)(rng >> 40) % 4 + 1) * 262144 + (size_t)(rng >> 24) % 600;
+                at %= len;
+                c = bytes[(rng >> 8) % (sizeof(bytes) - 1)];
+                kind = (unsigned)(rng >> 4) % 3;
+                memcpy(m, base, len);
+                if (kind == 0) {
+                        m[at] = c;
+                } else if (kind == 1) {
+                        memmove(m + at, m + at + 1, len - at - 1);
+                        n--;
+                } else {
+                        memmove(m + at + 1, m + at, len - at);
+                        m[at] = c;
+                        n++;
+                }
+                snprintf(name, sizeof(name), "byte %zu %s '%c'", at,
+                         kind == 0 ? "set to" : kind == 1 ? "dropped, not" : "added:", c);
+                check_threads(name, m, n, &o);
+        }
+        free(base);
+        free(m);
+}
+
+/* Where records are not the events array's: a root array, maps in an
+ * array after the events array, and a trace cut inside that array. */
+static void test_chrome_json__threads_places(void)
+{
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+        size_t len = 0, n;
+        char *t = big_trace(8000, 0, NULL, &len), *u;
+        const char *dev = "{\"id\":0,\"name\":\"A100\",\"ph\":\"X\",\"ts\":1,\"dur\":1},\n";
+        size_t dlen = strlen(dev);
+
+        if (!tap_ok(t != NULL, "test_chrome_json__threads_places: a trace"))
+                return;
+        /* [ records ] */
+        u = malloc(len + 8);
+        n = 0;
+        u[n++] = '[';
+        memcpy(u + n, t + 16, len - 16);        /* after {"traceEvents":[ */
+        n += len - 16;
+        n -= strlen("],\"displayTimeUnit\":\"ns\"}\n");
+        n += (size_t)sprintf(u + n, "]\n");
+        check_threads("a root array of records", u, n, &o);
+        free(u);
+        /* {"traceEvents":[ records ],"deviceProperties":[ 6000 maps ]} */
+        u = malloc(len + 6000 * dlen + 64);
+        n = len - strlen("],\"displayTimeUnit\":\"ns\"}\n");
+        memcpy(u, t, n);
+        n += (size_t)sprintf(u + n, "],\"deviceProperties\":[\n");
+        for (unsigned i = 0; i < 6000; i++) {
+                memcpy(u + n, dev, dlen);
+                n += dlen;
+        }
+        n += (size_t)sprintf(u + n, "{}]}\n");
+        check_threads("maps in an array after the events array", u, n, &o);
+        check_threads("... cut inside that array", u, n - 100000, &o);
+        free(u);
+        free(t);
+}
+
 int main(void)
 {
         test_chrome_json__us_to_ns();
@@ -334,5 +625,8 @@ int main(void)
         test_chrome_json__limits();
         test_chrome_json__chunks();
         test_chrome_json__offending_token();
+        test_chrome_json__threads();
+        test_chrome_json__threads_broken();
+        test_chrome_json__threads_places();
         return tap_done();
 }
