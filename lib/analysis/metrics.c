@@ -549,6 +549,50 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
         return 0;
 }
 
+struct index_list {
+        size_t *v;
+        size_t  n, cap;
+};
+
+static int push_index(struct index_list *l, size_t i, tpa_error *err)
+{
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 64;
+                size_t *v = realloc(l->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                l->v = v;
+                l->cap = cap;
+        }
+        l->v[l->n++] = i;
+        return 0;
+}
+
+/* The host events of half of the trace that overlap a top gap, into
+ * ((struct index_list *)arg)[part]. */
+static int find_candidates(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        const tpa_analysis *a = c->a;
+        struct index_list *cand = (struct index_list *)arg + part;
+        size_t lo, hi;
+        int r = 0;
+
+        tpa_analysis__half(c->n, part, &lo, &hi);
+        for (size_t i = lo; i < hi && r == 0; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                bool hit = false;
+                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                        continue;
+                for (size_t k = 0; k < a->gap_count && !hit; k++)
+                        hit = e->ts < a->gaps[k].start + a->gaps[k].len &&
+                              e->ts + e->dur > a->gaps[k].start;
+                if (hit)
+                        r = push_index(cand, i, err);
+        }
+        return r;
+}
+
 static int cmp_class(const void *pa, const void *pb)
 {
         const tpa_class_count *x = pa, *y = pb;
@@ -675,35 +719,17 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
         if (a->gap_count > top)
                 a->gap_count = top;
         /* the host events that overlap any top gap, in one pass over the
-         * events (not one per gap) */
+         * events (not one per gap), half of them per part; the second
+         * half's follow the first's */
         if (a->gap_count > 0) {
-                size_t *cand = NULL, ncand = 0, cap = 0;
-                for (size_t i = 0; i < c->n && r == 0; i++) {
-                        const tpa_event *e = &c->ev[i];
-                        int32_t d;
-                        bool hit = false;
-                        if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
-                                continue;
-                        for (size_t k = 0; k < a->gap_count && !hit; k++)
-                                hit = e->ts < a->gaps[k].start + a->gaps[k].len &&
-                                      e->ts + e->dur > a->gaps[k].start;
-                        if (!hit)
-                                continue;
-                        if (ncand == cap) {
-                                size_t ncap = cap ? cap * 2 : 64;
-                                size_t *grown = realloc(cand, ncap * sizeof(*grown));
-                                if (grown == NULL) {
-                                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                                        break;
-                                }
-                                cand = grown;
-                                cap = ncap;
-                        }
-                        cand[ncand++] = i;
-                }
+                struct index_list cand[2] = { { 0 } };
+                r = tpa_analysis__in_two(c, find_candidates, cand, err);
+                for (size_t i = 0; i < cand[1].n && r == 0; i++)
+                        r = push_index(&cand[0], cand[1].v[i], err);
                 for (size_t i = 0; i < a->gap_count && r == 0; i++)
-                        r = explain_gap(c, &a->gaps[i], cand, ncand, err);
-                free(cand);
+                        r = explain_gap(c, &a->gaps[i], cand[0].v, cand[0].n, err);
+                free(cand[0].v);
+                free(cand[1].v);
         }
         if (r < 0)
                 return r;
