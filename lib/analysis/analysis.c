@@ -121,36 +121,23 @@ size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
         return lo;
 }
 
+struct ivl_query {
+        const tpa_ivl_list *l;
+        tpa_ns              t;
+};
+
+static bool ends_by(const void *ctx, size_t i)
+{
+        const struct ivl_query *q = ctx;
+        return q->l->v[i].e <= q->t;
+}
+
 size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
 {
-        size_t h = *hint < l->n ? *hint : l->n, lo, hi, step = 1;
+        struct ivl_query q = { l, t };
 
-        /* bracket the answer between lo and hi by steps doubling away from
-         * the hint, then search in between */
-        if (h < l->n && l->v[h].e <= t) {
-                lo = h + 1;
-                while (lo + step <= l->n && l->v[lo + step - 1].e <= t) {
-                        lo += step;
-                        step *= 2;
-                }
-                hi = lo + step <= l->n ? lo + step - 1 : l->n;
-        } else {
-                hi = h;
-                while (hi >= step && l->v[hi - step].e > t) {
-                        hi -= step;
-                        step *= 2;
-                }
-                lo = hi >= step ? hi - step + 1 : 0;
-        }
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (l->v[mid].e <= t)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        *hint = lo;
-        return lo;
+        *hint = tpa_analysis__gallop(l->n, *hint, ends_by, &q);
+        return *hint;
 }
 
 static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
@@ -657,6 +644,7 @@ static void ctx_free(tpa_actx *c)
         free(c->hch);
         free(c->track_cls);
         free(c->marker_track);
+        free(c->device_corr);
         free(c->by_start);
 }
 

@@ -44,6 +44,44 @@ void   tpa_ivl__merge(tpa_ivl_list *l);
 void   tpa_ivl__free(tpa_ivl_list *l);
 /* Index of the first interval whose end is after t. */
 size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);
+/* The first i in [0, n) for which before(ctx, i) is false, n if none
+ * (`before` is true, then false, along the indexes), searched out from
+ * `hint`, a guess such as the answer to the query before: by steps doubling
+ * away from it, then by halves. Queries in about order cost O(log
+ * distance), not O(log n). Inline, so that `before` is inlined too. */
+static inline size_t tpa_analysis__gallop(size_t n, size_t hint,
+                                          bool (*before)(const void *ctx, size_t i),
+                                          const void *ctx)
+{
+        size_t lo, hi, step = 1;
+
+        if (hint > n)
+                hint = n;
+        if (hint < n && before(ctx, hint)) {
+                lo = hint + 1;
+                while (lo + step <= n && before(ctx, lo + step - 1)) {
+                        lo += step;
+                        step *= 2;
+                }
+                hi = lo + step <= n ? lo + step - 1 : n;
+        } else {
+                hi = hint;
+                while (hi >= step && !before(ctx, hi - step)) {
+                        hi -= step;
+                        step *= 2;
+                }
+                lo = hi >= step ? hi - step + 1 : 0;
+        }
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (before(ctx, mid))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 /* As tpa_ivl__first_after(), searching out from *hint (the answer of the
  * query before), which it updates: queries in about time order cost
  * O(log distance) instead of a search of the whole list. */
@@ -109,6 +147,9 @@ typedef struct tpa_actx {
         tpa_ivl_list      fw_all;       /* union of fw over host threads */
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
+        uint32_t         *device_corr;  /* correlation ids of device events, sorted, from
+                                           the steps for warm-up; NULL: not made */
+        size_t            device_corr_n;
         size_t           *by_start;     /* indexes of device/host events, by ts */
         size_t            by_start_n;
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */

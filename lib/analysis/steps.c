@@ -329,6 +329,17 @@ static void sort_kvs(kv *v, size_t n)
         free(tmp);
 }
 
+struct kv_query {
+        const kv *v;
+        uint32_t  key;
+};
+
+static bool key_below(const void *ctx, size_t i)
+{
+        const struct kv_query *q = ctx;
+        return q->v[i].key < q->key;
+}
+
 /* The latest device end for `key`, or -1. The search starts out from
  * *hint, the entry found last, which it updates: host events come in
  * about time order, and correlation ids grow with time, so the next key is
@@ -336,34 +347,11 @@ static void sort_kvs(kv *v, size_t n)
  * third of the steps' time on the 1 GB bench trace). */
 static tpa_ns kv_find(const kv *v, size_t n, uint32_t key, size_t *hint)
 {
-        size_t h = *hint < n ? *hint : n, lo, hi, step = 1;
+        struct kv_query q = { v, key };
+        size_t i = tpa_analysis__gallop(n, *hint, key_below, &q);
 
-        /* bracket the first entry with a key >= `key` by steps doubling
-         * away from the hint, then search in between */
-        if (h < n && v[h].key < key) {
-                lo = h + 1;
-                while (lo + step <= n && v[lo + step - 1].key < key) {
-                        lo += step;
-                        step *= 2;
-                }
-                hi = lo + step <= n ? lo + step - 1 : n;
-        } else {
-                hi = h;
-                while (hi >= step && v[hi - step].key >= key) {
-                        hi -= step;
-                        step *= 2;
-                }
-                lo = hi >= step ? hi - step + 1 : 0;
-        }
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (v[mid].key < key)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        *hint = lo;
-        return lo < n && v[lo].key == key ? v[lo].end : -1;
+        *hint = i;
+        return i < n && v[i].key == key ? v[i].end : -1;
 }
 
 /* The last marker starting at or before t whose window holds t, or -1.
@@ -440,6 +428,21 @@ static int settle_first(tpa_actx *c, marker_list *l, tpa_ns end, tpa_error *err)
         return 0;
 }
 
+/* Keep the keys of the correlation table (sorted) for warm-up, which looks
+ * for launches whose device work never came: in the table's own block,
+ * shrunk (speed, bench/: warm-up's own copy was a pass over the events and
+ * a sort). */
+static void keep_device_corr(tpa_actx *c, kv *v, size_t n)
+{
+        uint32_t *keys = (uint32_t *)(void *)v, *shrunk;
+
+        for (size_t i = 0; i < n; i++)
+                keys[i] = v[i].key;     /* keys[i] overwrites v[i / 4], read already */
+        shrunk = realloc(keys, (n ? n : 1) * sizeof(*keys));
+        c->device_corr = shrunk != NULL ? shrunk : keys;
+        c->device_corr_n = n;
+}
+
 /* Extend each window to the device work its marker launched: device events
  * whose correlation id a host event inside the marker carries, and device
  * events of the marker's group. Sorted tables keep it O(n log n). */
@@ -500,8 +503,11 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
         r = l->n > 0 ? settle_first(c, l, ext[0], err) : 0;
         for (size_t k = 0; k < l->n; k++)
                 l->v[k].e = ext[k];
+        if (r == 0)
+                keep_device_corr(c, corr, nc);
+        else
+                free(corr);
         free(ext);
-        free(corr);
         free(grp);
         return r;
 }

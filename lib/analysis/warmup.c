@@ -68,31 +68,38 @@ static void sort_u32(uint32_t *v, size_t n, uint32_t *tmp)
                 memcpy(v, src, n * sizeof(*v));
 }
 
-static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
-{
-        size_t lo = 0, hi = n;
+struct u32_query {
+        const uint32_t *v;
+        uint32_t        x;
+};
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (v[mid] < x)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo < n && v[lo] == x;
+static bool u32_below(const void *ctx, size_t i)
+{
+        const struct u32_query *q = ctx;
+        return q->v[i] < q->x;
 }
 
-/* Launches (host events with a correlation id) whose device work never
- * appears, per step. */
-static void count_lost_launches(const tpa_actx *c, size_t *per_step)
+/* True when sorted v[0..n) holds x. The search starts out from *hint, the
+ * place found last, which it updates: launches come in about time order,
+ * and their correlation ids grow with time. */
+static bool has_u32(const uint32_t *v, size_t n, uint32_t x, size_t *hint)
+{
+        struct u32_query q = { v, x };
+
+        *hint = tpa_analysis__gallop(n, *hint, u32_below, &q);
+        return *hint < n && v[*hint] == x;
+}
+
+/* The correlation ids of device work, sorted (*out of them), or NULL when
+ * out of memory. */
+static uint32_t *make_device_corr(const tpa_actx *c, size_t *out)
 {
         size_t nd = 0;
         uint32_t *seen, *tmp;
-        long hint;
 
         seen = malloc((c->n ? c->n : 1) * sizeof(*seen));
         if (seen == NULL)
-                return;                 /* evidence only: none when out of memory */
+                return NULL;
         for (size_t i = 0; i < c->n; i++) {
                 int32_t d;
                 if (c->ev[i].corr != 0 && tpa_analysis__event_class(c, i, &d) == EV_DEVICE)
@@ -102,12 +109,26 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
         tmp = 2 * nd <= c->n ? seen + nd : malloc(nd * sizeof(*tmp));
         if (tmp == NULL) {
                 free(seen);
-                return;
+                return NULL;
         }
         sort_u32(seen, nd, tmp);
         if (tmp != seen + nd)
                 free(tmp);
-        hint = -1;
+        *out = nd;
+        return seen;
+}
+
+/* Launches (host events with a correlation id) whose device work never
+ * appears, per step. The steps leave the device work's ids when they
+ * extended windows by them; else they are made here. */
+static void count_lost_launches(const tpa_actx *c, size_t *per_step)
+{
+        size_t nd = c->device_corr_n, near = 0;
+        uint32_t *seen = c->device_corr, *own = NULL;
+        long hint = -1;
+
+        if (seen == NULL && (seen = own = make_device_corr(c, &nd)) == NULL)
+                return;                 /* evidence only: none when out of memory */
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -115,12 +136,12 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
                 if (e->corr == 0 || e->kind != TPA_KIND_LAUNCH ||
                     tpa_analysis__event_class(c, i, &d) != EV_HOST)
                         continue;
-                if (has_u32(seen, nd, e->corr))
+                if (has_u32(seen, nd, e->corr, &near))
                         continue;
                 if ((k = tpa_analysis__step_of(c->a, e->ts, &hint)) >= 0)
                         per_step[k]++;
         }
-        free(seen);
+        free(own);
 }
 
 struct evidence {
@@ -218,6 +239,8 @@ void tpa_analysis__warmup(tpa_actx *c)
                 }
         }
 done:
+        free(c->device_corr);           /* nothing later wants it */
+        c->device_corr = NULL;
         for (size_t i = 0; i < n; i++)
                 kept += !a->steps[i].excluded;
         if (kept == 0) {
