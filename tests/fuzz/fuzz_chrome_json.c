@@ -6,8 +6,12 @@
  * contracts checked). Then, for plain input, the push parser is fed the
  * same bytes whole and in chunks of 1..64 bytes: the events, the warnings
  * and the error (code and offset) must not depend on where the bytes were
- * cut (chrome_json.h promises it; STYLE.md 8).
+ * cut (chrome_json.h promises it; STYLE.md 8). Last, gzip'd and read with
+ * and without an inflating thread (with one, the events array's records
+ * are read side by side on two threads): the same again.
  */
+#include <zlib.h>
+
 #include "fuzz_check.h"
 #include "parse/chrome_json.h"
 
@@ -71,6 +75,34 @@ static void same(const struct run *a, const struct run *b)
         }
 }
 
+/* `data` gzip'd and read; `threaded` as large inputs are: inflate, filter
+ * and the records on threads of their own (chrome_json.c, "two threads"). */
+static void parse_gzip(struct run *out, const uint8_t *data, size_t size, bool threaded)
+{
+        tpa_read_options ro = fuzz_read_options(TPA_FORMAT_CHROME_JSON);
+        size_t cap = size + size / 100 + 1024;
+        unsigned char *gz = malloc(cap);
+        z_stream z;
+
+        memset(&z, 0, sizeof(z));
+        out->err = (tpa_error)TPA_ERROR_INIT;
+        out->tr = NULL;
+        if (gz == NULL || tpa_trace_new(&out->tr, &out->err) < 0 ||
+            deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+                abort();
+        z.next_in = (unsigned char *)(uintptr_t)data;  /* deflate does not write it */
+        z.avail_in = (uInt)size;
+        z.next_out = gz;
+        z.avail_out = (uInt)cap;
+        if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+                abort();
+        ro.threaded = threaded;
+        tpa_trace_set_max_events(out->tr, ro.max_events);
+        out->r = tpa_read_memory(out->tr, gz, z.total_out, "fuzz", &ro, &out->err);
+        deflateEnd(&z);
+        free(gz);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct run whole, cut;
@@ -84,6 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         parse(&whole, data, size, size == 0 ? 1 : size);
         parse(&cut, data, size, 1 + h % 64);
         fuzz_check_trace(whole.tr, data, size);
+        same(&whole, &cut);
+        tpa_trace_free(whole.tr);
+        tpa_trace_free(cut.tr);
+        parse_gzip(&whole, data, size, false);
+        parse_gzip(&cut, data, size, true);
         same(&whole, &cut);
         tpa_trace_free(whole.tr);
         tpa_trace_free(cut.tr);
