@@ -279,6 +279,24 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
         }
 }
 
+/* Flag in ((bool **)arg)[part] the processes (by track class, for now)
+ * whose streams carry device work in half of the events. */
+static int mark_device_work(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        bool *has = ((bool **)arg)[part];
+        size_t lo, hi;
+
+        (void)err;
+        tpa_analysis__half(c->n, part, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+                const tpa_event *e = &c->ev[i];
+                if (e->track < c->ntracks && c->track_cls[e->track] >= 0 &&
+                    tpa_analysis__is_device_kind(e->kind))
+                        has[c->track_cls[e->track]] = true;
+        }
+        return 0;
+}
+
 /* Devices are processes whose streams carry device work (several processes
  * of one device grouped: same_device()); they are numbered by ordinal, then
  * by process order. */
@@ -291,6 +309,7 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         int32_t *pdev = malloc(n1 * sizeof(*pdev)), *rank = malloc(n1 * sizeof(*rank));
         size_t *rep = malloc(n1 * sizeof(*rep)), *members = calloc(n1, sizeof(*members));
         size_t *rep2 = malloc(n1 * sizeof(*rep2)), *members2 = malloc(n1 * sizeof(*members2));
+        bool *halves[2];
         int r = 0;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
@@ -312,12 +331,15 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 else
                         c->track_cls[t] = TRACK_HOST;
         }
-        for (size_t i = 0; i < c->n; i++) {
-                const tpa_event *e = &c->ev[i];
-                if (e->track < c->ntracks && c->track_cls[e->track] >= 0 &&
-                    tpa_analysis__is_device_kind(e->kind))
-                        has[c->track_cls[e->track]] = true;
+        halves[0] = has;
+        if ((halves[1] = calloc(n1, sizeof(*has))) == NULL) {
+                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto done;
         }
+        tpa_analysis__in_two(c, mark_device_work, halves, NULL);
+        for (size_t p = 0; p < np; p++)
+                has[p] = has[p] || halves[1][p];
+        free(halves[1]);
         /* group: pdev[p] is the group of process p, in order of first process */
         for (size_t p = 0; p < np; p++) {
                 const tpa_process *pp = tpa_trace_process_c(c->tr, (uint32_t)p);
