@@ -584,6 +584,47 @@ static int cmp_double(const void *pa, const void *pb)
         return (x > y) - (x < y);
 }
 
+/*
+ * Sort v[0..n) ascending. Values that are all +0 or more and not NaN sort
+ * as their bit patterns, which order them as numbers: least significant
+ * byte first, through `tmp` (2n entries); the sorted values are the same
+ * as qsort's. Speed (bench/): the run's medians sort each step metric over
+ * all kept steps, and qsort's compare callback made them a tenth of
+ * tpa_analyze() at 1 GB. Anything else (-0, negatives, NaN), or no `tmp`:
+ * qsort.
+ */
+static void sort_doubles(double *v, size_t n, uint64_t *tmp)
+{
+        uint64_t *src = tmp, *dst = tmp + n;
+
+        for (size_t i = 0; tmp != NULL && i < n; i++) {
+                memcpy(&src[i], &v[i], sizeof(*src));
+                if (src[i] > 0x7ff0000000000000u)       /* sign bit, or NaN */
+                        tmp = NULL;
+        }
+        if (tmp == NULL) {
+                qsort(v, n, sizeof(*v), cmp_double);
+                return;
+        }
+        for (unsigned shift = 0; shift < 64; shift += 8) {
+                size_t count[257] = { 0 };
+                uint64_t *t;
+
+                for (size_t i = 0; i < n; i++)
+                        count[((src[i] >> shift) & 0xff) + 1]++;
+                if (count[((src[0] >> shift) & 0xff) + 1] == n)
+                        continue;               /* this byte is the same everywhere */
+                for (int b = 0; b < 256; b++)
+                        count[b + 1] += count[b];
+                for (size_t i = 0; i < n; i++)
+                        dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+                t = src;
+                src = dst;
+                dst = t;
+        }
+        memcpy(v, src, n * sizeof(*v));
+}
+
 /* Linear interpolation between closest ranks; q = 0.5 is the median. */
 double tpa_analysis__quantile(double *v, size_t n, double q)
 {
@@ -592,7 +633,13 @@ double tpa_analysis__quantile(double *v, size_t n, double q)
 
         if (n == 0)
                 return 0;
-        qsort(v, n, sizeof(*v), cmp_double);
+        if (n < 64) {
+                qsort(v, n, sizeof(*v), cmp_double);
+        } else {
+                uint64_t *tmp = malloc(2 * n * sizeof(*tmp));
+                sort_doubles(v, n, tmp);
+                free(tmp);
+        }
         pos = q * (double)(n - 1);
         lo = (size_t)pos;
         frac = pos - (double)lo;
