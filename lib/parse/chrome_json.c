@@ -1830,6 +1830,19 @@ skipping:
 
 /* ---- the parser's side of a filtered chunk ------------------------------ */
 
+/* A ',' the filter held at the chunk's end (n->tail, then only spaces):
+ * p holds it for the next chunk, or for finish(). */
+static void hold_tail(tpa_chrome_parser *p, const struct chunk_note *n, uint64_t base,
+                      size_t len)
+{
+        if (n->tail < len) {
+                p->comma = true;
+                p->comma_at = base + n->tail;
+                p->comma_ws = len - n->tail - 1;
+                p->comma_tok = n->tail_tok;
+        }
+}
+
 /* A chunk the filter rewrote, with its note: a ',' held from the chunk
  * before goes to yajl first, as the filter decided it, then the chunk from
  * n->lead up to what the filter holds back (a ',' still to decide, a string
@@ -1864,12 +1877,7 @@ static int feed_filtered(tpa_chrome_parser *p, const unsigned char *d, size_t le
                 p->str_extra = n->str_extra;
                 return n->str_closed ? str_too_long(p) : 0;
         }
-        if (n->tail < len) {
-                p->comma = true;
-                p->comma_at = base + n->tail;
-                p->comma_ws = len - n->tail - 1;
-                p->comma_tok = n->tail_tok;
-        }
+        hold_tail(p, n, base, len);
         return 0;
 }
 
@@ -2272,12 +2280,7 @@ static int feed_part(tpa_chrome_parser *p, const unsigned char *d, size_t len,
         if (parse_bytes(p, d + n->cut, n->tail - n->cut, at,
                         n->tail < len ? n->tail_tok : n->end_tok) < 0)
                 return p->err.code;
-        if (n->tail < len) {
-                p->comma = true;
-                p->comma_at = base + n->tail;
-                p->comma_ws = len - n->tail - 1;
-                p->comma_tok = n->tail_tok;
-        }
+        hold_tail(p, n, base, len);
         return 0;
 }
 
