@@ -2069,7 +2069,8 @@ static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t
         struct sbuf *b = &p->coll_strs;
 
         if (p->coll_n == RECORD_STRS)
-                return fail(p, TPA_ELIMIT, p->rec.offset, "%s", "too many names to collect");
+                return fail(p, TPA_ELIMIT, p->rec.offset, "%s",
+                            "too many names in a record to collect; read it alone");
         if (grow((void **)&b->data, &b->cap, b->len + sizeof(len) + len, 1, &p->scratch) < 0)
                 return fail_code(p, &p->scratch);
         memcpy(b->data + b->len, &len, sizeof(len));
@@ -2295,8 +2296,10 @@ static int seg_append(struct split *sp, const unsigned char *d, size_t len,
         bool held_on = from == 0 && sp->comma && n->resolve == 0;
 
         if (grow((void **)&sg->bytes.data, &sg->bytes.cap, was + (to - from), 1,
-                 &sp->p->scratch) < 0)
-                return fail_code(sp->p, &sp->p->scratch), sp->p->err.code;
+                 &sp->p->scratch) < 0) {
+                fail_code(sp->p, &sp->p->scratch);
+                return sp->p->err.code;
+        }
         if (from == 0 && sp->comma && n->resolve != 0) {
                 sg->bytes.data[sp->comma_idx] = (char)n->resolve;
                 sp->comma = false;

@@ -486,6 +486,13 @@ static void test_chrome_json__threads(void)
                 { "a key over the cap", "{\"0123456789012345678901234567890123456789\":1}" },
                 { "nesting too deep", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" },
                 { "a record with no '}'", "{\"a\":1}],\"x\":{" },
+                /* more names than a collected record keeps: read alone */
+                { "20 names in a record", "{},\"name\":\"n1\",\"name\":\"n2\",\"name\":\"n3\","
+                  "\"name\":\"n4\",\"name\":\"n5\",\"name\":\"n6\",\"name\":\"n7\","
+                  "\"name\":\"n8\",\"name\":\"n9\",\"name\":\"n10\",\"cat\":\"c1\","
+                  "\"cat\":\"c2\",\"cat\":\"c3\",\"cat\":\"c4\",\"cat\":\"c5\","
+                  "\"pid\":\"p1\",\"tid\":\"t1\",\"pid\":\"p2\",\"tid\":\"t2\","
+                  "\"name\":\"last\"" },
         };
         tpa_read_options o = TPA_READ_OPTIONS_INIT;
 
