@@ -183,33 +183,6 @@ static bool is_profiler_step(const tpa_actx *c, size_t i)
         return s[0] == 'P' && strncmp(s, "ProfilerStep#", 13) == 0;  /* asked of every event */
 }
 
-/* Collect markers with `pred`; host ones when there are any. One pass over
- * the events (speed, bench/): every match goes in, and the device ones go
- * again when a host one came. */
-static int collect(tpa_actx *c, marker_list *l, bool (*pred)(const tpa_actx *, size_t),
-                   bool host_only, tpa_error *err)
-{
-        bool any_host = false;
-        size_t first = l->n, w = first;
-        int r;
-
-        for (size_t i = 0; i < c->n; i++) {
-                if (!pred(c, i) || (host_only && !is_host_track(c, c->ev[i].track)))
-                        continue;
-                if ((r = add_marker(c, l, i, err)) < 0)
-                        return r;
-        }
-        for (size_t k = first; k < l->n; k++)
-                any_host = any_host || l->v[k].host;
-        if (!any_host)
-                return 0;
-        for (size_t k = first; k < l->n; k++)
-                if (l->v[k].host)
-                        l->v[w++] = l->v[k];
-        l->n = w;
-        return 0;
-}
-
 static bool is_host_step(const tpa_actx *c, size_t i)
 {
         return c->ev[i].kind == TPA_KIND_STEP && !is_profiler_step(c, i);
@@ -218,13 +191,68 @@ static bool is_host_step(const tpa_actx *c, size_t i)
 static bool is_steps_line(const tpa_actx *c, size_t i)
 {
         uint32_t t = c->ev[i].track;
-        return t < c->ntracks &&
-               tpa_trace_thread_c(c->tr, t)->role == TPA_TRACK_STEPS && c->ev[i].dur > 0;
+        /* a Steps line is a skipped track: most events fail that first */
+        return t < c->ntracks && c->track_cls[t] == TRACK_SKIP && c->ev[i].dur > 0 &&
+               tpa_trace_thread_c(c->tr, t)->role == TPA_TRACK_STEPS;
 }
 
 static bool is_step_event(const tpa_actx *c, size_t i)
 {
         return c->ev[i].kind == TPA_KIND_STEP;
+}
+
+/* The sources of step markers that are events of one kind, in the order
+ * they are tried (DESIGN.md 5.1); TF group ids come between the last two. */
+enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
+static const char *const source_name[SRC__COUNT] = {
+        "ProfilerStep#N", "TF host step markers", "TF Steps line", "step events",
+};
+
+/* The sources event i is a marker of, a bit each. Inline, with the tests
+ * it makes, for the pass over every event. */
+static inline unsigned marker_sources(const tpa_actx *c, size_t i)
+{
+        unsigned bits = 0;
+
+        if (is_profiler_step(c, i))
+                bits |= 1u << SRC_PROFILER_STEP;
+        if (is_host_step(c, i) && is_host_track(c, c->ev[i].track))
+                bits |= 1u << SRC_HOST_STEP;            /* host ones only */
+        if (is_steps_line(c, i))
+                bits |= 1u << SRC_STEPS_LINE;
+        if (is_step_event(c, i))
+                bits |= 1u << SRC_STEP_EVENT;
+        return bits;
+}
+
+/* Collect the markers of the sources in `want` (bits) into l[source], in
+ * one pass over the events (speed, bench/: a pass per source, and two per
+ * source before, were a third of the steps' time); host ones when a list
+ * has any: its device ones go after. */
+static int collect(tpa_actx *c, unsigned want, marker_list *l, tpa_error *err)
+{
+        int r;
+
+        for (size_t i = 0; i < c->n; i++) {
+                unsigned bits = marker_sources(c, i) & want;
+                for (int k = 0; bits != 0; k++, bits >>= 1)
+                        if ((bits & 1) && (r = add_marker(c, &l[k], i, err)) < 0)
+                                return r;
+        }
+        for (int k = 0; k < SRC__COUNT; k++) {
+                bool any_host = false;
+                size_t w = 0;
+
+                for (size_t j = 0; j < l[k].n; j++)
+                        any_host = any_host || l[k].v[j].host;
+                if (!any_host)
+                        continue;
+                for (size_t j = 0; j < l[k].n; j++)
+                        if (l[k].v[j].host)
+                                l[k].v[w++] = l[k].v[j];
+                l[k].n = w;
+        }
+        return 0;
 }
 
 /* One step per TF group id that has device work (or any work, CPU-only). */
@@ -383,25 +411,15 @@ static long marker_of(const marker_list *l, tpa_ns t, long *hint)
  * rule between steps, applied to the step the trace did not catch). It
  * moves to the latest end of device work that ends before the first device
  * work the marker launched starts. PyTorch's TensorBoard plugin starts its
- * first step the same way.
+ * first step the same way. ids[0..ni): the correlation ids of the host
+ * events in its window (the caller's pass over them finds them); `end`:
+ * its extended end.
  */
-static int settle_first(tpa_actx *c, marker_list *l, tpa_ns end, tpa_error *err)
+static void settle_first(tpa_actx *c, marker_list *l, tpa_ns end, uint32_t *ids, size_t ni)
 {
         marker *m = &l->v[0];
-        uint32_t *ids;
-        size_t ni = 0;
         tpa_ns first = INT64_MAX, start = m->s;
 
-        if (!m->host)
-                return 0;
-        if ((ids = malloc((c->n ? c->n : 1) * sizeof(*ids))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        for (size_t i = 0; i < c->n; i++) {
-                int32_t d;
-                if (c->ev[i].corr != 0 && c->ev[i].ts >= m->s && c->ev[i].ts < m->e &&
-                    tpa_analysis__event_class(c, i, &d) == EV_HOST)
-                        ids[ni++] = c->ev[i].corr;
-        }
         qsort(ids, ni, sizeof(*ids), tpa_analysis__cmp_u32);
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
@@ -413,9 +431,8 @@ static int settle_first(tpa_actx *c, marker_list *l, tpa_ns end, tpa_error *err)
                      bsearch(&e->corr, ids, ni, sizeof(*ids), tpa_analysis__cmp_u32)))
                         first = e->ts;
         }
-        free(ids);
         if (first == INT64_MAX)
-                return 0;
+                return;
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -425,7 +442,6 @@ static int settle_first(tpa_actx *c, marker_list *l, tpa_ns end, tpa_error *err)
         }
         if (start < end)
                 m->s = start;
-        return 0;
 }
 
 /* Keep the keys of the correlation table (sorted) for warm-up, which looks
@@ -449,18 +465,24 @@ static void keep_device_corr(tpa_actx *c, kv *v, size_t n)
 static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 {
         kv *corr, *grp;
-        size_t nc = 0, ng = 0, near = 0;
+        size_t nc = 0, ng = 0, ni = 0, near = 0;
         tpa_ns *ext;
+        /* the first marker's window settles when it is a host marker: the
+         * correlation ids of host events in it, for settle_first() */
+        bool settle = l->n > 0 && l->v[0].host;
+        uint32_t *ids = NULL;
         long hint = -1;
-        int r;
 
         ext = calloc(l->n ? l->n : 1, sizeof(*ext));
         corr = malloc((c->n ? c->n : 1) * sizeof(*corr));
         grp = malloc((c->n ? c->n : 1) * sizeof(*grp));
-        if (ext == NULL || corr == NULL || grp == NULL) {
+        if (settle)
+                ids = malloc((c->n ? c->n : 1) * sizeof(*ids));
+        if (ext == NULL || corr == NULL || grp == NULL || (settle && ids == NULL)) {
                 free(ext);
                 free(corr);
                 free(grp);
+                free(ids);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         for (size_t i = 0; i < c->n; i++) {
@@ -494,27 +516,45 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 
                 if (e->corr == 0 || tpa_analysis__event_class(c, i, &d) != EV_HOST)
                         continue;
+                if (settle && e->ts >= l->v[0].s && e->ts < l->v[0].e)
+                        ids[ni++] = e->corr;
                 if ((k = marker_of(l, e->ts, &hint)) < 0)
                         continue;
                 end = kv_find(corr, nc, e->corr, &near);
                 if (end > ext[k])
                         ext[k] = end;
         }
-        r = l->n > 0 ? settle_first(c, l, ext[0], err) : 0;
+        if (settle)
+                settle_first(c, l, ext[0], ids, ni);
         for (size_t k = 0; k < l->n; k++)
                 l->v[k].e = ext[k];
-        if (r == 0)
-                keep_device_corr(c, corr, nc);
-        else
-                free(corr);
+        keep_device_corr(c, corr, nc);
+        free(ids);
         free(ext);
         free(grp);
+        return 0;
+}
+
+/* Into *l (empty), the markers of the first source in [from, to] that
+ * found some, naming it; every list of found[] is left empty. Returns r. */
+static int use_first(tpa_analysis *a, marker_list *l, marker_list *found, int from, int to,
+                     int r)
+{
+        for (int k = 0; k < SRC__COUNT; k++) {
+                if (r == 0 && l->n == 0 && k >= from && k <= to && found[k].n > 0) {
+                        a->step_source = source_name[k];
+                        *l = found[k];
+                } else {
+                        free(found[k].v);
+                }
+                found[k] = (marker_list){ 0 };
+        }
         return r;
 }
 
 int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
 {
-        marker_list l = { 0 };
+        marker_list l = { 0 }, found[SRC__COUNT] = { { 0 } };
         tpa_analysis *a = c->a;
         size_t w = 0;
         int r = 0;
@@ -523,25 +563,20 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
         }
-        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
-                a->step_source = "ProfilerStep#N";
-                r = collect(c, &l, is_profiler_step, false, err);
-        }
-        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
-                a->step_source = "TF host step markers";
-                r = collect(c, &l, is_host_step, true, err);
-        }
-        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
-                a->step_source = "TF Steps line";
-                r = collect(c, &l, is_steps_line, false, err);
+        if (r == 0 && c->opts->step_marker == NULL) {
+                /* the first of the first three sources that has markers;
+                 * looked for together */
+                r = collect(c, 1u << SRC_PROFILER_STEP | 1u << SRC_HOST_STEP |
+                            1u << SRC_STEPS_LINE, found, err);
+                r = use_first(a, &l, found, SRC_PROFILER_STEP, SRC_STEPS_LINE, r);
         }
         if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
                 a->step_source = "TF group ids";
                 r = from_groups(c, &l, err);
         }
         if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
-                a->step_source = "step events";
-                r = collect(c, &l, is_step_event, false, err);
+                r = collect(c, 1u << SRC_STEP_EVENT, found, err);
+                r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);
         }
         if (r == 0 && l.n > 0) {
                 dedup(&l);
