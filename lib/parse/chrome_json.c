@@ -16,6 +16,9 @@
  *
  * Strings longer than max_string are an error (TPA_ELIMIT at the string),
  * not truncated: a 1 MiB name is a broken or hostile trace.
+ *
+ * tpa_chrome__read() on a source with a thread of its own reads the events
+ * array's records on two threads, with the same result ("two threads").
  */
 #include <pthread.h>
 #include <stdarg.h>
