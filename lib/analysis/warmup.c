@@ -22,12 +22,14 @@ static void exclude(tpa_step *s, const char *reason)
 }
 
 /* Per step: events flagged as compilation, and B events never closed, that
- * start inside it (one look-up of each event's flags for both). */
-static void count_flags(const tpa_actx *c, size_t *compile, size_t *unclosed)
+ * start inside it (one look-up of each event's flags for both), among
+ * events [lo, hi). */
+static void count_flags(const tpa_actx *c, size_t lo, size_t hi, size_t *compile,
+                        size_t *unclosed)
 {
         long hint = -1;
 
-        for (size_t i = 0; i < c->n; i++) {
+        for (size_t i = lo; i < hi; i++) {
                 int64_t f;
                 long k;
                 if (!tpa_trace_get_aux(c->tr, i, TPA_AUX_FLAGS, &f) ||
@@ -119,45 +121,43 @@ static uint32_t *make_device_corr(const tpa_actx *c, size_t *out)
 }
 
 /* Launches (host events with a correlation id) whose device work never
- * appears, per step. The steps leave the device work's ids when they
- * extended windows by them; else they are made here. */
-static void count_lost_launches(const tpa_actx *c, size_t *per_step)
+ * appears (its id is not in c->device_corr), per step, among events
+ * [lo, hi). */
+static void count_lost_launches(const tpa_actx *c, size_t lo, size_t hi, size_t *per_step)
 {
-        size_t nd = c->device_corr_n, near = 0;
-        uint32_t *seen = c->device_corr, *own = NULL;
+        size_t near = 0;
         long hint = -1;
 
-        if (seen == NULL && (seen = own = make_device_corr(c, &nd)) == NULL)
-                return;                 /* evidence only: none when out of memory */
-        for (size_t i = 0; i < c->n; i++) {
+        for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
                 long k;
                 if (e->corr == 0 || e->kind != TPA_KIND_LAUNCH ||
                     tpa_analysis__event_class(c, i, &d) != EV_HOST)
                         continue;
-                if (has_u32(seen, nd, e->corr, &near))
+                if (has_u32(c->device_corr, c->device_corr_n, e->corr, &near))
                         continue;
                 if ((k = tpa_analysis__step_of(c->a, e->ts, &hint)) >= 0)
                         per_step[k]++;
         }
-        free(own);
 }
 
+/* Per step, the evidence in half of the events. */
 struct evidence {
-        size_t *compile, *unclosed, *lost;      /* per step */
+        size_t *compile, *unclosed, *lost;
 };
 
-/* The two counts are independent passes over the events: side by side. */
+/* Count the evidence of half of the events into ((struct evidence *)arg)[part]. */
 static int count_evidence(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        struct evidence *ev = arg;
+        struct evidence *ev = (struct evidence *)arg + part;
+        size_t lo, hi;
 
         (void)err;
-        if (part == 0)
-                count_flags(c, ev->compile, ev->unclosed);
-        else
-                count_lost_launches(c, ev->lost);
+        tpa_analysis__half(c->n, part, &lo, &hi);
+        count_flags(c, lo, hi, ev->compile, ev->unclosed);
+        if (c->device_corr != NULL)     /* evidence only: none when out of memory */
+                count_lost_launches(c, lo, hi, ev->lost);
         return 0;
 }
 
@@ -166,7 +166,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         tpa_analysis *a = c->a;
         size_t n = a->step_count, kept = 0, last = n;
         size_t *compile = NULL, *lost = NULL, *unclosed = NULL;
-        struct evidence ev;
+        struct evidence ev[2];
         double *scratch = NULL;
 
         if (n == 0)
@@ -179,14 +179,25 @@ void tpa_analysis__warmup(tpa_actx *c)
                 }
                 goto done;
         }
-        compile = calloc(n, sizeof(*compile));
-        lost = calloc(n, sizeof(*lost));
-        unclosed = calloc(n, sizeof(*unclosed));
+        /* per step, for each half of the events: [0, n) and [n, 2n) */
+        compile = calloc(2 * n, sizeof(*compile));
+        lost = calloc(2 * n, sizeof(*lost));
+        unclosed = calloc(2 * n, sizeof(*unclosed));
         scratch = malloc(n * sizeof(*scratch));
         if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL)
                 goto done;              /* no evidence: keep every step */
-        ev = (struct evidence){ compile, unclosed, lost };
-        tpa_analysis__in_two(c, count_evidence, &ev, NULL);
+        /* the steps leave the device work's correlation ids when they
+         * extended windows by them */
+        if (c->device_corr == NULL)
+                c->device_corr = make_device_corr(c, &c->device_corr_n);
+        ev[0] = (struct evidence){ compile, unclosed, lost };
+        ev[1] = (struct evidence){ compile + n, unclosed + n, lost + n };
+        tpa_analysis__in_two(c, count_evidence, ev, NULL);
+        for (size_t i = 0; i < n; i++) {
+                compile[i] += compile[n + i];
+                unclosed[i] += unclosed[n + i];
+                lost[i] += lost[n + i];
+        }
 
         /* trailing step cut off by the end of the trace */
         if (n > 1) {
