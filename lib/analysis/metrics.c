@@ -260,6 +260,7 @@ struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
         op_acc  *dev_acc;       /* per name: device time (or CPU compute) */
         op_acc  *host_acc;      /* per name: host time exposed (device idle) */
+        size_t  *launches;      /* per step */
 };
 
 /* The metrics of step k that need no pass over the events. */
@@ -347,21 +348,14 @@ static int steps_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         return r;
 }
 
-/*
- * One pass over the events per part: part 0 counts copies and launches per
- * step and sums device time per op; part 1 sums the exposed host time per
- * op (the costly part: a search of the device intervals per host event).
- * Each writes only its own fields and table, so the sums are made in event
- * order as on one thread.
- */
-static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+/* The device side of the pass over the events: copies per step, and the
+ * device time of each op (a CPU-only trace's framework ops are its
+ * compute). */
+static void device_events(tpa_actx *c, struct metrics_job *job)
 {
-        struct metrics_job *job = arg;
         tpa_analysis *a = c->a;
         long hint = -1;
-        size_t near = 0;
 
-        (void)err;
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -369,24 +363,15 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 long k;
                 tpa_step *s;
                 tpa_ns t;
+                tpa_str on;
                 int64_t bytes = 0;
 
-                if (cls == EV_SKIP || (part == 1 && (cls != EV_HOST ||
-                                                     c->hch[i] == HCH_NONE ||
-                                                     c->hch[i] == HCH_CPU_COMPUTE)))
+                if (cls != EV_DEVICE && !(cls == EV_HOST && c->hch[i] == HCH_CPU_COMPUTE))
                         continue;
                 if ((k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
                         continue;
                 s = &a->steps[k];
                 t = clipped(e, s);
-                if (part == 1) {
-                        if (!s->excluded && t != 0) {
-                                tpa_ns s0 = e->ts > s->start ? e->ts : s->start;
-                                job->host_acc[e->name].time += exposed(c, s0, s0 + t, &near);
-                                job->host_acc[e->name].count++;
-                        }
-                        continue;
-                }
                 if (cls == EV_DEVICE && tpa_kind_is_copy(e->kind)) {
                         int dir = dir_of(e->kind);
                         tpa_trace_get_aux(c->tr, i, TPA_AUX_BYTES, &bytes);
@@ -406,19 +391,61 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                                 cs->small += bytes < a->small_copy_max;
                         }
                 }
-                /* launches: calls that carry a correlation id with a device;
-                 * CPU-only, the runtime scopes that dispatch host ops */
-                if (cls == EV_HOST && e->kind == TPA_KIND_LAUNCH &&
-                    (a->cpu_only ? c->hch[i] == HCH_LAUNCH : e->corr != 0))
-                        s->metric[M_LAUNCH_COUNT] += 1;
                 if (s->excluded || t == 0)
                         continue;
-                if (cls == EV_DEVICE || (cls == EV_HOST && c->hch[i] == HCH_CPU_COMPUTE)) {
-                        tpa_str on = op_name(c, i);
-                        job->dev_acc[on].time += t;
-                        job->dev_acc[on].count++;
-                }
+                on = op_name(c, i);
+                job->dev_acc[on].time += t;
+                job->dev_acc[on].count++;
         }
+}
+
+/* The host side: launches per step (into job->launches: the other side
+ * writes the same steps' metrics), and the exposed host time of each op
+ * (a search of the device intervals per host event). */
+static void host_events(tpa_actx *c, struct metrics_job *job)
+{
+        tpa_analysis *a = c->a;
+        long hint = -1;
+        size_t near = 0;
+
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                int32_t d;
+                long k;
+                tpa_step *s;
+                tpa_ns t, s0;
+                bool launch, op;
+
+                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                        continue;
+                /* launches: calls that carry a correlation id with a device;
+                 * CPU-only, the runtime scopes that dispatch host ops */
+                launch = e->kind == TPA_KIND_LAUNCH &&
+                         (a->cpu_only ? c->hch[i] == HCH_LAUNCH : e->corr != 0);
+                op = c->hch[i] != HCH_NONE && c->hch[i] != HCH_CPU_COMPUTE;
+                if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
+                        continue;
+                job->launches[k] += launch;
+                s = &a->steps[k];
+                t = clipped(e, s);
+                if (!op || s->excluded || t == 0)
+                        continue;
+                s0 = e->ts > s->start ? e->ts : s->start;
+                job->host_acc[e->name].time += exposed(c, s0, s0 + t, &near);
+                job->host_acc[e->name].count++;
+        }
+}
+
+/* One pass over the events per part, the device side and the host side:
+ * each writes only its own fields and tables, so every sum is made in
+ * event order as on one thread. */
+static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        (void)err;
+        if (part == 0)
+                device_events(c, arg);
+        else
+                host_events(c, arg);
         return 0;
 }
 
@@ -432,7 +459,8 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
 
         job.dev_acc = calloc(ns ? ns : 1, sizeof(*job.dev_acc));
         job.host_acc = calloc(ns ? ns : 1, sizeof(*job.host_acc));
-        if (job.dev_acc == NULL || job.host_acc == NULL) {
+        job.launches = calloc(a->step_count ? a->step_count : 1, sizeof(*job.launches));
+        if (job.dev_acc == NULL || job.host_acc == NULL || job.launches == NULL) {
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto out;
         }
@@ -442,6 +470,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         for (size_t k = 0; k < a->step_count; k++) {
                 double *m = a->steps[k].metric;
                 double denom = (double)a->steps[k].step_time * (double)c->ndev;
+                m[M_LAUNCH_COUNT] = (double)job.launches[k];
                 m[M_COPY_FRAC] = m[M_COPY_NS] / denom;
                 for (int dir = 0; dir < 4; dir++)
                         m[M_DIR_GBPS + dir] = m[M_DIR_GBPS + dir] > 0
@@ -478,6 +507,7 @@ out:
         free(job.gaps[1].v);
         free(job.dev_acc);
         free(job.host_acc);
+        free(job.launches);
         return r;
 }
 
