@@ -39,6 +39,7 @@ typedef struct cli_out {
         bool   in_memory;       /* fp is an open_memstream on buf */
         char  *buf;
         size_t len;
+        char  *vbuf;            /* fp's stdio buffer when it is a file */
 } cli_out;
 int  cli_out_begin(cli_out *o);
 /* Write the report to `path` (NULL or "-": stdout) atomically; exit code.
