@@ -2023,13 +2023,16 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
  * not depend on how the bytes are cut into chunks: test_chrome_json). It
  * goes on alone until it stands at such a place again.
  *
- * The bytes of a segment are in memory until it is added: at most SEGS
- * segments are in flight, and a segment that grows past SEG_MAX (one huge
- * record) ends the splitting until the next cut.
+ * The bytes of a segment and its records are in memory until it is added:
+ * at most SEGS segments are in flight; one that grows past SEG_MAX bytes
+ * (huge records) ends the splitting until the next cut, and one whose list
+ * of records passes SEG_MAX (many tiny records: "{}," is 3 bytes, its
+ * entry 150) is read alone. So splitting adds at most 2 * SEGS * SEG_MAX
+ * (24 MiB) to what reading alone takes, whatever the input.
  */
 
-#define SEGS          8
-#define SEG_MAX       (8u << 20)
+#define SEGS          6
+#define SEG_MAX       (2u << 20)
 #define WORKER_QUEUE  2         /* segments waiting for the worker, at most */
 #define RECORD_STRS   16        /* strings one collected record may intern */
 
@@ -2099,6 +2102,9 @@ static int collect_record(tpa_chrome_parser *p)
                         need += sizeof(size_t) + args[k]->len;
                 }
         }
+        if (o->len + need > SEG_MAX)
+                return fail(p, TPA_ELIMIT, p->rec.offset, "%s",
+                            "too many records in a segment to collect; read it alone");
         if (grow((void **)&o->data, &o->cap, o->len + need, 1, &p->scratch) < 0)
                 return fail_code(p, &p->scratch);
         q = (unsigned char *)o->data + o->len;

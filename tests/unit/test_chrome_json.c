@@ -623,6 +623,16 @@ static void test_chrome_json__threads_places(void)
         check_threads("... cut inside that array", u, n - 100000, &o);
         free(u);
         free(t);
+        /* 3 MB of "{}," (their list would be 50 times that): read alone */
+        n = 3u << 20;
+        u = malloc(n + 64);
+        memcpy(u, "{\"traceEvents\":[", 16);
+        for (size_t i = 16; i + 3 <= n; i += 3)
+                memcpy(u + i, "{},", 3);
+        n = 16 + (n - 16) / 3 * 3;
+        n += (size_t)sprintf(u + n, "{}]}");
+        check_threads("a million empty records", u, n, &o);
+        free(u);
 }
 
 int main(void)
