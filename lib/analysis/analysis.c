@@ -606,22 +606,7 @@ static void sort_doubles(double *v, size_t n, uint64_t *tmp)
                 qsort(v, n, sizeof(*v), cmp_double);
                 return;
         }
-        for (unsigned shift = 0; shift < 64; shift += 8) {
-                size_t count[257] = { 0 };
-                uint64_t *t;
-
-                for (size_t i = 0; i < n; i++)
-                        count[((src[i] >> shift) & 0xff) + 1]++;
-                if (count[((src[0] >> shift) & 0xff) + 1] == n)
-                        continue;               /* this byte is the same everywhere */
-                for (int b = 0; b < 256; b++)
-                        count[b + 1] += count[b];
-                for (size_t i = 0; i < n; i++)
-                        dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-                t = src;
-                src = dst;
-                dst = t;
-        }
+        TPA_RADIX_SORT(src, dst, n);
         memcpy(v, src, n * sizeof(*v));
 }
 

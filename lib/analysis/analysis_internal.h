@@ -220,4 +220,29 @@ int tpa_analysis__cmp_u32(const void *pa, const void *pb);
 /* Statistics on a scratch array (sorted in place). */
 double tpa_analysis__quantile(double *v, size_t n, double q);
 
+/* Sort the n unsigned integers at `src` (a uint32_t or uint64_t pointer
+ * variable) ascending, least significant byte first, through `dst` (room
+ * for n more): afterwards `src` points at the sorted values, in either
+ * buffer. A byte that is the same in every value costs one count. Speed
+ * (bench/): qsort's compare callback was a tenth of tpa_analyze(). */
+#define TPA_RADIX_SORT(src, dst, n)                                                 \
+        do {                                                                        \
+                for (unsigned shift_ = 0; shift_ < 8 * sizeof(*(src)) && (n) > 0;   \
+                     shift_ += 8) {                                                 \
+                        size_t count_[257] = { 0 };                                 \
+                        void *swap_;                                                \
+                        for (size_t i_ = 0; i_ < (n); i_++)                         \
+                                count_[(((src)[i_] >> shift_) & 0xff) + 1]++;       \
+                        if (count_[(((src)[0] >> shift_) & 0xff) + 1] == (n))       \
+                                continue;       /* this byte is the same everywhere */ \
+                        for (int b_ = 0; b_ < 256; b_++)                            \
+                                count_[b_ + 1] += count_[b_];                       \
+                        for (size_t i_ = 0; i_ < (n); i_++)                         \
+                                (dst)[count_[((src)[i_] >> shift_) & 0xff]++] = (src)[i_]; \
+                        swap_ = (src);                                              \
+                        (src) = (dst);                                              \
+                        (dst) = swap_;                                              \
+                }                                                                   \
+        } while (0)
+
 #endif

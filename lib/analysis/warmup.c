@@ -44,28 +44,12 @@ static void count_flags(const tpa_actx *c, size_t lo, size_t hi, size_t *compile
         }
 }
 
-/* Sort v[0..n) ascending, least significant byte first, through tmp (n
- * entries). */
+/* Sort v[0..n) ascending through tmp (n entries). */
 static void sort_u32(uint32_t *v, size_t n, uint32_t *tmp)
 {
         uint32_t *src = v, *dst = tmp;
 
-        for (unsigned shift = 0; shift < 32 && n > 0; shift += 8) {
-                size_t count[257] = { 0 };
-                uint32_t *t;
-
-                for (size_t i = 0; i < n; i++)
-                        count[((src[i] >> shift) & 0xff) + 1]++;
-                if (count[((src[0] >> shift) & 0xff) + 1] == n)
-                        continue;               /* this byte is the same everywhere */
-                for (int b = 0; b < 256; b++)
-                        count[b + 1] += count[b];
-                for (size_t i = 0; i < n; i++)
-                        dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-                t = src;
-                src = dst;
-                dst = t;
-        }
+        TPA_RADIX_SORT(src, dst, n);
         if (src != v)
                 memcpy(v, src, n * sizeof(*v));
 }
