@@ -232,6 +232,10 @@ struct tpa_chrome_parser {
         struct sbuf       *coll;
         struct sbuf        coll_strs;
         uint32_t           coll_n;
+        /* While scan_segment() reads (yh is NULL then): the end of the token
+         * just read, from `fed`, and the strings it decoded. */
+        size_t             scan_at;
+        struct sbuf        scan_buf;
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -267,7 +271,7 @@ static int grow_zero(void **ptr, size_t *cap, size_t need, size_t elem, tpa_erro
 
 static uint64_t offset_now(const tpa_chrome_parser *p)
 {
-        return p->fed + yajl_get_bytes_consumed(p->yh);
+        return p->fed + (p->yh != NULL ? yajl_get_bytes_consumed(p->yh) : p->scan_at);
 }
 
 /* Store an error and return 0, which makes yajl cancel the parse. */
@@ -1199,6 +1203,7 @@ void tpa_chrome_parser_free(tpa_chrome_parser *p)
         free(p->arg_labels.data);
         free(p->arg_op.data);
         free(p->coll_strs.data);
+        free(p->scan_buf.data);
         free(p->cats);
         free(p->compile_memo);
         free(p->dup);
@@ -2128,13 +2133,266 @@ static int collect_record(tpa_chrome_parser *p)
         return 1;
 }
 
+/* ---- the collecting side: the records as profilers write them ---- */
+
+/*
+ * yajl takes a byte at a time through a state machine: 38% of all the CPU
+ * of a full run (bench/). So a segment is first read by scan_segment(),
+ * which knows only the plain JSON that profilers write (strings with the
+ * short escapes, numbers, literals, the four spaces of RFC 8259) and calls
+ * the callbacks yajl would call, in the same order, with the same
+ * arguments, at the same offsets (offset_now() takes scan_at while yh is
+ * NULL). At anything else (a \u escape, '\v' or '\f' between tokens, a
+ * control byte in a string, a syntax error, nesting deeper than
+ * SCAN_DEPTH, the ']' of the events array) it gives up before calling
+ * anything for it, and yajl reads the segment again from its start. So
+ * what the scanner reads it reads as yajl does, and what it does not,
+ * yajl decides (test_chrome_json compares the two on damaged traces).
+ */
+
+#define SCAN_DEPTH 64
+
+enum scan_result { SCAN_OK, SCAN_GIVE_UP, SCAN_FAILED /* a callback failed */ };
+
+static inline size_t scan_ws(const unsigned char *b, size_t i, size_t n)
+{
+        while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
+                i++;
+        return i;
+}
+
+/* The index of the first '"', '\\' or control byte in b[i..n), or n. */
+static inline size_t scan_plain(const unsigned char *b, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
+        const __m128i v1f = _mm_set1_epi8(0x1f);
+
+        for (; i + 16 <= n; i += 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+                __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vq),
+                                                        _mm_cmpeq_epi8(v, vb)),
+                                           _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
+                unsigned m = (unsigned)_mm_movemask_epi8(hit);
+
+                if (m != 0)
+                        return i + (size_t)__builtin_ctz(m);
+        }
+#endif
+        while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
+                i++;
+        return i;
+}
+
+static bool scan_put(tpa_chrome_parser *c, const unsigned char *s, size_t len)
+{
+        struct sbuf *d = &c->scan_buf;
+
+        if (grow((void **)&d->data, &d->cap, d->len + len + 1, 1, &c->scratch) < 0)
+                return false;
+        memcpy(d->data + d->len, s, len);
+        d->len += len;
+        return true;
+}
+
+/* The string whose '"' is at b[*i]: its text in *s and *len (decoded into
+ * scan_buf when it has escapes, as yajl_string_decode() does), and *i past
+ * its closing '"'. false: give up. */
+static bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
+                     const unsigned char **s, size_t *len)
+{
+        size_t start = *i + 1, j = scan_plain(b, start, n);
+
+        if (j < n && b[j] == '"') {
+                *s = b + start;
+                *len = j - start;
+                *i = j + 1;
+                return true;
+        }
+        c->scan_buf.len = 0;
+        for (;;) {
+                unsigned char e;
+
+                if (j + 1 >= n || b[j] != '\\')
+                        return false;           /* the end, or a control byte */
+                switch (b[j + 1]) {
+                case '"': case '\\': case '/': e = b[j + 1]; break;
+                case 'b': e = '\b'; break;
+                case 'f': e = '\f'; break;
+                case 'n': e = '\n'; break;
+                case 'r': e = '\r'; break;
+                case 't': e = '\t'; break;
+                default: return false;          /* \u, or not an escape */
+                }
+                if (!scan_put(c, b + start, j - start) || !scan_put(c, &e, 1))
+                        return false;
+                start = j + 2;
+                j = scan_plain(b, start, n);
+                if (j < n && b[j] == '"')
+                        break;
+        }
+        if (!scan_put(c, b + start, j - start))
+                return false;
+        *s = (const unsigned char *)c->scan_buf.data;
+        *len = c->scan_buf.len;
+        *i = j + 1;
+        return true;
+}
+
+/* The end of the number at b[i] (yajl's grammar:
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or 0: give up, also
+ * when it reaches n (yajl would wait for more digits). */
+static size_t scan_num(const unsigned char *b, size_t i, size_t n)
+{
+        size_t k;
+
+        if (i < n && b[i] == '-')
+                i++;
+        if (i < n && b[i] == '0')
+                i++;
+        else if (i < n && b[i] >= '1' && b[i] <= '9')
+                while (i < n && is_digit((char)b[i]))
+                        i++;
+        else
+                return 0;
+        if (i < n && b[i] == '.') {
+                for (k = ++i; i < n && is_digit((char)b[i]); i++)
+                        ;
+                if (i == k)
+                        return 0;
+        }
+        if (i < n && (b[i] == 'e' || b[i] == 'E')) {
+                i++;
+                if (i < n && (b[i] == '+' || b[i] == '-'))
+                        i++;
+                for (k = i; i < n && is_digit((char)b[i]); i++)
+                        ;
+                if (i == k)
+                        return 0;
+        }
+        return i < n ? i : 0;
+}
+
+/* The length of the literal at b[i] (true, false, null), or 0. */
+static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
+{
+        const char *w = b[i] == 't' ? "true" : b[i] == 'f' ? "false" : "null";
+        size_t len = strlen(w);
+
+        return n - i >= len && memcmp(b + i, w, len) == 0 ? len : 0;
+}
+
+/* Read b[0..n), the bytes after the events array's '[' or a ',' in it, to
+ * a final ',' (collect_segment() saw it), calling c's callbacks. */
+static enum scan_result scan_segment(tpa_chrome_parser *c, const unsigned char *b, size_t n)
+{
+        unsigned char open[SCAN_DEPTH];         /* '{' or '[' by depth; 0: the events array */
+        unsigned depth = 0;
+        size_t i = 0, j, len;
+        const unsigned char *s;
+
+        open[0] = '[';
+value:  /* after '[', ':', or ',' in an array */
+        i = scan_ws(b, i, n);
+        if (i == n)
+                return depth == 0 ? SCAN_OK : SCAN_GIVE_UP;
+        switch (b[i]) {
+        case '{':
+        case '[':
+                if (++depth == SCAN_DEPTH)
+                        return SCAN_GIVE_UP;
+                open[depth] = b[i];
+                c->scan_at = ++i;
+                if (!(open[depth] == '{' ? on_start_map(c) : on_start_array(c)))
+                        return SCAN_FAILED;
+                i = scan_ws(b, i, n);
+                if (i < n && b[i] == open[depth] + 2)   /* '}' or ']' */
+                        goto close;
+                if (open[depth] == '{')
+                        goto key;
+                goto value;
+        case '"':
+                if (!scan_str(c, b, n, &i, &s, &len))
+                        return SCAN_GIVE_UP;
+                c->scan_at = i;
+                if (!on_string(c, s, len))
+                        return SCAN_FAILED;
+                break;
+        case 't':
+        case 'f':
+        case 'n':
+                if ((len = scan_lit(b, i, n)) == 0)
+                        return SCAN_GIVE_UP;
+                c->scan_at = i += len;
+                if (!(len == 4 && b[i - 4] == 'n' ? on_null(c) : on_boolean(c, len == 4)))
+                        return SCAN_FAILED;
+                break;
+        default:
+                if ((j = scan_num(b, i, n)) == 0)
+                        return SCAN_GIVE_UP;
+                c->scan_at = j;
+                if (!on_number(c, (const char *)b + i, j - i))
+                        return SCAN_FAILED;
+                i = j;
+                break;
+        }
+after:  /* a value ended */
+        i = scan_ws(b, i, n);
+        if (i == n)
+                return SCAN_GIVE_UP;
+        if (b[i] == ',') {
+                i++;
+                if (open[depth] == '{')
+                        goto key;
+                goto value;
+        }
+close:  /* b[i] must close open[depth], and not the events array */
+        if (depth == 0 || b[i] != open[depth] + 2)
+                return SCAN_GIVE_UP;
+        c->scan_at = ++i;
+        if (!(open[depth--] == '{' ? on_end_map(c) : on_end_array(c)))
+                return SCAN_FAILED;
+        goto after;
+key:    /* after '{' or ',' in a map */
+        i = scan_ws(b, i, n);
+        if (i == n || b[i] != '"' || !scan_str(c, b, n, &i, &s, &len))
+                return SCAN_GIVE_UP;
+        c->scan_at = i;
+        if (!on_map_key(c, s, len))
+                return SCAN_FAILED;
+        i = scan_ws(b, i, n);
+        if (i == n || b[i] != ':')
+                return SCAN_GIVE_UP;
+        i++;
+        goto value;
+}
+
+/* c where a segment starts, about to take a '[' of its own at the byte
+ * before it, which enters the events array. */
+static void collect_start(tpa_chrome_parser *c, const struct split *sp, struct segment *sg)
+{
+        c->err.code = TPA_OK;
+        c->top = sp->top;
+        c->events_depth = sp->events_depth;
+        c->events_open = true;
+        c->depth = sp->events_depth - 1;
+        c->top_key = K_TRACE_EVENTS;
+        c->key = K_NONE;
+        c->in_event = c->in_args = c->in_meta = false;
+        c->coll = &sg->out;
+        sg->out.len = 0;
+        c->fed = sg->off - 1;
+}
+
 /* Collect the records of `sg` with `c`: true when all of it parsed as
- * records (or other values) of the events array, up to a final ','. */
+ * records (or other values) of the events array, up to a final ','. The
+ * scanner reads it, or yajl where the scanner gives up. */
 static bool collect_segment(tpa_chrome_parser *c, const struct split *sp, struct segment *sg)
 {
         static const unsigned char open[1] = { '[' };
         const unsigned char *b = (const unsigned char *)sg->bytes.data;
         size_t n = sg->bytes.len;
+        enum scan_result r;
         yajl_status st;
         bool ok;
 
@@ -2142,22 +2400,22 @@ static bool collect_segment(tpa_chrome_parser *c, const struct split *sp, struct
                 n--;
         if (n == 0 || b[n - 1] != ',')
                 return false;
+        collect_start(c, sp, sg);
+        c->scan_at = 1;
+        if (!on_start_array(c))
+                return false;
+        c->fed = sg->off;
+        r = scan_segment(c, b, sg->bytes.len);
+        if (r != SCAN_GIVE_UP)
+                return r == SCAN_OK && c->err.code == TPA_OK && c->depth == sp->events_depth &&
+                       !c->in_event;
+
         c->yh = yajl_alloc(&callbacks, NULL, c);
         if (c->yh == NULL)
                 return false;
         yajl_config(c->yh, yajl_allow_partial_values, 1);
         yajl_config(c->yh, yajl_dont_validate_strings, 1);
-        c->err.code = TPA_OK;
-        c->top = sp->top;
-        c->events_depth = sp->events_depth;
-        c->events_open = true;
-        c->depth = sp->events_depth - 1;        /* the '[' enters the array */
-        c->top_key = K_TRACE_EVENTS;
-        c->key = K_NONE;
-        c->in_event = c->in_args = c->in_meta = false;
-        c->coll = &sg->out;
-        sg->out.len = 0;
-        c->fed = sg->off - 1;
+        collect_start(c, sp, sg);
         st = yajl_parse(c->yh, open, 1);
         c->fed = sg->off;
         if (st == yajl_status_ok)

@@ -6,9 +6,11 @@
  * contracts checked). Then, for plain input, the push parser is fed the
  * same bytes whole and in chunks of 1..64 bytes: the events, the warnings
  * and the error (code and offset) must not depend on where the bytes were
- * cut (chrome_json.h promises it; STYLE.md 8). Last, gzip'd and read with
+ * cut (chrome_json.h promises it; STYLE.md 8). Then gzip'd and read with
  * and without an inflating thread (with one, the events array's records
- * are read side by side on two threads): the same again.
+ * are read side by side on two threads): the same again. Last, the input
+ * as each record of an events array long enough to be cut into segments
+ * (1 MiB), so that the segments' scanner reads it beside yajl: the same.
  */
 #include <zlib.h>
 
@@ -103,8 +105,32 @@ static void parse_gzip(struct run *out, const uint8_t *data, size_t size, bool t
         free(gz);
 }
 
+/* {"traceEvents":[ data, data, ... {}]} of at least `min` bytes. */
+static uint8_t *as_records(const uint8_t *data, size_t size, size_t min, size_t *len)
+{
+        static const char head[] = "{\"traceEvents\":[", tail[] = "{}]}";
+        size_t copies = min / (size + 2) + 1, n = 0;
+        uint8_t *t = malloc(sizeof(head) + copies * (size + 2) + sizeof(tail));
+
+        if (t == NULL)
+                abort();
+        memcpy(t, head, sizeof(head) - 1);
+        n += sizeof(head) - 1;
+        for (size_t i = 0; i < copies; i++) {
+                memcpy(t + n, data, size);
+                n += size;
+                memcpy(t + n, ",\n", 2);
+                n += 2;
+        }
+        memcpy(t + n, tail, sizeof(tail) - 1);
+        *len = n + sizeof(tail) - 1;
+        return t;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+        uint8_t *records;
+        size_t len;
         struct run whole, cut;
         uint32_t h = 2166136261u;
 
@@ -124,5 +150,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         same(&whole, &cut);
         tpa_trace_free(whole.tr);
         tpa_trace_free(cut.tr);
+        if (size == 0 || size > 4096)
+                return 0;
+        records = as_records(data, size, 1u << 20, &len);
+        parse_gzip(&whole, records, len, false);
+        parse_gzip(&cut, records, len, true);
+        same(&whole, &cut);
+        tpa_trace_free(whole.tr);
+        tpa_trace_free(cut.tr);
+        free(records);
         return 0;
 }

@@ -4,7 +4,8 @@
  * nanoseconds, and every testdata trace fed in 1..64-byte chunks giving the
  * same events, extras, health and error offsets as one chunk; and read on
  * two threads (records read side by side, as for large inputs) as on one,
- * whole, cut short and with bytes broken anywhere.
+ * whole, cut short and with bytes broken anywhere, in the forms the
+ * segments' scanner reads and in those it leaves to yajl.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@ struct result {
         int64_t   *aux;         /* 5 keys per event, INT64_MIN when absent */
         tpa_health health;
         size_t     warnings;
+        char       warned[1024]; /* each warning's message, count, first offset */
         int        dialect;
 };
 
@@ -73,6 +75,12 @@ static void collect(tpa_trace *tr, int rc, const tpa_error *err, struct result *
                                 r->aux[i * 5 + k] = INT64_MIN;
         r->health = *tpa_trace_health_c(tr);
         r->warnings = tpa_trace_warning_count(tr);
+        for (size_t i = 0, n = 0; i < r->warnings && n < sizeof(r->warned); i++) {
+                const tpa_warning *w = tpa_trace_warning(tr, i);
+                n += (size_t)snprintf(r->warned + n, sizeof(r->warned) - n, "%s: %llu from %llu; ",
+                                      w->msg, (unsigned long long)w->count,
+                                      (unsigned long long)w->first_offset);
+        }
         r->dialect = tpa_trace_dialect(tr);
 }
 
@@ -110,7 +118,8 @@ static bool same(const struct result *a, const struct result *b)
                memcmp(a->ev, b->ev, a->events * sizeof(*a->ev)) == 0 &&
                memcmp(a->aux, b->aux, a->events * 5 * sizeof(*a->aux)) == 0 &&
                memcmp(&a->health, &b->health, sizeof(a->health)) == 0 &&
-               a->warnings == b->warnings && a->dialect == b->dialect;
+               a->warnings == b->warnings && strcmp(a->warned, b->warned) == 0 &&
+               a->dialect == b->dialect;
 }
 
 static void release(struct result *r)
@@ -635,6 +644,84 @@ static void test_chrome_json__threads_places(void)
         free(u);
 }
 
+/* Records in every form the scanner reads (escapes, literals, exponents,
+ * ids as strings, empty values, deep args, every JSON space) and in forms
+ * it leaves to yajl (\u escapes, '\v' between tokens, nesting past its
+ * depth) or that are errors for yajl (control bytes, bad numbers, bad
+ * literals and escapes, a ']' for a '}'): two threads as one each time.
+ * Each kind fills records throughout, in every segment. */
+static void test_chrome_json__threads_scanner(void)
+{
+        static const char *const forms[] = {
+                "\"ph\":\"X\",\"ts\":1.5e3,\"dur\":2E-1,\"name\":\"exp\"",
+                "\"ph\":\"X\",\"ts\":7,\"dur\":1,\"name\":\"a\\nb\\t\\\"c\\\\d\\/e\\b\\f\\r\"",
+                "\"ph\":\"X\",\"pid\":\"host\",\"tid\":\"7\",\"ts\":-0.0,\"dur\":0,\"name\":\"\"",
+                "\"ph\":\"i\",\"ts\":3.25,\"name\":\"lit\",\"args\":{\"t\":true,\"f\":false,"
+                "\"n\":null,\"m\":{},\"a\":[],\"s\":\"\",\"group_id\":12345678901234567890,"
+                "\"step_num\":-3,\"correlation\":1E2}",
+                " \r\n\t\"ph\" \r\n\t: \r\n\t\"X\" \r\n\t, \"ts\" :\t12 ,\"dur\":\n3 , \"name\""
+                ":\"ws\" \r\n\t",
+                "\"ph\":\"X\",\"ts\":9,\"dur\":1,\"name\":\"deep\",\"args\":{\"d\":"
+                "[[[[[[[[[[[[[[[[[[[[{\"x\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}]]]]]]]]]]]]]]]]]]]]}",
+                "\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"key\\/\\\"s\",\"n\\tame\":\"k\",\"args\":"
+                "{\"long_name\":\"x\\\\y\",\"bytes\":\"42\"}",
+        };
+        static const struct { const char *name, *args; uint32_t depth; } odd[] = {
+                { "a \\u escape", "{\"a\":\"caf\\u00e9 \\ud83d\\ude00\"}", 0 },
+                { "a \\u escape in a key", "{\"n\\u0061me\":1}", 0 },
+                { "'\\v' and '\\f' between tokens", "{\"a\":\v1,\f\"b\":2}", 0 },
+                { "nesting past the scanner's depth", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", 100 },
+                { "a control byte in a string", "{\"a\":\"x\001y\"}", 0 },
+                { "a leading zero", "{\"a\":01}", 0 },
+                { "a number ending in '.'", "{\"a\":1.}", 0 },
+                { "a lone '-'", "{\"a\":-}", 0 },
+                { "an exponent without digits", "{\"a\":1e+}", 0 },
+                { "'tru'", "{\"a\":tru}", 0 },
+                { "'nulll'", "{\"a\":nulll}", 0 },
+                { "'falsey'", "{\"a\":falsey}", 0 },
+                { "a bad escape", "{\"a\":\"\\x\"}", 0 },
+                { "a short \\u", "{\"a\":\"\\u12\"}", 0 },
+                { "']' for '}'", "{\"a\":[1}]", 0 },
+                { "a ']' in a map", "{\"a\":1]", 0 },
+                { "a key that is no string", "{a:1}", 0 },
+                { "a missing ':'", "{\"a\" 1}", 0 },
+                /* offsets the scanner gives: the record's, a string's, a number's */
+                { "an unknown phase", "{},\"ph\":\"Q\"", 0 },
+                { "'ts' text", "{},\"ts\":\"abc\"", 0 },
+                { "'ts' out of range", "{},\"ts\":1e300", 0 },
+                { "a negative 'dur'", "{},\"dur\":-5", 0 },
+                { "a negative 'dur' as text", "{},\"dur\":\"-5\"", 0 },
+        };
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+        size_t n = 0, cap = 12000 * 400;
+        char *t = malloc(cap);
+        const size_t nforms = sizeof(forms) / sizeof(forms[0]);
+
+        if (!tap_ok(t != NULL, "test_chrome_json__threads_scanner: a trace"))
+                return;
+        n += (size_t)snprintf(t + n, cap - n, "{\"traceEvents\":[");
+        for (size_t i = 0; i < 12000; i++)
+                n += (size_t)snprintf(t + n, cap - n, "{%s,\"tid\":%zu},\n", forms[i % nforms],
+                                      i % 4);
+        n += (size_t)snprintf(t + n, cap - n, "{}]}");
+        check_threads("every form the scanner reads", t, n, &o);
+        o.strict = true;
+        check_threads("... cut at 2/3", t, n * 2 / 3, &o);
+        free(t);
+        o.strict = false;
+        for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+                size_t len = 0;
+                char *data = big_trace(12000, 9000, odd[i].args, &len);
+                char name[96];
+                if (!tap_ok(data != NULL, "test_chrome_json__threads_scanner: make a trace"))
+                        continue;
+                o.max_depth = odd[i].depth;
+                snprintf(name, sizeof(name), "12000 records, %s at record 9000", odd[i].name);
+                check_threads(name, data, len, &o);
+                free(data);
+        }
+}
+
 int main(void)
 {
         test_chrome_json__us_to_ns();
@@ -645,5 +732,6 @@ int main(void)
         test_chrome_json__threads();
         test_chrome_json__threads_broken();
         test_chrome_json__threads_places();
+        test_chrome_json__threads_scanner();
         return tap_done();
 }
