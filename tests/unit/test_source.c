@@ -2,7 +2,8 @@
 /*
  * test_source.c - the byte source: the threaded (inflate | parse) mode
  * hands out the same bytes, offsets, truncation and errors as one thread;
- * a transform sees every byte once, in order, wherever it runs.
+ * a transform sees every byte once, in order, wherever it runs; gzip's
+ * CRC-32 as zlib computes it, and a bad trailer named as zlib names it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "input/crc32.h"
 #include "input/source.h"
 #include "tap.h"
 
@@ -59,6 +61,7 @@ struct result {
         size_t   len;
         uint64_t offset, bytes_in, err_offset;
         bool     truncated;
+        char     msg[200];
 };
 
 /* Read a source to the end (or an error), peeking `peek` bytes first. */
@@ -92,6 +95,7 @@ done:
         res.bytes_in = tpa_source_bytes_in(src);
         res.truncated = tpa_source_truncated(src);
         res.err_offset = err.offset;
+        snprintf(res.msg, sizeof(res.msg), "%s", err.msg);
         return res;
 }
 
@@ -173,6 +177,115 @@ static void check_transform(tpa_source *src, size_t peek, const char *want, size
            "(%zu bad chunks)", what, bad);
 }
 
+/* tpa_crc32__update() is zlib's crc32(): every length to 600, at every
+ * alignment, whole and in two parts, and long runs. */
+static void test_source__crc32(void)
+{
+        size_t n = (3u << 20) + 77;
+        uint8_t *b = malloc(n);
+        uint64_t x = 0x9e3779b97f4a7c15u;
+        bool ok_all = true, ok_parts = true;
+
+        for (size_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                b[i] = (uint8_t)(x >> 56);
+        }
+        for (size_t len = 0; len <= 600; len++)
+                for (size_t at = 0; at < 16; at++)
+                        ok_all &= tpa_crc32__update(0, b + at, len) ==
+                                  (uint32_t)crc32(0, b + at, (uInt)len);
+        ok(ok_all, "test_source__crc32: lengths 0..600 at 16 alignments as zlib's");
+        for (size_t len = 64; len <= 600; len += 7) {
+                uint32_t want = (uint32_t)crc32(0, b + 3, (uInt)len);
+                for (size_t cut = 0; cut <= len; cut += 5)
+                        ok_parts &= tpa_crc32__update(tpa_crc32__update(0, b + 3, cut),
+                                                      b + 3 + cut, len - cut) == want;
+        }
+        ok(ok_parts, "test_source__crc32: in two parts as whole");
+        tap_eq(tpa_crc32__update(0, b, n), (uint32_t)crc32(0, b, (uInt)n),
+               "test_source__crc32: 3 MiB as zlib's");
+        tap_eq(tpa_crc32__update(0x12345678u, b + 1, n - 1),
+               (uint32_t)crc32(0x12345678u, b + 1, (uInt)(n - 1)),
+               "test_source__crc32: 3 MiB from a CRC, unaligned, as zlib's");
+        free(b);
+}
+
+/* `text` gzip'd with a header CRC (FHCRC): zlib checks such members. */
+static uint8_t *gzip_hcrc(const char *text, size_t n, size_t *out_len)
+{
+        z_stream z;
+        gz_header h;
+        size_t cap = compressBound((uLong)n) + 64;
+        uint8_t *out = malloc(cap);
+
+        memset(&z, 0, sizeof(z));
+        memset(&h, 0, sizeof(h));
+        h.hcrc = 1;
+        h.os = 3;
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        deflateSetHeader(&z, &h);
+        z.next_in = (Bytef *)(uintptr_t)text;
+        z.avail_in = (uInt)n;
+        z.next_out = out;
+        z.avail_out = (uInt)cap;
+        deflate(&z, Z_FINISH);
+        *out_len = cap - z.avail_out;
+        deflateEnd(&z);
+        return out;
+}
+
+/* A trailer changed at byte `at` of `gz` (after `prefix` good bytes of
+ * another member): the error zlib gives, on one thread and on two. */
+static void check_trailer(const uint8_t *gz, size_t gz_len, size_t prefix, size_t at,
+                          const char *check, uint64_t want_offset, const char *what)
+{
+        uint8_t *bad = malloc(prefix + gz_len);
+        struct result one, two;
+        char want[200];
+
+        memcpy(bad, gz, prefix);
+        memcpy(bad + prefix, gz, gz_len);
+        bad[prefix + at] ^= 0x10;
+        snprintf(want, sizeof(want), "gzip data is corrupt (%s, compressed byte %llu)", check,
+                 (unsigned long long)(prefix + (strcmp(check, "incorrect data check") == 0
+                                                        ? gz_len - 4 : gz_len)));
+        one = read_memory(bad, prefix + gz_len, false, 0);
+        two = read_memory(bad, prefix + gz_len, true, 0);
+        tap_eq(one.rc, TPA_EFORMAT, "test_source__trailer: %s: an error", what);
+        tap_streq(one.msg, want, "test_source__trailer: %s: zlib's words, its byte", what);
+        tap_eq((int64_t)one.err_offset, (int64_t)want_offset,
+               "test_source__trailer: %s: at the member's end", what);
+        /* what was handed out before the error differs: the ring reads ahead */
+        tap_eq(two.rc, one.rc, "test_source__trailer: %s: threaded, an error", what);
+        tap_streq(two.msg, one.msg, "test_source__trailer: %s: threaded, the same", what);
+        tap_eq((int64_t)two.err_offset, (int64_t)one.err_offset,
+               "test_source__trailer: %s: threaded, at the same place", what);
+        free(one.data);
+        free(two.data);
+        free(bad);
+}
+
+static void test_source__trailer(void)
+{
+        size_t n = 1u << 20, gz_len, hc_len;
+        char *text = make_text(n);
+        uint8_t *gz = gzip(text, n, &gz_len), *hc = gzip_hcrc(text, n, &hc_len);
+
+        check_trailer(gz, gz_len, 0, gz_len - 8, "incorrect data check", n, "CRC");
+        check_trailer(gz, gz_len, 0, gz_len - 1, "incorrect length check", n, "length");
+        /* zlib checks this member itself: the words and places are its own */
+        check_trailer(hc, hc_len, 0, hc_len - 6, "incorrect data check", n, "CRC, FHCRC");
+        check_trailer(hc, hc_len, 0, hc_len - 3, "incorrect length check", n, "length, FHCRC");
+        /* the second member of two */
+        check_trailer(gz, gz_len, gz_len, gz_len - 7, "incorrect data check", 2 * n,
+                      "CRC of a second member");
+        check_trailer(hc, hc_len, hc_len, hc_len - 8, "incorrect data check", 2 * n,
+                      "CRC of a second member, FHCRC");
+        free(text);
+        free(gz);
+        free(hc);
+}
+
 int main(void)
 {
         size_t text_len = 6u << 20, gz_len;
@@ -180,6 +293,8 @@ int main(void)
         uint8_t *gz = gzip(text, text_len, &gz_len);
         struct result one, two;
 
+        test_source__crc32();
+        test_source__trailer();
         /* whole stream, with and without a peek first, small and large */
         one = read_memory(gz, gz_len, false, 0);
         ok(one.rc == 0 && one.len == text_len && memcmp(one.data, text, text_len) == 0,
