@@ -2198,8 +2198,8 @@ static bool scan_put(tpa_chrome_parser *c, const unsigned char *s, size_t len)
 /* The string whose '"' is at b[*i]: its text in *s and *len (decoded into
  * scan_buf when it has escapes, as yajl_string_decode() does), and *i past
  * its closing '"'. false: give up. */
-static bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
-                     const unsigned char **s, size_t *len)
+static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
+                          const unsigned char **s, size_t *len)
 {
         size_t start = *i + 1, j = scan_plain(b, start, n);
 
@@ -2237,6 +2237,35 @@ static bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, siz
         *len = c->scan_buf.len;
         *i = j + 1;
         return true;
+}
+
+/* scan_str_rest() where the string ends, with no escape, in the 16 bytes
+ * after its '"' (most keys and names), inline: a call per string was a
+ * third of its cost. */
+static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
+                            const unsigned char **s, size_t *len)
+{
+#if defined(__SSE2__)
+        size_t start = *i + 1;
+
+        if (start + 16 <= n) {
+                const __m128i v1f = _mm_set1_epi8(0x1f);
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + start));
+                __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                        _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                           _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
+                unsigned m = (unsigned)_mm_movemask_epi8(hit);
+                size_t j = start + (size_t)__builtin_ctz(m | 0x10000u);
+
+                if (m != 0 && b[j] == '"') {
+                        *s = b + start;
+                        *len = j - start;
+                        *i = j + 1;
+                        return true;
+                }
+        }
+#endif
+        return scan_str_rest(c, b, n, i, s, len);
 }
 
 /* The end of the number at b[i] (yajl's grammar:
