@@ -1658,7 +1658,8 @@ static int filter_block(struct filter *f, unsigned char *d, size_t i, size_t len
                 size_t k = (size_t)__builtin_ctzll(s);
                 nest(f, n, d[i + k], i + k);
         }
-        for (c &= ~inside; c != 0; c &= c - 1) {
+        /* a ',' right before a '"' (before a key, mostly) is no trailing one */
+        for (c &= ~inside & ~(q >> 1); c != 0; c &= c - 1) {
                 size_t k = (size_t)__builtin_ctzll(c), j;
 
                 for (j = i + k + 1; j < len && is_ws(d[j]); j++)
