@@ -195,11 +195,12 @@ static tpa_ns clipped(const tpa_event *e, const tpa_step *s)
         return b > a ? b - a : 0;
 }
 
-/* The name an op is known by: its framework op when the trace says. */
-static tpa_str op_name(const tpa_actx *c, size_t i)
+/* The name an op is known by: its framework op when the trace says.
+ * `cursor`: see tpa_trace_get_aux_seq(); the caller asks in event order. */
+static tpa_str op_name(const tpa_actx *c, size_t i, size_t *cursor)
 {
         int64_t v;
-        if (tpa_trace_get_aux(c->tr, i, TPA_AUX_OP, &v) && v > 0 &&
+        if (tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 &&
             (size_t)v < tpa_trace_str_count(c->tr))
                 return (tpa_str)v;
         return c->ev[i].name;
@@ -355,6 +356,7 @@ static void device_events(tpa_actx *c, struct metrics_job *job)
 {
         tpa_analysis *a = c->a;
         long hint = -1;
+        size_t op_cursor = 0, bytes_cursor = 0;
 
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
@@ -374,7 +376,7 @@ static void device_events(tpa_actx *c, struct metrics_job *job)
                 t = clipped(e, s);
                 if (cls == EV_DEVICE && tpa_kind_is_copy(e->kind)) {
                         int dir = dir_of(e->kind);
-                        tpa_trace_get_aux(c->tr, i, TPA_AUX_BYTES, &bytes);
+                        tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, &bytes_cursor, &bytes);
                         s->metric[M_COPY_COUNT] += 1;
                         s->metric[M_COPY_NS] += (double)t;
                         s->metric[M_COPY_BYTES] += (double)bytes;
@@ -393,7 +395,7 @@ static void device_events(tpa_actx *c, struct metrics_job *job)
                 }
                 if (s->excluded || t == 0)
                         continue;
-                on = op_name(c, i);
+                on = op_name(c, i, &op_cursor);
                 job->dev_acc[on].time += t;
                 job->dev_acc[on].count++;
         }

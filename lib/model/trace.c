@@ -595,6 +595,32 @@ bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64
         return true;
 }
 
+bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, size_t *cursor,
+                           int64_t *out)
+{
+        uint64_t ek = AUX_EK(event, key);
+        size_t b = event / AUX_BLOCK, i = *cursor;
+
+        if ((uint64_t)event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
+                return false;           /* never stored */
+        if (tr->aux2_keys & key_bit(key))
+                return tpa_trace_get_aux(tr, event, key, out);  /* rare: set out of order */
+        if (b >= tr->aux_blocks || !(tr->aux_keys[b] & key_bit(key)))
+                return false;
+        /* from the block's first entry when the cursor is behind the block
+         * or past the entry (a look-up out of order) */
+        if (i < tr->aux_first[b] || i > tr->aux_count || (i > 0 && tr->aux[i - 1].ek >= ek))
+                i = tr->aux_first[b];
+        while (i < tr->aux_count && tr->aux[i].ek < ek)
+                i++;
+        *cursor = i;
+        if (i < tr->aux_count && tr->aux[i].ek == ek) {
+                *out = tr->aux[i].value;
+                return true;
+        }
+        return false;
+}
+
 int tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err)
 {
         int64_t v = 0;

@@ -200,6 +200,12 @@ void             tpa_trace_set_max_events(tpa_trace *tr, uint64_t max);  /* 0: n
 int  tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
                        tpa_error *err);
 bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64_t *out);
+/* As tpa_trace_get_aux(), for a pass that looks up one key at growing event
+ * indexes: *cursor (0 before the first look-up, one per pass) keeps where the
+ * last one ended, so each costs a step or two through the extras instead of
+ * a search. Any order still gives the right answer, only slower. */
+bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, size_t *cursor,
+                           int64_t *out);
 /* OR `flags` into the event's TPA_AUX_FLAGS. */
 int  tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err);
 
