@@ -14,58 +14,65 @@
 #define B(x) (M_BUCKET_NS + TPA_BUCKET_##x)
 #define F(x) (M_BUCKET_FRAC + TPA_BUCKET_##x)
 
+/* A name and its length, so that a look-up compares lengths, not strlen()s:
+ * the rules look up some 60 names per step (bench/). */
+#define N(s) s, sizeof(s) - 1
+
 static const struct metric_name {
         const char *name;
+        size_t      len;
         int         idx;
 } metric_names[] = {
-        { "step_time_ns", M_STEP_TIME },
-        { "compute_ns", B(COMPUTE) }, { "compute_frac", F(COMPUTE) },
-        { "transfer_ns", M_TRANSFER_NS }, { "transfer_frac", M_TRANSFER_FRAC },
-        { "transfer_h2d_ns", B(H2D) }, { "transfer_h2d_frac", F(H2D) },
-        { "transfer_d2h_ns", B(D2H) }, { "transfer_d2h_frac", F(D2H) },
-        { "transfer_d2d_ns", B(D2D) }, { "transfer_d2d_frac", F(D2D) },
-        { "transfer_p2p_ns", B(P2P) }, { "transfer_p2p_frac", F(P2P) },
-        { "sync_ns", M_SYNC_NS }, { "sync_frac", M_SYNC_FRAC },
-        { "sync_host_wait_ns", B(SYNC_HOST_WAIT) }, { "sync_host_wait_frac", F(SYNC_HOST_WAIT) },
-        { "sync_collective_ns", B(SYNC_COLLECTIVE) },
-        { "sync_collective_frac", F(SYNC_COLLECTIVE) },
-        { "input_ns", B(INPUT) }, { "input_frac", F(INPUT) },
-        { "input_host_ns", M_INPUT_HOST_NS }, { "input_host_frac", M_INPUT_HOST_FRAC },
-        { "host_ns", M_HOST_NS }, { "host_frac", M_HOST_FRAC },
-        { "host_launch_ns", B(HOST_LAUNCH) }, { "host_launch_frac", F(HOST_LAUNCH) },
-        { "host_python_ns", B(HOST_PYTHON) }, { "host_python_frac", F(HOST_PYTHON) },
-        { "host_compute_ns", B(HOST_COMPUTE) }, { "host_compute_frac", F(HOST_COMPUTE) },
-        { "idle_ns", B(IDLE) }, { "idle_frac", F(IDLE) },
-        { "max_other_frac", M_MAX_OTHER_FRAC }, { "cpu_only", M_CPU_ONLY },
-        { "devices", M_DEVICES },
-        { "framework_tf", M_FRAMEWORK_TF }, { "framework_pytorch", M_FRAMEWORK_PYTORCH },
-        { "gap_count", M_GAP_COUNT }, { "gap_total_ns", M_GAP_TOTAL },
-        { "gap_max_ns", M_GAP_MAX }, { "gap_frac", M_GAP_FRAC },
-        { "copy_count", M_COPY_COUNT }, { "copy_ns", M_COPY_NS },
-        { "copy_bytes", M_COPY_BYTES }, { "copy_frac", M_COPY_FRAC },
-        { "copy_exposed_frac", M_COPY_EXPOSED_FRAC },
-        { "small_copy_count", M_SMALL_COPY_COUNT },
-        { "h2d_count", M_DIR_COUNT + 0 }, { "d2h_count", M_DIR_COUNT + 1 },
-        { "d2d_count", M_DIR_COUNT + 2 }, { "p2p_count", M_DIR_COUNT + 3 },
-        { "h2d_bytes", M_DIR_BYTES + 0 }, { "d2h_bytes", M_DIR_BYTES + 1 },
-        { "d2d_bytes", M_DIR_BYTES + 2 }, { "p2p_bytes", M_DIR_BYTES + 3 },
-        { "h2d_gbps", M_DIR_GBPS + 0 }, { "d2h_gbps", M_DIR_GBPS + 1 },
-        { "d2d_gbps", M_DIR_GBPS + 2 }, { "p2p_gbps", M_DIR_GBPS + 3 },
-        { "host_gap_count", M_HOST_GAP_COUNT }, { "host_gap_ns", M_HOST_GAP_NS },
-        { "host_gap_frac", M_HOST_GAP_FRAC }, { "host_gap_median_ns", M_HOST_GAP_MEDIAN },
-        { "host_gap_per_ms", M_HOST_GAP_PER_MS },
-        { "launch_count", M_LAUNCH_COUNT },
-        { "gain_transfer_frac", M_GAIN + TPA_GROUP_TRANSFER },
-        { "gain_sync_frac", M_GAIN + TPA_GROUP_SYNC },
-        { "gain_input_frac", M_GAIN + TPA_GROUP_INPUT },
-        { "gain_host_frac", M_GAIN + TPA_GROUP_HOST },
-        { "gain_host_compute_frac", M_GAIN + TPA_GROUP_HOST_COMPUTE },
-        { "gain_idle_frac", M_GAIN + TPA_GROUP_IDLE },
+        { N("step_time_ns"), M_STEP_TIME },
+        { N("compute_ns"), B(COMPUTE) }, { N("compute_frac"), F(COMPUTE) },
+        { N("transfer_ns"), M_TRANSFER_NS }, { N("transfer_frac"), M_TRANSFER_FRAC },
+        { N("transfer_h2d_ns"), B(H2D) }, { N("transfer_h2d_frac"), F(H2D) },
+        { N("transfer_d2h_ns"), B(D2H) }, { N("transfer_d2h_frac"), F(D2H) },
+        { N("transfer_d2d_ns"), B(D2D) }, { N("transfer_d2d_frac"), F(D2D) },
+        { N("transfer_p2p_ns"), B(P2P) }, { N("transfer_p2p_frac"), F(P2P) },
+        { N("sync_ns"), M_SYNC_NS }, { N("sync_frac"), M_SYNC_FRAC },
+        { N("sync_host_wait_ns"), B(SYNC_HOST_WAIT) },
+        { N("sync_host_wait_frac"), F(SYNC_HOST_WAIT) },
+        { N("sync_collective_ns"), B(SYNC_COLLECTIVE) },
+        { N("sync_collective_frac"), F(SYNC_COLLECTIVE) },
+        { N("input_ns"), B(INPUT) }, { N("input_frac"), F(INPUT) },
+        { N("input_host_ns"), M_INPUT_HOST_NS }, { N("input_host_frac"), M_INPUT_HOST_FRAC },
+        { N("host_ns"), M_HOST_NS }, { N("host_frac"), M_HOST_FRAC },
+        { N("host_launch_ns"), B(HOST_LAUNCH) }, { N("host_launch_frac"), F(HOST_LAUNCH) },
+        { N("host_python_ns"), B(HOST_PYTHON) }, { N("host_python_frac"), F(HOST_PYTHON) },
+        { N("host_compute_ns"), B(HOST_COMPUTE) }, { N("host_compute_frac"), F(HOST_COMPUTE) },
+        { N("idle_ns"), B(IDLE) }, { N("idle_frac"), F(IDLE) },
+        { N("max_other_frac"), M_MAX_OTHER_FRAC }, { N("cpu_only"), M_CPU_ONLY },
+        { N("devices"), M_DEVICES },
+        { N("framework_tf"), M_FRAMEWORK_TF }, { N("framework_pytorch"), M_FRAMEWORK_PYTORCH },
+        { N("gap_count"), M_GAP_COUNT }, { N("gap_total_ns"), M_GAP_TOTAL },
+        { N("gap_max_ns"), M_GAP_MAX }, { N("gap_frac"), M_GAP_FRAC },
+        { N("copy_count"), M_COPY_COUNT }, { N("copy_ns"), M_COPY_NS },
+        { N("copy_bytes"), M_COPY_BYTES }, { N("copy_frac"), M_COPY_FRAC },
+        { N("copy_exposed_frac"), M_COPY_EXPOSED_FRAC },
+        { N("small_copy_count"), M_SMALL_COPY_COUNT },
+        { N("h2d_count"), M_DIR_COUNT + 0 }, { N("d2h_count"), M_DIR_COUNT + 1 },
+        { N("d2d_count"), M_DIR_COUNT + 2 }, { N("p2p_count"), M_DIR_COUNT + 3 },
+        { N("h2d_bytes"), M_DIR_BYTES + 0 }, { N("d2h_bytes"), M_DIR_BYTES + 1 },
+        { N("d2d_bytes"), M_DIR_BYTES + 2 }, { N("p2p_bytes"), M_DIR_BYTES + 3 },
+        { N("h2d_gbps"), M_DIR_GBPS + 0 }, { N("d2h_gbps"), M_DIR_GBPS + 1 },
+        { N("d2d_gbps"), M_DIR_GBPS + 2 }, { N("p2p_gbps"), M_DIR_GBPS + 3 },
+        { N("host_gap_count"), M_HOST_GAP_COUNT }, { N("host_gap_ns"), M_HOST_GAP_NS },
+        { N("host_gap_frac"), M_HOST_GAP_FRAC }, { N("host_gap_median_ns"), M_HOST_GAP_MEDIAN },
+        { N("host_gap_per_ms"), M_HOST_GAP_PER_MS },
+        { N("launch_count"), M_LAUNCH_COUNT },
+        { N("gain_transfer_frac"), M_GAIN + TPA_GROUP_TRANSFER },
+        { N("gain_sync_frac"), M_GAIN + TPA_GROUP_SYNC },
+        { N("gain_input_frac"), M_GAIN + TPA_GROUP_INPUT },
+        { N("gain_host_frac"), M_GAIN + TPA_GROUP_HOST },
+        { N("gain_host_compute_frac"), M_GAIN + TPA_GROUP_HOST_COMPUTE },
+        { N("gain_idle_frac"), M_GAIN + TPA_GROUP_IDLE },
         /* run only */
-        { "steps", M_STEPS }, { "kept_steps", M_KEPT_STEPS },
-        { "excluded_steps", M_EXCLUDED_STEPS }, { "step_time_p90_ns", M_P90 },
-        { "step_time_min_ns", M_MIN }, { "step_time_max_ns", M_MAX },
+        { N("steps"), M_STEPS }, { N("kept_steps"), M_KEPT_STEPS },
+        { N("excluded_steps"), M_EXCLUDED_STEPS }, { N("step_time_p90_ns"), M_P90 },
+        { N("step_time_min_ns"), M_MIN }, { N("step_time_max_ns"), M_MAX },
 };
+#undef N
 #define METRIC_NAME_COUNT (sizeof(metric_names) / sizeof(metric_names[0]))
 
 size_t tpa_analysis_metric_count(void)
@@ -83,7 +90,7 @@ bool tpa_analysis_metric(const tpa_analysis *a, int step, const char *name, size
 {
         for (size_t i = 0; i < METRIC_NAME_COUNT; i++) {
                 const struct metric_name *m = &metric_names[i];
-                if (strlen(m->name) != len || memcmp(m->name, name, len) != 0)
+                if (m->len != len || m->name[0] != name[0] || memcmp(m->name, name, len) != 0)
                         continue;
                 if (step < 0) {
                         if (a->run_metric == NULL)
