@@ -30,13 +30,19 @@ static void null(jw *w)
 
 static void str(jw *w, const char *s)
 {
-        size_t n;
+        size_t n, i;
 
         if (s == NULL) {
                 null(w);
                 return;
         }
         n = strlen(s);
+        for (i = 0; i < n && (unsigned char)s[i] < 0x80; i++)
+                ;
+        if (i == n) {           /* ASCII (most strings): valid UTF-8 as it is */
+                tpa_report__jw_string(w->g, s, n);
+                return;
+        }
         if (n * 3 + 1 > w->cap) {
                 char *b = realloc(w->buf, n * 3 + 1);
                 if (b == NULL) {
