@@ -2198,11 +2198,11 @@ static bool scan_put(tpa_chrome_parser *c, const unsigned char *s, size_t len)
 
 /* The string whose '"' is at b[*i]: its text in *s and *len (decoded into
  * scan_buf when it has escapes, as yajl_string_decode() does), and *i past
- * its closing '"'. false: give up. */
+ * its closing '"'; its bytes before `from` are plain. false: give up. */
 static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
-                          const unsigned char **s, size_t *len)
+                          const unsigned char **s, size_t *len, size_t from)
 {
-        size_t start = *i + 1, j = scan_plain(b, start, n);
+        size_t start = *i + 1, j = scan_plain(b, from, n);
 
         if (j < n && b[j] == '"') {
                 *s = b + start;
@@ -2246,9 +2246,9 @@ static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n
 static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
                             const unsigned char **s, size_t *len)
 {
-#if defined(__SSE2__)
         size_t start = *i + 1;
 
+#if defined(__SSE2__)
         if (start + 16 <= n) {
                 const __m128i v1f = _mm_set1_epi8(0x1f);
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + start));
@@ -2264,9 +2264,10 @@ static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t
                         *i = j + 1;
                         return true;
                 }
+                return scan_str_rest(c, b, n, i, s, len, j);
         }
 #endif
-        return scan_str_rest(c, b, n, i, s, len);
+        return scan_str_rest(c, b, n, i, s, len, start);
 }
 
 /* The end of the number at b[i] (yajl's grammar:
