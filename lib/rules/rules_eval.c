@@ -29,7 +29,8 @@ bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, doubl
         bool found;
 
         for (size_t i = 0; m != NULL && i < m->n; i++)
-                if (m->v[i].len == len && memcmp(m->v[i].name, name, len) == 0) {
+                if (m->v[i].len == len &&
+                    (m->v[i].name == name || memcmp(m->v[i].name, name, len) == 0)) {
                         *out = m->v[i].value;
                         return true;
                 }
