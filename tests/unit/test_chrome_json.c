@@ -301,6 +301,61 @@ static void test_chrome_json__values(void)
         release(&r);
 }
 
+/* Ids as numbers up to int64's edges, as strings past them or with a
+ * non-digit (the 18-digit loop has no overflow check of its own). */
+static void test_chrome_json__ids(void)
+{
+        static const struct { const char *text; bool number; int64_t num; } ids[] = {
+                { "0", true, 0 },
+                { "123456789012345678", true, 123456789012345678LL },
+                { "-999999999999999999", true, -999999999999999999LL },
+                { "9223372036854775807", true, INT64_MAX },
+                { "-9223372036854775808", true, INT64_MIN },
+                { "9223372036854775808", false, 0 },
+                { "-9223372036854775809", false, 0 },
+                { "18446744073709551616", false, 0 },
+                { "\"12a\"", false, 0 },
+                { "\"1\"", true, 1 },
+        };
+        const size_t n = sizeof(ids) / sizeof(ids[0]);
+        char json[2048];
+        size_t len = 0;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr = NULL;
+        tpa_chrome_parser *p = NULL;
+
+        len += (size_t)snprintf(json + len, sizeof(json) - len, "[");
+        for (size_t i = 0; i < n; i++)
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                        "%s{\"ph\":\"X\",\"ts\":%zu,\"dur\":1,\"pid\":1,\"tid\":%s}",
+                                        i ? "," : "", i, ids[i].text);
+        len += (size_t)snprintf(json + len, sizeof(json) - len, "]");
+        if (!tap_ok(tpa_trace_new(&tr, &err) == 0 &&
+                    tpa_chrome_parser_new(&p, tr, NULL, &err) == 0 &&
+                    tpa_chrome_parser_feed(p, json, len, &err) == 0 &&
+                    tpa_chrome_parser_finish(p, false, &err) == 0 &&
+                    tpa_trace_event_count(tr) == n,
+                    "test_chrome_json__ids: %zu events read", n)) {
+                tpa_chrome_parser_free(p);
+                tpa_trace_free(tr);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const tpa_event *e = &tpa_trace_events(tr)[i];
+                tpa_id id = tpa_trace_thread_c(tr, e->track)->tid;
+                /* INT64_MIN reads as the number, which is also how the
+                 * empty string is kept (TPA_ID_EMPTY_STRING) */
+                if (ids[i].number)
+                        tap_ok(id.str == TPA_STR_EMPTY && id.num == ids[i].num,
+                               "test_chrome_json__ids: tid %s is the number", ids[i].text);
+                else
+                        tap_ok(id.str != TPA_STR_EMPTY,
+                               "test_chrome_json__ids: tid %s is a string", ids[i].text);
+        }
+        tpa_chrome_parser_free(p);
+        tpa_trace_free(tr);
+}
+
 static void test_chrome_json__limits(void)
 {
         char deep[200];
@@ -726,6 +781,7 @@ int main(void)
 {
         test_chrome_json__us_to_ns();
         test_chrome_json__values();
+        test_chrome_json__ids();
         test_chrome_json__limits();
         test_chrome_json__chunks();
         test_chrome_json__offending_token();
