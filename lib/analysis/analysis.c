@@ -279,20 +279,39 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
         }
 }
 
-/* Flag in ((bool **)arg)[part] the processes (by track class, for now)
- * whose streams carry device work in half of the events. */
-static int mark_device_work(tpa_actx *c, int part, void *arg, tpa_error *err)
-{
-        bool *has = ((bool **)arg)[part];
-        size_t lo, hi;
+/* What find_devices()' pass over half of the events finds: the processes
+ * (by track class, for now) whose streams carry device work, and the input
+ * events of host threads that tpa_analysis__channels() wants first (speed,
+ * bench/: they were a pass of its own, on the longer of its two threads). */
+struct first_look {
+        bool         *has;      /* per process */
+        tpa_ivl_list *inp;      /* per track: input events of a host thread */
+        bool          grouped;  /* some of them carry a TF group id */
+};
 
-        (void)err;
+static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        struct first_look *fl = (struct first_look *)arg + part;
+        size_t lo, hi;
+        int r;
+
         tpa_analysis__half(c->n, part, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
-                if (e->track < c->ntracks && c->track_cls[e->track] >= 0 &&
-                    tpa_analysis__is_device_kind(e->kind))
-                        has[c->track_cls[e->track]] = true;
+                int32_t t;
+
+                if (e->track >= c->ntracks)
+                        continue;
+                t = c->track_cls[e->track];
+                if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
+                        fl->has[t] = true;
+                } else if (t == TRACK_HOST && e->kind == TPA_KIND_INPUT) {
+                        /* what event_class() says of it: a host event */
+                        fl->grouped = fl->grouped || e->group != 0;
+                        if ((r = tpa_ivl__push(&fl->inp[e->track], e->ts, e->ts + e->dur,
+                                               err)) < 0)
+                                return r;
+                }
         }
         return 0;
 }
@@ -309,7 +328,7 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         int32_t *pdev = malloc(n1 * sizeof(*pdev)), *rank = malloc(n1 * sizeof(*rank));
         size_t *rep = malloc(n1 * sizeof(*rep)), *members = calloc(n1, sizeof(*members));
         size_t *rep2 = malloc(n1 * sizeof(*rep2)), *members2 = malloc(n1 * sizeof(*members2));
-        bool *halves[2];
+        struct first_look fl[2] = { { 0 } };
         int r = 0;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
@@ -331,15 +350,28 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 else
                         c->track_cls[t] = TRACK_HOST;
         }
-        halves[0] = has;
-        if ((halves[1] = calloc(n1, sizeof(*has))) == NULL) {
+        fl[0].has = has;
+        fl[1].has = calloc(n1, sizeof(*has));
+        c->inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
+        fl[0].inp = c->inp;
+        fl[1].inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
+        if (fl[1].has == NULL || c->inp == NULL || fl[1].inp == NULL) {
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto done;
         }
-        tpa_analysis__in_two(c, mark_device_work, halves, NULL);
+        if ((r = tpa_analysis__in_two(c, first_look_part, fl, err)) < 0)
+                goto done;
         for (size_t p = 0; p < np; p++)
-                has[p] = has[p] || halves[1][p];
-        free(halves[1]);
+                has[p] = has[p] || fl[1].has[p];
+        /* the second half's input intervals join the first's: merged, the
+         * lists are their union whatever the order */
+        for (size_t t = 0; t < c->ntracks && r == 0; t++)
+                for (size_t k = 0; k < fl[1].inp[t].n && r == 0; k++)
+                        r = tpa_ivl__append(&c->inp[t], fl[1].inp[t].v[k].s,
+                                            fl[1].inp[t].v[k].e, err);
+        if (r < 0)
+                goto done;
+        c->grouped = fl[0].grouped || fl[1].grouped;
         /* group: pdev[p] is the group of process p, in order of first process */
         for (size_t p = 0; p < np; p++) {
                 const tpa_process *pp = tpa_trace_process_c(c->tr, (uint32_t)p);
@@ -391,6 +423,11 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         /* `has` is free again: np >= nd flags for name_devices() */
         name_devices(c, rep2, members2, nd, (char *)(c->a->device_names + c->ndev), SLOT, has);
 done:
+        if (fl[1].inp != NULL)
+                for (size_t t = 0; t < c->ntracks; t++)
+                        tpa_ivl__free(&fl[1].inp[t]);
+        free(fl[1].inp);
+        free(fl[1].has);
         free(has);
         free(pdev);
         free(rank);
@@ -451,8 +488,8 @@ static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t i, in
 
 int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
 {
-        bool grouped = false;   /* some input work carries a TF group id */
-        tpa_ivl_list *inp;      /* per track: input events, merged */
+        bool grouped = c->grouped;      /* some input work carries a TF group id */
+        tpa_ivl_list *inp = c->inp;     /* per track: input events, merged here */
         int r = 0;
 
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
@@ -461,19 +498,6 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
         c->hch = malloc(c->n ? c->n : 1);
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*inp));
-        if (inp == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        for (size_t i = 0; i < c->n; i++) {
-                int32_t d = 0;
-                if (c->ev[i].kind != TPA_KIND_INPUT ||
-                    tpa_analysis__event_class(c, i, &d) != EV_HOST)
-                        continue;
-                grouped = grouped || c->ev[i].group != 0;
-                if ((r = tpa_ivl__push(&inp[c->ev[i].track], c->ev[i].ts,
-                                       c->ev[i].ts + c->ev[i].dur, err)) < 0)
-                        goto out;
-        }
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&inp[t]);
         for (size_t i = 0; i < c->n; i++) {
@@ -547,6 +571,7 @@ out:
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__free(&inp[t]);
         free(inp);
+        c->inp = NULL;
         return r;
 }
 
@@ -695,6 +720,10 @@ static void ctx_free(tpa_actx *c)
         free(c->dev);
         free(c->dev_any);
         free(c->fw);
+        if (c->inp != NULL)
+                for (size_t i = 0; i < c->ntracks; i++)
+                        tpa_ivl__free(&c->inp[i]);
+        free(c->inp);
         free(c->hch);
         free(c->track_cls);
         free(c->marker_track);

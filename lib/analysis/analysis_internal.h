@@ -145,6 +145,9 @@ typedef struct tpa_actx {
         tpa_ivl_list      host[HOST_CH__COUNT];
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
         tpa_ivl_list      fw_all;       /* union of fw over host threads */
+        tpa_ivl_list     *inp;          /* per track: input events of host threads, from
+                                           find_devices() for the channels, which free it */
+        bool              grouped;      /* some of them carry a TF group id */
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         uint32_t         *device_corr;  /* correlation ids of device events, sorted, from
