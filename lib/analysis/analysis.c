@@ -287,6 +287,7 @@ struct first_look {
         bool         *has;      /* per process */
         tpa_ivl_list *inp;      /* per track: input events of a host thread */
         bool          grouped;  /* some of them carry a TF group id */
+        tpa_marker_list *markers;       /* per source; NULL with --step-marker */
 };
 
 static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
@@ -313,6 +314,8 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                                 return r;
                 }
         }
+        if (fl->markers != NULL)
+                return tpa_analysis__collect_markers(c, lo, hi, fl->markers, err);
         return 0;
 }
 
@@ -329,6 +332,7 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         size_t *rep = malloc(n1 * sizeof(*rep)), *members = calloc(n1, sizeof(*members));
         size_t *rep2 = malloc(n1 * sizeof(*rep2)), *members2 = malloc(n1 * sizeof(*members2));
         struct first_look fl[2] = { { 0 } };
+        tpa_marker_list markers1[SRC__COUNT] = { { 0 } };
         int r = 0;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
@@ -355,6 +359,10 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         c->inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
         fl[0].inp = c->inp;
         fl[1].inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
+        if (c->opts->step_marker == NULL) {
+                fl[0].markers = c->markers;
+                fl[1].markers = markers1;
+        }
         if (fl[1].has == NULL || c->inp == NULL || fl[1].inp == NULL) {
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto done;
@@ -369,6 +377,24 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 for (size_t k = 0; k < fl[1].inp[t].n && r == 0; k++)
                         r = tpa_ivl__append(&c->inp[t], fl[1].inp[t].v[k].s,
                                             fl[1].inp[t].v[k].e, err);
+        /* and its markers follow the first's, in event order */
+        for (int k = 0; k < SRC__COUNT && r == 0; k++) {
+                tpa_marker_list *l = &c->markers[k];
+                size_t n = l->n + markers1[k].n;
+                if (markers1[k].n == 0)
+                        continue;
+                if (n > l->cap) {
+                        tpa_marker *v = realloc(l->v, n * sizeof(*v));
+                        if (v == NULL) {
+                                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                break;
+                        }
+                        l->v = v;
+                        l->cap = n;
+                }
+                memcpy(l->v + l->n, markers1[k].v, markers1[k].n * sizeof(*l->v));
+                l->n = n;
+        }
         if (r < 0)
                 goto done;
         c->grouped = fl[0].grouped || fl[1].grouped;
@@ -423,6 +449,8 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         /* `has` is free again: np >= nd flags for name_devices() */
         name_devices(c, rep2, members2, nd, (char *)(c->a->device_names + c->ndev), SLOT, has);
 done:
+        for (int k = 0; k < SRC__COUNT; k++)
+                free(markers1[k].v);
         if (fl[1].inp != NULL)
                 for (size_t t = 0; t < c->ntracks; t++)
                         tpa_ivl__free(&fl[1].inp[t]);
@@ -724,6 +752,8 @@ static void ctx_free(tpa_actx *c)
                 for (size_t i = 0; i < c->ntracks; i++)
                         tpa_ivl__free(&c->inp[i]);
         free(c->inp);
+        for (int k = 0; k < SRC__COUNT; k++)
+                free(c->markers[k].v);
         free(c->hch);
         free(c->track_cls);
         free(c->marker_track);

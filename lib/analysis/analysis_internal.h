@@ -130,6 +130,25 @@ enum {
         M__COUNT
 };
 
+/* A step marker (steps.c), and a list of them. */
+typedef struct tpa_marker {
+        tpa_ns   s, e;
+        int64_t  number;
+        bool     numbered;      /* the number came from the trace */
+        uint32_t group;         /* group id + 1 of the marker; 0: none */
+        uint32_t track;
+        bool     host;          /* the marker sits on a host thread */
+} tpa_marker;
+
+typedef struct tpa_marker_list {
+        tpa_marker *v;
+        size_t      n, cap;
+} tpa_marker_list;
+
+/* The sources of step markers that are events of one kind, in the order
+ * they are tried (DESIGN.md 5.1); TF group ids come between the last two. */
+enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
+
 typedef struct tpa_actx {
         const tpa_trace  *tr;
         const tpa_event  *ev;
@@ -148,6 +167,9 @@ typedef struct tpa_actx {
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            find_devices() for the channels, which free it */
         bool              grouped;      /* some of them carry a TF group id */
+        /* without --step-marker: the markers of each source, in event order,
+         * from find_devices()' pass, for the steps, which take them */
+        tpa_marker_list   markers[SRC__COUNT];
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         uint32_t         *device_corr;  /* correlation ids of device events, sorted, from
@@ -211,6 +233,11 @@ void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
+
+/* Add the step markers of every source among events [lo, hi) to l[source],
+ * in event order. */
+int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
+                                   tpa_marker_list *l, tpa_error *err);
 
 /* The step containing time t, or -1. `hint` (may be NULL) holds the step
  * found last and is tried first: an event mostly falls in the step of the

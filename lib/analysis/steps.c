@@ -14,19 +14,8 @@
 
 #include "analysis_internal.h"
 
-typedef struct marker {
-        tpa_ns   s, e;
-        int64_t  number;
-        bool     numbered;      /* the number came from the trace */
-        uint32_t group;         /* group id + 1 of the marker; 0: none */
-        uint32_t track;
-        bool     host;          /* the marker sits on a host thread */
-} marker;
-
-typedef struct marker_list {
-        marker *v;
-        size_t  n, cap;
-} marker_list;
+typedef tpa_marker marker;
+typedef tpa_marker_list marker_list;
 
 static int push(marker_list *l, const marker *m, tpa_error *err)
 {
@@ -201,9 +190,6 @@ static bool is_step_event(const tpa_actx *c, size_t i)
         return c->ev[i].kind == TPA_KIND_STEP;
 }
 
-/* The sources of step markers that are events of one kind, in the order
- * they are tried (DESIGN.md 5.1); TF group ids come between the last two. */
-enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
 static const char *const source_name[SRC__COUNT] = {
         "ProfilerStep#N", "TF host step markers", "TF Steps line", "step events",
 };
@@ -225,24 +211,36 @@ static inline unsigned marker_sources(const tpa_actx *c, size_t i)
         return bits;
 }
 
-/* Collect the markers of the sources in `want` (bits) into l[source], in
- * one pass over the events (speed, bench/: a pass per source, and two per
- * source before, were a third of the steps' time); host ones when a list
- * has any: its device ones go after. */
-static int collect(tpa_actx *c, unsigned want, marker_list *l, tpa_error *err)
+int tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
+                                  tpa_marker_list *l, tpa_error *err)
 {
         int r;
 
-        for (size_t i = 0; i < c->n; i++) {
-                unsigned bits = marker_sources(c, i) & want;
+        for (size_t i = lo; i < hi; i++) {
+                unsigned bits = marker_sources(c, i);
                 for (int k = 0; bits != 0; k++, bits >>= 1)
                         if ((bits & 1) && (r = add_marker(c, &l[k], i, err)) < 0)
                                 return r;
         }
+        return 0;
+}
+
+/* Take the markers of the sources in `want` (bits) into l[source], as
+ * tpa_analysis__collect_markers() found them in find_devices()' pass over
+ * the events (speed, bench/: a pass here, and one per source before, was
+ * a third of the steps' time, on the longer of the two threads that build
+ * lists and steps); host ones when a list has any: its device ones go
+ * after. */
+static void take_markers(tpa_actx *c, unsigned want, marker_list *l)
+{
         for (int k = 0; k < SRC__COUNT; k++) {
                 bool any_host = false;
                 size_t w = 0;
 
+                if (!(want & 1u << k))
+                        continue;
+                l[k] = c->markers[k];
+                c->markers[k] = (marker_list){ 0 };
                 for (size_t j = 0; j < l[k].n; j++)
                         any_host = any_host || l[k].v[j].host;
                 if (!any_host)
@@ -252,7 +250,6 @@ static int collect(tpa_actx *c, unsigned want, marker_list *l, tpa_error *err)
                                 l[k].v[w++] = l[k].v[j];
                 l[k].n = w;
         }
-        return 0;
 }
 
 /* One step per TF group id that has device work (or any work, CPU-only). */
@@ -598,8 +595,8 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
         if (r == 0 && c->opts->step_marker == NULL) {
                 /* the first of the first three sources that has markers;
                  * looked for together */
-                r = collect(c, 1u << SRC_PROFILER_STEP | 1u << SRC_HOST_STEP |
-                            1u << SRC_STEPS_LINE, found, err);
+                take_markers(c, 1u << SRC_PROFILER_STEP | 1u << SRC_HOST_STEP |
+                             1u << SRC_STEPS_LINE, found);
                 r = use_first(a, &l, found, SRC_PROFILER_STEP, SRC_STEPS_LINE, r);
         }
         if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
@@ -607,7 +604,7 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
                 r = from_groups(c, &l, err);
         }
         if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
-                r = collect(c, 1u << SRC_STEP_EVENT, found, err);
+                take_markers(c, 1u << SRC_STEP_EVENT, found);
                 r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);
         }
         if (r == 0 && l.n > 0) {
@@ -671,5 +668,9 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
         }
         a->step_count = l.n;
         free(l.v);
+        for (int k = 0; k < SRC__COUNT; k++) {  /* the sources not taken */
+                free(c->markers[k].v);
+                c->markers[k] = (marker_list){ 0 };
+        }
         return 0;
 }
