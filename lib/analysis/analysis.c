@@ -297,25 +297,31 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         int r;
 
         tpa_analysis__half(c->n, part, &lo, &hi);
-        for (size_t i = lo; i < hi; i++) {
-                const tpa_event *e = &c->ev[i];
-                int32_t t;
+        /* in blocks, so that the markers' look at a block finds it cached */
+        for (size_t b = lo; b < hi; b += 4096) {
+                size_t end = hi - b > 4096 ? b + 4096 : hi;
 
-                if (e->track >= c->ntracks)
-                        continue;
-                t = c->track_cls[e->track];
-                if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
-                        fl->has[t] = true;
-                } else if (t == TRACK_HOST && e->kind == TPA_KIND_INPUT) {
-                        /* what event_class() says of it: a host event */
-                        fl->grouped = fl->grouped || e->group != 0;
-                        if ((r = tpa_ivl__push(&fl->inp[e->track], e->ts, e->ts + e->dur,
-                                               err)) < 0)
-                                return r;
+                for (size_t i = b; i < end; i++) {
+                        const tpa_event *e = &c->ev[i];
+                        int32_t t;
+
+                        if (e->track >= c->ntracks)
+                                continue;
+                        t = c->track_cls[e->track];
+                        if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
+                                fl->has[t] = true;
+                        } else if (t == TRACK_HOST && e->kind == TPA_KIND_INPUT) {
+                                /* what event_class() says of it: a host event */
+                                fl->grouped = fl->grouped || e->group != 0;
+                                if ((r = tpa_ivl__push(&fl->inp[e->track], e->ts,
+                                                       e->ts + e->dur, err)) < 0)
+                                        return r;
+                        }
                 }
+                if (fl->markers != NULL &&
+                    (r = tpa_analysis__collect_markers(c, b, end, fl->markers, err)) < 0)
+                        return r;
         }
-        if (fl->markers != NULL)
-                return tpa_analysis__collect_markers(c, lo, hi, fl->markers, err);
         return 0;
 }
 
@@ -360,6 +366,8 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         fl[0].inp = c->inp;
         fl[1].inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
         if (c->opts->step_marker == NULL) {
+                if ((r = tpa_analysis__name_markers(c, err)) < 0)
+                        goto done;
                 fl[0].markers = c->markers;
                 fl[1].markers = markers1;
         }
@@ -480,15 +488,13 @@ done:
  *   XProf's IsRealCpuCompute leaves the same scopes out of CPU compute.
  * Launches proper (cudaLaunchKernel, the host side of a kernel) carry a
  * correlation id. */
-static int host_channel_of(const tpa_actx *c, size_t i)
+static int host_channel_of(const tpa_actx *c, size_t i, const tpa_str *memcpy_h2d)
 {
         const tpa_event *e = &c->ev[i];
         int ch = tpa_analysis__host_channel(e->kind);
 
         if (e->kind == TPA_KIND_COPY_H2D ||
-            (e->kind == TPA_KIND_HOST_OP &&
-             tpa_trace_str(c->tr, e->name)[0] == 'M' &&
-             strcmp(tpa_trace_str(c->tr, e->name), "MemcpyH2D") == 0))
+            (e->kind == TPA_KIND_HOST_OP && memcpy_h2d != NULL && e->name == *memcpy_h2d))
                 return HCH_INPUT;
         if (e->kind == TPA_KIND_LAUNCH && e->corr == 0)
                 return c->a->cpu_only ? HCH_LAUNCH : HCH_OP;
@@ -518,6 +524,10 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
 {
         bool grouped = c->grouped;      /* some input work carries a TF group id */
         tpa_ivl_list *inp = c->inp;     /* per track: input events, merged here */
+        /* the name "MemcpyH2D" by its id (strings are interned), not a
+         * look at the name string of every host op */
+        tpa_str h2d_id;
+        const tpa_str *h2d = tpa_trace_find_str(c->tr, &h2d_id, "MemcpyH2D", 9) ? &h2d_id : NULL;
         int r = 0;
 
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
@@ -538,7 +548,7 @@ int tpa_analysis__channels(tpa_actx *c, tpa_error *err)
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&c->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
-                } else if (cls == EV_HOST && (ch = host_channel_of(c, i)) >= 0) {
+                } else if (cls == EV_HOST && (ch = host_channel_of(c, i, h2d)) >= 0) {
                         bool background = false;
 
                         if (under_input(c, inp, i, ch))
@@ -754,6 +764,7 @@ static void ctx_free(tpa_actx *c)
         free(c->inp);
         for (int k = 0; k < SRC__COUNT; k++)
                 free(c->markers[k].v);
+        free(c->profiler_step);
         free(c->hch);
         free(c->track_cls);
         free(c->marker_track);

@@ -170,6 +170,8 @@ typedef struct tpa_actx {
         /* without --step-marker: the markers of each source, in event order,
          * from find_devices()' pass, for the steps, which take them */
         tpa_marker_list   markers[SRC__COUNT];
+        bool             *profiler_step; /* per string: a "ProfilerStep#N" name */
+        size_t            str_count;
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         uint32_t         *device_corr;  /* correlation ids of device events, sorted, from
@@ -234,6 +236,9 @@ int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 
+/* Make c->profiler_step, for tpa_analysis__collect_markers(): a look-up of
+ * each event's name string was half of that pass (bench/). */
+int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
 /* Add the step markers of every source among events [lo, hi) to l[source],
  * in event order. */
 int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,

@@ -166,10 +166,30 @@ static int from_regex(tpa_actx *c, marker_list *l, tpa_error *err)
         return r;
 }
 
+static bool is_profiler_step_name(const char *s)
+{
+        return s[0] == 'P' && strncmp(s, "ProfilerStep#", 13) == 0;
+}
+
+/* Asked of every event: by the table of names when there is one. */
 static bool is_profiler_step(const tpa_actx *c, size_t i)
 {
-        const char *s = tpa_trace_str(c->tr, c->ev[i].name);
-        return s[0] == 'P' && strncmp(s, "ProfilerStep#", 13) == 0;  /* asked of every event */
+        tpa_str name = c->ev[i].name;
+
+        if (c->profiler_step != NULL && name < c->str_count)
+                return c->profiler_step[name];
+        return is_profiler_step_name(tpa_trace_str(c->tr, name));
+}
+
+int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
+{
+        c->str_count = tpa_trace_str_count(c->tr);
+        c->profiler_step = malloc(c->str_count ? c->str_count : 1);
+        if (c->profiler_step == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t s = 0; s < c->str_count; s++)
+                c->profiler_step[s] = is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s));
+        return 0;
 }
 
 static bool is_host_step(const tpa_actx *c, size_t i)
