@@ -770,6 +770,7 @@ static void ctx_free(tpa_actx *c)
         free(c->marker_track);
         free(c->device_corr);
         free(c->by_start);
+        free(c->gap_cand.v);
 }
 
 /* A threshold from the rules, or its default (doc/metrics.md). */

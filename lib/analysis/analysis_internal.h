@@ -149,6 +149,11 @@ typedef struct tpa_marker_list {
  * they are tried (DESIGN.md 5.1); TF group ids come between the last two. */
 enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
 
+typedef struct tpa_index_list {
+        size_t *v;
+        size_t  n, cap;
+} tpa_index_list;
+
 typedef struct tpa_actx {
         const tpa_trace  *tr;
         const tpa_event  *ev;
@@ -179,6 +184,8 @@ typedef struct tpa_actx {
         size_t            device_corr_n;
         size_t           *by_start;     /* indexes of device/host events, by ts */
         size_t            by_start_n;
+        tpa_index_list    gap_cand;     /* host events that overlap a top gap (metrics
+                                           for the summary), in event order */
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
 } tpa_actx;
 

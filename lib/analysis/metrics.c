@@ -274,6 +274,30 @@ static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
         return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
 }
 
+static int cmp_gap(const void *pa, const void *pb)
+{
+        const tpa_gap *x = pa, *y = pb;
+        if (x->len != y->len)
+                return x->len > y->len ? -1 : 1;
+        if (x->start != y->start)
+                return x->start < y->start ? -1 : 1;
+        return x->device - y->device;
+}
+
+static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
+{
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 64;
+                size_t *v = realloc(l->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                l->v = v;
+                l->cap = cap;
+        }
+        l->v[l->n++] = i;
+        return 0;
+}
+
 /* What the metrics' two passes share: the per-step pass keeps the device
  * idle gaps of each half of the steps apart, for the run's top gaps in step
  * order; the pass over the events fills the op tables. */
@@ -282,6 +306,7 @@ struct metrics_job {
         op_acc  *dev_acc;       /* per name: device time (or CPU compute) */
         op_acc  *host_acc;      /* per name: host time exposed (device idle) */
         size_t  *launches;      /* per step */
+        tpa_index_list *cand; /* host events overlapping a top gap, in event order */
 };
 
 /* The metrics of step k that need no pass over the events. */
@@ -369,14 +394,26 @@ static int steps_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         return r;
 }
 
-/* The device side of the pass over the events: copies per step, and the
+/* True when host event e overlaps one of the run's top gaps. */
+static bool overlaps_top_gap(const tpa_analysis *a, const tpa_event *e)
+{
+        for (size_t k = 0; k < a->gap_count; k++)
+                if (e->ts < a->gaps[k].start + a->gaps[k].len &&
+                    e->ts + e->dur > a->gaps[k].start)
+                        return true;
+        return false;
+}
+
+/* The device side of the pass over the events: copies per step, the
  * device time of each op (a CPU-only trace's framework ops are its
- * compute). */
-static void device_events(tpa_actx *c, struct metrics_job *job)
+ * compute), and the host events that overlap a top gap, for the summary
+ * (speed, bench/: a pass of their own before; this side is the shorter). */
+static int device_events(tpa_actx *c, struct metrics_job *job, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         long hint = -1;
         size_t op_cursor = 0, bytes_cursor = 0;
+        int r;
 
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
@@ -388,6 +425,9 @@ static void device_events(tpa_actx *c, struct metrics_job *job)
                 tpa_str on;
                 int64_t bytes = 0;
 
+                if (cls == EV_HOST && overlaps_top_gap(a, e) &&
+                    (r = push_index(job->cand, i, err)) < 0)
+                        return r;
                 if (cls != EV_DEVICE && !(cls == EV_HOST && c->hch[i] == HCH_CPU_COMPUTE))
                         continue;
                 if ((k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
@@ -419,6 +459,7 @@ static void device_events(tpa_actx *c, struct metrics_job *job)
                 job->dev_acc[on].time += t;
                 job->dev_acc[on].count++;
         }
+        return 0;
 }
 
 /* The host side: launches per step (into job->launches: the other side
@@ -463,11 +504,9 @@ static void host_events(tpa_actx *c, struct metrics_job *job)
  * event order as on one thread. */
 static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        (void)err;
         if (part == 0)
-                device_events(c, arg);
-        else
-                host_events(c, arg);
+                return device_events(c, arg, err);
+        host_events(c, arg);
         return 0;
 }
 
@@ -475,6 +514,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         size_t ns = tpa_trace_str_count(c->tr);
+        size_t top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
         struct metrics_job job = { 0 };
         double kept_time = 0;
         int r;
@@ -486,8 +526,23 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto out;
         }
-        if ((r = tpa_analysis__in_two(c, steps_part, &job, err)) < 0 ||
-            (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0)
+        if ((r = tpa_analysis__in_two(c, steps_part, &job, err)) < 0)
+                goto out;
+        /* the kept steps' gaps, in step order: the first half's, then the
+         * second's; the run keeps the top ones */
+        for (size_t i = 0; i < job.gaps[1].n && r == 0; i++)
+                r = push_gap(&job.gaps[0], &job.gaps[1].v[i], err);
+        if (r < 0)
+                goto out;
+        a->gaps = job.gaps[0].v;
+        a->gap_count = job.gaps[0].n;
+        job.gaps[0].v = NULL;
+        if (a->gap_count > 0)
+                qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
+        if (a->gap_count > top)
+                a->gap_count = top;
+        job.cand = &c->gap_cand;
+        if ((r = tpa_analysis__in_two(c, events_part, &job, err)) < 0)
                 goto out;
         for (size_t k = 0; k < a->step_count; k++) {
                 double *m = a->steps[k].metric;
@@ -513,17 +568,6 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
             (r = top_ops(c, job.host_acc, ns, kept_time, &a->host_ops, &a->host_op_count,
                          err)) < 0)
                 goto out;
-        /* the kept steps' gaps, in step order: the first half's, then the
-         * second's */
-        if (job.gaps[1].n > 0) {
-                for (size_t i = 0; i < job.gaps[1].n && r == 0; i++)
-                        r = push_gap(&job.gaps[0], &job.gaps[1].v[i], err);
-                if (r < 0)
-                        goto out;
-        }
-        a->gaps = job.gaps[0].v;
-        a->gap_count = job.gaps[0].n;
-        job.gaps[0].v = NULL;
 out:
         free(job.gaps[0].v);
         free(job.gaps[1].v);
@@ -534,16 +578,6 @@ out:
 }
 
 /* ---- run summary ------------------------------------------------------------ */
-
-static int cmp_gap(const void *pa, const void *pb)
-{
-        const tpa_gap *x = pa, *y = pb;
-        if (x->len != y->len)
-                return x->len > y->len ? -1 : 1;
-        if (x->start != y->start)
-                return x->start < y->start ? -1 : 1;
-        return x->device - y->device;
-}
 
 /* The host events that overlapped a gap most, by name: overlap first, then
  * the shorter (more specific) event, then the name. */
@@ -599,50 +633,6 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
         free(ov);
         free(shortest);
         return 0;
-}
-
-struct index_list {
-        size_t *v;
-        size_t  n, cap;
-};
-
-static int push_index(struct index_list *l, size_t i, tpa_error *err)
-{
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 64;
-                size_t *v = realloc(l->v, cap * sizeof(*v));
-                if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                l->v = v;
-                l->cap = cap;
-        }
-        l->v[l->n++] = i;
-        return 0;
-}
-
-/* The host events of half of the trace that overlap a top gap, into
- * ((struct index_list *)arg)[part]. */
-static int find_candidates(tpa_actx *c, int part, void *arg, tpa_error *err)
-{
-        const tpa_analysis *a = c->a;
-        struct index_list *cand = (struct index_list *)arg + part;
-        size_t lo, hi;
-        int r = 0;
-
-        tpa_analysis__half(c->n, part, &lo, &hi);
-        for (size_t i = lo; i < hi && r == 0; i++) {
-                const tpa_event *e = &c->ev[i];
-                int32_t d;
-                bool hit = false;
-                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
-                        continue;
-                for (size_t k = 0; k < a->gap_count && !hit; k++)
-                        hit = e->ts < a->gaps[k].start + a->gaps[k].len &&
-                              e->ts + e->dur > a->gaps[k].start;
-                if (hit)
-                        r = push_index(cand, i, err);
-        }
-        return r;
 }
 
 static int cmp_class(const void *pa, const void *pb)
@@ -747,7 +737,7 @@ static int rules_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
 {
         tpa_analysis *a = c->a;
-        size_t kept = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
+        size_t kept = 0;
         double *v = malloc((a->step_count + 1) * sizeof(*v)), kept_time = 0;
         int r = 0;
 
@@ -800,24 +790,10 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
         a->host_gap_median = (tpa_ns)(a->run_metric[M_HOST_GAP_MEDIAN] + 0.5);
         free(v);
 
-        /* top gaps */
-        if (a->gap_count > 0)
-                qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
-        if (a->gap_count > top)
-                a->gap_count = top;
-        /* the host events that overlap any top gap, in one pass over the
-         * events (not one per gap), half of them per part; the second
-         * half's follow the first's */
-        if (a->gap_count > 0) {
-                struct index_list cand[2] = { { 0 } };
-                r = tpa_analysis__in_two(c, find_candidates, cand, err);
-                for (size_t i = 0; i < cand[1].n && r == 0; i++)
-                        r = push_index(&cand[0], cand[1].v[i], err);
-                for (size_t i = 0; i < a->gap_count && r == 0; i++)
-                        r = explain_gap(c, &a->gaps[i], cand[0].v, cand[0].n, err);
-                free(cand[0].v);
-                free(cand[1].v);
-        }
+        /* the top gaps (the metrics kept them), explained by the host
+         * events that overlap any of them (the metrics found those too) */
+        for (size_t i = 0; i < a->gap_count && r == 0; i++)
+                r = explain_gap(c, &a->gaps[i], c->gap_cand.v, c->gap_cand.n, err);
         if (r < 0)
                 return r;
 
