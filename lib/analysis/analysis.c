@@ -696,6 +696,65 @@ double tpa_analysis__quantile(double *v, size_t n, double q)
         return v[lo] + (v[lo + 1] - v[lo]) * frac;
 }
 
+/* The k-th smallest of a[0..n) (k < n), left at a[k] with no larger value
+ * before it and no smaller one after: Hoare's selection, the pivot the
+ * median of three. */
+static uint64_t select_u64(uint64_t *a, size_t n, size_t k)
+{
+        ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1;
+
+        while (lo < hi) {
+                uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
+                ptrdiff_t i = lo, j = hi;
+
+                p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+                while (i <= j) {
+                        while (a[i] < p)
+                                i++;
+                        while (a[j] > p)
+                                j--;
+                        if (i <= j) {
+                                t = a[i];
+                                a[i++] = a[j];
+                                a[j--] = t;
+                        }
+                }
+                if ((ptrdiff_t)k <= j)
+                        hi = j;
+                else if ((ptrdiff_t)k >= i)
+                        lo = i;
+                else
+                        break;          /* between the parts: equal to the pivot */
+        }
+        return a[k];
+}
+
+double tpa_analysis__median(double *v, size_t n, uint64_t *tmp)
+{
+        double pos, frac, a, b;
+        uint64_t next = UINT64_MAX;
+        size_t lo;
+
+        for (size_t i = 0; tmp != NULL && i < n; i++) {
+                memcpy(&tmp[i], &v[i], sizeof(*tmp));
+                if (tmp[i] > 0x7ff0000000000000u)       /* sign bit, or NaN */
+                        tmp = NULL;
+        }
+        if (n < 64 || tmp == NULL)
+                return tpa_analysis__quantile(v, n, 0.5);
+        /* as sort_doubles(): these values order as their bit patterns */
+        pos = 0.5 * (double)(n - 1);
+        lo = (size_t)pos;
+        frac = pos - (double)lo;
+        select_u64(tmp, n, lo);
+        for (size_t i = lo + 1; i < n; i++)
+                if (tmp[i] < next)
+                        next = tmp[i];
+        memcpy(&a, &tmp[lo], sizeof(a));
+        memcpy(&b, &next, sizeof(b));
+        return a + (b - a) * frac;      /* tpa_analysis__quantile()'s sum */
+}
+
 /* ---- two threads ----------------------------------------------------------- */
 
 typedef struct part_job {

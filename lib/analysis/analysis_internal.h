@@ -261,6 +261,10 @@ int tpa_analysis__cmp_u32(const void *pa, const void *pb);
 
 /* Statistics on a scratch array (sorted in place). */
 double tpa_analysis__quantile(double *v, size_t n, double q);
+/* tpa_analysis__quantile(v, n, 0.5), the same value, by selection rather than
+ * a sort where it can (v is left in any order; `tmp`: room for n, or NULL).
+ * Speed (bench/): the run's medians of every step metric sorted them all. */
+double tpa_analysis__median(double *v, size_t n, uint64_t *tmp);
 
 /* Sort the n unsigned integers at `src` (a uint32_t or uint64_t pointer
  * variable) ascending, least significant byte first, through `dst` (room

@@ -649,19 +649,23 @@ static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         double *v = malloc((a->step_count + 1) * sizeof(*v));
+        uint64_t *tmp = malloc((a->step_count + 1) * sizeof(*tmp));  /* NULL: sorts */
         size_t lo, hi;
 
         (void)arg;
-        if (v == NULL)
+        if (v == NULL) {
+                free(tmp);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
         tpa_analysis__half(M_STEP__COUNT, part, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
                 size_t kept = 0;
                 for (size_t k = 0; k < a->step_count; k++)
                         if (!a->steps[k].excluded)
                                 v[kept++] = a->steps[k].metric[i];
-                a->run_metric[i] = tpa_analysis__quantile(v, kept, 0.5);
+                a->run_metric[i] = tpa_analysis__median(v, kept, tmp);
         }
+        free(tmp);
         free(v);
         return 0;
 }
