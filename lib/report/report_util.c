@@ -319,12 +319,17 @@ static void jw_put(tpa_json_writer *w, const char *s, size_t len)
         w->len += len;
 }
 
-static void jw_indent(tpa_json_writer *w)
-{
-        static const char spaces[2 * TPA_JSON_MAX_DEPTH + 1] = "                                "
-                                                           "                                ";
+/* ",\n" and the indent of the deepest level, to put a tail of in one go. */
+static const char comma_indent[] =
+        ",\n                                                                ";
+_Static_assert(sizeof(comma_indent) == 2 + 2 * TPA_JSON_MAX_DEPTH + 1, "an indent per depth");
 
-        jw_put(w, spaces, 2 * (size_t)w->depth);
+/* A newline and the indent of this depth, with a comma before them or not. */
+static void jw_newline(tpa_json_writer *w, bool comma)
+{
+        size_t n = 1 + 2 * (size_t)w->depth;
+
+        jw_put(w, comma_indent + 1 - comma, n + comma);
 }
 
 /* yajl's INSERT_SEP and INSERT_WHITESPACE, with the newline after an
@@ -334,13 +339,11 @@ static void jw_before(tpa_json_writer *w)
         switch (w->state[w->depth]) {
         case JW_MAP_EMPTY:
         case JW_ARRAY_EMPTY:
-                jw_put(w, "\n", 1);
-                jw_indent(w);
+                jw_newline(w, false);
                 break;
         case JW_KEY:
         case JW_ITEM:
-                jw_put(w, ",\n", 2);
-                jw_indent(w);
+                jw_newline(w, true);
                 break;
         case JW_VALUE:
                 jw_put(w, ": ", 2);
@@ -386,10 +389,8 @@ void tpa_report__jw_close(tpa_json_writer *w)
 
         assert(w->depth > 0);
         w->depth--;
-        if (st != JW_MAP_EMPTY && st != JW_ARRAY_EMPTY) {
-                jw_put(w, "\n", 1);
-                jw_indent(w);
-        }
+        if (st != JW_MAP_EMPTY && st != JW_ARRAY_EMPTY)
+                jw_newline(w, false);
         jw_put(w, closer, 1);
         jw_after(w);
 }
