@@ -64,6 +64,43 @@ bool tpa_rules_threshold(const tpa_rules *r, const char *name, double *out)
         return tpa_rules__lookup_threshold(r, name, strlen(name), out);
 }
 
+/* Resolve the names of every unit's nodes against the thresholds and
+ * overrides as they are now (rules_unit.names). Out of memory a unit keeps
+ * none, and its names are looked up as they come: no error. */
+static void resolve_names(tpa_rules *r)
+{
+        for (size_t i = 0; i < r->unit_count; i++) {
+                rules_unit *u = r->units[i];
+
+                free(u->names);
+                u->names = malloc((u->node_count ? u->node_count : 1) * sizeof(*u->names));
+                for (size_t k = 0; u->names != NULL && k < u->node_count; k++) {
+                        const rules_node *n = &u->nodes[k];
+                        rules_name *rn = &u->names[k];
+                        const char *name = rules_str_ptr(u, n->name);
+
+                        rn->is_threshold = false;
+                        rn->value = 0;
+                        rn->canon = name;
+                        if (n->kind != NODE_NAME)
+                                continue;
+                        if (tpa_rules__lookup_threshold(r, name, n->name.len, &rn->value)) {
+                                rn->is_threshold = true;
+                                continue;
+                        }
+                        /* quadratic: only in units of rule-file size */
+                        for (size_t j = 0; j < k && u->node_count <= 4096; j++)
+                                if (u->nodes[j].kind == NODE_NAME &&
+                                    u->nodes[j].name.len == n->name.len &&
+                                    memcmp(rules_str_ptr(u, u->nodes[j].name), name,
+                                           n->name.len) == 0) {
+                                        rn->canon = u->names[j].canon;
+                                        break;
+                                }
+                }
+        }
+}
+
 static int rebuild_class_names(tpa_rules *r, tpa_error *err)
 {
         size_t total = 0, n = 0;
@@ -147,6 +184,7 @@ static int add_text(tpa_rules *r, const char *text, size_t len, const char *name
                 r->class_names = next.class_names;
                 r->class_name_count = next.class_name_count;
         }
+        resolve_names(r);
         return 0;
 }
 
@@ -270,6 +308,7 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
         if (n[r->override_count].name == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         n[r->override_count++].value = v;
+        resolve_names(r);
         return 0;
 }
 

@@ -23,7 +23,9 @@ static int unknown_name(const rules_unit *u, const char *name, size_t len, uint3
         return TPA_ERULE;
 }
 
-bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, double *out)
+/* tpa_rules__lookup() of a name that is no threshold when `metric`. */
+static bool lookup_name(const rules_env *env, const char *name, size_t len, bool metric,
+                        double *out)
 {
         rules_memo *m = env->memo;
         bool found;
@@ -34,7 +36,7 @@ bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, doubl
                         *out = m->v[i].value;
                         return true;
                 }
-        found = tpa_rules__lookup_threshold(env->rules, name, len, out) ||
+        found = (!metric && tpa_rules__lookup_threshold(env->rules, name, len, out)) ||
                 (env->fn != NULL && env->fn(env->ctx, name, len, out));
         if (found && m != NULL && m->n < RULES_MEMO_MAX) {
                 m->v[m->n].name = name;
@@ -43,6 +45,11 @@ bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, doubl
                 m->n++;
         }
         return found;
+}
+
+bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, double *out)
+{
+        return lookup_name(env, name, len, false, out);
 }
 
 static int lookup(const rules_env *env, const rules_unit *u, const char *name, size_t len,
@@ -70,6 +77,13 @@ int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, dou
                 *out = n->num;
                 return 0;
         case NODE_NAME:
+                if (u->names != NULL && u->names[node].is_threshold) {
+                        *out = u->names[node].value;
+                        return 0;
+                }
+                if (u->names != NULL && lookup_name(env, u->names[node].canon, n->name.len,
+                                                    true, out))
+                        return 0;
                 return lookup(env, u, rules_str_ptr(u, n->name), n->name.len, n->line, n->column,
                               out, err);
         case NODE_NEG:

@@ -985,6 +985,7 @@ void tpa_rules__unit_free(rules_unit *u)
         free(u->thresholds);
         free(u->classes);
         free(u->rules);
+        free(u->names);
         free(u);
 }
 
