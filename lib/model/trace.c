@@ -621,6 +621,41 @@ bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, s
         return false;
 }
 
+bool tpa_trace_next_aux(const tpa_trace *tr, tpa_aux_key key, size_t *event, int64_t *out)
+{
+        struct aux_entry k = { .ek = AUX_EK(*event, 0) };
+        const struct aux_entry *best = NULL;
+        size_t i, hi;
+
+        if ((uint64_t)*event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
+                return false;
+        /* in `aux`: the first block from the event's on that holds the key */
+        for (size_t b = *event / AUX_BLOCK; b < tr->aux_blocks && best == NULL; b++) {
+                if (!(tr->aux_keys[b] & key_bit(key)))
+                        continue;
+                hi = b + 1 < tr->aux_blocks ? tr->aux_first[b + 1] : tr->aux_count;
+                for (i = aux_search(tr->aux, tr->aux_first[b], hi, &k); i < hi; i++)
+                        if (AUX_KEY(&tr->aux[i]) == (unsigned)key) {
+                                best = &tr->aux[i];
+                                break;
+                        }
+        }
+        /* in `aux2`, when it holds the key: the earlier of the two */
+        if (tr->aux2_keys & key_bit(key)) {
+                for (i = aux_search(tr->aux2, 0, tr->aux2_count, &k); i < tr->aux2_count; i++)
+                        if (AUX_KEY(&tr->aux2[i]) == (unsigned)key) {
+                                if (best == NULL || tr->aux2[i].ek < best->ek)
+                                        best = &tr->aux2[i];
+                                break;
+                        }
+        }
+        if (best == NULL)
+                return false;
+        *event = (size_t)AUX_EVENT(best);
+        *out = best->value;
+        return true;
+}
+
 int tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err)
 {
         int64_t v = 0;

@@ -206,6 +206,10 @@ bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64
  * a search. Any order still gives the right answer, only slower. */
 bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, size_t *cursor,
                            int64_t *out);
+/* The first event from *event on that has extra `key`: its index in *event
+ * and the value in *out; false when none has. A pass over the events that
+ * want one key of few takes them in turn instead of asking each event. */
+bool tpa_trace_next_aux(const tpa_trace *tr, tpa_aux_key key, size_t *event, int64_t *out);
 /* OR `flags` into the event's TPA_AUX_FLAGS. */
 int  tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err);
 
