@@ -644,27 +644,36 @@ static int cmp_class(const void *pa, const void *pb)
 }
 
 /* The run's value of each step metric, the median over the kept steps:
- * half of the metrics per part, each part with its own scratch. */
+ * half of the metrics per part, each part with its own scratch. The values
+ * are gathered step by step, each step's metrics in one read (speed,
+ * bench/: a metric at a time read every step's array once per metric). */
 static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         tpa_analysis *a = c->a;
-        double *v = malloc((a->step_count + 1) * sizeof(*v));
-        uint64_t *tmp = malloc((a->step_count + 1) * sizeof(*tmp));  /* NULL: sorts */
-        size_t lo, hi;
+        size_t lo, hi, kept = 0, j = 0;
+        double *v;
+        uint64_t *tmp;
 
         (void)arg;
+        tpa_analysis__half(M_STEP__COUNT, part, &lo, &hi);
+        for (size_t k = 0; k < a->step_count; k++)
+                kept += !a->steps[k].excluded;
+        v = malloc(((hi - lo) * kept + 1) * sizeof(*v));
+        tmp = malloc((kept + 1) * sizeof(*tmp));       /* NULL: medians by sorting */
         if (v == NULL) {
                 free(tmp);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        tpa_analysis__half(M_STEP__COUNT, part, &lo, &hi);
-        for (size_t i = lo; i < hi; i++) {
-                size_t kept = 0;
-                for (size_t k = 0; k < a->step_count; k++)
-                        if (!a->steps[k].excluded)
-                                v[kept++] = a->steps[k].metric[i];
-                a->run_metric[i] = tpa_analysis__median(v, kept, tmp);
+        for (size_t k = 0; k < a->step_count; k++) {
+                const double *m = a->steps[k].metric;
+                if (a->steps[k].excluded)
+                        continue;
+                for (size_t i = lo; i < hi; i++)
+                        v[(i - lo) * kept + j] = m[i];
+                j++;
         }
+        for (size_t i = lo; i < hi; i++)
+                a->run_metric[i] = tpa_analysis__median(v + (i - lo) * kept, kept, tmp);
         free(tmp);
         free(v);
         return 0;

@@ -172,7 +172,7 @@ static bool is_profiler_step_name(const char *s)
 }
 
 /* Asked of every event: by the table of names when there is one. */
-static bool is_profiler_step(const tpa_actx *c, size_t i)
+static inline bool is_profiler_step(const tpa_actx *c, size_t i)
 {
         tpa_str name = c->ev[i].name;
 
@@ -190,11 +190,6 @@ int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
         for (size_t s = 0; s < c->str_count; s++)
                 c->profiler_step[s] = is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s));
         return 0;
-}
-
-static bool is_host_step(const tpa_actx *c, size_t i)
-{
-        return c->ev[i].kind == TPA_KIND_STEP && !is_profiler_step(c, i);
 }
 
 static bool is_steps_line(const tpa_actx *c, size_t i)
@@ -218,12 +213,12 @@ static const char *const source_name[SRC__COUNT] = {
  * it makes, for the pass over every event. */
 static inline unsigned marker_sources(const tpa_actx *c, size_t i)
 {
-        unsigned bits = 0;
+        bool profiler = is_profiler_step(c, i);
+        unsigned bits = profiler ? 1u << SRC_PROFILER_STEP : 0;
 
-        if (is_profiler_step(c, i))
-                bits |= 1u << SRC_PROFILER_STEP;
-        if (is_host_step(c, i) && is_host_track(c, c->ev[i].track))
-                bits |= 1u << SRC_HOST_STEP;            /* host ones only */
+        /* TF host step markers: step events but ProfilerStep#N, host ones only */
+        if (is_step_event(c, i) && !profiler && is_host_track(c, c->ev[i].track))
+                bits |= 1u << SRC_HOST_STEP;
         if (is_steps_line(c, i))
                 bits |= 1u << SRC_STEPS_LINE;
         if (is_step_event(c, i))
