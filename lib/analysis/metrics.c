@@ -6,6 +6,7 @@
  * overlapped them, copies per direction, top ops), the classes and findings
  * from the rules, and the metric names of doc/metrics.md.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -304,8 +305,10 @@ static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
 struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
         op_acc  *dev_acc;       /* per name: device time (or CPU compute) */
-        op_acc  *host_acc;      /* per name: host time exposed (device idle) */
-        size_t  *launches;      /* per step */
+        /* per part, summed after (integers: in any order the same sums) */
+        op_acc  *host_acc[2];   /* per name: host time exposed (device idle) */
+        size_t  *launches[2];   /* per step */
+        atomic_size_t next;     /* the first event of the next chunk of the host side */
         tpa_index_list *cand; /* host events overlapping a top gap, in event order */
 };
 
@@ -462,16 +465,15 @@ static int device_events(tpa_actx *c, struct metrics_job *job, tpa_error *err)
         return 0;
 }
 
-/* The host side: launches per step (into job->launches: the other side
- * writes the same steps' metrics), and the exposed host time of each op
- * (a search of the device intervals per host event). */
-static void host_events(tpa_actx *c, struct metrics_job *job)
+/* The host side, of events [lo, hi): launches per step (not into the
+ * steps' metrics, which the device side writes), and the exposed host time
+ * of each op (a search of the device intervals per host event). */
+static void host_events(tpa_actx *c, op_acc *host_acc, size_t *launches, size_t lo, size_t hi,
+                        long *hint, size_t *near)
 {
         tpa_analysis *a = c->a;
-        long hint = -1;
-        size_t near = 0;
 
-        for (size_t i = 0; i < c->n; i++) {
+        for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
                 long k;
@@ -486,27 +488,43 @@ static void host_events(tpa_actx *c, struct metrics_job *job)
                 launch = e->kind == TPA_KIND_LAUNCH &&
                          (a->cpu_only ? c->hch[i] == HCH_LAUNCH : e->corr != 0);
                 op = c->hch[i] != HCH_NONE && c->hch[i] != HCH_CPU_COMPUTE;
-                if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, &hint)) < 0)
+                if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
                         continue;
-                job->launches[k] += launch;
+                launches[k] += launch;
                 s = &a->steps[k];
                 t = clipped(e, s);
                 if (!op || s->excluded || t == 0)
                         continue;
                 s0 = e->ts > s->start ? e->ts : s->start;
-                job->host_acc[e->name].time += exposed(c, s0, s0 + t, &near);
-                job->host_acc[e->name].count++;
+                host_acc[e->name].time += exposed(c, s0, s0 + t, near);
+                host_acc[e->name].count++;
         }
 }
 
-/* One pass over the events per part, the device side and the host side:
- * each writes only its own fields and tables, so every sum is made in
- * event order as on one thread. */
+/* Take chunks of the host side until none is left, into part's tables. */
+static void host_chunks(tpa_actx *c, struct metrics_job *job, int part)
+{
+        enum { CHUNK = 65536 };
+        long hint = -1;
+        size_t near = 0, lo;
+
+        while ((lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
+                host_events(c, job->host_acc[part], job->launches[part], lo,
+                            c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &near);
+}
+
+/* The device side on part 0 (its sums are doubles, made in event order as
+ * on one thread), then the host side in chunks on both parts, whichever
+ * is free (speed, bench/: the host side alone took 0.07 s at 1 GB against
+ * the device side's 0.045). Each part writes only its own fields and
+ * tables. */
 static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        if (part == 0)
-                return device_events(c, arg, err);
-        host_events(c, arg);
+        int r;
+
+        if (part == 0 && (r = device_events(c, arg, err)) < 0)
+                return r;
+        host_chunks(c, arg, part);
         return 0;
 }
 
@@ -520,9 +538,14 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         int r;
 
         job.dev_acc = calloc(ns ? ns : 1, sizeof(*job.dev_acc));
-        job.host_acc = calloc(ns ? ns : 1, sizeof(*job.host_acc));
-        job.launches = calloc(a->step_count ? a->step_count : 1, sizeof(*job.launches));
-        if (job.dev_acc == NULL || job.host_acc == NULL || job.launches == NULL) {
+        for (int p = 0; p < 2; p++) {
+                job.host_acc[p] = calloc(ns ? ns : 1, sizeof(*job.host_acc[p]));
+                job.launches[p] = calloc(a->step_count ? a->step_count : 1,
+                                         sizeof(*job.launches[p]));
+        }
+        atomic_init(&job.next, 0);
+        if (job.dev_acc == NULL || job.host_acc[0] == NULL || job.launches[0] == NULL ||
+            job.host_acc[1] == NULL || job.launches[1] == NULL) {
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto out;
         }
@@ -544,10 +567,16 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         job.cand = &c->gap_cand;
         if ((r = tpa_analysis__in_two(c, events_part, &job, err)) < 0)
                 goto out;
+        for (size_t s = 0; s < ns; s++) {
+                job.host_acc[0][s].time += job.host_acc[1][s].time;
+                job.host_acc[0][s].count += job.host_acc[1][s].count;
+        }
+        for (size_t k = 0; k < a->step_count; k++)
+                job.launches[0][k] += job.launches[1][k];
         for (size_t k = 0; k < a->step_count; k++) {
                 double *m = a->steps[k].metric;
                 double denom = (double)a->steps[k].step_time * (double)c->ndev;
-                m[M_LAUNCH_COUNT] = (double)job.launches[k];
+                m[M_LAUNCH_COUNT] = (double)job.launches[0][k];
                 m[M_COPY_FRAC] = m[M_COPY_NS] / denom;
                 for (int dir = 0; dir < 4; dir++)
                         m[M_DIR_GBPS + dir] = m[M_DIR_GBPS + dir] > 0
@@ -565,15 +594,17 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         }
         if ((r = top_ops(c, job.dev_acc, ns, kept_time * (double)c->ndev, &a->device_ops,
                          &a->device_op_count, err)) < 0 ||
-            (r = top_ops(c, job.host_acc, ns, kept_time, &a->host_ops, &a->host_op_count,
+            (r = top_ops(c, job.host_acc[0], ns, kept_time, &a->host_ops, &a->host_op_count,
                          err)) < 0)
                 goto out;
 out:
         free(job.gaps[0].v);
         free(job.gaps[1].v);
         free(job.dev_acc);
-        free(job.host_acc);
-        free(job.launches);
+        for (int p = 0; p < 2; p++) {
+                free(job.host_acc[p]);
+                free(job.launches[p]);
+        }
         return r;
 }
 
