@@ -403,47 +403,11 @@ static void step_items(jw *w, const tpa_analysis *a, size_t lo, size_t hi)
         }
 }
 
-/* The second half of the steps, written by a thread of its own. */
-struct steps_half {
-        jw                  w;
-        const tpa_analysis *a;
-        size_t              lo, hi;
-};
-
-static void *write_steps_half(void *p)
-{
-        struct steps_half *h = p;
-
-        step_items(&h->w, h->a, h->lo, h->hi);
-        return NULL;
-}
-
-/* Many steps (a 1 GB trace has 12 k, nearly all of its 24 MB of report): the
- * second half is written on a second thread into memory, and spliced in
- * after the first half, the same bytes (speed, bench/: the report was a
- * fifth of the time after reading). */
 static void section_steps(jw *w, const tpa_analysis *a)
 {
-        struct steps_half h = { .a = a, .lo = a->step_count / 2, .hi = a->step_count };
-        pthread_t th;
-        bool started = false;
-
         key(w, "steps");
         arr(w);
-        if (a->step_count >= 256 && (h.w.g = tpa_report__jw_fork(w->g)) != NULL) {
-                started = pthread_create(&th, NULL, write_steps_half, &h) == 0;
-                if (!started)
-                        tpa_report__jw_free(h.w.g);
-        }
-        if (!started) {
-                step_items(w, a, 0, a->step_count);
-        } else {
-                step_items(w, a, 0, h.lo);
-                pthread_join(th, NULL);
-                if (!tpa_report__jw_splice(w->g, h.w.g) || h.w.oom)
-                        w->oom = true;
-                free(h.w.buf);
-        }
+        step_items(w, a, 0, a->step_count);
         arr_end(w);
 }
 

@@ -298,9 +298,6 @@ tpa_json_writer *tpa_report__jw_new(FILE *fp)
 
         if (w != NULL) {
                 w->fp = fp;
-                w->mem = NULL;
-                w->mem_len = w->mem_cap = 0;
-                w->mem_failed = false;
                 w->depth = 0;
                 w->state[0] = JW_TOP;
                 w->len = 0;
@@ -308,38 +305,13 @@ tpa_json_writer *tpa_report__jw_new(FILE *fp)
         return w;
 }
 
-/* Write len bytes out: to the file, or to the end of the memory. */
-static void jw_out(tpa_json_writer *w, const char *s, size_t len)
-{
-        if (w->fp != NULL) {
-                fwrite(s, 1, len, w->fp);
-                return;
-        }
-        if (w->mem_failed)
-                return;
-        if (w->mem_len + len > w->mem_cap) {
-                size_t cap = w->mem_cap ? w->mem_cap : 1u << 16;
-                char *m;
-                while (cap < w->mem_len + len)
-                        cap *= 2;
-                if ((m = realloc(w->mem, cap)) == NULL) {
-                        w->mem_failed = true;
-                        return;
-                }
-                w->mem = m;
-                w->mem_cap = cap;
-        }
-        memcpy(w->mem + w->mem_len, s, len);
-        w->mem_len += len;
-}
-
 static void jw_put(tpa_json_writer *w, const char *s, size_t len)
 {
         if (w->len + len > sizeof(w->buf)) {
-                jw_out(w, w->buf, w->len);
+                fwrite(w->buf, 1, w->len, w->fp);
                 w->len = 0;
                 if (len > sizeof(w->buf)) {
-                        jw_out(w, s, len);
+                        fwrite(s, 1, len, w->fp);
                         return;
                 }
         }
@@ -511,37 +483,11 @@ void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v)
         tpa_report__jw_raw(w, p, (size_t)(b + sizeof(b) - p));
 }
 
-tpa_json_writer *tpa_report__jw_fork(const tpa_json_writer *from)
-{
-        tpa_json_writer *w = tpa_report__jw_new(NULL);
-
-        if (w != NULL) {
-                w->depth = from->depth;
-                memcpy(w->state, from->state, sizeof(w->state));
-                w->state[w->depth] = JW_ITEM;
-        }
-        return w;
-}
-
-bool tpa_report__jw_splice(tpa_json_writer *w, tpa_json_writer *fork)
-{
-        bool ok;
-
-        jw_out(fork, fork->buf, fork->len);
-        ok = !fork->mem_failed;
-        if (ok)
-                jw_put(w, fork->mem, fork->mem_len);
-        free(fork->mem);
-        free(fork);
-        return ok;
-}
-
 void tpa_report__jw_free(tpa_json_writer *w)
 {
         if (w == NULL)
                 return;
         if (w->len > 0)
-                jw_out(w, w->buf, w->len);
-        free(w->mem);
+                fwrite(w->buf, 1, w->len, w->fp);
         free(w);
 }

@@ -66,10 +66,7 @@ size_t tpa_report__g6(char *buf, double v);
  * left in ferror(fp). */
 #define TPA_JSON_MAX_DEPTH 32
 typedef struct tpa_json_writer {
-        FILE    *fp;            /* NULL: into mem (tpa_report__jw_fork()) */
-        char    *mem;           /* malloc'd; NULL after running out of memory */
-        size_t   mem_len, mem_cap;
-        bool     mem_failed;
+        FILE    *fp;
         unsigned depth;
         uint8_t  state[TPA_JSON_MAX_DEPTH + 1];
         size_t   len;           /* bytes in buf */
@@ -87,15 +84,6 @@ void tpa_report__jw_raw(tpa_json_writer *w, const char *s, size_t len);
 void tpa_report__jw_int(tpa_json_writer *w, int64_t v);
 void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v);
 /* Write what is buffered and free w (NULL: no-op). */
-/* A writer into memory that goes on from where `from` is, after an item of
- * its innermost container (an array), or NULL when out of memory: what it
- * writes, spliced into `from` (tpa_report__jw_splice()) once `from` has
- * written an item there too, reads as if `from` had written it. So two
- * threads can write the two halves of a long array. */
-tpa_json_writer *tpa_report__jw_fork(const tpa_json_writer *from);
-/* Append what `fork` wrote to w, as it is, with no change of state; false
- * (and nothing appended) when `fork` ran out of memory. Frees `fork`. */
-bool tpa_report__jw_splice(tpa_json_writer *w, tpa_json_writer *fork);
 void tpa_report__jw_free(tpa_json_writer *w);
 
 #endif
