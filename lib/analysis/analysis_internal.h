@@ -175,7 +175,7 @@ typedef struct tpa_actx {
         /* without --step-marker: the markers of each source, in event order,
          * from find_devices()' pass, for the steps, which take them */
         tpa_marker_list   markers[SRC__COUNT];
-        bool             *profiler_step; /* per string: a "ProfilerStep#N" name */
+        uint64_t         *profiler_step; /* bit per string: a "ProfilerStep#N" name */
         size_t            str_count;
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
