@@ -100,6 +100,72 @@ static void test_trace__events_aux(void)
         tpa_trace_free(tr);
 }
 
+/* tpa_trace_get_aux_seq() and tpa_trace_next_aux() against
+ * tpa_trace_get_aux(): extras of every key set in event order, then of two
+ * keys out of order and over again; looked up in order, out of order, with
+ * strides. */
+static void test_trace__aux_walks(void)
+{
+        enum { N = 20000 };
+        tpa_trace *tr;
+        tpa_event ev = { .ts = 1, .dur = 1, .kind = TPA_KIND_KERNEL };
+        uint64_t x = 0x9e3779b97f4a7c15u;
+        bool seq_ok = true, any_ok = true, stride_ok = true, next_ok = true;
+
+        tpa_trace_new(&tr, NULL);
+        for (size_t i = 0; i < N; i++) {
+                tpa_trace_add_event(tr, &ev, NULL, NULL);
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                if ((x >> 33) % 7 == 0)
+                        tpa_trace_set_aux(tr, i, (tpa_aux_key)(1 + (x >> 40) % 5),
+                                          (int64_t)(x >> 20), NULL);
+        }
+        for (int k = 0; k < 3000; k++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                /* keys 4 and 5 only: 1 to 3 stay set in order (their own path) */
+                tpa_trace_set_aux(tr, (size_t)(x >> 33) % N, (tpa_aux_key)(4 + (x >> 20) % 2),
+                                  (int64_t)(x >> 8), NULL);
+        }
+        for (int key = 1; key <= 5; key++) {
+                size_t cur = 0, cur_any = 0, cur_stride = 0, at = 0, last = 0;
+                int64_t a, b;
+
+                for (size_t i = 0; i < N; i++) {
+                        bool h = tpa_trace_get_aux(tr, i, (tpa_aux_key)key, &a);
+                        b = INT64_MIN;
+                        seq_ok &= tpa_trace_get_aux_seq(tr, i, (tpa_aux_key)key, &cur, &b) == h &&
+                                  (!h || a == b);
+                }
+                for (size_t i = 0; i < N; i += 1 + i % 13) {
+                        bool h = tpa_trace_get_aux(tr, i, (tpa_aux_key)key, &a);
+                        stride_ok &= tpa_trace_get_aux_seq(tr, i, (tpa_aux_key)key, &cur_stride,
+                                                           &b) == h && (!h || a == b);
+                }
+                for (int k = 0; k < 2000; k++) {
+                        size_t i;
+                        bool h;
+                        x = x * 6364136223846793005u + 1442695040888963407u;
+                        i = (size_t)(x >> 33) % N;
+                        h = tpa_trace_get_aux(tr, i, (tpa_aux_key)key, &a);
+                        any_ok &= tpa_trace_get_aux_seq(tr, i, (tpa_aux_key)key, &cur_any, &b) ==
+                                  h && (!h || a == b);
+                }
+                while (tpa_trace_next_aux(tr, (tpa_aux_key)key, &at, &b)) {
+                        for (; last < at; last++)
+                                next_ok &= !tpa_trace_get_aux(tr, last, (tpa_aux_key)key, &a);
+                        next_ok &= tpa_trace_get_aux(tr, at, (tpa_aux_key)key, &a) && a == b;
+                        last = ++at;
+                }
+                for (; last < N; last++)
+                        next_ok &= !tpa_trace_get_aux(tr, last, (tpa_aux_key)key, &a);
+        }
+        ok(seq_ok, "test_trace__aux_walks: get_aux_seq in event order as get_aux");
+        ok(stride_ok, "test_trace__aux_walks: ... with strides");
+        ok(any_ok, "test_trace__aux_walks: ... in any order");
+        ok(next_ok, "test_trace__aux_walks: next_aux gives each event with the key, in turn");
+        tpa_trace_free(tr);
+}
+
 static void test_trace__warnings(void)
 {
         tpa_trace *tr;
@@ -119,6 +185,7 @@ int main(void)
         test_trace__intern();
         test_trace__threads();
         test_trace__events_aux();
+        test_trace__aux_walks();
         test_trace__warnings();
         return tap_done();
 }
