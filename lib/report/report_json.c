@@ -8,7 +8,6 @@
  * the same input always gives the same bytes.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,25 +126,24 @@ static void findings(jw *w, const tpa_finding *f, size_t n)
 
 /* Threads that hold events: device streams first, then host threads, then
  * the rest, each in trace order (processes and threads as first seen). */
-/* What the input section counts of events [lo, hi): their span (the
- * earliest start, the latest end) and their number per kind and per track. */
+/* What the input section counts of the events: their span (the earliest
+ * start, the latest end) and their number per kind and per track. */
 struct event_counts {
-        const tpa_trace *tr;
-        size_t           lo, hi;
-        tpa_ns           start, end;
-        uint64_t         by_kind[TPA_KIND__COUNT];
-        uint64_t        *by_track;      /* tpa_trace_thread_count() + 1 */
+        tpa_ns   start, end;
+        uint64_t by_kind[TPA_KIND__COUNT];
+        uint64_t *by_track;     /* tpa_trace_thread_count() + 1; NULL: not counted */
 };
 
-static void *count_events(void *p)
+/* In one pass over the events (speed, bench/: a pass each for the span,
+ * the kinds and the tracks were a third of the report at 1 GB). */
+static void count_events(const tpa_trace *tr, struct event_counts *ec)
 {
-        struct event_counts *ec = p;
-        const tpa_event *ev = tpa_trace_events(ec->tr);
-        size_t nt = tpa_trace_thread_count(ec->tr);
+        const tpa_event *ev = tpa_trace_events(tr);
+        size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
 
         ec->start = INT64_MAX;
         ec->end = INT64_MIN;
-        for (size_t i = ec->lo; i < ec->hi; i++) {
+        for (size_t i = 0; i < n; i++) {
                 const tpa_event *e = &ev[i];
                 if (e->ts < ec->start)
                         ec->start = e->ts;
@@ -156,38 +154,6 @@ static void *count_events(void *p)
                 if (e->track < nt && ec->by_track != NULL)
                         ec->by_track[e->track]++;
         }
-        return NULL;
-}
-
-/* Count the events as count_events() does, in one pass (speed, bench/: a
- * pass each for the span, the kinds and the tracks were a third of the
- * report at 1 GB), on two threads when they are many. ec->by_track: zeroed,
- * or NULL (out of memory: no counts per track). */
-static void count_all_events(struct event_counts *ec)
-{
-        size_t n = tpa_trace_event_count(ec->tr), nt = tpa_trace_thread_count(ec->tr);
-        struct event_counts half = { .tr = ec->tr, .lo = n / 2, .hi = n };
-        pthread_t th;
-        bool started = false;
-
-        ec->lo = 0;
-        ec->hi = n;
-        if (n >= (1u << 18) && (half.by_track = calloc(nt + 1, sizeof(uint64_t))) != NULL &&
-            pthread_create(&th, NULL, count_events, &half) == 0) {
-                started = true;
-                ec->hi = n / 2;
-        }
-        count_events(ec);
-        if (started) {
-                pthread_join(th, NULL);
-                ec->start = half.start < ec->start ? half.start : ec->start;
-                ec->end = half.end > ec->end ? half.end : ec->end;
-                for (int k = 0; k < TPA_KIND__COUNT; k++)
-                        ec->by_kind[k] += half.by_kind[k];
-                for (size_t t = 0; t < nt && ec->by_track != NULL; t++)
-                        ec->by_track[t] += half.by_track[t];
-        }
-        free(half.by_track);
 }
 
 /* `count`: events per track. */
@@ -246,12 +212,12 @@ static void section_input(jw *w, const tpa_trace *tr, const char *path)
 {
         const tpa_health *h = tpa_trace_health_c(tr);
         size_t n = tpa_trace_event_count(tr);
-        struct event_counts ec = { .tr = tr };
+        struct event_counts ec = { 0 };
         uint64_t *by_kind = ec.by_kind;
         bool span = n > 0;      /* as tpa_trace_span() */
 
         ec.by_track = calloc(tpa_trace_thread_count(tr) + 1, sizeof(*ec.by_track));
-        count_all_events(&ec);
+        count_events(tr, &ec);
         key(w, "input");
         obj(w);
         kv_str(w, "path", path);
