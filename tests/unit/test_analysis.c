@@ -967,42 +967,50 @@ static void test_analysis__threaded_same(void)
                 "torch_input_bound.trace.json.gz", "tf2_host_bound.xplane.pb",
                 "tf2_input_bound.trace.json.gz", "tf1_steps.tfevents",
         };
-        tb b = mk(2);
         tpa_rules *rules = NULL;
         tpa_error err = TPA_ERROR_INIT;
-        uint32_t corr = 1;
         size_t i;
 
-        for (int k = 0; k < 41; k++) {
-                double t0 = k * 1000.0, len = k == 0 ? 900 : 600 + (k % 7) * 10;
-                uint32_t g = b.gpu0;
-
-                i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t0, len, 0, 0);
-                tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
-                if (k == 0)
-                        tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
-                ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", t0 + 5, 40 + k % 5, 0, 0);
-                ev(&b, b.host2, TPA_KIND_HOST_OP, "Prefetch", t0 + 2, 30, 0, 0);
-                for (int j = 0; j < 12; j++, corr++) {
-                        double at = t0 + 50 + j * 45;
-                        g = j % 3 == 2 ? b.gpu1 : b.gpu0;
-                        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", at, 4, corr, 0);
-                        if (k == 40 && j > 8)
-                                continue;       /* cut off at the end of the trace */
-                        i = ev(&b, g, j % 4 == 1 ? TPA_KIND_COPY_H2D : TPA_KIND_KERNEL,
-                               j % 4 == 1 ? "MemcpyH2D" : j % 2 ? "conv" : "matmul",
-                               at + 6, 20 + (j * 7 + k) % 30, corr, 0);
-                        if (j % 4 == 1)
-                                tpa_trace_set_aux(b.tr, i, TPA_AUX_BYTES, 4096 << (j % 8), NULL);
-                }
-                ev(&b, b.host, TPA_KIND_SYNC, "cudaStreamSynchronize", t0 + 600, 30, 0, 0);
-        }
         ok(tpa_rules_new_default(&rules, &err) == 0, "test_analysis__threaded_same: rules");
-        ok(same_both_ways(b.tr, rules, "generated"),
-           "test_analysis__threaded_same: a generated trace, one thread or two");
-        ok(same_both_ways(b.tr, NULL, "generated, no rules"),
-           "test_analysis__threaded_same: without rules");
-        tpa_trace_free(b.tr);
+        /* 41 steps; 7200 (200 k events: the metrics' host side in several
+         * chunks of 64 k events taken by either thread) */
+        for (int round = 0; round < 2; round++) {
+                int steps = round == 0 ? 41 : 7200;
+                tb b = mk(2);
+                uint32_t corr = 1;
+
+                for (int k = 0; k < steps; k++) {
+                        double t0 = k * 1000.0, len = k == 0 ? 900 : 600 + (k % 7) * 10;
+                        uint32_t g = b.gpu0;
+
+                        i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t0, len, 0, 0);
+                        tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                        if (k == 0)
+                                tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
+                        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", t0 + 5, 40 + k % 5, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "Prefetch", t0 + 2, 30, 0, 0);
+                        for (int j = 0; j < 12; j++, corr++) {
+                                double at = t0 + 50 + j * 45;
+                                g = j % 3 == 2 ? b.gpu1 : b.gpu0;
+                                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", at, 4, corr, 0);
+                                if (k == steps - 1 && j > 8)
+                                        continue;       /* cut off at the end of the trace */
+                                i = ev(&b, g, j % 4 == 1 ? TPA_KIND_COPY_H2D : TPA_KIND_KERNEL,
+                                       j % 4 == 1 ? "MemcpyH2D" : j % 2 ? "conv" : "matmul",
+                                       at + 6, 20 + (j * 7 + k) % 30, corr, 0);
+                                if (j % 4 == 1)
+                                        tpa_trace_set_aux(b.tr, i, TPA_AUX_BYTES,
+                                                          4096 << (j % 8), NULL);
+                        }
+                        ev(&b, b.host, TPA_KIND_SYNC, "cudaStreamSynchronize", t0 + 600, 30, 0, 0);
+                }
+                ok(same_both_ways(b.tr, rules, "generated"),
+                   "test_analysis__threaded_same: a generated trace of %d steps, one thread or two",
+                   steps);
+                ok(same_both_ways(b.tr, NULL, "generated, no rules"),
+                   "test_analysis__threaded_same: ... without rules");
+                tpa_trace_free(b.tr);
+        }
         for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
                 tpa_read_options ro = TPA_READ_OPTIONS_INIT;
                 tpa_trace *tr = NULL;
