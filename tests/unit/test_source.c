@@ -37,14 +37,22 @@ static char *make_text(size_t size)
         return t;
 }
 
-static uint8_t *gzip(const char *text, size_t n, size_t *out_len)
+/* `text` gzip'd; with a header CRC (FHCRC) when `hcrc`: zlib checks
+ * such members itself. */
+static uint8_t *gzip_with(const char *text, size_t n, size_t *out_len, bool hcrc)
 {
         z_stream z;
+        gz_header h;
         size_t cap = compressBound((uLong)n) + 64;
         uint8_t *out = malloc(cap);
 
         memset(&z, 0, sizeof(z));
+        memset(&h, 0, sizeof(h));
+        h.hcrc = hcrc;
+        h.os = 3;
         deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        if (hcrc)
+                deflateSetHeader(&z, &h);
         z.next_in = (Bytef *)(uintptr_t)text;
         z.avail_in = (uInt)n;
         z.next_out = out;
@@ -53,6 +61,11 @@ static uint8_t *gzip(const char *text, size_t n, size_t *out_len)
         *out_len = cap - z.avail_out;
         deflateEnd(&z);
         return out;
+}
+
+static uint8_t *gzip(const char *text, size_t n, size_t *out_len)
+{
+        return gzip_with(text, n, out_len, false);
 }
 
 struct result {
@@ -210,30 +223,6 @@ static void test_source__crc32(void)
         free(b);
 }
 
-/* `text` gzip'd with a header CRC (FHCRC): zlib checks such members. */
-static uint8_t *gzip_hcrc(const char *text, size_t n, size_t *out_len)
-{
-        z_stream z;
-        gz_header h;
-        size_t cap = compressBound((uLong)n) + 64;
-        uint8_t *out = malloc(cap);
-
-        memset(&z, 0, sizeof(z));
-        memset(&h, 0, sizeof(h));
-        h.hcrc = 1;
-        h.os = 3;
-        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-        deflateSetHeader(&z, &h);
-        z.next_in = (Bytef *)(uintptr_t)text;
-        z.avail_in = (uInt)n;
-        z.next_out = out;
-        z.avail_out = (uInt)cap;
-        deflate(&z, Z_FINISH);
-        *out_len = cap - z.avail_out;
-        deflateEnd(&z);
-        return out;
-}
-
 /* A trailer changed at byte `at` of `gz` (after `prefix` good bytes of
  * another member): the error zlib gives, on one thread and on two. */
 static void check_trailer(const uint8_t *gz, size_t gz_len, size_t prefix, size_t at,
@@ -269,7 +258,7 @@ static void test_source__trailer(void)
 {
         size_t n = 1u << 20, gz_len, hc_len;
         char *text = make_text(n);
-        uint8_t *gz = gzip(text, n, &gz_len), *hc = gzip_hcrc(text, n, &hc_len);
+        uint8_t *gz = gzip(text, n, &gz_len), *hc = gzip_with(text, n, &hc_len, true);
 
         check_trailer(gz, gz_len, 0, gz_len - 8, "incorrect data check", n, "CRC");
         check_trailer(gz, gz_len, 0, gz_len - 1, "incorrect length check", n, "length");
