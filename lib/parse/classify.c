@@ -498,6 +498,23 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
         return host_kind(s, len, TPA_KIND_OTHER);
 }
 
+/* What a name can be, by name id, worked out on its first use: whether it
+ * can mark a step (is_step_name()), and whether it is a ProfilerStep#. */
+enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4 };
+
+static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
+{
+        if (nf[name] == 0) {
+                const char *s = tpa_trace_str(tr, name);
+                size_t len = tpa_trace_str_len(tr, name);
+
+                nf[name] = (uint8_t)(NF_KNOWN | (is_step_name(s, len) ? NF_STEP_NAME : 0) |
+                                     (has_prefix(s, len, "ProfilerStep#") ? NF_PROFILER_STEP
+                                                                          : 0));
+        }
+        return nf[name];
+}
+
 int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                          const tpa_classify_hints *hints, tpa_error *err)
 {
@@ -509,6 +526,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         size_t nt = tpa_trace_thread_count(tr);
         uint8_t *memo;  /* by name id: host kind + 1 (low nibble), device kind + 1 (high) */
         uint8_t *ccmemo;
+        uint8_t *nf;    /* by name id: name_flags() */
+        uint8_t *role;  /* by track: its role */
         uint8_t *input_thread;  /* by track: a tf.data thread */
 
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
@@ -517,37 +536,37 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         thread_roles(tr, d);
         memo = calloc(ns + 1, 1);
         ccmemo = calloc(ns + 1, 1);
+        nf = calloc(ns + 1, 1);
+        role = calloc(nt + 1, 1);
         input_thread = calloc(nt + 1, 1);
-        if (memo == NULL || ccmemo == NULL || input_thread == NULL) {
-                free(memo);
-                free(ccmemo);
-                free(input_thread);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        if (memo == NULL || ccmemo == NULL || nf == NULL || role == NULL ||
+            input_thread == NULL) {
+                tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto fail;
         }
-        for (uint32_t t = 0; t < nt && d != TPA_DIALECT_KINETO; t++) {
+        for (uint32_t t = 0; t < nt; t++) {
                 const tpa_thread *th = tpa_trace_thread_c(tr, t);
-                input_thread[t] = th->role == TPA_TRACK_HOST &&
+                role[t] = (uint8_t)th->role;
+                input_thread[t] = d != TPA_DIALECT_KINETO && th->role == TPA_TRACK_HOST &&
                                   is_input_thread(tpa_trace_str(tr, th->name),
                                                   tpa_trace_str_len(tr, th->name));
         }
+        /* Speed (bench/): a name's text is read only the first time a
+         * table needs it; whether the event has a step number (a search in
+         * the trace's extras) is looked up only where the kind depends on
+         * it: on the Steps line and for names that can be a step marker. */
         for (size_t i = first; i < ne; i++) {
                 tpa_event *e = &ev[i];
-                const tpa_thread *t = tpa_trace_thread_c(tr, e->track);
-                const char *s = tpa_trace_str(tr, e->name);
-                size_t len = tpa_trace_str_len(tr, e->name);
                 int64_t step;
                 bool has_step;
                 tpa_kind k;
 
-                /* Speed (bench/): whether the event has a step number (a
-                 * search in the trace's extras) is looked up only where the
-                 * kind depends on it: on the Steps line and for names that
-                 * can be a step marker. */
-                switch (t->role) {
+                switch (role[e->track]) {
                 case TPA_TRACK_STEPS:
                         k = TPA_KIND_STEP;
                         has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
-                        if (!has_step && (tpa_classify__step_from_name(s, len, &step) ||
+                        if (!has_step && (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
+                                                tpa_trace_str_len(tr, e->name), &step) ||
                                           (e->group != 0 && (step = e->group - 1, true))) &&
                             tpa_trace_set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
                                 goto fail;
@@ -566,20 +585,26 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                                 if (ccmemo[c] == 0)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
-                                has_step = has_prefix(s, len, "ProfilerStep#") &&
+                                has_step = (name_flags(tr, nf, e->name) & NF_PROFILER_STEP) &&
                                            tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
-                                k = kineto_kind((enum cat_class)(ccmemo[c] - 1), s, len,
-                                                t->role, has_step);
-                        } else if (t->role == TPA_TRACK_STREAM) {
+                                k = kineto_kind((enum cat_class)(ccmemo[c] - 1),
+                                                tpa_trace_str(tr, e->name),
+                                                tpa_trace_str_len(tr, e->name), role[e->track],
+                                                has_step);
+                        } else if (role[e->track] == TPA_TRACK_STREAM) {
                                 if ((memo[e->name] >> 4) == 0)
-                                        memo[e->name] |= (uint8_t)((device_kind(s, len) + 1) << 4);
+                                        memo[e->name] |= (uint8_t)((device_kind(
+                                                tpa_trace_str(tr, e->name),
+                                                tpa_trace_str_len(tr, e->name)) + 1) << 4);
                                 k = (tpa_kind)((memo[e->name] >> 4) - 1);
-                        } else if (is_step_name(s, len) &&
+                        } else if ((name_flags(tr, nf, e->name) & NF_STEP_NAME) &&
                                    tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step)) {
                                 k = TPA_KIND_STEP;
                         } else {
                                 if ((memo[e->name] & 15) == 0)
-                                        memo[e->name] |= (uint8_t)(1 + host_kind(s, len,
+                                        memo[e->name] |= (uint8_t)(1 + host_kind(
+                                                tpa_trace_str(tr, e->name),
+                                                tpa_trace_str_len(tr, e->name),
                                                 d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
                                                                          : TPA_KIND_HOST_OP));
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
@@ -593,11 +618,15 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         }
         free(memo);
         free(ccmemo);
+        free(nf);
+        free(role);
         free(input_thread);
         return 0;
 fail:
         free(memo);
         free(ccmemo);
+        free(nf);
+        free(role);
         free(input_thread);
         return err != NULL ? err->code : TPA_ENOMEM;
 }
