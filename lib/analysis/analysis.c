@@ -876,6 +876,7 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
                              sysconf(_SC_NPROCESSORS_ONLN) > 1;
         else
                 c.threaded = opts->threads > 1;
+        c.a->threaded = c.threaded;
         if ((r = find_devices(&c, err)) < 0 ||
             (r = tpa_analysis__in_two(&c, lists_or_steps, NULL, err)) < 0)
                 goto fail;

@@ -298,6 +298,9 @@ tpa_json_writer *tpa_report__jw_new(FILE *fp)
 
         if (w != NULL) {
                 w->fp = fp;
+                w->mem = NULL;
+                w->mem_len = w->mem_cap = 0;
+                w->oom = false;
                 w->depth = 0;
                 w->state[0] = JW_TOP;
                 w->len = 0;
@@ -305,18 +308,61 @@ tpa_json_writer *tpa_report__jw_new(FILE *fp)
         return w;
 }
 
+/* s goes out: to the file, or to the end of mem. */
+static void jw_out(tpa_json_writer *w, const char *s, size_t len)
+{
+        if (w->fp != NULL) {
+                fwrite(s, 1, len, w->fp);
+                return;
+        }
+        if (w->mem_len + len > w->mem_cap) {
+                size_t cap = w->mem_cap > 0 ? w->mem_cap : sizeof(w->buf);
+                char *m;
+                while (cap < w->mem_len + len)
+                        cap *= 2;
+                if ((m = realloc(w->mem, cap)) == NULL) {
+                        w->oom = true;
+                        return;
+                }
+                w->mem = m;
+                w->mem_cap = cap;
+        }
+        memcpy(w->mem + w->mem_len, s, len);
+        w->mem_len += len;
+}
+
 static void jw_put(tpa_json_writer *w, const char *s, size_t len)
 {
         if (w->len + len > sizeof(w->buf)) {
-                fwrite(w->buf, 1, w->len, w->fp);
+                jw_out(w, w->buf, w->len);
                 w->len = 0;
                 if (len > sizeof(w->buf)) {
-                        fwrite(s, 1, len, w->fp);
+                        jw_out(w, s, len);
                         return;
                 }
         }
         memcpy(w->buf + w->len, s, len);
         w->len += len;
+}
+
+void tpa_report__jw_resume(tpa_json_writer *w, const tpa_json_writer *at)
+{
+        w->mem_len = 0;
+        w->len = 0;
+        w->depth = at->depth;
+        memcpy(w->state, at->state, sizeof(w->state));
+        w->state[w->depth] = JW_ITEM;
+}
+
+void tpa_report__jw_take(tpa_json_writer *w, tpa_json_writer *items)
+{
+        if (items->mem_len > 0)
+                jw_put(w, items->mem, items->mem_len);
+        jw_put(w, items->buf, items->len);
+        w->oom |= items->oom;
+        w->state[w->depth] = items->state[items->depth];
+        items->mem_len = 0;
+        items->len = 0;
 }
 
 /* ",\n" and the indent of the deepest level, to put a tail of in one go. */
@@ -487,7 +533,8 @@ void tpa_report__jw_free(tpa_json_writer *w)
 {
         if (w == NULL)
                 return;
-        if (w->len > 0)
+        if (w->len > 0 && w->fp != NULL)
                 fwrite(w->buf, 1, w->len, w->fp);
+        free(w->mem);
         free(w);
 }

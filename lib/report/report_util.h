@@ -66,14 +66,24 @@ size_t tpa_report__g6(char *buf, double v);
  * left in ferror(fp). */
 #define TPA_JSON_MAX_DEPTH 32
 typedef struct tpa_json_writer {
-        FILE    *fp;
+        FILE    *fp;            /* NULL: into mem */
+        char    *mem;           /* a writer into memory: what it wrote */
+        size_t   mem_len, mem_cap;
+        bool     oom;           /* mem could not grow: bytes were lost */
         unsigned depth;
         uint8_t  state[TPA_JSON_MAX_DEPTH + 1];
         size_t   len;           /* bytes in buf */
         char     buf[16384];
 } tpa_json_writer;
-/* A writer to fp, or NULL when out of memory. */
+/* A writer to fp, or into memory when fp is NULL; NULL when out of memory. */
 tpa_json_writer *tpa_report__jw_new(FILE *fp);
+/* Items formatted apart and put in later: w (into memory) empties and
+ * stands where `at` stands after an item of its innermost container, so
+ * that what it writes next is what `at` would write there. */
+void tpa_report__jw_resume(tpa_json_writer *w, const tpa_json_writer *at);
+/* Put what `items` (into memory, resumed from w) wrote in w, as if w had
+ * written it, and empty items. */
+void tpa_report__jw_take(tpa_json_writer *w, tpa_json_writer *items);
 void tpa_report__jw_open(tpa_json_writer *w, char bracket);     /* '{' or '[' */
 void tpa_report__jw_close(tpa_json_writer *w);                  /* the innermost */
 /* A string value, or a key when a map expects one (len bytes, as they are:

@@ -161,6 +161,9 @@ typedef struct tpa_analysis {
         size_t       host_op_count;
         double       gain_frac[TPA_GROUP__COUNT];  /* what-if, median over kept steps */
         double      *run_metric;        /* values by metric index */
+        /* It ran on two threads (tpa_analysis_options.threads): the JSON
+         * report of many steps then formats them on two as well. */
+        bool         threaded;
 } tpa_analysis;
 
 /* Analyse `tr`. On success *out owns a new analysis; free it with
