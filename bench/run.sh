@@ -16,9 +16,10 @@
 #   --repeat N  run each measurement N times, keep the fastest (default 1)
 #   --pairs N   also run ours and the read-only pipeline back to back N times
 #              (and ours and the Python script, up to 2 times), and judge
-#              those two goals by the median ratio of the pairs: on a VM
-#              whose speed drifts, the fastest of runs minutes apart is
-#              not a fair ratio (default 0: off)
+#              those two goals by the median ratio of the pairs, and
+#              at the end runs the sizes in turn N times for the scaling:
+#              on a VM whose speed drifts, the fastest of runs minutes
+#              apart is not a fair ratio (default 0: off)
 #   --no-peers  skip Python and HTA;  --no-stress  skip the stress modes
 #   --setup-peers  first make a venv in bench/out/venv with HTA from PyPI
 #              (HolisticTraceAnalysis 0.5 needs pandas < 3) and xprof
@@ -242,7 +243,7 @@ for size in $sizes; do
                 fi
         fi
 
-        echo "$size $bytes $events $ours" >> "$out/.scaling.$$"
+        echo "$size $bytes $events $ours $trace" >> "$out/.scaling.$$"
         say ""
         say "  goals (issue 6) at $size:"
         awk -v b="$bytes" -v e="$events" -v kept="$kept" -v w="$ours" -v rss="$ours_rss" \
@@ -288,6 +289,33 @@ if [ -f "$out/.scaling.$$" ]; then
         awk 'NR == 1 { b0 = $2; w0 = $4 }
              { printf "  %-6s %8.3f s  %6.3f s/100MB  (x%.2f the time for x%.2f the bytes)\n",
                       $1, $4, $4 / $2 * 1e8, $4 / w0, $2 / b0 }' "$out/.scaling.$$" | tee -a "$results"
+        # the sizes in turn, pairs times: each round's time per byte over
+        # the first size's in the same round, the median of the rounds
+        if [ "$pairs" -gt 0 ] && [ "$(wc -l < "$out/.scaling.$$")" -gt 1 ]; then
+                saved_repeat=$repeat
+                repeat=1
+                : > "$out/.rounds"
+                pi=0
+                while [ "$pi" -lt "$pairs" ]; do
+                        while read -r size bytes events w trace; do
+                                measure full "$cli" --format "$json_format" "$trace"
+                                echo "$pi $size $bytes $best_wall" >> "$out/.rounds"
+                        done < "$out/.scaling.$$"
+                        pi=$((pi + 1))
+                done
+                repeat=$saved_repeat
+                awk '{ if (!($1 in b0)) { b0[$1] = $3; w0[$1] = $4 }
+                       if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
+                       r[$2, $1] = ($4 / w0[$1]) / ($3 / b0[$1]); k[$2]++ }
+                     END { for (i = 1; i <= n; i++) {
+                             s = order[i]; m = 0
+                             for (j in r) { split(j, a, SUBSEP); if (a[1] == s) v[++m] = r[j] }
+                             for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++)
+                                     if (v[y] < v[x]) { t = v[x]; v[x] = v[y]; v[y] = t }
+                             printf "  %-6s time per byte over the first size'"'"'s, %d rounds in turn: median %.2f (range %.2f - %.2f)\n",
+                                    s, m, (v[int((m + 1) / 2)] + v[int(m / 2) + 1]) / 2, v[1], v[m]
+                             delete v } }' "$out/.rounds" | tee -a "$results"
+        fi
         rm -f "$out/.scaling.$$"
 fi
 
