@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
         --no-stress) stress=0 ;;
         --setup-peers) setup=1 ;;
         --xspace-steps) xsteps=$2; shift ;;
-        -h|--help) sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) sizes="$sizes $1" ;;
         esac
