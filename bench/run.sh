@@ -80,6 +80,13 @@ say() { printf '%s\n' "$*" | tee -a "$results"; }
 # /dev/null unless captured by the caller through $capture); keeps the best
 # wall time and the peak RSS of that run in $best_wall $best_rss.
 capture=/dev/null
+# median: numbers on stdin, one a line -> "median min max" (0 0 0 if none)
+median() {
+        sort -n | awk '{ v[NR] = $1 }
+                END { if (NR) print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[1], v[NR]
+                      else print 0, 0, 0 }'
+}
+
 measure() {
         name=$1; shift
         tmp=$out/.measure.$$
@@ -231,16 +238,15 @@ for size in $sizes; do
                         pi=$((pi + 1))
                 done
                 repeat=$saved_repeat
-                set -- $(awk '$1 == "read" { print $3 / $2 }' "$out/.pairs" | sort -n |
-                         awk '{ v[NR] = $1 } END { if (NR) print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[1], v[NR]; else print 0, 0, 0 }')
+                set -- $(awk '$1 == "read" { print $3 / $2 }' "$out/.pairs" | median)
                 pair_read=$1
                 say "  paired, $pairs x (ours, read only) back to back: read-only/ours median $1 (range $2 - $3)"
                 if [ "$peers" = 1 ]; then
-                        set -- $(awk '$1 == "py" { print 2 * $3 / ($2 + $4) }' "$out/.pairs" | sort -n |
-                                 awk '{ v[NR] = $1 } END { if (NR) print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[1], v[NR]; else print 0, 0, 0 }')
+                        set -- $(awk '$1 == "py" { print 2 * $3 / ($2 + $4) }' "$out/.pairs" | median)
                         pair_py=$1
                         say "  paired, ours / Python / ours back to back: Python over the mean of ours: median $1 (range $2 - $3)"
                 fi
+                rm -f "$out/.pairs"
         fi
 
         echo "$size $bytes $events $ours $trace" >> "$out/.scaling.$$"
@@ -253,7 +259,7 @@ for size in $sizes; do
                 ok = "met"; no = "MISSED"
                 printf "    full analysis %.0f MB/s (goal >= 300): %s\n", mbs, (mbs >= 300 ? ok : no)
                 if (prd > 0)
-                        printf "    full / read-only pipeline (threaded) = %.2f paired (fastest of each: %.2f) (goal >= 0.85): %s\n",
+                        printf "    full / read-only pipeline (threaded) = %.3f paired (fastest of each: %.3f) (goal >= 0.85): %s\n",
                                 prd, r2 / w, (prd >= 0.85 ? ok : no)
                 else
                         printf "    full / read-only pipeline (threaded) = %.2f (goal >= 0.85): %s\n",
@@ -298,23 +304,21 @@ if [ -f "$out/.scaling.$$" ]; then
                 pi=0
                 while [ "$pi" -lt "$pairs" ]; do
                         while read -r size bytes events w trace; do
-                                measure full "$cli" --format "$json_format" "$trace"
+                                measure full "$cli" --format "$json_format" "$trace" < /dev/null
                                 echo "$pi $size $bytes $best_wall" >> "$out/.rounds"
                         done < "$out/.scaling.$$"
                         pi=$((pi + 1))
                 done
                 repeat=$saved_repeat
-                awk '{ if (!($1 in b0)) { b0[$1] = $3; w0[$1] = $4 }
-                       if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
-                       r[$2, $1] = ($4 / w0[$1]) / ($3 / b0[$1]); k[$2]++ }
-                     END { for (i = 1; i <= n; i++) {
-                             s = order[i]; m = 0
-                             for (j in r) { split(j, a, SUBSEP); if (a[1] == s) v[++m] = r[j] }
-                             for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++)
-                                     if (v[y] < v[x]) { t = v[x]; v[x] = v[y]; v[y] = t }
-                             printf "  %-6s time per byte over the first size'"'"'s, %d rounds in turn: median %.2f (range %.2f - %.2f)\n",
-                                    s, m, (v[int((m + 1) / 2)] + v[int(m / 2) + 1]) / 2, v[1], v[m]
-                             delete v } }' "$out/.rounds" | tee -a "$results"
+                while read -r size bytes events w trace; do
+                        set -- $(awk -v s="$size" '
+                                $2 == s { r[$1] = $4 / $3 }
+                                !($1 in first) { first[$1] = $4 / $3 }
+                                END { for (i in r) print r[i] / first[i] }' "$out/.rounds" | median)
+                        printf "  %-6s time per byte over the first size's, %d rounds in turn: median %.2f (range %.2f - %.2f)\n" \
+                               "$size" "$pairs" "$1" "$2" "$3" | tee -a "$results"
+                done < "$out/.scaling.$$"
+                rm -f "$out/.rounds"
         fi
         rm -f "$out/.scaling.$$"
 fi
