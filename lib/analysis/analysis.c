@@ -288,6 +288,11 @@ struct first_look {
         tpa_ivl_list *inp;      /* per track: input events of a host thread */
         bool          grouped;  /* some of them carry a TF group id */
         tpa_marker_list *markers;       /* per source; NULL with --step-marker */
+        /* the census for the report (tpa_analysis.events_*): a pass of the
+         * report's own was a third of its time at 1 GB (bench/) */
+        tpa_ns        start, end;
+        uint64_t      by_kind[TPA_KIND__COUNT];
+        uint64_t     *by_track; /* NULL: not counted */
 };
 
 static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
@@ -305,8 +310,16 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         const tpa_event *e = &c->ev[i];
                         int32_t t;
 
+                        if (e->ts < fl->start)
+                                fl->start = e->ts;
+                        if (e->ts + e->dur > fl->end)
+                                fl->end = e->ts + e->dur;
+                        if (e->kind < TPA_KIND__COUNT)
+                                fl->by_kind[e->kind]++;
                         if (e->track >= c->ntracks)
                                 continue;
+                        if (fl->by_track != NULL)
+                                fl->by_track[e->track]++;
                         t = c->track_cls[e->track];
                         if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
                                 fl->has[t] = true;
@@ -362,6 +375,19 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         }
         fl[0].has = has;
         fl[1].has = calloc(n1, sizeof(*has));
+        /* the census: without memory for the counts per track, the
+         * report counts for itself */
+        c->a->events_by_track = calloc(c->ntracks ? c->ntracks : 1, sizeof(uint64_t));
+        fl[0].by_track = c->a->events_by_track;
+        if (fl[0].by_track != NULL &&
+            (fl[1].by_track = calloc(c->ntracks ? c->ntracks : 1, sizeof(uint64_t))) == NULL) {
+                free(c->a->events_by_track);
+                c->a->events_by_track = fl[0].by_track = NULL;
+        }
+        for (int p = 0; p < 2; p++) {
+                fl[p].start = INT64_MAX;
+                fl[p].end = INT64_MIN;
+        }
         c->inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
         fl[0].inp = c->inp;
         fl[1].inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
@@ -379,6 +405,12 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 goto done;
         for (size_t p = 0; p < np; p++)
                 has[p] = has[p] || fl[1].has[p];
+        c->a->events_start = c->n > 0 ? (fl[0].start < fl[1].start ? fl[0].start : fl[1].start) : 0;
+        c->a->events_end = c->n > 0 ? (fl[0].end > fl[1].end ? fl[0].end : fl[1].end) : 0;
+        for (int k = 0; k < TPA_KIND__COUNT; k++)
+                c->a->events_by_kind[k] = fl[0].by_kind[k] + fl[1].by_kind[k];
+        for (size_t t = 0; fl[1].by_track != NULL && t < c->ntracks; t++)
+                c->a->events_by_track[t] += fl[1].by_track[t];
         /* the second half's input intervals join the first's: merged, the
          * lists are their union whatever the order */
         for (size_t t = 0; t < c->ntracks && r == 0; t++)
@@ -464,6 +496,7 @@ done:
                         tpa_ivl__free(&fl[1].inp[t]);
         free(fl[1].inp);
         free(fl[1].has);
+        free(fl[1].by_track);
         free(has);
         free(pdev);
         free(rank);
@@ -911,5 +944,6 @@ void tpa_analysis_free(tpa_analysis *a)
         free(a->device_ops);
         free(a->host_ops);
         free(a->run_metric);
+        free(a->events_by_track);
         free(a);
 }

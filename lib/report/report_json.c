@@ -125,26 +125,24 @@ static void findings(jw *w, const tpa_finding *f, size_t n)
         arr_end(w);
 }
 
-/* Threads that hold events: device streams first, then host threads, then
- * the rest, each in trace order (processes and threads as first seen). */
 /* What the input section counts of the events: their span (the earliest
- * start, the latest end) and their number per kind and per track. */
+ * start, the latest end) and their number per kind and per track. The
+ * analysis' first pass counts them (tpa_analysis.events_*); this pass is
+ * for an analysis that had no memory for the counts per track. */
 struct event_counts {
         tpa_ns   start, end;
         uint64_t by_kind[TPA_KIND__COUNT];
         uint64_t *by_track;     /* tpa_trace_thread_count() + 1; NULL: not counted */
 };
 
-/* Events [lo, hi) in one pass (speed, bench/: a pass each for the span,
- * the kinds and the tracks were a third of the report at 1 GB). */
-static void count_events(const tpa_trace *tr, struct event_counts *ec, size_t lo, size_t hi)
+static void count_events(const tpa_trace *tr, struct event_counts *ec)
 {
         const tpa_event *ev = tpa_trace_events(tr);
-        size_t nt = tpa_trace_thread_count(tr);
+        size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
 
         ec->start = INT64_MAX;
         ec->end = INT64_MIN;
-        for (size_t i = lo; i < hi; i++) {
+        for (size_t i = 0; i < n; i++) {
                 const tpa_event *e = &ev[i];
                 if (e->ts < ec->start)
                         ec->start = e->ts;
@@ -157,53 +155,9 @@ static void count_events(const tpa_trace *tr, struct event_counts *ec, size_t lo
         }
 }
 
-/* Speed (bench/): the pass reads every event (150 MB at 1 GB), so when
- * the analysis ran on two threads and there are many, the second half is
- * counted on a second thread. */
-#define COUNT_THREADED_EVENTS (1u << 17)
-
-typedef struct count_job {
-        const tpa_trace    *tr;
-        struct event_counts ec;
-        size_t              lo, hi;
-} count_job;
-
-static void *count_part(void *arg)
-{
-        count_job *j = arg;
-
-        count_events(j->tr, &j->ec, j->lo, j->hi);
-        return NULL;
-}
-
-static void count_all(const tpa_trace *tr, const tpa_analysis *a, struct event_counts *ec)
-{
-        size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
-        count_job j = { .tr = tr, .lo = n / 2, .hi = n };
-        pthread_t th;
-
-        if (!a->threaded || n < COUNT_THREADED_EVENTS ||
-            (ec->by_track != NULL &&
-             (j.ec.by_track = calloc(nt + 1, sizeof(*j.ec.by_track))) == NULL) ||
-            pthread_create(&th, NULL, count_part, &j) != 0) {
-                free(j.ec.by_track);
-                count_events(tr, ec, 0, n);
-                return;
-        }
-        count_events(tr, ec, 0, j.lo);
-        pthread_join(th, NULL);
-        if (j.ec.start < ec->start)
-                ec->start = j.ec.start;
-        if (j.ec.end > ec->end)
-                ec->end = j.ec.end;
-        for (int k = 0; k < TPA_KIND__COUNT; k++)
-                ec->by_kind[k] += j.ec.by_kind[k];
-        for (size_t t = 0; ec->by_track != NULL && t < nt; t++)
-                ec->by_track[t] += j.ec.by_track[t];
-        free(j.ec.by_track);
-}
-
-/* `count`: events per track. */
+/* Threads that hold events: device streams first, then host threads, then
+ * the rest, each in trace order (processes and threads as first seen).
+ * `count`: events per track. */
 static void tracks(jw *w, const tpa_trace *tr, const uint64_t *count)
 {
         static const char *const role_names[] = {
@@ -262,10 +216,20 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
         size_t n = tpa_trace_event_count(tr);
         struct event_counts ec = { 0 };
         uint64_t *by_kind = ec.by_kind;
+        const uint64_t *by_track;
         bool span = n > 0;      /* as tpa_trace_span() */
 
-        ec.by_track = calloc(tpa_trace_thread_count(tr) + 1, sizeof(*ec.by_track));
-        count_all(tr, a, &ec);
+        if (a->events_by_track != NULL) {
+                /* the analysis' first pass counted them */
+                ec.start = a->events_start;
+                ec.end = a->events_end;
+                memcpy(ec.by_kind, a->events_by_kind, sizeof(ec.by_kind));
+                by_track = a->events_by_track;
+        } else {
+                ec.by_track = calloc(tpa_trace_thread_count(tr) + 1, sizeof(*ec.by_track));
+                count_events(tr, &ec);
+                by_track = ec.by_track;
+        }
         key(w, "input");
         obj(w);
         kv_str(w, "path", path);
@@ -282,7 +246,7 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
         kv_i(w, "start_ns", span ? ec.start : 0);
         kv_i(w, "end_ns", span ? ec.end : 0);
         kv_i(w, "span_ns", span ? ec.end - ec.start : 0);
-        tracks(w, tr, ec.by_track);
+        tracks(w, tr, by_track);
         free(ec.by_track);
         key(w, "health");
         obj(w);

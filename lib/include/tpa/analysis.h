@@ -164,6 +164,14 @@ typedef struct tpa_analysis {
         /* It ran on two threads (tpa_analysis_options.threads): the JSON
          * report of many steps then formats them on two as well. */
         bool         threaded;
+        /* The events as the analysis' first pass counted them, for the
+         * report's input section: the earliest start and latest end (no
+         * events: 0, 0), the number per tpa_kind and per thread of the
+         * trace (tpa_trace_thread_count() entries; NULL when out of
+         * memory: the report then counts them itself). */
+        tpa_ns       events_start, events_end;
+        uint64_t     events_by_kind[TPA_KIND__COUNT];
+        uint64_t    *events_by_track;
 } tpa_analysis;
 
 /* Analyse `tr`. On success *out owns a new analysis; free it with
