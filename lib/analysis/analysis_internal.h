@@ -41,6 +41,9 @@ static inline int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *
         return tpa_ivl__append(l, s, e, err);
 }
 void   tpa_ivl__merge(tpa_ivl_list *l);
+/* The union of the k merged lists in[0..k) into *out (whatever it held
+ * is dropped, not freed), merged. */
+int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_error *err);
 void   tpa_ivl__free(tpa_ivl_list *l);
 /* Index of the first interval whose end is after t. */
 size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);
@@ -236,7 +239,9 @@ static inline void tpa_analysis__half(size_t n, int part, size_t *lo, size_t *hi
 }
 
 /* Stages, in order. Each fills part of c->a. */
-int  tpa_analysis__channels(tpa_actx *c, tpa_error *err);
+/* The channels' interval lists and the steps (tpa_analysis__steps()),
+ * side by side. */
+int  tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__steps(tpa_actx *c, tpa_error *err);
 void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);

@@ -13,6 +13,7 @@
 #include <tpa/tpa.h>
 #include <tpa/analysis.h>
 
+#include "analysis/analysis_internal.h"
 #include "tap.h"
 
 #define US 1000
@@ -900,6 +901,60 @@ static void test_analysis__rules(void)
         tpa_trace_free(b.tr);
 }
 
+/* ---- interval lists --------------------------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252u;
+
+static uint64_t rng(void)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        return rng_state;
+}
+
+/* tpa_ivl__union() of k merged lists is what pushing all their intervals
+ * into one list and merging it gives: for 1 to 40 lists (past the 16 it
+ * takes in one pass), empty ones, touching, nested and far apart ones. */
+static void test_analysis__ivl_union(void)
+{
+        bool all = true;
+
+        for (size_t k = 1; k <= 40 && all; k++) {
+                for (int round = 0; round < 20 && all; round++) {
+                        tpa_ivl_list in[40], want = { 0 }, got = { 0 };
+                        tpa_error err = TPA_ERROR_INIT;
+
+                        memset(in, 0, sizeof(in));
+                        for (size_t j = 0; j < k; j++) {
+                                size_t n = rng() % 4 == 0 ? 0 : rng() % 300;
+                                tpa_ns t = (tpa_ns)(rng() % 1000);
+                                for (size_t i = 0; i < n; i++) {
+                                        tpa_ns s = t + (tpa_ns)(rng() % 50);
+                                        tpa_ns e = s + 1 + (tpa_ns)(rng() % 40);
+                                        t = rng() % 3 == 0 ? e : s;     /* touching or nested */
+                                        tpa_ivl__append(&in[j], s, e, &err);
+                                        tpa_ivl__append(&want, s, e, &err);
+                                }
+                                tpa_ivl__merge(&in[j]);
+                        }
+                        tpa_ivl__merge(&want);
+                        got.n = 12345;  /* dropped, as documented */
+                        all = tpa_ivl__union(&got, in, k, &err) == 0 && got.n == want.n &&
+                              (want.n == 0 ||
+                               memcmp(got.v, want.v, want.n * sizeof(*want.v)) == 0);
+                        if (!all)
+                                printf("# %zu lists, round %d: %zu intervals, want %zu\n", k,
+                                       round, got.n, want.n);
+                        for (size_t j = 0; j < k; j++)
+                                tpa_ivl__free(&in[j]);
+                        tpa_ivl__free(&want);
+                        tpa_ivl__free(&got);
+                }
+        }
+        ok(all, "test_analysis__ivl_union: the union of 1 to 40 lists is their merged pushes");
+}
+
 /* ---- one thread or two: the same result ------------------------------------ */
 
 /* The JSON report (every figure the tool prints) and every step metric. */
@@ -1078,6 +1133,7 @@ int main(void)
         test_analysis__device_processes();
         test_analysis__gap_host_events();
         test_analysis__rules();
+        test_analysis__ivl_union();
         test_analysis__threaded_same();
         return tap_done();
 }
