@@ -233,6 +233,38 @@ typedef struct op_acc {
         uint64_t count;
 } op_acc;
 
+/* Per name (a slot per string of the trace), and the names it holds, in
+ * the order first met: only those are summed and ranked (speed, bench/:
+ * the 1 GB trace has 1.1 M strings and few op names; a scan of each
+ * table, 18 MB, faulted in every page of it). */
+typedef struct op_table {
+        op_acc  *acc;
+        tpa_str *seen;          /* room for every string */
+        size_t   nseen;
+} op_table;
+
+static int op_table_new(op_table *t, size_t ns)
+{
+        t->acc = calloc(ns ? ns : 1, sizeof(*t->acc));
+        t->seen = malloc((ns ? ns : 1) * sizeof(*t->seen));
+        t->nseen = 0;
+        return t->acc != NULL && t->seen != NULL ? 0 : -1;
+}
+
+static void op_table_free(op_table *t)
+{
+        free(t->acc);
+        free(t->seen);
+}
+
+static inline void op_add(op_table *t, tpa_str name, tpa_ns time, uint64_t count)
+{
+        if (t->acc[name].count == 0)
+                t->seen[t->nseen++] = name;
+        t->acc[name].time += time;
+        t->acc[name].count += count;
+}
+
 static int cmp_op(const void *pa, const void *pb)
 {
         const tpa_op_stat *x = pa, *y = pb;
@@ -241,25 +273,28 @@ static int cmp_op(const void *pa, const void *pb)
         return strcmp(x->name, y->name);
 }
 
-static int top_ops(tpa_actx *c, const op_acc *acc, size_t ns, double total,
-                   tpa_op_stat **out, size_t *count, tpa_error *err)
+/* The ops of table t with time, ranked (cmp_op: a total order, so the
+ * order met does not matter). */
+static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **out,
+                   size_t *count, tpa_error *err)
 {
         size_t n = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
         tpa_op_stat *v;
 
-        for (size_t s = 0; s < ns; s++)
-                n += acc[s].time > 0;
+        for (size_t k = 0; k < t->nseen; k++)
+                n += t->acc[t->seen[k]].time > 0;
         v = calloc(n ? n : 1, sizeof(*v));
         if (v == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         n = 0;
-        for (size_t s = 0; s < ns; s++) {
-                if (acc[s].time <= 0)
+        for (size_t k = 0; k < t->nseen; k++) {
+                const op_acc *o = &t->acc[t->seen[k]];
+                if (o->time <= 0)
                         continue;
-                v[n].name = tpa_trace_str(c->tr, (tpa_str)s);
-                v[n].time = acc[s].time;
-                v[n].count = acc[s].count;
-                v[n].frac = total > 0 ? (double)acc[s].time / total : 0;
+                v[n].name = tpa_trace_str(c->tr, t->seen[k]);
+                v[n].time = o->time;
+                v[n].count = o->count;
+                v[n].frac = total > 0 ? (double)o->time / total : 0;
                 n++;
         }
         qsort(v, n, sizeof(*v), cmp_op);
@@ -304,9 +339,9 @@ static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
  * order; the pass over the events fills the op tables. */
 struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
-        op_acc  *dev_acc;       /* per name: device time (or CPU compute) */
+        op_table dev;           /* per name: device time (or CPU compute) */
         /* per part, summed after (integers: in any order the same sums) */
-        op_acc  *host_acc[2];   /* per name: host time exposed (device idle) */
+        op_table host[2];       /* per name: host time exposed (device idle) */
         size_t  *launches[2];   /* per step */
         atomic_size_t next;     /* the first event of the next chunk of the host side */
         tpa_index_list *cand; /* host events overlapping a top gap, in event order */
@@ -459,8 +494,7 @@ static int device_events(tpa_actx *c, struct metrics_job *job, tpa_error *err)
                 if (s->excluded || t == 0)
                         continue;
                 on = op_name(c, i, &op_cursor);
-                job->dev_acc[on].time += t;
-                job->dev_acc[on].count++;
+                op_add(&job->dev, on, t, 1);
         }
         return 0;
 }
@@ -468,7 +502,7 @@ static int device_events(tpa_actx *c, struct metrics_job *job, tpa_error *err)
 /* The host side, of events [lo, hi): launches per step (not into the
  * steps' metrics, which the device side writes), and the exposed host time
  * of each op (a search of the device intervals per host event). */
-static void host_events(tpa_actx *c, op_acc *host_acc, size_t *launches, size_t lo, size_t hi,
+static void host_events(tpa_actx *c, op_table *host, size_t *launches, size_t lo, size_t hi,
                         long *hint, size_t *near)
 {
         tpa_analysis *a = c->a;
@@ -496,8 +530,7 @@ static void host_events(tpa_actx *c, op_acc *host_acc, size_t *launches, size_t 
                 if (!op || s->excluded || t == 0)
                         continue;
                 s0 = e->ts > s->start ? e->ts : s->start;
-                host_acc[e->name].time += exposed(c, s0, s0 + t, near);
-                host_acc[e->name].count++;
+                op_add(host, e->name, exposed(c, s0, s0 + t, near), 1);
         }
 }
 
@@ -509,7 +542,7 @@ static void host_chunks(tpa_actx *c, struct metrics_job *job, int part)
         size_t near = 0, lo;
 
         while ((lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
-                host_events(c, job->host_acc[part], job->launches[part], lo,
+                host_events(c, &job->host[part], job->launches[part], lo,
                             c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &near);
 }
 
@@ -537,15 +570,16 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         double kept_time = 0;
         int r;
 
-        job.dev_acc = calloc(ns ? ns : 1, sizeof(*job.dev_acc));
+        bool fail = op_table_new(&job.dev, ns) < 0;
+
         for (int p = 0; p < 2; p++) {
-                job.host_acc[p] = calloc(ns ? ns : 1, sizeof(*job.host_acc[p]));
+                fail = op_table_new(&job.host[p], ns) < 0 || fail;
                 job.launches[p] = calloc(a->step_count ? a->step_count : 1,
                                          sizeof(*job.launches[p]));
+                fail = fail || job.launches[p] == NULL;
         }
         atomic_init(&job.next, 0);
-        if (job.dev_acc == NULL || job.host_acc[0] == NULL || job.launches[0] == NULL ||
-            job.host_acc[1] == NULL || job.launches[1] == NULL) {
+        if (fail) {
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto out;
         }
@@ -567,9 +601,9 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         job.cand = &c->gap_cand;
         if ((r = tpa_analysis__in_two(c, events_part, &job, err)) < 0)
                 goto out;
-        for (size_t s = 0; s < ns; s++) {
-                job.host_acc[0][s].time += job.host_acc[1][s].time;
-                job.host_acc[0][s].count += job.host_acc[1][s].count;
+        for (size_t k = 0; k < job.host[1].nseen; k++) {
+                const op_acc *o = &job.host[1].acc[job.host[1].seen[k]];
+                op_add(&job.host[0], job.host[1].seen[k], o->time, o->count);
         }
         for (size_t k = 0; k < a->step_count; k++)
                 job.launches[0][k] += job.launches[1][k];
@@ -592,17 +626,17 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                                 cs->exposed += a->steps[k].bucket_ns[TPA_BUCKET_H2D + dir];
                 cs->exposed_frac = kept_time > 0 ? (double)cs->exposed / kept_time : 0;
         }
-        if ((r = top_ops(c, job.dev_acc, ns, kept_time * (double)c->ndev, &a->device_ops,
+        if ((r = top_ops(c, &job.dev, kept_time * (double)c->ndev, &a->device_ops,
                          &a->device_op_count, err)) < 0 ||
-            (r = top_ops(c, job.host_acc[0], ns, kept_time, &a->host_ops, &a->host_op_count,
+            (r = top_ops(c, &job.host[0], kept_time, &a->host_ops, &a->host_op_count,
                          err)) < 0)
                 goto out;
 out:
         free(job.gaps[0].v);
         free(job.gaps[1].v);
-        free(job.dev_acc);
+        op_table_free(&job.dev);
         for (int p = 0; p < 2; p++) {
-                free(job.host_acc[p]);
+                op_table_free(&job.host[p]);
                 free(job.launches[p]);
         }
         return r;
