@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tpa/report.h"
+#include "report_util.h"
 
 #define NAME_WIDTH 56
 #define HOST_THREADS_SHOWN 10
@@ -277,19 +278,37 @@ static void health(FILE *fp, const tpa_trace *tr)
 
 void tpa_report_read_summary(FILE *fp, const tpa_trace *tr, const char *path)
 {
+        tpa_report__read_summary(fp, tr, NULL, path);
+}
+
+void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *an,
+                              const char *path)
+{
         const tpa_health *h = tpa_trace_health_c(tr);
         const tpa_event *ev = tpa_trace_events(tr);
         size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
         uint64_t by_kind[TPA_KIND__COUNT] = { 0 };
         uint64_t *per_thread = calloc(nt + 1, sizeof(*per_thread));
         tpa_ns start, end;
+        bool span;
         char a[32], b[32];
 
         if (per_thread == NULL)
                 return;
-        for (size_t i = 0; i < n; i++) {
-                by_kind[ev[i].kind]++;
-                per_thread[ev[i].track]++;
+        if (an != NULL && an->events_by_track != NULL) {
+                /* the analysis' first pass counted them (speed, bench/:
+                 * these two passes were 0.04 s at 1 GB) */
+                memcpy(by_kind, an->events_by_kind, sizeof(by_kind));
+                memcpy(per_thread, an->events_by_track, nt * sizeof(*per_thread));
+                start = an->events_start;
+                end = an->events_end;
+                span = n > 0;
+        } else {
+                for (size_t i = 0; i < n; i++) {
+                        by_kind[ev[i].kind]++;
+                        per_thread[ev[i].track]++;
+                }
+                span = tpa_trace_span(tr, &start, &end);
         }
         fprintf(fp, "%s: %s, dialect %s\n", path, tpa_format_name(tpa_trace_format(tr)),
                 tpa_dialect_name(tpa_trace_dialect(tr)));
@@ -297,7 +316,7 @@ void tpa_report_read_summary(FILE *fp, const tpa_trace *tr, const char *path)
                 h->bytes_read);
         fprintf(fp, "  records: %" PRIu64 " (%zu events kept, %" PRIu64 " metadata)\n",
                 h->records_read, n, h->metadata);
-        if (tpa_trace_span(tr, &start, &end)) {
+        if (span) {
                 fmt_ns(a, sizeof(a), end - start);
                 fmt_ns(b, sizeof(b), start);
                 fprintf(fp, "  time span: %s (from %s)\n", a, b);

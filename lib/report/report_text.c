@@ -309,7 +309,7 @@ void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                            const char *path, bool color)
 {
-        tpa_report_read_summary(fp, tr, path);
+        tpa_report__read_summary(fp, tr, a, path);
         section_steps(fp, a);
         if (a->step_count == 0) {
                 fprintf(fp, "\nverdict: none (no steps)\n");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <tpa/common.h>
+#include <tpa/analysis.h>
 
 /* Copy `len` bytes of `s` to `dst` (room for 3 * len + 1), replacing each
  * byte that is not part of valid UTF-8 with U+FFFD, and NUL-terminate.
@@ -95,5 +96,10 @@ void tpa_report__jw_int(tpa_json_writer *w, int64_t v);
 void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v);
 /* Write what is buffered and free w (NULL: no-op). */
 void tpa_report__jw_free(tpa_json_writer *w);
+
+/* tpa_report_read_summary(), with the events counted from the analysis'
+ * census when `a` (may be NULL) has one. */
+void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
+                              const char *path);
 
 #endif

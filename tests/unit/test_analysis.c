@@ -957,7 +957,8 @@ static void test_analysis__ivl_union(void)
 
 /* ---- one thread or two: the same result ------------------------------------ */
 
-/* The JSON report (every figure the tool prints) and every step metric. */
+/* The JSON, Markdown and text reports (every figure the tool prints) and
+ * every step metric. */
 static char *render(const tpa_trace *tr, const tpa_analysis *a, size_t *len)
 {
         char *buf = NULL;
@@ -967,6 +968,7 @@ static char *render(const tpa_trace *tr, const tpa_analysis *a, size_t *len)
                 return NULL;
         tpa_report_json(fp, tr, a, "t", NULL);
         tpa_report_markdown(fp, tr, a, "t");
+        tpa_report_text(fp, tr, a, "t");
         for (size_t k = 0; k < a->step_count; k++) {
                 for (size_t i = 0; i < tpa_analysis_metric_count(); i++) {
                         const char *name = tpa_analysis_metric_name(i);
