@@ -258,6 +258,13 @@ void tpa_ivl__free(tpa_ivl_list *l)
         memset(l, 0, sizeof(*l));
 }
 
+/* Free the n lists of v (NULL: none), not v itself. */
+static void ivl_free_each(tpa_ivl_list *v, size_t n)
+{
+        for (size_t i = 0; v != NULL && i < n; i++)
+                tpa_ivl__free(&v[i]);
+}
+
 size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
 {
         size_t lo = 0, hi = l->n;
@@ -657,9 +664,7 @@ static int find_devices(tpa_actx *c, tpa_error *err)
 done:
         for (int k = 0; k < SRC__COUNT; k++)
                 free(markers1[k].v);
-        if (fl[1].inp != NULL)
-                for (size_t t = 0; t < c->ntracks; t++)
-                        tpa_ivl__free(&fl[1].inp[t]);
+        ivl_free_each(fl[1].inp, c->ntracks);
         free(fl[1].inp);
         free(fl[1].has);
         free(fl[1].by_track);
@@ -829,14 +834,9 @@ static void free_part1(tpa_actx *c, struct chan_job *job)
 {
         struct chan_lists *L = &job->part[1];
 
-        if (L->dev != NULL)
-                for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++)
-                        tpa_ivl__free(&L->dev[i]);
-        if (L->fw != NULL)
-                for (size_t t = 0; t < c->ntracks; t++)
-                        tpa_ivl__free(&L->fw[t]);
-        for (int ch = 0; ch < HOST_CH__COUNT; ch++)
-                tpa_ivl__free(&job->host1[ch]);
+        ivl_free_each(L->dev, c->ndev * DEV_CH__COUNT);
+        ivl_free_each(L->fw, c->ntracks);
+        ivl_free_each(job->host1, HOST_CH__COUNT);
         tpa_ivl__free(&job->fw_all1);
         free(L->dev);
         free(L->fw);
@@ -932,8 +932,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                 r = tpa_analysis__in_two(c, merge_part, NULL, err);
 out:
         free_part1(c, &job);
-        for (size_t t = 0; c->inp != NULL && t < c->ntracks; t++)
-                tpa_ivl__free(&c->inp[t]);
+        ivl_free_each(c->inp, c->ntracks);
         free(c->inp);
         c->inp = NULL;
         return r;
@@ -1126,26 +1125,17 @@ int tpa_analysis__in_two(tpa_actx *c, tpa_analysis__part_fn fn, void *arg, tpa_e
 
 static void ctx_free(tpa_actx *c)
 {
-        if (c->dev != NULL)
-                for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++)
-                        tpa_ivl__free(&c->dev[i]);
-        if (c->dev_any != NULL)
-                for (size_t i = 0; i < c->ndev; i++)
-                        tpa_ivl__free(&c->dev_any[i]);
-        if (c->fw != NULL)
-                for (size_t i = 0; i < c->ntracks; i++)
-                        tpa_ivl__free(&c->fw[i]);
-        for (int i = 0; i < HOST_CH__COUNT; i++)
-                tpa_ivl__free(&c->host[i]);
+        ivl_free_each(c->dev, c->ndev * DEV_CH__COUNT);
+        ivl_free_each(c->dev_any, c->ndev);
+        ivl_free_each(c->fw, c->ntracks);
+        ivl_free_each(c->host, HOST_CH__COUNT);
         if (c->ndev != 1)       /* else empty, or dev_any[0] (channels) */
                 tpa_ivl__free(&c->dev_all);
         tpa_ivl__free(&c->fw_all);
         free(c->dev);
         free(c->dev_any);
         free(c->fw);
-        if (c->inp != NULL)
-                for (size_t i = 0; i < c->ntracks; i++)
-                        tpa_ivl__free(&c->inp[i]);
+        ivl_free_each(c->inp, c->ntracks);
         free(c->inp);
         for (int k = 0; k < SRC__COUNT; k++)
                 free(c->markers[k].v);

@@ -86,3 +86,11 @@ const char *tap_corpus(void)
                 return NULL;
         return dir;
 }
+
+uint64_t tap_rand(uint64_t *state)
+{
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        return *state;
+}

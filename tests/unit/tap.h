@@ -26,6 +26,9 @@ int  tap_done(void);
 const char *tap_testdata(const char *name);
 /* The corpus folder (TPA_CORPUS) or NULL when it is absent. */
 const char *tap_corpus(void);
+/* The next of a repeatable stream of pseudo-random numbers (xorshift64)
+ * from *state, which must not be 0. */
+uint64_t tap_rand(uint64_t *state);
 
 #define ok tap_ok
 

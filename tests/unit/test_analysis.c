@@ -907,10 +907,7 @@ static uint64_t rng_state = 88172645463325252u;
 
 static uint64_t rng(void)
 {
-        rng_state ^= rng_state << 13;
-        rng_state ^= rng_state >> 7;
-        rng_state ^= rng_state << 17;
-        return rng_state;
+        return tap_rand(&rng_state);
 }
 
 /* tpa_ivl__union() of k merged lists is what pushing all their intervals
