@@ -14,8 +14,9 @@
 #   SIZE     uncompressed JSON sizes to generate and measure (default 100M 1G)
 #   --quick  20M only, stress modes at 20M: a smoke run of a few seconds
 #   --repeat N  run each measurement N times, keep the fastest (default 1)
-#   --pairs N   also run ours and the read-only pipeline back to back N times
-#              (and ours and the Python script, up to 2 times), and judge
+#   --pairs N   also run ours and the read-only pipeline back to back N times,
+#              in turn first (and ours, the Python script and ours again, up
+#              to 2 times), and judge
 #              those two goals by the median ratio of the pairs, and
 #              at the end runs the sizes in turn N times for the scaling:
 #              on a VM whose speed drifts, the fastest of runs minutes
@@ -217,7 +218,9 @@ for size in $sizes; do
         fi
         capture=/dev/null
 
-        # back to back: ours then the other, the median of their ratios
+        # back to back, ours and the other, the median of their ratios; the
+        # read-only pairs alternate which runs first (ours first in the
+        # 1st, 3rd, ...), so that an effect of going second is not all one side's
         pair_read=0 pair_py=0
         if [ "$pairs" -gt 0 ]; then
                 saved_repeat=$repeat
@@ -225,10 +228,18 @@ for size in $sizes; do
                 : > "$out/.pairs"
                 pi=0
                 while [ "$pi" -lt "$pairs" ]; do
-                        measure full "$cli" --format "$json_format" "$trace"
-                        w1=$best_wall
-                        measure read2 "$B/read_only" "$trace"
-                        echo "read $w1 $best_wall" >> "$out/.pairs"
+                        if [ $((pi % 2)) = 0 ]; then
+                                measure full "$cli" --format "$json_format" "$trace"
+                                w1=$best_wall
+                                measure read2 "$B/read_only" "$trace"
+                                w2=$best_wall
+                        else
+                                measure read2 "$B/read_only" "$trace"
+                                w2=$best_wall
+                                measure full "$cli" --format "$json_format" "$trace"
+                                w1=$best_wall
+                        fi
+                        echo "read $w1 $w2" >> "$out/.pairs"
                         if [ "$peers" = 1 ] && [ "$pi" -lt 2 ]; then
                                 measure python "$python" bench/baseline_python.py "$trace"
                                 p=$best_wall
