@@ -1144,7 +1144,6 @@ static void ctx_free(tpa_actx *c)
         free(c->track_cls);
         free(c->marker_track);
         free(c->device_corr);
-        free(c->by_start);
         free(c->gap_cand.v);
 }
 

@@ -185,8 +185,6 @@ typedef struct tpa_actx {
         uint32_t         *device_corr;  /* correlation ids of device events, sorted, from
                                            the steps for warm-up; NULL: not made */
         size_t            device_corr_n;
-        size_t           *by_start;     /* indexes of device/host events, by ts */
-        size_t            by_start_n;
         tpa_index_list    gap_cand;     /* host events that overlap a top gap (metrics
                                            for the summary), in event order */
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
