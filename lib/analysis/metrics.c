@@ -797,17 +797,6 @@ static int rules_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                     (r = tpa_rules_findings(c->opts->rules, steps_metric_fn, &mc,
                                             &s->findings, &s->finding_count, err)) < 0)
                         return r;
-                /* Memory (bench/): the list comes with room for 8 findings of
-                 * ~600 bytes; a step has ~3, and a 1 GB trace 12 k steps (35 MB
-                 * of slack). Keep an exact copy; the next step reuses the block. */
-                if (s->finding_count > 0) {
-                        tpa_finding *f = malloc(s->finding_count * sizeof(*f));
-                        if (f != NULL) {
-                                memcpy(f, s->findings, s->finding_count * sizeof(*f));
-                                free(s->findings);
-                                s->findings = f;
-                        }
-                }
         }
         return 0;
 }

@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         assert(cls != NULL && cls[0] != '\0');
                 if (tpa_rules_findings(r, any_metric, NULL, &f, &n, &err) == 0)
                         for (size_t i = 0; i < n; i++)
-                                assert(strlen(f[i].message) < sizeof(f[i].message));
+                                assert(f[i].message != NULL &&
+                                       strlen(f[i].message) < TPA_FINDING_MESSAGE_MAX);
                 free(f);
         }
         /* The same bytes as one expression. */

@@ -491,7 +491,8 @@ static void test_rules__templates(void)
                    tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0 && n == 1,
                    "test_rules__templates: adjacent strings");
                 ok(n == 1 && strncmp(f[0].message, "abc42zzz", 8) == 0 &&
-                   strlen(f[0].message) == sizeof(f[0].message) - 1 && f[0].gain_frac == 0.5 &&
+                   strlen(f[0].message) == TPA_FINDING_MESSAGE_MAX - 1 &&
+                   f[0].gain_frac == 0.5 &&
                    f[0].severity == TPA_SEVERITY_WARNING,
                    "test_rules__templates: concatenated, truncated to 511");
                 free(f);

@@ -22,10 +22,15 @@ typedef enum tpa_severity {
 /* Look up a metric by name (not NUL-terminated); false when unknown. */
 typedef bool (*tpa_metric_fn)(void *ctx, const char *name, size_t len, double *out);
 
+/* The longest message of a finding, bytes, with its NUL. */
+#define TPA_FINDING_MESSAGE_MAX 512
+
 typedef struct tpa_finding {
         char         name[64];      /* rule name, e.g. "input_pipeline" */
         tpa_severity severity;
-        char         message[512];  /* template rendered: {metric} {metric:%} {metric:ms} ... */
+        /* the template rendered: {metric} {metric:%} {metric:ms} ...; in the
+         * block that holds the finding (tpa_rules_findings()) */
+        const char  *message;
         double       gain_frac;     /* what-if gain (fraction of step time); < 0: none */
 } tpa_finding;
 
@@ -53,8 +58,9 @@ bool tpa_rules_threshold(const tpa_rules *r, const char *name, double *out);
  * when no class matches. */
 int  tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                         const char **out_class, tpa_error *err);
-/* All findings whose condition holds, in file order; *out is malloc'd (free
- * it; NULL when *count is 0). */
+/* All findings whose condition holds, in file order; *out is one malloc'd
+ * block, the findings and then their messages (free it; NULL when *count
+ * is 0). */
 int  tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                         tpa_finding **out, size_t *count, tpa_error *err);
 /* Evaluate one expression in the rule language (for check --fail-if);
