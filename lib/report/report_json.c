@@ -125,36 +125,6 @@ static void findings(jw *w, const tpa_finding *f, size_t n)
         arr_end(w);
 }
 
-/* What the input section counts of the events: their span (the earliest
- * start, the latest end) and their number per kind and per track. The
- * analysis' first pass counts them (tpa_analysis.events_*); this pass is
- * for an analysis that had no memory for the counts per track. */
-struct event_counts {
-        tpa_ns   start, end;
-        uint64_t by_kind[TPA_KIND__COUNT];
-        uint64_t *by_track;     /* tpa_trace_thread_count() + 1; NULL: not counted */
-};
-
-static void count_events(const tpa_trace *tr, struct event_counts *ec)
-{
-        const tpa_event *ev = tpa_trace_events(tr);
-        size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
-
-        ec->start = INT64_MAX;
-        ec->end = INT64_MIN;
-        for (size_t i = 0; i < n; i++) {
-                const tpa_event *e = &ev[i];
-                if (e->ts < ec->start)
-                        ec->start = e->ts;
-                if (e->ts + e->dur > ec->end)
-                        ec->end = e->ts + e->dur;
-                if (e->kind < TPA_KIND__COUNT)
-                        ec->by_kind[e->kind]++;
-                if (e->track < nt && ec->by_track != NULL)
-                        ec->by_track[e->track]++;
-        }
-}
-
 /* Threads that hold events: device streams first, then host threads, then
  * the rest, each in trace order (processes and threads as first seen).
  * `count`: events per track. */
@@ -214,22 +184,9 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
 {
         const tpa_health *h = tpa_trace_health_c(tr);
         size_t n = tpa_trace_event_count(tr);
-        struct event_counts ec = { 0 };
-        uint64_t *by_kind = ec.by_kind;
-        const uint64_t *by_track;
-        bool span = n > 0;      /* as tpa_trace_span() */
+        tpa_report_census ec;
 
-        if (a->events_by_track != NULL) {
-                /* the analysis' first pass counted them */
-                ec.start = a->events_start;
-                ec.end = a->events_end;
-                memcpy(ec.by_kind, a->events_by_kind, sizeof(ec.by_kind));
-                by_track = a->events_by_track;
-        } else {
-                ec.by_track = calloc(tpa_trace_thread_count(tr) + 1, sizeof(*ec.by_track));
-                count_events(tr, &ec);
-                by_track = ec.by_track;
-        }
+        tpa_report__census(&ec, tr, a);
         key(w, "input");
         obj(w);
         kv_str(w, "path", path);
@@ -241,13 +198,13 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
         key(w, "events_by_kind");
         obj(w);
         for (int k = 0; k < TPA_KIND__COUNT; k++)
-                kv_u(w, tpa_kind_name((tpa_kind)k), by_kind[k]);
+                kv_u(w, tpa_kind_name((tpa_kind)k), ec.by_kind[k]);
         obj_end(w);
-        kv_i(w, "start_ns", span ? ec.start : 0);
-        kv_i(w, "end_ns", span ? ec.end : 0);
-        kv_i(w, "span_ns", span ? ec.end - ec.start : 0);
-        tracks(w, tr, by_track);
-        free(ec.by_track);
+        kv_i(w, "start_ns", ec.span ? ec.start : 0);
+        kv_i(w, "end_ns", ec.span ? ec.end : 0);
+        kv_i(w, "span_ns", ec.span ? ec.end - ec.start : 0);
+        tracks(w, tr, ec.by_track);
+        tpa_report__census_free(&ec);
         key(w, "health");
         obj(w);
         kv_u(w, "bytes_in", h->bytes_in);

@@ -285,40 +285,23 @@ void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis 
                               const char *path)
 {
         const tpa_health *h = tpa_trace_health_c(tr);
-        const tpa_event *ev = tpa_trace_events(tr);
-        size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
-        uint64_t by_kind[TPA_KIND__COUNT] = { 0 };
-        uint64_t *per_thread = calloc(nt + 1, sizeof(*per_thread));
-        tpa_ns start, end;
-        bool span;
+        size_t n = tpa_trace_event_count(tr);
+        tpa_report_census c;
+        const uint64_t *by_kind = c.by_kind, *per_thread;
         char a[32], b[32];
 
-        if (per_thread == NULL)
+        tpa_report__census(&c, tr, an);
+        if ((per_thread = c.by_track) == NULL)
                 return;
-        if (an != NULL && an->events_by_track != NULL) {
-                /* the analysis' first pass counted them (speed, bench/:
-                 * these two passes were 0.04 s at 1 GB) */
-                memcpy(by_kind, an->events_by_kind, sizeof(by_kind));
-                memcpy(per_thread, an->events_by_track, nt * sizeof(*per_thread));
-                start = an->events_start;
-                end = an->events_end;
-                span = n > 0;
-        } else {
-                for (size_t i = 0; i < n; i++) {
-                        by_kind[ev[i].kind]++;
-                        per_thread[ev[i].track]++;
-                }
-                span = tpa_trace_span(tr, &start, &end);
-        }
         fprintf(fp, "%s: %s, dialect %s\n", path, tpa_format_name(tpa_trace_format(tr)),
                 tpa_dialect_name(tpa_trace_dialect(tr)));
         fprintf(fp, "  bytes: %" PRIu64 " read, %" PRIu64 " parsed\n", h->bytes_in,
                 h->bytes_read);
         fprintf(fp, "  records: %" PRIu64 " (%zu events kept, %" PRIu64 " metadata)\n",
                 h->records_read, n, h->metadata);
-        if (span) {
-                fmt_ns(a, sizeof(a), end - start);
-                fmt_ns(b, sizeof(b), start);
+        if (c.span) {
+                fmt_ns(a, sizeof(a), c.end - c.start);
+                fmt_ns(b, sizeof(b), c.start);
                 fprintf(fp, "  time span: %s (from %s)\n", a, b);
         } else {
                 fprintf(fp, "  time span: none (no events)\n");
@@ -337,5 +320,5 @@ void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis 
         if (n == 0)
                 fprintf(fp, "    none\n");
         health(fp, tr);
-        free(per_thread);
+        tpa_report__census_free(&c);
 }

@@ -538,3 +538,40 @@ void tpa_report__jw_free(tpa_json_writer *w)
         free(w->mem);
         free(w);
 }
+
+void tpa_report__census(tpa_report_census *c, const tpa_trace *tr, const tpa_analysis *a)
+{
+        const tpa_event *ev = tpa_trace_events(tr);
+        size_t n = tpa_trace_event_count(tr), nt = tpa_trace_thread_count(tr);
+
+        memset(c, 0, sizeof(*c));
+        c->span = n > 0;
+        c->by_track = calloc(nt + 1, sizeof(*c->by_track));
+        if (a != NULL && a->events_by_track != NULL) {
+                c->start = a->events_start;
+                c->end = a->events_end;
+                memcpy(c->by_kind, a->events_by_kind, sizeof(c->by_kind));
+                if (c->by_track != NULL)
+                        memcpy(c->by_track, a->events_by_track, nt * sizeof(*c->by_track));
+                return;
+        }
+        c->start = n > 0 ? INT64_MAX : 0;
+        c->end = n > 0 ? INT64_MIN : 0;
+        for (size_t i = 0; i < n; i++) {
+                const tpa_event *e = &ev[i];
+                if (e->ts < c->start)
+                        c->start = e->ts;
+                if (e->ts + e->dur > c->end)
+                        c->end = e->ts + e->dur;
+                if (e->kind < TPA_KIND__COUNT)
+                        c->by_kind[e->kind]++;
+                if (e->track < nt && c->by_track != NULL)
+                        c->by_track[e->track]++;
+        }
+}
+
+void tpa_report__census_free(tpa_report_census *c)
+{
+        free(c->by_track);
+        c->by_track = NULL;
+}
