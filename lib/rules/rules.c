@@ -383,7 +383,7 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
 {
         rules_memo memo = { .n = 0 };
         rules_env env = { .rules = r, .fn = fn, .ctx = ctx, .memo = &memo };
-        tpa_finding *list = NULL;
+        tpa_finding *list = NULL, *packed = NULL;
         char **msg = NULL;              /* list[i]'s message, until packed */
         char buf[TPA_FINDING_MESSAGE_MAX];
         size_t n = 0, cap = 0;
@@ -431,8 +431,7 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                                 n++;
                 }
         }
-        *out = NULL;
-        if (rc == 0 && n > 0 && (*out = pack_findings(list, msg, n)) == NULL)
+        if (rc == 0 && n > 0 && (packed = pack_findings(list, msg, n)) == NULL)
                 rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         for (size_t i = 0; i < n; i++)
                 free(msg[i]);
@@ -440,6 +439,7 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
         free(list);
         if (rc < 0)
                 return rc;
+        *out = packed;
         *count = n;
         return 0;
 }
