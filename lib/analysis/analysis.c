@@ -446,6 +446,7 @@ struct first_look {
         tpa_ivl_list *inp;      /* per track: input events of a host thread */
         bool          grouped;  /* some of them carry a TF group id */
         tpa_marker_list *markers;       /* per source; NULL with --step-marker */
+        tpa_ext       ext;      /* the steps' tables, this part's */
         /* the census for the report (tpa_analysis.events_*): a pass of the
          * report's own was a third of its time at 1 GB (bench/) */
         tpa_ns        start, end;
@@ -497,6 +498,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 if (fl->markers != NULL &&
                     (r = tpa_analysis__collect_markers(c, b, end, fl->markers, err)) < 0)
                         return r;
+                tpa_analysis__collect_ext(c, b, end, &fl->ext);
         }
         fl->start = start;
         fl->end = stop;
@@ -530,6 +532,7 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         size_t *rep2 = malloc(n1 * sizeof(*rep2)), *members2 = malloc(n1 * sizeof(*members2));
         struct first_look fl[2] = { { 0 } };
         tpa_marker_list markers1[SRC__COUNT] = { { 0 } };
+        tpa_ext ext[2];
         int r = 0;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
@@ -574,8 +577,15 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto done;
         }
+        if ((r = tpa_analysis__ext_new(c, ext, err)) < 0)
+                goto done;
+        fl[0].ext = ext[0];
+        fl[1].ext = ext[1];
         if ((r = tpa_analysis__in_two(c, first_look_part, fl, err)) < 0)
                 goto done;
+        ext[0] = fl[0].ext;
+        ext[1] = fl[1].ext;
+        tpa_analysis__ext_join(c, ext);
         for (size_t p = 0; p < np; p++)
                 has[p] = has[p] || fl[1].has[p];
         c->a->events_start = c->n > 0 ? (fl[0].start < fl[1].start ? fl[0].start : fl[1].start) : 0;
@@ -755,7 +765,7 @@ struct chan_job {
 enum { CHAN_CHUNK = 65536 };
 
 static int channel_events(tpa_actx *c, const struct chan_job *job, const struct chan_lists *L,
-                          size_t lo, size_t hi, tpa_error *err)
+                          tpa_settle *st, size_t lo, size_t hi, tpa_error *err)
 {
         bool grouped = c->grouped;      /* some input work carries a TF group id */
         int r = 0;
@@ -770,6 +780,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
+                        if (r == 0 && st != NULL)
+                                r = tpa_analysis__settle_see(st, e, err);
                 } else if (cls == EV_HOST && (ch = host_channel_of(c, i, job->h2d)) >= 0) {
                         bool background = false;
 
@@ -808,7 +820,8 @@ static int channel_chunks(tpa_actx *c, struct chan_job *job, int part, tpa_error
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHAN_CHUNK)) < c->n)
-                r = channel_events(c, job, &job->part[part], lo,
+                r = channel_events(c, job, &job->part[part],
+                                   c->settle != NULL ? &c->settle[part] : NULL, lo,
                                    c->n - lo > CHAN_CHUNK ? lo + CHAN_CHUNK : c->n, err);
         return r;
 }
@@ -881,12 +894,8 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 
 /* The channels and the steps need only the devices: built side by side,
  * the channels in chunks (above). */
-static int lists_or_steps(tpa_actx *c, int part, void *arg, tpa_error *err)
+static int chunks_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        int r;
-
-        if (part == 1 && (r = tpa_analysis__steps(c, err)) < 0)
-                return r;
         return channel_chunks(c, arg, part, err);
 }
 
@@ -918,7 +927,9 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         }
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&c->inp[t]);
-        if ((r = tpa_analysis__in_two(c, lists_or_steps, &job, err)) < 0)
+        if ((r = tpa_analysis__steps_begin(c, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, chunks_part, &job, err)) < 0 ||
+            (r = tpa_analysis__steps_end(c, err)) < 0)
                 goto out;
         /* part 1's lists join part 0's */
         for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++)
@@ -1144,7 +1155,7 @@ static void ctx_free(tpa_actx *c)
         free(c->hch);
         free(c->track_cls);
         free(c->marker_track);
-        free(c->device_corr);
+        tpa_analysis__steps_free(c);
         free(c->gap_cand.v);
 }
 

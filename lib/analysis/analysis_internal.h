@@ -152,6 +152,41 @@ typedef struct tpa_marker_list {
  * they are tried (DESIGN.md 5.1); TF group ids come between the last two. */
 enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
 
+/* The steps' tables (steps.c), from find_devices()' pass over the events:
+ * device work by key (a correlation id, or a TF group) with its latest
+ * end, and the host events that carry a correlation id (launches, mostly). */
+typedef struct tpa_kv {
+        uint32_t key;
+        tpa_ns   end;
+} tpa_kv;
+
+typedef struct tpa_launch {
+        tpa_ns   ts;
+        uint32_t corr;
+        bool     launch;        /* of kind launch: warm-up counts the lost ones */
+} tpa_launch;
+
+typedef struct tpa_ext {
+        tpa_kv     *corr;       /* by correlation id */
+        tpa_kv     *grp;        /* by group: a run of one group's device events, one entry */
+        tpa_launch *host;
+        size_t      nc, ng, nh;
+} tpa_ext;
+
+/* The first host marker's settling (steps.c), one per part of the
+ * channels' pass, which shows it the device events. */
+typedef struct tpa_settle {
+        tpa_ns          s;      /* the marker's start */
+        uint32_t        group;  /* the marker's group, 0: none */
+        uint32_t       *ids;    /* sorted correlation ids of host events in its window
+                                   (the parts share them; part 0 frees them) */
+        size_t          ni;
+        tpa_ns          first;  /* the first device work it launched, so far */
+        tpa_ns          bound;  /* `first` is at most this, in the end */
+        tpa_ns         *ends;   /* device ends after its start, before `first` then */
+        size_t          ne, cap;
+} tpa_settle;
+
 typedef struct tpa_index_list {
         size_t *v;
         size_t  n, cap;
@@ -182,9 +217,14 @@ typedef struct tpa_actx {
         size_t            str_count;
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
-        uint32_t         *device_corr;  /* correlation ids of device events, sorted, from
-                                           the steps for warm-up; NULL: not made */
-        size_t            device_corr_n;
+        tpa_ext           ext;          /* find_devices()' tables for the steps */
+        /* from tpa_analysis__steps_begin() to _end(): the windows, and the
+         * first one's settling when it is a host marker's */
+        tpa_marker_list   windows;
+        tpa_settle       *settle;       /* [2]: per part of the channels' pass; NULL: none */
+        tpa_ns           *lost;         /* starts of the launches whose device work never
+                                           came (steps, for warm-up) */
+        size_t            lost_n;
         tpa_index_list    gap_cand;     /* host events that overlap a top gap (metrics
                                            for the summary), in event order */
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
@@ -237,10 +277,16 @@ static inline void tpa_analysis__half(size_t n, int part, size_t *lo, size_t *hi
 }
 
 /* Stages, in order. Each fills part of c->a. */
-/* The channels' interval lists and the steps (tpa_analysis__steps()),
- * side by side. */
+/* The steps' windows (tpa_analysis__steps_begin()), the channels' interval
+ * lists, whose pass settles the first window, and the steps
+ * (tpa_analysis__steps_end()). */
 int  tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err);
-int  tpa_analysis__steps(tpa_actx *c, tpa_error *err);
+int  tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err);
+int  tpa_analysis__steps_end(tpa_actx *c, tpa_error *err);
+/* Free what the steps hold between their stages (on failure). */
+void tpa_analysis__steps_free(tpa_actx *c);
+/* Device event e, to the settling of the first window (part of it). */
+int  tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err);
 void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
@@ -253,6 +299,19 @@ int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
  * in event order. */
 int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
                                    tpa_marker_list *l, tpa_error *err);
+
+/* Room in c->ext for the tables of c->n events: each part of
+ * find_devices()' pass fills *part (pointers into them, from the part's
+ * first event on), which tpa_analysis__ext_join() then joins. */
+int  tpa_analysis__ext_new(tpa_actx *c, tpa_ext part[2], tpa_error *err);
+/* Add to *part the device work and the launches among events [lo, hi),
+ * before the devices are known: a device event is one of a device kind on
+ * a stream-class track (c->track_cls[] >= 0), which makes its process a
+ * device; a host event is one on a host thread, as
+ * tpa_analysis__event_class() will say. */
+void tpa_analysis__collect_ext(const tpa_actx *c, size_t lo, size_t hi, tpa_ext *part);
+void tpa_analysis__ext_join(tpa_actx *c, const tpa_ext part[2]);
+void tpa_analysis__ext_free(tpa_ext *x);
 
 /* The step containing time t, or -1. `hint` (may be NULL) holds the step
  * found last and is tried first: an event mostly falls in the step of the

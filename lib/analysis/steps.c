@@ -317,10 +317,7 @@ static int from_groups(tpa_actx *c, marker_list *l, tpa_error *err)
         return r;
 }
 
-typedef struct kv {
-        uint32_t key;
-        tpa_ns   end;
-} kv;
+typedef tpa_kv kv;
 
 static int cmp_kv(const void *pa, const void *pb)
 {
@@ -419,6 +416,94 @@ static long marker_of(const marker_list *l, tpa_ns t, long *hint)
         return (long)lo - 1;
 }
 
+/* Room for the tables (see tpa_ext), a slot per event: a large block is
+ * mapped page by page as it is written, so the slots never used cost no
+ * memory. Part 1's start at its first event, n / 2 (tpa_analysis__half()). */
+int tpa_analysis__ext_new(tpa_actx *c, tpa_ext part[2], tpa_error *err)
+{
+        tpa_ext *x = &c->ext;
+        size_t n1 = c->n ? c->n : 1, half = c->n / 2;
+
+        x->corr = malloc(n1 * sizeof(*x->corr));
+        x->grp = malloc(n1 * sizeof(*x->grp));
+        x->host = malloc(n1 * sizeof(*x->host));
+        if (x->corr == NULL || x->grp == NULL || x->host == NULL) {
+                tpa_analysis__ext_free(x);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        part[0] = (tpa_ext){ x->corr, x->grp, x->host, 0, 0, 0 };
+        part[1] = (tpa_ext){ x->corr + half, x->grp + half, x->host + half, 0, 0, 0 };
+        return 0;
+}
+
+void tpa_analysis__collect_ext(const tpa_actx *c, size_t lo, size_t hi, tpa_ext *part)
+{
+        /* counted in locals: the two parts' counts share a cache line */
+        size_t nc = part->nc, ng = part->ng, nh = part->nh;
+
+        for (size_t i = lo; i < hi; i++) {
+                const tpa_event *e = &c->ev[i];
+                tpa_ns end = e->ts + e->dur;
+                int32_t t;
+
+                if (e->track >= c->ntracks)
+                        continue;
+                t = c->track_cls[e->track];
+                if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
+                        if (e->corr != 0)
+                                part->corr[nc++] = (kv){ e->corr, end };
+                        /* Memory (bench/): device events of one group come
+                         * in runs; a run needs one entry, its latest end
+                         * (kv_find() wants the largest end of a key). */
+                        if (e->group != 0 && ng > 0 && part->grp[ng - 1].key == e->group) {
+                                if (end > part->grp[ng - 1].end)
+                                        part->grp[ng - 1].end = end;
+                        } else if (e->group != 0) {
+                                part->grp[ng++] = (kv){ e->group, end };
+                        }
+                } else if (t == TRACK_HOST && e->corr != 0 && e->kind != TPA_KIND_ANNOTATION &&
+                           e->kind != TPA_KIND_STEP) {
+                        part->host[nh++] = (tpa_launch){ e->ts, e->corr,
+                                                         e->kind == TPA_KIND_LAUNCH };
+                }
+        }
+        part->nc = nc;
+        part->ng = ng;
+        part->nh = nh;
+}
+
+/* p, shrunk to `size` bytes (at least 1); p itself when realloc fails. */
+static void *shrink(void *p, size_t size)
+{
+        void *q = realloc(p, size ? size : 1);
+        return q != NULL ? q : p;
+}
+
+/* Part 1's entries follow part 0's, in event order. Runs of a group split
+ * by the parts' border give two entries: kv_find() finds the same end. */
+void tpa_analysis__ext_join(tpa_actx *c, const tpa_ext part[2])
+{
+        tpa_ext *x = &c->ext;
+
+        memmove(x->corr + part[0].nc, part[1].corr, part[1].nc * sizeof(*x->corr));
+        memmove(x->grp + part[0].ng, part[1].grp, part[1].ng * sizeof(*x->grp));
+        memmove(x->host + part[0].nh, part[1].host, part[1].nh * sizeof(*x->host));
+        x->nc = part[0].nc + part[1].nc;
+        x->ng = part[0].ng + part[1].ng;
+        x->nh = part[0].nh + part[1].nh;
+        x->corr = shrink(x->corr, x->nc * sizeof(*x->corr));
+        x->grp = shrink(x->grp, x->ng * sizeof(*x->grp));
+        x->host = shrink(x->host, x->nh * sizeof(*x->host));
+}
+
+void tpa_analysis__ext_free(tpa_ext *x)
+{
+        free(x->corr);
+        free(x->grp);
+        free(x->host);
+        memset(x, 0, sizeof(*x));
+}
+
 /*
  * The first host marker's window starts when the device is done with work
  * launched before it: kernels of the step before the profile still running
@@ -426,160 +511,177 @@ static long marker_of(const marker_list *l, tpa_ns t, long *hint)
  * rule between steps, applied to the step the trace did not catch). It
  * moves to the latest end of device work that ends before the first device
  * work the marker launched starts. PyTorch's TensorBoard plugin starts its
- * first step the same way. The caller's pass over the events feeds every
- * device event to settle_see(), which finds that first device work (by the
- * correlation ids of the host events in the window, or the marker's group)
- * and keeps the ends that may come before it; settle_first() then moves the
- * start. Speed (bench/): two passes of their own were a third of the steps'
- * time.
+ * first step the same way. The channels' pass shows every device event to
+ * tpa_analysis__settle_see(), in two parts, each of which finds the first
+ * device work it sees (by the correlation ids of the host events in the
+ * window, or the marker's group) and keeps the ends that may come before
+ * it; settle_first() then moves the start. Speed (bench/): two passes of
+ * their own were a third of the steps' time.
  */
-struct settle {
-        const marker   *m;
-        const uint32_t *ids;    /* sorted correlation ids of host events in the window */
-        size_t          ni;
-        tpa_ns          first;  /* the first device work it launched, so far */
-        tpa_ns         *ends;   /* device ends after its start, before `first` then */
-        size_t          ne;
-};
-
-static void settle_see(struct settle *st, const tpa_event *e)
+int tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err)
 {
         tpa_ns end = e->ts + e->dur;
 
         if (e->ts < st->first &&
-            ((st->m->group != 0 && e->group == st->m->group) ||
+            ((st->group != 0 && e->group == st->group) ||
              (e->corr != 0 &&
               bsearch(&e->corr, st->ids, st->ni, sizeof(*st->ids), tpa_analysis__cmp_u32))))
                 st->first = e->ts;
-        /* `first` only falls: an end at or past it now never counts */
-        if (end > st->m->s && end < st->first)
-                st->ends[st->ne++] = end;
+        /* `first` only falls, and never rises above `bound`: an end at or
+         * past either never counts */
+        if (end <= st->s || end >= st->first || end >= st->bound)
+                return 0;
+        if (st->ne == st->cap) {
+                size_t cap = st->cap ? st->cap * 2 : 256;
+                tpa_ns *v = realloc(st->ends, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                st->ends = v;
+                st->cap = cap;
+        }
+        st->ends[st->ne++] = end;
+        return 0;
 }
 
-/* `end`: the window's extended end. */
-static void settle_first(marker *m, const struct settle *st, tpa_ns end)
+/* Move the start of m, the first window (extended), by both parts. */
+static void settle_first(marker *m, const tpa_settle st[2])
 {
+        tpa_ns first = st[0].first < st[1].first ? st[0].first : st[1].first;
         tpa_ns start = m->s;
 
-        if (st->first == INT64_MAX)
+        if (first == INT64_MAX)
                 return;
-        for (size_t i = 0; i < st->ne; i++)
-                if (st->ends[i] > start && st->ends[i] < st->first)
-                        start = st->ends[i];
-        if (start < end)
+        for (int p = 0; p < 2; p++)
+                for (size_t i = 0; i < st[p].ne; i++)
+                        if (st[p].ends[i] > start && st[p].ends[i] < first)
+                                start = st[p].ends[i];
+        if (start < m->e)
                 m->s = start;
 }
 
-/* Keep the keys of the correlation table (sorted) for warm-up, which looks
- * for launches whose device work never came: in the table's own block,
- * shrunk (speed, bench/: warm-up's own copy was a pass over the events and
- * a sort). */
-static void keep_device_corr(tpa_actx *c, kv *v, size_t n)
+static void settle_free(tpa_settle *st)
 {
-        uint32_t *keys = (uint32_t *)(void *)v, *shrunk;
+        if (st == NULL)
+                return;
+        free(st[0].ids);        /* the parts share them */
+        free(st[0].ends);
+        free(st[1].ends);
+        free(st);
+}
 
-        for (size_t i = 0; i < n; i++)
-                keys[i] = v[i].key;     /* keys[i] overwrites v[i / 4], read already */
-        shrunk = realloc(keys, (n ? n : 1) * sizeof(*keys));
-        c->device_corr = shrunk != NULL ? shrunk : keys;
-        c->device_corr_n = n;
+void tpa_analysis__steps_free(tpa_actx *c)
+{
+        tpa_analysis__ext_free(&c->ext);
+        free(c->windows.v);
+        c->windows = (marker_list){ 0 };
+        settle_free(c->settle);
+        c->settle = NULL;
+        free(c->lost);
+        c->lost = NULL;
+        c->lost_n = 0;
+}
+
+/* The settling of the first window, m, whose host events with a
+ * correlation id are ids[0..ni) (sorted; taken). `bound` is a time the
+ * first device work it launched cannot start after: the least latest end
+ * of the work of each id and of its group, found in the tables (it keeps
+ * the part that does not see that work from keeping every end). */
+static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, tpa_error *err)
+{
+        tpa_ext *x = &c->ext;
+        tpa_ns bound = INT64_MAX, end;
+        size_t near = 0;
+
+        c->settle = calloc(2, sizeof(*c->settle));
+        if (c->settle == NULL) {
+                free(ids);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < ni; i++)
+                if ((end = kv_find(x->corr, x->nc, ids[i], &near)) >= 0 && end < bound)
+                        bound = end;
+        near = 0;
+        if (m->group != 0 && (end = kv_find(x->grp, x->ng, m->group, &near)) >= 0 &&
+            end < bound)
+                bound = end;
+        for (int p = 0; p < 2; p++)
+                c->settle[p] = (tpa_settle){ .s = m->s, .group = m->group, .ids = ids,
+                                             .ni = ni, .first = INT64_MAX, .bound = bound };
+        return 0;
 }
 
 /* Extend each window to the device work its marker launched: device events
  * whose correlation id a host event inside the marker carries, and device
- * events of the marker's group. Sorted tables keep it O(n log n); two
- * passes over the events: the device work's tables, then the host events
- * that look them up (and the first window's settling). */
+ * events of the marker's group. Sorted tables keep it O(n log n); they come
+ * from find_devices()' pass (speed, bench/: two passes of their own, one
+ * to make them and one to look them up, were the longer of the two threads
+ * that built the lists and the steps). The windows are the markers' own
+ * until every end is found. */
 static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 {
-        kv *corr, *grp;
-        size_t nc = 0, ng = 0, ni = 0, near = 0;
+        tpa_ext *x = &c->ext;
+        size_t near = 0, ni = 0;
         tpa_ns *ext;
         /* the first marker's window settles when it is a host marker: the
          * correlation ids of host events in it, for settle_see() */
         bool settle = l->n > 0 && l->v[0].host;
-        struct settle st = { .first = INT64_MAX };
         uint32_t *ids = NULL;
         long hint = -1;
 
         ext = calloc(l->n ? l->n : 1, sizeof(*ext));
-        corr = malloc((c->n ? c->n : 1) * sizeof(*corr));
-        grp = malloc((c->n ? c->n : 1) * sizeof(*grp));
         if (settle)
-                ids = malloc((c->n ? c->n : 1) * sizeof(*ids));
-        if (ext == NULL || corr == NULL || grp == NULL || (settle && ids == NULL)) {
+                ids = malloc((x->nh ? x->nh : 1) * sizeof(*ids));
+        if (ext == NULL || (settle && ids == NULL)) {
                 free(ext);
-                free(corr);
-                free(grp);
                 free(ids);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        for (size_t i = 0; i < c->n; i++) {
-                const tpa_event *e = &c->ev[i];
-                int32_t d;
-                int cls = tpa_analysis__event_class(c, i, &d);
-
-                if (cls == EV_HOST) {
-                        if (settle && e->corr != 0 && e->ts >= l->v[0].s && e->ts < l->v[0].e)
-                                ids[ni++] = e->corr;
-                        continue;
-                }
-                if (cls != EV_DEVICE)
-                        continue;
-                if (e->corr != 0)
-                        corr[nc++] = (kv){ e->corr, e->ts + e->dur };
-                /* Memory (bench/): device events of one group come in runs;
-                 * a run needs one entry, its latest end (kv_find wants the
-                 * largest end of a key, as below). */
-                if (e->group != 0 && ng > 0 && grp[ng - 1].key == e->group) {
-                        if (e->ts + e->dur > grp[ng - 1].end)
-                                grp[ng - 1].end = e->ts + e->dur;
-                } else if (e->group != 0) {
-                        grp[ng++] = (kv){ e->group, e->ts + e->dur };
-                }
-        }
-        sort_kvs(corr, nc);
-        sort_kvs(grp, ng);
         for (size_t k = 0; k < l->n; k++) {
-                tpa_ns g = l->v[k].group != 0 ? kv_find(grp, ng, l->v[k].group, &near) : -1;
+                tpa_ns g = l->v[k].group != 0 ? kv_find(x->grp, x->ng, l->v[k].group, &near) : -1;
                 ext[k] = g > l->v[k].e ? g : l->v[k].e;
         }
-        if (settle) {
-                qsort(ids, ni, sizeof(*ids), tpa_analysis__cmp_u32);
-                st.m = &l->v[0];
-                st.ids = ids;
-                st.ni = ni;
-                /* grp is done with: its n entries hold the ends (at most
-                 * one per device event) */
-                st.ends = (tpa_ns *)(void *)grp;
-        }
         near = 0;
-        for (size_t i = 0; i < c->n; i++) {
-                const tpa_event *e = &c->ev[i];
-                int32_t d;
-                int cls = tpa_analysis__event_class(c, i, &d);
+        for (size_t j = 0; j < x->nh; j++) {
+                const tpa_launch *h = &x->host[j];
                 long k;
                 tpa_ns end;
 
-                if (cls == EV_DEVICE && settle)
-                        settle_see(&st, e);
-                if (e->corr == 0 || cls != EV_HOST)
+                if (settle && h->ts >= l->v[0].s && h->ts < l->v[0].e)
+                        ids[ni++] = h->corr;
+                if ((k = marker_of(l, h->ts, &hint)) < 0)
                         continue;
-                if ((k = marker_of(l, e->ts, &hint)) < 0)
-                        continue;
-                end = kv_find(corr, nc, e->corr, &near);
+                end = kv_find(x->corr, x->nc, h->corr, &near);
                 if (end > ext[k])
                         ext[k] = end;
         }
-        if (settle)
-                settle_first(&l->v[0], &st, ext[0]);
         for (size_t k = 0; k < l->n; k++)
                 l->v[k].e = ext[k];
-        keep_device_corr(c, corr, nc);
-        free(ids);
         free(ext);
-        free(grp);
-        return 0;
+        if (!settle)
+                return 0;
+        qsort(ids, ni, sizeof(*ids), tpa_analysis__cmp_u32);
+        return settle_new(c, &l->v[0], ids, ni, err);
+}
+
+/* The starts of the launches whose device work never came, for warm-up
+ * (a trailing step cut off by the end of the trace): into the host
+ * table's block, which nothing needs after (speed, bench/: warm-up's own
+ * pass over the events, for these, took 0.012 s at 1 GB). */
+static void find_lost(tpa_actx *c)
+{
+        tpa_ext *x = &c->ext;
+        tpa_ns *lost = (tpa_ns *)(void *)x->host;
+        size_t near = 0, w = 0;
+
+        for (size_t j = 0; j < x->nh; j++) {
+                tpa_launch h = x->host[j];      /* read before lost[w] overwrites it */
+                if (h.launch && kv_find(x->corr, x->nc, h.corr, &near) < 0)
+                        lost[w++] = h.ts;
+        }
+        c->lost = shrink(lost, w * sizeof(*lost));
+        c->lost_n = w;
+        x->host = NULL;
+        x->nh = 0;
 }
 
 /* Into *l (empty), the markers of the first source in [from, to] that
@@ -599,13 +701,14 @@ static int use_first(tpa_analysis *a, marker_list *l, marker_list *found, int fr
         return r;
 }
 
-int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
+int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
 {
         marker_list l = { 0 }, found[SRC__COUNT] = { { 0 } };
         tpa_analysis *a = c->a;
-        size_t w = 0;
         int r = 0;
 
+        sort_kvs(c->ext.corr, c->ext.nc);
+        sort_kvs(c->ext.grp, c->ext.ng);
         if (c->opts->step_marker != NULL) {
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
@@ -649,10 +752,32 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
                         a->no_markers = false;
                 }
         }
+        if (r == 0)
+                find_lost(c);
+        tpa_analysis__ext_free(&c->ext);
+        for (int k = 0; k < SRC__COUNT; k++) {  /* the sources not taken */
+                free(c->markers[k].v);
+                c->markers[k] = (marker_list){ 0 };
+        }
         if (r < 0) {
                 free(l.v);
                 return r;
         }
+        c->windows = l;
+        return 0;
+}
+
+int tpa_analysis__steps_end(tpa_actx *c, tpa_error *err)
+{
+        marker_list l = c->windows;
+        tpa_analysis *a = c->a;
+        size_t w = 0;
+
+        c->windows = (marker_list){ 0 };
+        if (c->settle != NULL)
+                settle_first(&l.v[0], c->settle);
+        settle_free(c->settle);
+        c->settle = NULL;
         /*
          * Clip so windows never overlap, keeping each step's own device work
          * in its window: a step whose kernels still run when the next marker
@@ -686,9 +811,5 @@ int tpa_analysis__steps(tpa_actx *c, tpa_error *err)
         }
         a->step_count = l.n;
         free(l.v);
-        for (int k = 0; k < SRC__COUNT; k++) {  /* the sources not taken */
-                free(c->markers[k].v);
-                c->markers[k] = (marker_list){ 0 };
-        }
         return 0;
 }

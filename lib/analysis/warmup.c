@@ -46,91 +46,20 @@ static void count_flags(const tpa_actx *c, size_t lo, size_t hi, size_t *compile
         }
 }
 
-/* Sort v[0..n) ascending through tmp (n entries). */
-static void sort_u32(uint32_t *v, size_t n, uint32_t *tmp)
+/* Launches whose device work never came (c->lost, from the steps), per
+ * step. */
+static void count_lost_launches(const tpa_actx *c, size_t *per_step)
 {
-        uint32_t *src = v, *dst = tmp;
+        long hint = -1, k;
 
-        TPA_RADIX_SORT(src, dst, n);
-        if (src != v)
-                memcpy(v, src, n * sizeof(*v));
-}
-
-struct u32_query {
-        const uint32_t *v;
-        uint32_t        x;
-};
-
-static bool u32_below(const void *ctx, size_t i)
-{
-        const struct u32_query *q = ctx;
-        return q->v[i] < q->x;
-}
-
-/* True when sorted v[0..n) holds x. The search starts out from *hint, the
- * place found last, which it updates: launches come in about time order,
- * and their correlation ids grow with time. */
-static bool has_u32(const uint32_t *v, size_t n, uint32_t x, size_t *hint)
-{
-        struct u32_query q = { v, x };
-
-        *hint = tpa_analysis__gallop(n, *hint, u32_below, &q);
-        return *hint < n && v[*hint] == x;
-}
-
-/* The correlation ids of device work, sorted (*out of them), or NULL when
- * out of memory. */
-static uint32_t *make_device_corr(const tpa_actx *c, size_t *out)
-{
-        size_t nd = 0;
-        uint32_t *seen, *tmp;
-
-        seen = malloc((c->n ? c->n : 1) * sizeof(*seen));
-        if (seen == NULL)
-                return NULL;
-        for (size_t i = 0; i < c->n; i++) {
-                int32_t d;
-                if (c->ev[i].corr != 0 && tpa_analysis__event_class(c, i, &d) == EV_DEVICE)
-                        seen[nd++] = c->ev[i].corr;
-        }
-        /* the sort's scratch: the unused end of `seen` when it is enough */
-        tmp = 2 * nd <= c->n ? seen + nd : malloc(nd * sizeof(*tmp));
-        if (tmp == NULL) {
-                free(seen);
-                return NULL;
-        }
-        sort_u32(seen, nd, tmp);
-        if (tmp != seen + nd)
-                free(tmp);
-        *out = nd;
-        return seen;
-}
-
-/* Launches (host events with a correlation id) whose device work never
- * appears (its id is not in c->device_corr), per step, among events
- * [lo, hi). */
-static void count_lost_launches(const tpa_actx *c, size_t lo, size_t hi, size_t *per_step)
-{
-        size_t near = 0;
-        long hint = -1;
-
-        for (size_t i = lo; i < hi; i++) {
-                const tpa_event *e = &c->ev[i];
-                int32_t d;
-                long k;
-                if (e->corr == 0 || e->kind != TPA_KIND_LAUNCH ||
-                    tpa_analysis__event_class(c, i, &d) != EV_HOST)
-                        continue;
-                if (has_u32(c->device_corr, c->device_corr_n, e->corr, &near))
-                        continue;
-                if ((k = tpa_analysis__step_of(c->a, e->ts, &hint)) >= 0)
+        for (size_t i = 0; i < c->lost_n; i++)
+                if ((k = tpa_analysis__step_of(c->a, c->lost[i], &hint)) >= 0)
                         per_step[k]++;
-        }
 }
 
 /* Per step, the evidence in half of the events. */
 struct evidence {
-        size_t *compile, *unclosed, *lost;
+        size_t *compile, *unclosed;
 };
 
 /* Count the evidence of half of the events into ((struct evidence *)arg)[part]. */
@@ -142,8 +71,6 @@ static int count_evidence(tpa_actx *c, int part, void *arg, tpa_error *err)
         (void)err;
         tpa_analysis__half(c->n, part, &lo, &hi);
         count_flags(c, lo, hi, ev->compile, ev->unclosed);
-        if (c->device_corr != NULL)     /* evidence only: none when out of memory */
-                count_lost_launches(c, lo, hi, ev->lost);
         return 0;
 }
 
@@ -167,23 +94,19 @@ void tpa_analysis__warmup(tpa_actx *c)
         }
         /* per step, for each half of the events: [0, n) and [n, 2n) */
         compile = calloc(2 * n, sizeof(*compile));
-        lost = calloc(2 * n, sizeof(*lost));
+        lost = calloc(n, sizeof(*lost));
         unclosed = calloc(2 * n, sizeof(*unclosed));
         scratch = malloc(n * sizeof(*scratch));
         if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL)
                 goto done;              /* no evidence: keep every step */
-        /* the steps leave the device work's correlation ids when they
-         * extended windows by them */
-        if (c->device_corr == NULL)
-                c->device_corr = make_device_corr(c, &c->device_corr_n);
-        ev[0] = (struct evidence){ compile, unclosed, lost };
-        ev[1] = (struct evidence){ compile + n, unclosed + n, lost + n };
+        ev[0] = (struct evidence){ compile, unclosed };
+        ev[1] = (struct evidence){ compile + n, unclosed + n };
         tpa_analysis__in_two(c, count_evidence, ev, NULL);
         for (size_t i = 0; i < n; i++) {
                 compile[i] += compile[n + i];
                 unclosed[i] += unclosed[n + i];
-                lost[i] += lost[n + i];
         }
+        count_lost_launches(c, lost);
 
         /* trailing step cut off by the end of the trace */
         if (n > 1) {
@@ -236,8 +159,6 @@ void tpa_analysis__warmup(tpa_actx *c)
                 }
         }
 done:
-        free(c->device_corr);           /* nothing later wants it */
-        c->device_corr = NULL;
         for (size_t i = 0; i < n; i++)
                 kept += !a->steps[i].excluded;
         if (kept == 0) {

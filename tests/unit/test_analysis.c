@@ -1036,6 +1036,49 @@ static bool same_both_ways(const tpa_trace *tr, const tpa_rules *rules, const ch
         return same;
 }
 
+/* The steps' tables come from find_devices()' pass in two halves of the
+ * events, and the first window settles in the channels' pass, in chunks of
+ * 64 k events that either thread takes: with the marker and its launches
+ * in the first half and all device work far into the second, the window
+ * still settles, extends by correlation and finds the lost launch, on one
+ * thread and on two. */
+static void test_analysis__steps_across_parts(void)
+{
+        for (int threads = 1; threads <= 2; threads++) {
+                tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_analysis *a = NULL;
+                tb b = mk(1);
+
+                ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 10, 90, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 50, 5, 7, 0);
+                ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#2", 200, 50, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 210, 5, 9, 0);
+                for (int i = 0; i < 150000; i++)
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "filler", 1000 + i * 0.01, 0.005, 0, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "k_before", 0, 30, 5, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 55, 65, 7, 0);
+                o.threads = threads;
+                o.warmup = -1;
+                if (tpa_analyze(&a, b.tr, &o, &err) < 0) {
+                        printf("# tpa_analyze: %s\n", err.msg);
+                        ok(false, "test_analysis__steps_across_parts: analysis");
+                        tpa_trace_free(b.tr);
+                        continue;
+                }
+                tap_eq(a->step_count, 2, "test_analysis__steps_across_parts: steps");
+                tap_eq(a->steps[0].start, 30 * US,
+                       "test_analysis__steps_across_parts: settled after earlier work");
+                tap_eq(a->steps[0].end, 120 * US,
+                       "test_analysis__steps_across_parts: extended to its kernel");
+                ok(a->steps[1].excluded && strstr(a->steps[1].reason, "missing") != NULL,
+                   "test_analysis__steps_across_parts: a launch without its kernel cuts off "
+                   "the last step");
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* Many steps on two GPUs with everything the analysis looks at: markers,
  * launches and their kernels by correlation id, copies with sizes, syncs,
  * input work, a compiling first step and a cut-off last one. */
@@ -1128,6 +1171,7 @@ int main(void)
         test_analysis__trailing_cut_off();
         test_analysis__extend_by_correlation();
         test_analysis__first_step_settles();
+        test_analysis__steps_across_parts();
         test_analysis__input_host();
         test_analysis__device_processes();
         test_analysis__gap_host_events();
