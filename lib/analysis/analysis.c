@@ -446,7 +446,7 @@ struct first_look {
         tpa_ivl_list *inp;      /* per track: input events of a host thread */
         bool          grouped;  /* some of them carry a TF group id */
         tpa_marker_list *markers;       /* per source; NULL with --step-marker */
-        tpa_ext       ext;      /* the steps' tables, this part's */
+        tpa_ext      *ext;      /* the steps' tables, this part's */
         /* the census for the report (tpa_analysis.events_*): a pass of the
          * report's own was a third of its time at 1 GB (bench/) */
         tpa_ns        start, end;
@@ -461,6 +461,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
          * share cache lines */
         tpa_ns start = INT64_MAX, stop = INT64_MIN;
         uint64_t by_kind[TPA_KIND__COUNT] = { 0 };
+        tpa_ext ext = *fl->ext;
         size_t lo, hi;
         int r;
 
@@ -487,7 +488,11 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
                                 if (!fl->has[t])        /* no write: a line the parts share */
                                         fl->has[t] = true;
-                        } else if (t == TRACK_HOST && e->kind == TPA_KIND_INPUT) {
+                                tpa_ext__device(&ext, e);
+                        } else if (t == TRACK_HOST) {
+                                tpa_ext__host(&ext, e);
+                                if (e->kind != TPA_KIND_INPUT)
+                                        continue;
                                 /* what event_class() says of it: a host event */
                                 fl->grouped = fl->grouped || e->group != 0;
                                 if ((r = tpa_ivl__push(&fl->inp[e->track], e->ts,
@@ -498,8 +503,8 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 if (fl->markers != NULL &&
                     (r = tpa_analysis__collect_markers(c, b, end, fl->markers, err)) < 0)
                         return r;
-                tpa_analysis__collect_ext(c, b, end, &fl->ext);
         }
+        *fl->ext = ext;
         fl->start = start;
         fl->end = stop;
         memcpy(fl->by_kind, by_kind, sizeof(by_kind));
@@ -532,7 +537,6 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         size_t *rep2 = malloc(n1 * sizeof(*rep2)), *members2 = malloc(n1 * sizeof(*members2));
         struct first_look fl[2] = { { 0 } };
         tpa_marker_list markers1[SRC__COUNT] = { { 0 } };
-        tpa_ext ext[2];
         int r = 0;
 
         c->ntracks = tpa_trace_thread_count(c->tr);
@@ -577,15 +581,12 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto done;
         }
-        if ((r = tpa_analysis__ext_new(c, ext, err)) < 0)
+        if ((r = tpa_analysis__ext_new(c, err)) < 0)
                 goto done;
-        fl[0].ext = ext[0];
-        fl[1].ext = ext[1];
+        fl[0].ext = &c->ext[0];
+        fl[1].ext = &c->ext[1];
         if ((r = tpa_analysis__in_two(c, first_look_part, fl, err)) < 0)
                 goto done;
-        ext[0] = fl[0].ext;
-        ext[1] = fl[1].ext;
-        tpa_analysis__ext_join(c, ext);
         for (size_t p = 0; p < np; p++)
                 has[p] = has[p] || fl[1].has[p];
         c->a->events_start = c->n > 0 ? (fl[0].start < fl[1].start ? fl[0].start : fl[1].start) : 0;
@@ -780,7 +781,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
-                        if (r == 0 && st != NULL)
+                        /* past the bound, no event changes the settling */
+                        if (r == 0 && st != NULL && e->ts < st->bound)
                                 r = tpa_analysis__settle_see(st, e, err);
                 } else if (cls == EV_HOST && (ch = host_channel_of(c, i, job->h2d)) >= 0) {
                         bool background = false;
@@ -816,14 +818,11 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
 /* Take chunks of the events until none is left. */
 static int channel_chunks(tpa_actx *c, struct chan_job *job, int part, tpa_error *err)
 {
-        size_t lo;
-        int r = 0;
+        size_t lo, hi;
 
-        while (r == 0 && (lo = atomic_fetch_add(&job->next, CHAN_CHUNK)) < c->n)
-                r = channel_events(c, job, &job->part[part],
-                                   c->settle != NULL ? &c->settle[part] : NULL, lo,
-                                   c->n - lo > CHAN_CHUNK ? lo + CHAN_CHUNK : c->n, err);
-        return r;
+        tpa_analysis__half(c->n, part, &lo, &hi);
+        return channel_events(c, job, &job->part[part],
+                              c->settle != NULL ? &c->settle[part] : NULL, lo, hi, err);
 }
 
 /* Append the intervals of `from` to `to` and free `from`. */

@@ -166,12 +166,42 @@ typedef struct tpa_launch {
         bool     launch;        /* of kind launch: warm-up counts the lost ones */
 } tpa_launch;
 
+/* The tables of one part of the pass (of half of the events); part 0's
+ * blocks hold part 1's from their slot n / 2 on. */
 typedef struct tpa_ext {
         tpa_kv     *corr;       /* by correlation id */
         tpa_kv     *grp;        /* by group: a run of one group's device events, one entry */
         tpa_launch *host;
         size_t      nc, ng, nh;
 } tpa_ext;
+
+/* Device event e, of a device kind on a stream-class track (a device's,
+ * once find_devices() knows the devices: it makes its process one), into
+ * the tables. Inline, in the pass's test of every event. */
+static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
+{
+        tpa_ns end = e->ts + e->dur;
+
+        if (e->corr != 0)
+                x->corr[x->nc++] = (tpa_kv){ e->corr, end };
+        /* Memory (bench/): device events of one group come in runs; a run
+         * needs one entry, its latest end (steps.c's look-up wants the
+         * largest end of a key) */
+        if (e->group != 0 && x->ng > 0 && x->grp[x->ng - 1].key == e->group) {
+                if (end > x->grp[x->ng - 1].end)
+                        x->grp[x->ng - 1].end = end;
+        } else if (e->group != 0) {
+                x->grp[x->ng++] = (tpa_kv){ e->group, end };
+        }
+}
+
+/* Event e on a host thread, into the tables when it is a host event
+ * (tpa_analysis__event_class()) with a correlation id. */
+static inline void tpa_ext__host(tpa_ext *x, const tpa_event *e)
+{
+        if (e->corr != 0 && e->kind != TPA_KIND_ANNOTATION && e->kind != TPA_KIND_STEP)
+                x->host[x->nh++] = (tpa_launch){ e->ts, e->corr, e->kind == TPA_KIND_LAUNCH };
+}
 
 /* The first host marker's settling (steps.c), one per part of the
  * channels' pass, which shows it the device events. */
@@ -217,7 +247,7 @@ typedef struct tpa_actx {
         size_t            str_count;
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
-        tpa_ext           ext;          /* find_devices()' tables for the steps */
+        tpa_ext           ext[2];       /* find_devices()' tables for the steps, per part */
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
          * first one's settling when it is a host marker's */
         tpa_marker_list   windows;
@@ -300,18 +330,8 @@ int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
                                    tpa_marker_list *l, tpa_error *err);
 
-/* Room in c->ext for the tables of c->n events: each part of
- * find_devices()' pass fills *part (pointers into them, from the part's
- * first event on), which tpa_analysis__ext_join() then joins. */
-int  tpa_analysis__ext_new(tpa_actx *c, tpa_ext part[2], tpa_error *err);
-/* Add to *part the device work and the launches among events [lo, hi),
- * before the devices are known: a device event is one of a device kind on
- * a stream-class track (c->track_cls[] >= 0), which makes its process a
- * device; a host event is one on a host thread, as
- * tpa_analysis__event_class() will say. */
-void tpa_analysis__collect_ext(const tpa_actx *c, size_t lo, size_t hi, tpa_ext *part);
-void tpa_analysis__ext_join(tpa_actx *c, const tpa_ext part[2]);
-void tpa_analysis__ext_free(tpa_ext *x);
+/* Room in c->ext for the tables of c->n events, a slot per event. */
+int  tpa_analysis__ext_new(tpa_actx *c, tpa_error *err);
 
 /* The step containing time t, or -1. `hint` (may be NULL) holds the step
  * found last and is tried first: an event mostly falls in the step of the

@@ -416,62 +416,6 @@ static long marker_of(const marker_list *l, tpa_ns t, long *hint)
         return (long)lo - 1;
 }
 
-/* Room for the tables (see tpa_ext), a slot per event: a large block is
- * mapped page by page as it is written, so the slots never used cost no
- * memory. Part 1's start at its first event, n / 2 (tpa_analysis__half()). */
-int tpa_analysis__ext_new(tpa_actx *c, tpa_ext part[2], tpa_error *err)
-{
-        tpa_ext *x = &c->ext;
-        size_t n1 = c->n ? c->n : 1, half = c->n / 2;
-
-        x->corr = malloc(n1 * sizeof(*x->corr));
-        x->grp = malloc(n1 * sizeof(*x->grp));
-        x->host = malloc(n1 * sizeof(*x->host));
-        if (x->corr == NULL || x->grp == NULL || x->host == NULL) {
-                tpa_analysis__ext_free(x);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        }
-        part[0] = (tpa_ext){ x->corr, x->grp, x->host, 0, 0, 0 };
-        part[1] = (tpa_ext){ x->corr + half, x->grp + half, x->host + half, 0, 0, 0 };
-        return 0;
-}
-
-void tpa_analysis__collect_ext(const tpa_actx *c, size_t lo, size_t hi, tpa_ext *part)
-{
-        /* counted in locals: the two parts' counts share a cache line */
-        size_t nc = part->nc, ng = part->ng, nh = part->nh;
-
-        for (size_t i = lo; i < hi; i++) {
-                const tpa_event *e = &c->ev[i];
-                tpa_ns end = e->ts + e->dur;
-                int32_t t;
-
-                if (e->track >= c->ntracks)
-                        continue;
-                t = c->track_cls[e->track];
-                if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
-                        if (e->corr != 0)
-                                part->corr[nc++] = (kv){ e->corr, end };
-                        /* Memory (bench/): device events of one group come
-                         * in runs; a run needs one entry, its latest end
-                         * (kv_find() wants the largest end of a key). */
-                        if (e->group != 0 && ng > 0 && part->grp[ng - 1].key == e->group) {
-                                if (end > part->grp[ng - 1].end)
-                                        part->grp[ng - 1].end = end;
-                        } else if (e->group != 0) {
-                                part->grp[ng++] = (kv){ e->group, end };
-                        }
-                } else if (t == TRACK_HOST && e->corr != 0 && e->kind != TPA_KIND_ANNOTATION &&
-                           e->kind != TPA_KIND_STEP) {
-                        part->host[nh++] = (tpa_launch){ e->ts, e->corr,
-                                                         e->kind == TPA_KIND_LAUNCH };
-                }
-        }
-        part->nc = nc;
-        part->ng = ng;
-        part->nh = nh;
-}
-
 /* p, shrunk to `size` bytes (at least 1); p itself when realloc fails. */
 static void *shrink(void *p, size_t size)
 {
@@ -479,29 +423,44 @@ static void *shrink(void *p, size_t size)
         return q != NULL ? q : p;
 }
 
-/* Part 1's entries follow part 0's, in event order. Runs of a group split
- * by the parts' border give two entries: kv_find() finds the same end. */
-void tpa_analysis__ext_join(tpa_actx *c, const tpa_ext part[2])
+/* Free the tables (part 0's blocks hold part 1's). */
+static void ext_free(tpa_actx *c)
 {
-        tpa_ext *x = &c->ext;
-
-        memmove(x->corr + part[0].nc, part[1].corr, part[1].nc * sizeof(*x->corr));
-        memmove(x->grp + part[0].ng, part[1].grp, part[1].ng * sizeof(*x->grp));
-        memmove(x->host + part[0].nh, part[1].host, part[1].nh * sizeof(*x->host));
-        x->nc = part[0].nc + part[1].nc;
-        x->ng = part[0].ng + part[1].ng;
-        x->nh = part[0].nh + part[1].nh;
-        x->corr = shrink(x->corr, x->nc * sizeof(*x->corr));
-        x->grp = shrink(x->grp, x->ng * sizeof(*x->grp));
-        x->host = shrink(x->host, x->nh * sizeof(*x->host));
+        free(c->ext[0].corr);
+        free(c->ext[0].grp);
+        free(c->ext[0].host);
+        memset(c->ext, 0, sizeof(c->ext));
 }
 
-void tpa_analysis__ext_free(tpa_ext *x)
+/* A slot per event: a large block is mapped page by page as it is
+ * written, so the slots never used cost no memory. */
+int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 {
-        free(x->corr);
-        free(x->grp);
-        free(x->host);
-        memset(x, 0, sizeof(*x));
+        tpa_ext *x = c->ext;
+        size_t n1 = c->n ? c->n : 1, half = c->n / 2;
+
+        x[0].corr = malloc(n1 * sizeof(*x[0].corr));
+        x[0].grp = malloc(n1 * sizeof(*x[0].grp));
+        x[0].host = malloc(n1 * sizeof(*x[0].host));
+        if (x[0].corr == NULL || x[0].grp == NULL || x[0].host == NULL) {
+                ext_free(c);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        x[1] = (tpa_ext){ x[0].corr + half, x[0].grp + half, x[0].host + half, 0, 0, 0 };
+        return 0;
+}
+
+/* The latest end of key in both parts' tables (sorted), or -1; near[]
+ * holds each part's hint for kv_find(). Not joined into one table:
+ * moving part 1's up to part 0's was 0.012 s at 1 GB (bench/). */
+static tpa_ns ext_find(const tpa_ext *x, bool grp, uint32_t key, size_t near[2])
+{
+        tpa_ns a = grp ? kv_find(x[0].grp, x[0].ng, key, &near[0])
+                       : kv_find(x[0].corr, x[0].nc, key, &near[0]);
+        tpa_ns b = grp ? kv_find(x[1].grp, x[1].ng, key, &near[1])
+                       : kv_find(x[1].corr, x[1].nc, key, &near[1]);
+
+        return a > b ? a : b;
 }
 
 /*
@@ -571,7 +530,7 @@ static void settle_free(tpa_settle *st)
 
 void tpa_analysis__steps_free(tpa_actx *c)
 {
-        tpa_analysis__ext_free(&c->ext);
+        ext_free(c);
         free(c->windows.v);
         c->windows = (marker_list){ 0 };
         settle_free(c->settle);
@@ -583,77 +542,107 @@ void tpa_analysis__steps_free(tpa_actx *c)
 
 /* The settling of the first window, m, whose host events with a
  * correlation id are ids[0..ni) (sorted; taken). `bound` is a time the
- * first device work it launched cannot start after: the least latest end
- * of the work of each id and of its group, found in the tables (it keeps
- * the part that does not see that work from keeping every end). */
+ * first device work it launched starts by: the least latest end of the
+ * work of each id and of its group, found in the tables. The channels'
+ * pass looks no further (most device events), and a part that does not
+ * see that work keeps no ends past it. With no such work there is nothing
+ * to settle. */
 static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, tpa_error *err)
 {
-        tpa_ext *x = &c->ext;
         tpa_ns bound = INT64_MAX, end;
-        size_t near = 0;
+        size_t near[2] = { 0, 0 };
 
+        for (size_t i = 0; i < ni; i++)
+                if ((end = ext_find(c->ext, false, ids[i], near)) >= 0 && end < bound)
+                        bound = end;
+        near[0] = near[1] = 0;
+        if (m->group != 0 && (end = ext_find(c->ext, true, m->group, near)) >= 0 &&
+            end < bound)
+                bound = end;
+        if (bound == INT64_MAX) {
+                free(ids);
+                return 0;
+        }
         c->settle = calloc(2, sizeof(*c->settle));
         if (c->settle == NULL) {
                 free(ids);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        for (size_t i = 0; i < ni; i++)
-                if ((end = kv_find(x->corr, x->nc, ids[i], &near)) >= 0 && end < bound)
-                        bound = end;
-        near = 0;
-        if (m->group != 0 && (end = kv_find(x->grp, x->ng, m->group, &near)) >= 0 &&
-            end < bound)
-                bound = end;
         for (int p = 0; p < 2; p++)
                 c->settle[p] = (tpa_settle){ .s = m->s, .group = m->group, .ids = ids,
                                              .ni = ni, .first = INT64_MAX, .bound = bound };
         return 0;
 }
 
-/* Extend each window to the device work its marker launched: device events
- * whose correlation id a host event inside the marker carries, and device
- * events of the marker's group. Sorted tables keep it O(n log n); they come
- * from find_devices()' pass (speed, bench/: two passes of their own, one
- * to make them and one to look them up, were the longer of the two threads
- * that built the lists and the steps). The windows are the markers' own
- * until every end is found. */
-static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
+/*
+ * The launches (host events with a correlation id, from the tables):
+ * - each extends the window of the marker it falls in to the end of the
+ *   device work it launched (windows of l, which may be empty, extended in
+ *   ext[], by the marker's group already);
+ * - those whose device work never came are kept for warm-up, which looks
+ *   for a trailing step cut off (speed, bench/: a pass of its own over the
+ *   events took 0.012 s at 1 GB): their starts go in the host table's
+ *   block, which nothing needs after, each over entries read already;
+ * - the host events in the first window give the settling its ids, when
+ *   ids is not NULL.
+ */
+static void launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *ids,
+                     size_t *ni)
 {
-        tpa_ext *x = &c->ext;
-        size_t near = 0, ni = 0;
-        tpa_ns *ext;
-        /* the first marker's window settles when it is a host marker: the
-         * correlation ids of host events in it, for settle_see() */
-        bool settle = l->n > 0 && l->v[0].host;
-        uint32_t *ids = NULL;
+        tpa_ext *x = c->ext;
+        tpa_ns *lost = (tpa_ns *)(void *)x[0].host;
+        size_t near[2] = { 0, 0 }, w = 0;
         long hint = -1;
 
-        ext = calloc(l->n ? l->n : 1, sizeof(*ext));
-        if (settle)
-                ids = malloc((x->nh ? x->nh : 1) * sizeof(*ids));
+        for (int p = 0; p < 2; p++) {
+                for (size_t j = 0; j < x[p].nh; j++) {
+                        tpa_launch h = x[p].host[j];    /* before lost[w] overwrites it */
+                        long k = l->n > 0 ? marker_of(l, h.ts, &hint) : -1;
+                        tpa_ns end;
+
+                        if (ids != NULL && h.ts >= l->v[0].s && h.ts < l->v[0].e)
+                                ids[(*ni)++] = h.corr;
+                        if (k < 0 && !h.launch)
+                                continue;
+                        end = ext_find(x, false, h.corr, near);
+                        if (k >= 0 && end > ext[k])
+                                ext[k] = end;
+                        if (h.launch && end < 0)
+                                lost[w++] = h.ts;
+                }
+        }
+        c->lost = shrink(lost, w * sizeof(*lost));
+        c->lost_n = w;
+        x[0].host = x[1].host = NULL;
+        x[0].nh = x[1].nh = 0;
+}
+
+/* Extend each window to the device work its marker launched: device events
+ * whose correlation id a host event inside the marker carries, and device
+ * events of the marker's group; and find the lost launches (launches()).
+ * Sorted tables keep it O(n log n); they come from find_devices()' pass
+ * (speed, bench/: two passes of their own, one to make them and one to
+ * look them up, were the longer of the two threads that built the lists
+ * and the steps). The first marker's window settles when it is a host
+ * marker. */
+static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
+{
+        size_t near[2] = { 0, 0 }, ni = 0, nh = c->ext[0].nh + c->ext[1].nh;
+        bool settle = l->n > 0 && l->v[0].host;
+        uint32_t *ids = settle ? malloc((nh ? nh : 1) * sizeof(*ids)) : NULL;
+        tpa_ns *ext = calloc(l->n ? l->n : 1, sizeof(*ext));
+
         if (ext == NULL || (settle && ids == NULL)) {
                 free(ext);
                 free(ids);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         for (size_t k = 0; k < l->n; k++) {
-                tpa_ns g = l->v[k].group != 0 ? kv_find(x->grp, x->ng, l->v[k].group, &near) : -1;
+                tpa_ns g = l->v[k].group != 0 ? ext_find(c->ext, true, l->v[k].group, near)
+                                              : -1;
                 ext[k] = g > l->v[k].e ? g : l->v[k].e;
         }
-        near = 0;
-        for (size_t j = 0; j < x->nh; j++) {
-                const tpa_launch *h = &x->host[j];
-                long k;
-                tpa_ns end;
-
-                if (settle && h->ts >= l->v[0].s && h->ts < l->v[0].e)
-                        ids[ni++] = h->corr;
-                if ((k = marker_of(l, h->ts, &hint)) < 0)
-                        continue;
-                end = kv_find(x->corr, x->nc, h->corr, &near);
-                if (end > ext[k])
-                        ext[k] = end;
-        }
+        launches(c, l, ext, ids, &ni);
         for (size_t k = 0; k < l->n; k++)
                 l->v[k].e = ext[k];
         free(ext);
@@ -661,27 +650,6 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                 return 0;
         qsort(ids, ni, sizeof(*ids), tpa_analysis__cmp_u32);
         return settle_new(c, &l->v[0], ids, ni, err);
-}
-
-/* The starts of the launches whose device work never came, for warm-up
- * (a trailing step cut off by the end of the trace): into the host
- * table's block, which nothing needs after (speed, bench/: warm-up's own
- * pass over the events, for these, took 0.012 s at 1 GB). */
-static void find_lost(tpa_actx *c)
-{
-        tpa_ext *x = &c->ext;
-        tpa_ns *lost = (tpa_ns *)(void *)x->host;
-        size_t near = 0, w = 0;
-
-        for (size_t j = 0; j < x->nh; j++) {
-                tpa_launch h = x->host[j];      /* read before lost[w] overwrites it */
-                if (h.launch && kv_find(x->corr, x->nc, h.corr, &near) < 0)
-                        lost[w++] = h.ts;
-        }
-        c->lost = shrink(lost, w * sizeof(*lost));
-        c->lost_n = w;
-        x->host = NULL;
-        x->nh = 0;
 }
 
 /* Into *l (empty), the markers of the first source in [from, to] that
@@ -707,8 +675,10 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         tpa_analysis *a = c->a;
         int r = 0;
 
-        sort_kvs(c->ext.corr, c->ext.nc);
-        sort_kvs(c->ext.grp, c->ext.ng);
+        for (int p = 0; p < 2; p++) {
+                sort_kvs(c->ext[p].corr, c->ext[p].nc);
+                sort_kvs(c->ext[p].grp, c->ext[p].ng);
+        }
         if (c->opts->step_marker != NULL) {
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
@@ -728,7 +698,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 take_markers(c, 1u << SRC_STEP_EVENT, found);
                 r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);
         }
-        if (r == 0 && l.n > 0) {
+        if (r == 0) {           /* no markers: the lost launches still */
                 dedup(&l);
                 r = extend(c, &l, err);
         }
@@ -752,9 +722,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                         a->no_markers = false;
                 }
         }
-        if (r == 0)
-                find_lost(c);
-        tpa_analysis__ext_free(&c->ext);
+        ext_free(c);
         for (int k = 0; k < SRC__COUNT; k++) {  /* the sources not taken */
                 free(c->markers[k].v);
                 c->markers[k] = (marker_list){ 0 };
