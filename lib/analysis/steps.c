@@ -11,6 +11,8 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "analysis_internal.h"
 
@@ -432,6 +434,28 @@ static void ext_free(tpa_actx *c)
         memset(c->ext, 0, sizeof(c->ext));
 }
 
+/* Ask for huge pages for the block at p of `size` bytes, where the system
+ * gives them on request (Linux's transparent huge pages in "madvise"
+ * mode); else nothing changes. For the steps' tables only: written once,
+ * in the first pass, and freed before the analysis' peak of memory, so
+ * pages of 2 MB cost no peak (speed, bench/: their 4 KB pages were some
+ * 7000 page faults at 1 GB; with huge ones the first analysis in a
+ * process took 0.015-0.03 s less, medians of 6 runs). */
+static void huge_pages(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t a = ((uintptr_t)p + page - 1) / page * page;
+        uintptr_t e = ((uintptr_t)p + size) / page * page;
+
+        if (page > 0 && e > a)
+                (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+        (void)p;
+        (void)size;
+#endif
+}
+
 /* A slot per event: a large block is mapped page by page as it is
  * written, so the slots never used cost no memory. */
 int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
@@ -446,6 +470,9 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
                 ext_free(c);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
+        huge_pages(x[0].corr, n1 * sizeof(*x[0].corr));
+        huge_pages(x[0].grp, n1 * sizeof(*x[0].grp));
+        huge_pages(x[0].host, n1 * sizeof(*x[0].host));
         x[1] = (tpa_ext){ x[0].corr + half, x[0].grp + half, x[0].host + half, 0, 0, 0 };
         return 0;
 }

@@ -1037,11 +1037,10 @@ static bool same_both_ways(const tpa_trace *tr, const tpa_rules *rules, const ch
 }
 
 /* The steps' tables come from find_devices()' pass in two halves of the
- * events, and the first window settles in the channels' pass, in chunks of
- * 64 k events that either thread takes: with the marker and its launches
- * in the first half and all device work far into the second, the window
- * still settles, extends by correlation and finds the lost launch, on one
- * thread and on two. */
+ * events, and the first window settles in the channels' pass, in halves
+ * too: with the marker and its launches in the first half and all device
+ * work far into the second, the window still settles, extends by
+ * correlation and finds the lost launch, on one thread and on two. */
 static void test_analysis__steps_across_parts(void)
 {
         for (int threads = 1; threads <= 2; threads++) {
