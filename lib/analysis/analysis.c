@@ -780,6 +780,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
+                        c->hch[i] = HCH_DEVICE;
                         /* past the bound, no event changes the settling */
                         if (r == 0 && st != NULL && e->ts < st->bound)
                                 r = tpa_analysis__settle_see(st, e, err);

@@ -97,10 +97,12 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
 /* Device channels (per device) and host channels (all host threads). */
 enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
 enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_OP, HOST_CH__COUNT };
-/* Where a host event went (tpa_actx.hch): a host channel, CPU compute (a
- * CPU-only trace's framework op, in the pseudo-device's kernel channel), or
- * nowhere. */
-enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_NONE = -1 };
+/* Where an event went (tpa_actx.hch): a host event to a host channel, or
+ * to CPU compute (a CPU-only trace's framework op, in the pseudo-device's
+ * kernel channel); a device event to its device (HCH_DEVICE); or nowhere.
+ * The metrics' device side finds its events by it: a byte per event to
+ * read, not 32. */
+enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_DEVICE, HCH_NONE = -1 };
 
 /* Where an event counts. */
 enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
@@ -257,6 +259,7 @@ typedef struct tpa_actx {
         size_t            lost_n;
         tpa_index_list    gap_cand;     /* host events that overlap a top gap (metrics
                                            for the summary), in event order */
+
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
 } tpa_actx;
 
