@@ -725,10 +725,10 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 take_markers(c, 1u << SRC_STEP_EVENT, found);
                 r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);
         }
-        if (r == 0) {           /* no markers: the lost launches still */
+        if (r == 0 && l.n > 0)
                 dedup(&l);
+        if (r == 0)             /* no markers: the lost launches still */
                 r = extend(c, &l, err);
-        }
         if (r == 0 && l.n == 0) {
                 tpa_ns s, e;
                 marker m = { .track = UINT32_MAX };
