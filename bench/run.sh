@@ -79,13 +79,39 @@ say() { printf '%s\n' "$*" | tee -a "$results"; }
 
 # measure NAME CMD...: run CMD `repeat` times under bench/measure (stdout to
 # /dev/null unless captured by the caller through $capture); keeps the best
-# wall time and the peak RSS of that run in $best_wall $best_rss.
+# wall time and the peak RSS, CPU time and host steal (%, -1: unknown) of
+# that run in $best_wall $best_rss $best_cpu $best_steal.
 capture=/dev/null
 # median: numbers on stdin, one a line -> "median min max" (0 0 0 if none)
 median() {
         sort -n | awk '{ v[NR] = $1 }
                 END { if (NR) print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2, v[1], v[NR]
                       else print 0, 0, 0 }'
+}
+
+# Host steal (bench/measure): at or below $quiet_steal % the VM had its CPUs;
+# above it a run measures the hypervisor's other guests as much as ours.
+quiet_steal=5
+# quiet_pairs KIND FIRST LAST: of $out/.pairs' KIND lines (ratio as the
+# caller's awk computes it: read: $3/$2, py: 2*$3/($2+$4)), those whose runs
+# (steal in fields FIRST..LAST) all had steal <= $quiet_steal: prints their
+# count, the median and the steal of all; sets $q_n and $q_median.
+quiet_pairs() {
+        set -- $(awk -v k="$1" -v a="$2" -v z="$3" -v q="$quiet_steal" '
+                $1 == k { ok = 1
+                          for (i = a; i <= z; i++) if ($i < 0 || $i > q) ok = 0
+                          if (ok) print (k == "read" ? $3 / $2 : 2 * $3 / ($2 + $4)) }' \
+                "$out/.pairs" | median) \
+            $(awk -v k="$1" -v a="$2" -v z="$3" -v q="$quiet_steal" '
+                $1 == k { ok = 1
+                          for (i = a; i <= z; i++) if ($i < 0 || $i > q) ok = 0
+                          n += ok }
+                END { print n + 0 }' "$out/.pairs") \
+            $(awk -v k="$1" -v a="$2" -v z="$3" '$1 == k { for (i = a; i <= z; i++) print $i }' \
+                "$out/.pairs" | median)
+        q_median=$1 q_n=$4
+        say "$(printf '    host steal in those runs: median %.0f%% (max %.0f%%); %d pairs ran with <= %d%% in each run%s' \
+               "$5" "$7" "$4" "$quiet_steal" "$([ "$4" -gt 0 ] && printf ': median %.4f' "$1")")"
 }
 
 measure() {
@@ -99,17 +125,19 @@ measure() {
                 fi
                 i=$((i + 1))
         done
-        set -- $(sort -n "$tmp" | head -1)
-        best_wall=$1 best_rss=$2 best_exit=$3 best_cpu=$4
+        set -- $(sort -n "$tmp" | head -1) -1
+        best_wall=$1 best_rss=$2 best_exit=$3 best_cpu=$4 best_steal=$5
         rm -f "$tmp"
 }
 
-# row NAME WALL RSS_KB BYTES EVENTS OURS_WALL (and $best_cpu)
+# row NAME WALL RSS_KB BYTES EVENTS OURS_WALL (and $best_cpu $best_steal)
 row() {
-        awk -v n="$1" -v w="$2" -v r="$3" -v b="$4" -v e="$5" -v o="$6" -v c="$best_cpu" 'BEGIN {
+        awk -v n="$1" -v w="$2" -v r="$3" -v b="$4" -v e="$5" -v o="$6" -v c="$best_cpu" \
+            -v st="$best_steal" 'BEGIN {
                 ratio = o > 0 ? sprintf("%.2fx", w / o) : "-"
-                printf "  %-44s %8.3f s %7.3f s %7.1f MB/s %6.2f Mev/s %7.1f MB  %s\n",
-                        n, w, c, b / w / 1e6, e / w / 1e6, r / 1024, ratio
+                printf "  %-44s %8.3f s %7.3f s %7.1f MB/s %6.2f Mev/s %7.1f MB  %-6s %s\n",
+                        n, w, c, b / w / 1e6, e / w / 1e6, r / 1024, ratio,
+                        st < 0 ? "-" : sprintf("%.0f%%", st)
         }' | tee -a "$results"
 }
 
@@ -146,12 +174,13 @@ for size in $sizes; do
         gzbytes=$(wc -c < "$trace")
         say ""
         say "== $trace: $bytes bytes of JSON ($gzbytes gzip), $events records"
-        say "  tool                                            wall s     cpu s    JSON MB/s   events/s   peak RSS  theirs/ours (time)"
+        say "  tool                                            wall s     cpu s    JSON MB/s   events/s   peak RSS  theirs/ours (time), host steal"
 
         capture=/dev/null
         measure full "$cli" --format "$json_format" "$trace"
         ours=$best_wall
         ours_rss=$best_rss
+        ours_steal=$best_steal
         row "tfprof-analyze --format $json_format (full)" "$best_wall" "$best_rss" "$bytes" "$events" ""
 
         capture=$out/.read2
@@ -221,7 +250,7 @@ for size in $sizes; do
         # back to back, ours and the other, the median of their ratios; the
         # read-only pairs alternate which runs first (ours first in the
         # 1st, 3rd, ...), so that an effect of going second is not all one side's
-        pair_read=0 pair_py=0
+        pair_read=0 pair_py=0 pair_read_q=0 pair_read_qn=0 pair_py_q=0 pair_py_qn=0
         if [ "$pairs" -gt 0 ]; then
                 saved_repeat=$repeat
                 repeat=1
@@ -230,21 +259,21 @@ for size in $sizes; do
                 while [ "$pi" -lt "$pairs" ]; do
                         if [ $((pi % 2)) = 0 ]; then
                                 measure full "$cli" --format "$json_format" "$trace"
-                                w1=$best_wall
+                                w1=$best_wall s1=$best_steal
                                 measure read2 "$B/read_only" "$trace"
-                                w2=$best_wall
+                                w2=$best_wall s2=$best_steal
                         else
                                 measure read2 "$B/read_only" "$trace"
-                                w2=$best_wall
+                                w2=$best_wall s2=$best_steal
                                 measure full "$cli" --format "$json_format" "$trace"
-                                w1=$best_wall
+                                w1=$best_wall s1=$best_steal
                         fi
-                        echo "read $w1 $w2" >> "$out/.pairs"
+                        echo "read $w1 $w2 $s1 $s2" >> "$out/.pairs"
                         if [ "$peers" = 1 ] && [ "$pi" -lt 2 ]; then
                                 measure python "$python" bench/baseline_python.py "$trace"
-                                p=$best_wall
+                                p=$best_wall sp=$best_steal
                                 measure full "$cli" --format "$json_format" "$trace"
-                                echo "py $w1 $p $best_wall" >> "$out/.pairs"
+                                echo "py $w1 $p $best_wall $s1 $sp $best_steal" >> "$out/.pairs"
                         fi
                         pi=$((pi + 1))
                 done
@@ -252,10 +281,14 @@ for size in $sizes; do
                 set -- $(awk '$1 == "read" { print $3 / $2 }' "$out/.pairs" | median)
                 pair_read=$1
                 say "  paired, $pairs x (ours, read only) back to back: read-only/ours median $1 (range $2 - $3)"
+                quiet_pairs read 4 5
+                pair_read_q=$q_median pair_read_qn=$q_n
                 if [ "$peers" = 1 ]; then
                         set -- $(awk '$1 == "py" { print 2 * $3 / ($2 + $4) }' "$out/.pairs" | median)
                         pair_py=$1
                         say "  paired, ours / Python / ours back to back: Python over the mean of ours: median $1 (range $2 - $3)"
+                        quiet_pairs py 5 7
+                        pair_py_q=$q_median pair_py_qn=$q_n
                 fi
                 rm -f "$out/.pairs"
         fi
@@ -265,21 +298,35 @@ for size in $sizes; do
         say "  goals (issue 6) at $size:"
         awk -v b="$bytes" -v e="$events" -v kept="$kept" -v w="$ours" -v rss="$ours_rss" \
             -v r2="$read2" -v py="$py_wall" -v hta="$hta_wall" -v pr="$phase_read" \
-            -v pa="$phase_analyze" -v mem="$trace_mem" -v prd="$pair_read" -v ppy="$pair_py" 'BEGIN {
+            -v pa="$phase_analyze" -v mem="$trace_mem" -v prd="$pair_read" -v ppy="$pair_py" \
+            -v st="$ours_steal" -v qs="$quiet_steal" -v prq="$pair_read_q" -v prn="$pair_read_qn" \
+            -v ppq="$pair_py_q" -v ppn="$pair_py_qn" 'BEGIN {
                 mbs = b / w / 1e6
                 ok = "met"; no = "MISSED"
-                printf "    full analysis %.0f MB/s (goal >= 300): %s\n", mbs, (mbs >= 300 ? ok : no)
+                # the wall-time goals need the CPUs: say when the host took them
+                stolen = st > qs ? sprintf(" (host steal %.0f%% in that run: measures the host; rerun)", st) : ""
+                printf "    full analysis %.0f MB/s (goal >= 300): %s%s\n", mbs, (mbs >= 300 ? ok : no), stolen
+                # paired goals: on the pairs whose runs all had the CPUs when
+                # there are 3 of them, else on all pairs
+                if (prn >= 3) {
+                        prd = prq
+                        pn = sprintf(", the %d pairs with host steal <= %d%%", prn, qs)
+                }
+                if (ppn >= 2) {
+                        ppy = ppq
+                        py_n = sprintf(", the %d runs with host steal <= %d%%", ppn, qs)
+                }
                 if (prd > 0)
-                        printf "    full / read-only pipeline (threaded) = %.3f paired (fastest of each: %.3f) (goal >= 0.85): %s\n",
-                                prd, r2 / w, (prd >= 0.85 ? ok : no)
+                        printf "    full / read-only pipeline (threaded) = %.3f paired%s (fastest of each: %.3f) (goal >= 0.85): %s\n",
+                                prd, pn, r2 / w, (prd >= 0.85 ? ok : no)
                 else
                         printf "    full / read-only pipeline (threaded) = %.2f (goal >= 0.85): %s\n",
                                 r2 / w, (r2 / w >= 0.85 ? ok : no)
-                printf "    full / Perfetto 177 MB/s = %.2fx (goal >= 1.7x): %s\n",
-                        mbs / 177, (mbs / 177 >= 1.7 ? ok : no)
+                printf "    full / Perfetto 177 MB/s = %.2fx (goal >= 1.7x): %s%s\n",
+                        mbs / 177, (mbs / 177 >= 1.7 ? ok : no), stolen
                 if (ppy > 0)
-                        printf "    full / Python json = %.1fx paired (fastest of each: %.1fx) (goal >= 10x): %s\n",
-                                ppy, py / w, (ppy >= 10 ? ok : no)
+                        printf "    full / Python json = %.1fx paired%s (fastest of each: %.1fx) (goal >= 10x): %s\n",
+                                ppy, py_n, py / w, (ppy >= 10 ? ok : no)
                 else if (py > 0)
                         printf "    full / Python json = %.1fx (goal >= 10x): %s\n",
                                 py / w, (py / w >= 10 ? ok : no)
@@ -352,7 +399,7 @@ if [ "$peers" = 1 ] && [ "$xsteps" -gt 0 ] && [ -s "$xspace" ]; then
         xbytes=$(wc -c < "$xspace")
         say ""
         say "== $xspace: a real TF 2 CPU profile, $xsteps steps, $xbytes bytes of XSpace"
-        say "  tool                                            wall s     cpu s   XSpace MB/s   events/s   peak RSS  theirs/ours (time)"
+        say "  tool                                            wall s     cpu s   XSpace MB/s   events/s   peak RSS  theirs/ours (time), host steal"
         capture=/dev/null
         measure xs-full "$cli" --format "$json_format" "$xspace"
         ours=$best_wall
