@@ -74,6 +74,7 @@ struct ring {
         unsigned        head, count;    /* head: the oldest filled slot */
         bool            stop;           /* the consumer is gone */
         bool            transforming;   /* the inflater is in the transform */
+        bool            idling;         /* ... in the idle work */
         uint64_t        w_offset;       /* inflater: bytes produced so far */
         /* consumer side */
         bool            have_cur;       /* slots[head] is being read */
@@ -126,6 +127,9 @@ struct tpa_source {
         /* the transform; with a ring, fn is read and written under its lock */
         tpa_source_transform fn;
         void          *fn_state;
+        /* work for the inflating thread while the ring is full; under its lock */
+        tpa_source_idle idle_fn;
+        void          *idle_state;
         size_t         note_size;
         void          *note;            /* for the chunks handed out of `out` */
         const void    *cur_note;        /* the last chunk's */
@@ -528,8 +532,24 @@ static void *inflate_main(void *arg)
 
         for (;;) {
                 pthread_mutex_lock(&g->lock);
-                while (g->count == SLOTS && !g->stop)
+                while (g->count == SLOTS && !g->stop) {
+                        if (s->idle_fn != NULL) {
+                                /* outside the lock, as the transform */
+                                tpa_source_idle fn = s->idle_fn;
+                                void *state = s->idle_state;
+                                bool did;
+                                g->idling = true;
+                                pthread_mutex_unlock(&g->lock);
+                                did = fn(state);
+                                pthread_mutex_lock(&g->lock);
+                                g->idling = false;
+                                pthread_cond_signal(&g->not_empty);
+                                /* the ring may have emptied meanwhile */
+                                if (did || g->count < SLOTS || g->stop)
+                                        continue;
+                        }
                         pthread_cond_wait(&g->not_full, &g->lock);
+                }
                 if (g->stop) {
                         pthread_mutex_unlock(&g->lock);
                         return NULL;
@@ -875,6 +895,37 @@ int tpa_source_set_transform(tpa_source *s, tpa_source_transform fn, void *state
 }
 
 const void *tpa_source_note(const tpa_source *s) { return s->cur_note; }
+
+void tpa_source_set_idle(tpa_source *s, tpa_source_idle fn, void *state)
+{
+        struct ring *g = s->ring;
+
+        if (g == NULL)
+                return;
+        pthread_mutex_lock(&g->lock);
+        while (fn == NULL && g->idling)         /* it signals when done */
+                pthread_cond_wait(&g->not_empty, &g->lock);
+        s->idle_fn = fn;
+        s->idle_state = state;
+        pthread_mutex_unlock(&g->lock);
+}
+
+bool tpa_source_would_wait(tpa_source *s)
+{
+        struct ring *g = s->ring;
+        const struct slot *sl;
+        bool wait;
+
+        if (g == NULL || s->out_pos < s->out_end || g->done)
+                return false;
+        sl = g->have_cur ? &g->slots[g->head] : NULL;
+        if (sl != NULL && (g->cur_pos < sl->len || sl->rc < 0 || sl->last))
+                return false;
+        pthread_mutex_lock(&g->lock);
+        wait = g->count <= (g->have_cur ? 1u : 0u);
+        pthread_mutex_unlock(&g->lock);
+        return wait;
+}
 
 int tpa_source_read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t max,
                         tpa_error *err)

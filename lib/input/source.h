@@ -49,6 +49,18 @@ int  tpa_source_set_transform(tpa_source *src, tpa_source_transform fn, void *st
  * a transform). */
 const void *tpa_source_note(const tpa_source *src);
 
+/* Work for the source's own thread when it is ahead: while every chunk it
+ * may fill is full, it calls `fn(state)` instead of waiting, again as long
+ * as that returns true (it did something). NULL detaches it, waiting for
+ * a call under way to return. Nothing happens without a thread. */
+typedef bool (*tpa_source_idle)(void *state);
+void tpa_source_set_idle(tpa_source *src, tpa_source_idle fn, void *state);
+
+/* True when tpa_source_read() would now wait for the inflating thread:
+ * a hint for the caller, to do other work first (false when the source
+ * has no thread of its own). */
+bool tpa_source_would_wait(tpa_source *src);
+
 /* Bytes handed out so far (offset into the inflated stream). */
 uint64_t tpa_source_offset(const tpa_source *src);
 /* Bytes read from the file so far (compressed). */

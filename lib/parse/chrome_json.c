@@ -2033,6 +2033,15 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
  * records in stream order through finish_event(), interning as it goes,
  * as if its own parser had read them.
  *
+ * Who collects: every segment is queued. The worker takes the oldest;
+ * this thread takes one whenever it would otherwise wait, for the next
+ * chunk (tpa_source_would_wait()) or for a free slot, the head first; the
+ * inflating thread takes the oldest while every chunk it may fill is full
+ * (tpa_source_set_idle()). Each has its own collecting parser. Speed,
+ * bench/: three threads share two CPUs, and before this the worker took
+ * at most two while this thread collected the rest itself, so the worker
+ * sat idle half the time.
+ *
  * A segment whose parse fails for whatever reason (a syntax error, a bad
  * value, the events array ending in it, a cut that starts no record) is
  * read again, in its turn, by this thread's own parser from the same
@@ -2052,7 +2061,6 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
 
 #define SEGS          6
 #define SEG_MAX       (2u << 20)
-#define WORKER_QUEUE  2         /* segments waiting for the worker, at most */
 #define RECORD_STRS   16        /* strings one collected record may intern */
 
 enum seg_state { SEG_OPEN, SEG_QUEUED, SEG_RUNNING, SEG_OK, SEG_FAILED, SEG_ALONE };
@@ -2067,7 +2075,8 @@ struct segment {
 
 struct split {
         tpa_chrome_parser *p;           /* this thread's parser */
-        tpa_chrome_parser *mine, *theirs; /* collecting: this thread's, the worker's */
+        /* collecting: this thread's, the worker's, the inflating thread's */
+        tpa_chrome_parser *mine, *theirs, *inflating;
         int                top;         /* p's, when the splitting started */
         uint32_t           events_depth;
         struct segment     seg[SEGS];
@@ -2083,7 +2092,6 @@ struct split {
         pthread_t          thread;
         pthread_mutex_t    lock;
         pthread_cond_t     changed;
-        int                queued;      /* SEG_QUEUED and SEG_RUNNING */
         bool               stop;
 };
 
@@ -2471,6 +2479,15 @@ static bool collect_segment(tpa_chrome_parser *c, const struct split *sp, struct
         return ok;
 }
 
+/* The oldest queued segment, under the lock, or NULL. */
+static struct segment *seg_oldest(struct split *sp)
+{
+        for (uint64_t i = sp->head; i < sp->tail; i++)
+                if (sp->seg[i % SEGS].state == SEG_QUEUED)
+                        return &sp->seg[i % SEGS];
+        return NULL;
+}
+
 static void *worker_main(void *arg)
 {
         struct split *sp = arg;
@@ -2480,10 +2497,7 @@ static void *worker_main(void *arg)
                 struct segment *sg = NULL;
                 bool ok;
 
-                for (uint64_t i = sp->head; i < sp->tail && sg == NULL; i++)
-                        if (sp->seg[i % SEGS].state == SEG_QUEUED)
-                                sg = &sp->seg[i % SEGS];
-                if (sg == NULL) {
+                if ((sg = seg_oldest(sp)) == NULL) {
                         pthread_cond_wait(&sp->changed, &sp->lock);
                         continue;
                 }
@@ -2492,7 +2506,6 @@ static void *worker_main(void *arg)
                 ok = collect_segment(sp->theirs, sp, sg);
                 pthread_mutex_lock(&sp->lock);
                 sg->state = ok ? SEG_OK : SEG_FAILED;
-                sp->queued--;
                 pthread_cond_broadcast(&sp->changed);
         }
         pthread_mutex_unlock(&sp->lock);
@@ -2674,22 +2687,86 @@ static int seg_add(struct split *sp, struct segment *sg)
         return 0;
 }
 
+/* The segment this thread should collect now, under the lock: segment
+ * `head` when it is queued (it is added next), else the newest queued (the
+ * worker takes the oldest); NULL when none is queued. */
+static struct segment *seg_to_help(struct split *sp)
+{
+        for (uint64_t i = sp->tail; i > sp->head; i--) {
+                struct segment *sg = &sp->seg[(i - 1) % SEGS];
+                if (sg->state == SEG_QUEUED &&
+                    (sp->seg[sp->head % SEGS].state != SEG_QUEUED || i - 1 == sp->head))
+                        return sg;
+        }
+        return NULL;
+}
+
+/* Collect a queued segment with `c` (this thread's collecting parser, or
+ * the inflating thread's, which takes the oldest), when there is one: true
+ * if it did. */
+static bool seg_help_with(struct split *sp, tpa_chrome_parser *c)
+{
+        struct segment *sg;
+        bool ok;
+
+        pthread_mutex_lock(&sp->lock);
+        sg = c == sp->mine ? seg_to_help(sp) : seg_oldest(sp);
+        if (sg != NULL)
+                sg->state = SEG_RUNNING;
+        pthread_mutex_unlock(&sp->lock);
+        if (sg == NULL)
+                return false;
+        ok = collect_segment(c, sp, sg);
+        pthread_mutex_lock(&sp->lock);
+        sg->state = ok ? SEG_OK : SEG_FAILED;
+        pthread_cond_broadcast(&sp->changed);
+        pthread_mutex_unlock(&sp->lock);
+        return true;
+}
+
+static bool seg_help(struct split *sp)
+{
+        return seg_help_with(sp, sp->mine);
+}
+
+/* The inflating thread's work while it is ahead (tpa_source_set_idle()). */
+static bool seg_help_inflating(void *state)
+{
+        struct split *sp = state;
+
+        return seg_help_with(sp, sp->inflating);
+}
+
+/* Wait until segment `head` is no longer the worker's, or a segment is
+ * queued for this thread to help with. */
+static void seg_wait(struct split *sp)
+{
+        struct segment *h = &sp->seg[sp->head % SEGS];
+
+        pthread_mutex_lock(&sp->lock);
+        while (h->state == SEG_RUNNING && seg_to_help(sp) == NULL)
+                pthread_cond_wait(&sp->changed, &sp->lock);
+        pthread_mutex_unlock(&sp->lock);
+}
+
 /* Add the segments done, in order; with `all`, every one up to the open
- * one, waiting for the worker's. */
+ * one, helping with the queued ones and waiting for the worker's. */
 static int seg_drain(struct split *sp, bool all)
 {
         while (sp->head < sp->tail) {
                 struct segment *sg = &sp->seg[sp->head % SEGS];
-                int r;
+                int r, st;
 
                 pthread_mutex_lock(&sp->lock);
-                while (all && (sg->state == SEG_QUEUED || sg->state == SEG_RUNNING))
-                        pthread_cond_wait(&sp->changed, &sp->lock);
-                if (sg->state == SEG_QUEUED || sg->state == SEG_RUNNING) {
-                        pthread_mutex_unlock(&sp->lock);
-                        return 0;
-                }
+                st = sg->state;
                 pthread_mutex_unlock(&sp->lock);
+                if (st == SEG_QUEUED || st == SEG_RUNNING) {
+                        if (!all)
+                                return 0;
+                        if (!seg_help(sp))
+                                seg_wait(sp);
+                        continue;
+                }
                 r = seg_add(sp, sg);
                 pthread_mutex_lock(&sp->lock);
                 sp->head++;
@@ -2700,43 +2777,37 @@ static int seg_drain(struct split *sp, bool all)
         return 0;
 }
 
-/* The open segment is complete (it ends at a cut): to the worker when it
- * has room, else collected here; then the next one opens at the cut. */
+/* The open segment is complete (it ends at a cut): queued (see "Who
+ * collects" above); then the next one opens at the cut, in a free slot. */
 static int seg_close(struct split *sp, uint64_t off, struct tok_state snap)
 {
         struct segment *sg = &sp->seg[sp->tail % SEGS];
-        bool mine;
 
         pthread_mutex_lock(&sp->lock);
-        mine = sp->queued >= WORKER_QUEUE;
-        if (!mine) {
-                sg->state = SEG_QUEUED;
-                sp->queued++;
-        } else {
-                sg->state = SEG_RUNNING;
-        }
+        sg->state = SEG_QUEUED;
         sp->tail++;
         pthread_cond_broadcast(&sp->changed);
         pthread_mutex_unlock(&sp->lock);
-        if (mine) {
-                bool ok = collect_segment(sp->mine, sp, sg);
-                pthread_mutex_lock(&sp->lock);
-                sg->state = ok ? SEG_OK : SEG_FAILED;
-                pthread_mutex_unlock(&sp->lock);
-        }
         /* what is done goes in now; the next one needs a free slot */
         if (seg_drain(sp, false) < 0)
                 return sp->p->err.code;
         while (sp->tail - sp->head == SEGS) {
-                struct segment *h = &sp->seg[sp->head % SEGS];
-                pthread_mutex_lock(&sp->lock);
-                while (h->state == SEG_QUEUED || h->state == SEG_RUNNING)
-                        pthread_cond_wait(&sp->changed, &sp->lock);
-                pthread_mutex_unlock(&sp->lock);
+                if (!seg_help(sp))
+                        seg_wait(sp);
                 if (seg_drain(sp, false) < 0)
                         return sp->p->err.code;
         }
         seg_open(sp, off, snap);
+        return 0;
+}
+
+/* While the source would make this thread wait for bytes, it collects
+ * queued segments and adds what is done. */
+static int seg_meanwhile(struct split *sp, tpa_source *src)
+{
+        while (sp->splitting && tpa_source_would_wait(src) && seg_help(sp))
+                if (seg_drain(sp, false) < 0)
+                        return sp->p->err.code;
         return 0;
 }
 
@@ -2823,6 +2894,7 @@ static void split_free(struct split *sp, bool started)
         }
         tpa_chrome_parser_free(sp->mine);
         tpa_chrome_parser_free(sp->theirs);
+        tpa_chrome_parser_free(sp->inflating);
         free(sp);
 }
 
@@ -2846,14 +2918,16 @@ static struct split *split_new(tpa_chrome_parser *p, const tpa_read_options *opt
                 return NULL;
         }
         if (tpa_chrome_parser_new(&sp->mine, p->tr, opts, &e) < 0 ||
-            tpa_chrome_parser_new(&sp->theirs, p->tr, opts, &e) < 0) {
+            tpa_chrome_parser_new(&sp->theirs, p->tr, opts, &e) < 0 ||
+            tpa_chrome_parser_new(&sp->inflating, p->tr, opts, &e) < 0) {
                 split_free(sp, false);
                 return NULL;
         }
         /* collecting parsers make a yajl handle per segment */
         yajl_free(sp->mine->yh);
         yajl_free(sp->theirs->yh);
-        sp->mine->yh = sp->theirs->yh = NULL;
+        yajl_free(sp->inflating->yh);
+        sp->mine->yh = sp->theirs->yh = sp->inflating->yh = NULL;
         if (pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
                 split_free(sp, false);
                 return NULL;
@@ -2883,9 +2957,13 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
                                      err);
         /* Beside an inflating thread, records are read on two (see "two
          * threads"); a trace in one chunk has nothing to split. */
-        if (r == 0 && tpa_source_threaded(src))
-                sp = split_new(p, opts);
+        if (r == 0 && tpa_source_threaded(src) && (sp = split_new(p, opts)) != NULL)
+                tpa_source_set_idle(src, seg_help_inflating, sp);
         while (r == 0) {
+                if (sp != NULL && seg_meanwhile(sp, src) < 0) {
+                        r = report(p, err);
+                        break;
+                }
                 r = tpa_source_read(src, &data, &len, err);
                 if (r < 0 || len == 0)
                         break;
@@ -2905,6 +2983,7 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         if (r == 0)
                 r = tpa_chrome_parser_finish(p, tpa_source_truncated(src), err);
         tpa_source_set_transform(src, NULL, NULL, 0, NULL);     /* before p->filter goes */
+        tpa_source_set_idle(src, NULL, NULL);                   /* before sp goes */
         split_free(sp, true);
         tpa_chrome_parser_free(p);
         return r;

@@ -2,9 +2,13 @@
 /*
  * test_source.c - the byte source: the threaded (inflate | parse) mode
  * hands out the same bytes, offsets, truncation and errors as one thread;
- * a transform sees every byte once, in order, wherever it runs; gzip's
- * CRC-32 as zlib computes it, and a bad trailer named as zlib names it.
+ * a transform sees every byte once, in order, wherever it runs; the
+ * inflating thread's idle work, and the consumer's hint that a read would
+ * wait; gzip's CRC-32 as zlib computes it, and a bad trailer named as zlib
+ * names it.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +279,118 @@ static void test_source__trailer(void)
         free(hc);
 }
 
+/* The inflating thread's idle work (tpa_source_set_idle()). */
+struct idle {
+        atomic_int  calls;
+        atomic_bool inside;
+        atomic_bool release;
+        int         busy;       /* calls that say they did something */
+        bool        hold;       /* the first call lasts until `release` */
+};
+
+static bool idle_fn(void *state)
+{
+        struct idle *d = state;
+        int n = atomic_fetch_add(&d->calls, 1);
+
+        atomic_store(&d->inside, true);
+        while (n == 0 && d->hold && !atomic_load(&d->release))
+                usleep(1000);
+        atomic_store(&d->inside, false);
+        return n < d->busy;
+}
+
+/* Poll until *flag (or calls >= want), at most 20 s: timing-free tests. */
+static bool until(atomic_bool *flag, atomic_int *calls, int want)
+{
+        for (int i = 0; i < 20000; i++) {
+                if (flag != NULL ? atomic_load(flag) : atomic_load(calls) >= want)
+                        return true;
+                usleep(1000);
+        }
+        return false;
+}
+
+static void *release_later(void *arg)
+{
+        usleep(100 * 1000);
+        atomic_store(&((struct idle *)arg)->release, true);
+        return NULL;
+}
+
+/* While the inflating thread is held in an idle call, the consumer empties
+ * every chunk filled and is told that its next read would wait; that read
+ * then waits for the call to return, and the thread goes on inflating
+ * though the ring emptied under it (it must not wait for room it has).
+ * A hang here fails by SIGALRM. */
+static void test_source__idle(const uint8_t *gz, size_t gz_len, const char *text,
+                              size_t text_len)
+{
+        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+        struct idle d = { .busy = 0, .hold = true };
+        tpa_source *src;
+        const uint8_t *p;
+        size_t n, got = 0;
+        bool told = false, same = true;
+        pthread_t t;
+
+        opts.threaded = true;
+        alarm(60);
+        if (tpa_source_open_memory(&src, gz, gz_len, &opts, NULL) < 0) {
+                ok(false, "test_source__idle: opens");
+                return;
+        }
+        tpa_source_set_idle(src, idle_fn, &d);
+        ok(until(&d.inside, NULL, 0), "test_source__idle: called once the ring is full");
+        for (;;) {
+                if (!told && tpa_source_would_wait(src)) {
+                        told = true;
+                        atomic_store(&d.release, true);
+                }
+                if (tpa_source_read(src, &p, &n, NULL) < 0 || n == 0)
+                        break;
+                same = same && got + n <= text_len && memcmp(text + got, p, n) == 0;
+                got += n;
+        }
+        ok(told, "test_source__idle: a read would wait once the ring is empty");
+        ok(same && got == text_len, "test_source__idle: every byte, in order");
+        tpa_source_free(src);
+
+        /* called again while it did something, then the thread waits */
+        d = (struct idle){ .busy = 5 };
+        tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
+        tpa_source_set_idle(src, idle_fn, &d);
+        until(NULL, &d.calls, d.busy + 1);
+        usleep(50 * 1000);
+        tap_eq(atomic_load(&d.calls), d.busy + 1,
+               "test_source__idle: called while it did something, and once more");
+        tpa_source_free(src);
+
+        /* detaching waits for a call under way */
+        d = (struct idle){ .busy = 0, .hold = true };
+        tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
+        tpa_source_set_idle(src, idle_fn, &d);
+        ok(until(&d.inside, NULL, 0), "test_source__idle: a call under way");
+        pthread_create(&t, NULL, release_later, &d);
+        tpa_source_set_idle(src, NULL, NULL);
+        ok(atomic_load(&d.release) && !atomic_load(&d.inside),
+           "test_source__idle: detaching waited for it");
+        pthread_join(t, NULL);
+        tpa_source_free(src);
+        alarm(0);
+
+        /* without a thread, nothing is called and nothing would wait */
+        opts.threaded = false;
+        d = (struct idle){ .busy = 0 };
+        tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
+        tpa_source_set_idle(src, idle_fn, &d);
+        ok(!tpa_source_would_wait(src), "test_source__idle: one thread never waits");
+        while (tpa_source_read(src, &p, &n, NULL) == 0 && n > 0)
+                ;
+        tap_eq(atomic_load(&d.calls), 0, "test_source__idle: one thread, never called");
+        tpa_source_free(src);
+}
+
 int main(void)
 {
         size_t text_len = 6u << 20, gz_len;
@@ -284,6 +400,7 @@ int main(void)
 
         test_source__crc32();
         test_source__trailer();
+        test_source__idle(gz, gz_len, text, text_len);
         /* whole stream, with and without a peek first, small and large */
         one = read_memory(gz, gz_len, false, 0);
         ok(one.rc == 0 && one.len == text_len && memcmp(one.data, text, text_len) == 0,
