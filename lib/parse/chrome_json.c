@@ -2692,12 +2692,11 @@ static int seg_add(struct split *sp, struct segment *sg)
  * worker takes the oldest); NULL when none is queued. */
 static struct segment *seg_to_help(struct split *sp)
 {
-        for (uint64_t i = sp->tail; i > sp->head; i--) {
-                struct segment *sg = &sp->seg[(i - 1) % SEGS];
-                if (sg->state == SEG_QUEUED &&
-                    (sp->seg[sp->head % SEGS].state != SEG_QUEUED || i - 1 == sp->head))
-                        return sg;
-        }
+        if (sp->head < sp->tail && sp->seg[sp->head % SEGS].state == SEG_QUEUED)
+                return &sp->seg[sp->head % SEGS];
+        for (uint64_t i = sp->tail; i > sp->head; i--)
+                if (sp->seg[(i - 1) % SEGS].state == SEG_QUEUED)
+                        return &sp->seg[(i - 1) % SEGS];
         return NULL;
 }
 
