@@ -97,6 +97,7 @@ quiet_steal=5
 # (steal in fields FIRST..LAST) all had steal <= $quiet_steal: prints their
 # count, the median and the steal of all; sets $q_n and $q_median.
 quiet_pairs() {
+        kind=$1
         set -- $(awk -v k="$1" -v a="$2" -v z="$3" -v q="$quiet_steal" '
                 $1 == k { ok = 1
                           for (i = a; i <= z; i++) if ($i < 0 || $i > q) ok = 0
@@ -110,8 +111,9 @@ quiet_pairs() {
             $(awk -v k="$1" -v a="$2" -v z="$3" '$1 == k { for (i = a; i <= z; i++) print $i }' \
                 "$out/.pairs" | median)
         q_median=$1 q_n=$4
-        say "$(printf '    host steal in those runs: median %.0f%% (max %.0f%%); %d pairs ran with <= %d%% in each run%s' \
-               "$5" "$7" "$4" "$quiet_steal" "$([ "$4" -gt 0 ] && printf ': median %.4f' "$1")")"
+        say "$(printf '    host steal in those runs: median %.0f%% (max %.0f%%); %d %s ran with <= %d%% in each run%s' \
+               "$5" "$7" "$4" "$([ "$kind" = py ] && echo rounds || echo pairs)" "$quiet_steal" \
+               "$([ "$4" -gt 0 ] && printf ': median %.4f' "$1")")"
 }
 
 measure() {
@@ -314,7 +316,7 @@ for size in $sizes; do
                 }
                 if (ppn >= 2) {
                         ppy = ppq
-                        py_n = sprintf(", the %d runs with host steal <= %d%%", ppn, qs)
+                        py_n = sprintf(", the %d rounds with host steal <= %d%%", ppn, qs)
                 }
                 if (prd > 0)
                         printf "    full / read-only pipeline (threaded) = %.3f paired%s (fastest of each: %.3f) (goal >= 0.85): %s\n",
