@@ -95,25 +95,22 @@ quiet_steal=5
 # quiet_pairs KIND FIRST LAST: of $out/.pairs' KIND lines (ratio as the
 # caller's awk computes it: read: $3/$2, py: 2*$3/($2+$4)), those whose runs
 # (steal in fields FIRST..LAST) all had steal <= $quiet_steal: prints their
-# count, the median and the steal of all; sets $q_n and $q_median.
+# count and median and the steal of all runs; sets $q_n and $q_median.
 quiet_pairs() {
         kind=$1
-        set -- $(awk -v k="$1" -v a="$2" -v z="$3" -v q="$quiet_steal" '
+        ratios=$(awk -v k="$1" -v a="$2" -v z="$3" -v q="$quiet_steal" '
                 $1 == k { ok = 1
                           for (i = a; i <= z; i++) if ($i < 0 || $i > q) ok = 0
                           if (ok) print (k == "read" ? $3 / $2 : 2 * $3 / ($2 + $4)) }' \
-                "$out/.pairs" | median) \
-            $(awk -v k="$1" -v a="$2" -v z="$3" -v q="$quiet_steal" '
-                $1 == k { ok = 1
-                          for (i = a; i <= z; i++) if ($i < 0 || $i > q) ok = 0
-                          n += ok }
-                END { print n + 0 }' "$out/.pairs") \
+                "$out/.pairs")
+        q_n=$(printf '%s' "$ratios" | grep -c .) || true
+        set -- $(printf '%s\n' "$ratios" | grep . | median) \
             $(awk -v k="$1" -v a="$2" -v z="$3" '$1 == k { for (i = a; i <= z; i++) print $i }' \
                 "$out/.pairs" | median)
-        q_median=$1 q_n=$4
+        q_median=$1
         say "$(printf '    host steal in those runs: median %.0f%% (max %.0f%%); %d %s ran with <= %d%% in each run%s' \
-               "$5" "$7" "$4" "$([ "$kind" = py ] && echo rounds || echo pairs)" "$quiet_steal" \
-               "$([ "$4" -gt 0 ] && printf ': median %.4f' "$1")")"
+               "$4" "$6" "$q_n" "$([ "$kind" = py ] && echo rounds || echo pairs)" "$quiet_steal" \
+               "$([ "$q_n" -gt 0 ] && printf ': median %.4f' "$1")")"
 }
 
 measure() {

@@ -259,7 +259,6 @@ typedef struct tpa_actx {
         size_t            lost_n;
         tpa_index_list    gap_cand;     /* host events that overlap a top gap (metrics
                                            for the summary), in event order */
-
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
 } tpa_actx;
 

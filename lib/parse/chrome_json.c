@@ -2479,36 +2479,68 @@ static bool collect_segment(tpa_chrome_parser *c, const struct split *sp, struct
         return ok;
 }
 
-/* The oldest queued segment, under the lock, or NULL. */
+/* The oldest queued segment, under the lock, or NULL (also once the
+ * splitting is stopping). */
 static struct segment *seg_oldest(struct split *sp)
 {
+        if (sp->stop)
+                return NULL;
         for (uint64_t i = sp->head; i < sp->tail; i++)
                 if (sp->seg[i % SEGS].state == SEG_QUEUED)
                         return &sp->seg[i % SEGS];
         return NULL;
 }
 
+/* The segment this thread should collect now, under the lock: segment
+ * `head` when it is queued (it is added next), else the newest queued (the
+ * worker takes the oldest); NULL when none is queued. */
+static struct segment *seg_to_help(struct split *sp)
+{
+        if (sp->head < sp->tail && sp->seg[sp->head % SEGS].state == SEG_QUEUED)
+                return &sp->seg[sp->head % SEGS];
+        for (uint64_t i = sp->tail; i > sp->head; i--)
+                if (sp->seg[(i - 1) % SEGS].state == SEG_QUEUED)
+                        return &sp->seg[(i - 1) % SEGS];
+        return NULL;
+}
+
+/* Collect the segment `pick` chooses under the lock, with `c`, the calling
+ * thread's own collecting parser: true if there was one. */
+static bool seg_collect(struct split *sp, tpa_chrome_parser *c,
+                        struct segment *(*pick)(struct split *))
+{
+        struct segment *sg;
+        bool ok;
+
+        pthread_mutex_lock(&sp->lock);
+        if ((sg = pick(sp)) != NULL)
+                sg->state = SEG_RUNNING;
+        pthread_mutex_unlock(&sp->lock);
+        if (sg == NULL)
+                return false;
+        ok = collect_segment(c, sp, sg);
+        pthread_mutex_lock(&sp->lock);
+        sg->state = ok ? SEG_OK : SEG_FAILED;
+        pthread_cond_broadcast(&sp->changed);
+        pthread_mutex_unlock(&sp->lock);
+        return true;
+}
+
+/* The worker: the oldest queued segment, until the splitting stops. */
 static void *worker_main(void *arg)
 {
         struct split *sp = arg;
+        bool stop = false;
 
-        pthread_mutex_lock(&sp->lock);
-        while (!sp->stop) {
-                struct segment *sg = NULL;
-                bool ok;
-
-                if ((sg = seg_oldest(sp)) == NULL) {
-                        pthread_cond_wait(&sp->changed, &sp->lock);
+        while (!stop) {
+                if (seg_collect(sp, sp->theirs, seg_oldest))
                         continue;
-                }
-                sg->state = SEG_RUNNING;
-                pthread_mutex_unlock(&sp->lock);
-                ok = collect_segment(sp->theirs, sp, sg);
                 pthread_mutex_lock(&sp->lock);
-                sg->state = ok ? SEG_OK : SEG_FAILED;
-                pthread_cond_broadcast(&sp->changed);
+                while (!sp->stop && seg_oldest(sp) == NULL)
+                        pthread_cond_wait(&sp->changed, &sp->lock);
+                stop = sp->stop;
+                pthread_mutex_unlock(&sp->lock);
         }
-        pthread_mutex_unlock(&sp->lock);
         return NULL;
 }
 
@@ -2687,45 +2719,9 @@ static int seg_add(struct split *sp, struct segment *sg)
         return 0;
 }
 
-/* The segment this thread should collect now, under the lock: segment
- * `head` when it is queued (it is added next), else the newest queued (the
- * worker takes the oldest); NULL when none is queued. */
-static struct segment *seg_to_help(struct split *sp)
-{
-        if (sp->head < sp->tail && sp->seg[sp->head % SEGS].state == SEG_QUEUED)
-                return &sp->seg[sp->head % SEGS];
-        for (uint64_t i = sp->tail; i > sp->head; i--)
-                if (sp->seg[(i - 1) % SEGS].state == SEG_QUEUED)
-                        return &sp->seg[(i - 1) % SEGS];
-        return NULL;
-}
-
-/* Collect a queued segment with `c` (this thread's collecting parser, or
- * the inflating thread's, which takes the oldest), when there is one: true
- * if it did. */
-static bool seg_help_with(struct split *sp, tpa_chrome_parser *c)
-{
-        struct segment *sg;
-        bool ok;
-
-        pthread_mutex_lock(&sp->lock);
-        sg = c == sp->mine ? seg_to_help(sp) : seg_oldest(sp);
-        if (sg != NULL)
-                sg->state = SEG_RUNNING;
-        pthread_mutex_unlock(&sp->lock);
-        if (sg == NULL)
-                return false;
-        ok = collect_segment(c, sp, sg);
-        pthread_mutex_lock(&sp->lock);
-        sg->state = ok ? SEG_OK : SEG_FAILED;
-        pthread_cond_broadcast(&sp->changed);
-        pthread_mutex_unlock(&sp->lock);
-        return true;
-}
-
 static bool seg_help(struct split *sp)
 {
-        return seg_help_with(sp, sp->mine);
+        return seg_collect(sp, sp->mine, seg_to_help);
 }
 
 /* The inflating thread's work while it is ahead (tpa_source_set_idle()). */
@@ -2733,7 +2729,7 @@ static bool seg_help_inflating(void *state)
 {
         struct split *sp = state;
 
-        return seg_help_with(sp, sp->inflating);
+        return seg_collect(sp, sp->inflating, seg_oldest);
 }
 
 /* Wait until segment `head` is no longer the worker's, or a segment is
