@@ -748,6 +748,7 @@ static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 free(tmp);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
+        tpa_analysis__huge(v, (hi - lo) * kept * sizeof(*v));  /* written whole */
         for (size_t k = 0; k < a->step_count; k++) {
                 const double *m = a->steps[k].metric;
                 if (a->steps[k].excluded)

@@ -11,7 +11,6 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "analysis_internal.h"
@@ -434,30 +433,12 @@ static void ext_free(tpa_actx *c)
         memset(c->ext, 0, sizeof(c->ext));
 }
 
-/* Ask for huge pages for the block at p of `size` bytes, where the system
- * gives them on request (Linux's transparent huge pages in "madvise"
- * mode); else nothing changes. For the steps' tables only: written once,
- * in the first pass, and freed before the analysis' peak of memory, so
- * pages of 2 MB cost no peak (speed, bench/: their 4 KB pages were some
+/* A slot per event: a large block is mapped page by page as it is
+ * written, so the slots never used cost no memory. The tables are written
+ * once, in the first pass, and freed before the analysis' peak of memory:
+ * huge pages cost them no peak (speed, bench/: their 4 KB pages were some
  * 7000 page faults at 1 GB; with huge ones the first analysis in a
  * process took 0.015-0.03 s less, medians of 6 runs). */
-static void huge_pages(void *p, size_t size)
-{
-#ifdef MADV_HUGEPAGE
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t a = ((uintptr_t)p + page - 1) / page * page;
-        uintptr_t e = ((uintptr_t)p + size) / page * page;
-
-        if (page > 0 && e > a)
-                (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-        (void)p;
-        (void)size;
-#endif
-}
-
-/* A slot per event: a large block is mapped page by page as it is
- * written, so the slots never used cost no memory. */
 int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 {
         tpa_ext *x = c->ext;
@@ -470,9 +451,9 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
                 ext_free(c);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
-        huge_pages(x[0].corr, n1 * sizeof(*x[0].corr));
-        huge_pages(x[0].grp, n1 * sizeof(*x[0].grp));
-        huge_pages(x[0].host, n1 * sizeof(*x[0].host));
+        tpa_analysis__huge(x[0].corr, n1 * sizeof(*x[0].corr));
+        tpa_analysis__huge(x[0].grp, n1 * sizeof(*x[0].grp));
+        tpa_analysis__huge(x[0].host, n1 * sizeof(*x[0].host));
         x[1] = (tpa_ext){ x[0].corr + half, x[0].grp + half, x[0].host + half, 0, 0, 0 };
         return 0;
 }
@@ -788,12 +769,15 @@ int tpa_analysis__steps_end(tpa_actx *c, tpa_error *err)
                         l.v[w++] = l.v[i];
         }
         l.n = w;
-        a->steps = calloc(l.n ? l.n : 1, sizeof(*a->steps));
+        /* written whole: huge pages cost no memory (tpa_analysis__huge()) */
+        a->steps = malloc((l.n ? l.n : 1) * sizeof(*a->steps));
         c->marker_track = calloc(l.n ? l.n : 1, sizeof(*c->marker_track));
         if (a->steps == NULL || c->marker_track == NULL) {
                 free(l.v);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
+        tpa_analysis__huge(a->steps, l.n * sizeof(*a->steps));
+        memset(a->steps, 0, (l.n ? l.n : 1) * sizeof(*a->steps));
         for (size_t i = 0; i < l.n; i++) {
                 tpa_step *st = &a->steps[i];
                 st->number = l.v[i].number;
