@@ -370,6 +370,12 @@ static void sort_kvs(kv *v, size_t n)
         free(tmp);
 }
 
+void tpa_analysis__ext_sort(tpa_ext *x)
+{
+        sort_kvs(x->corr, x->nc);
+        sort_kvs(x->grp, x->ng);
+}
+
 struct kv_query {
         const kv *v;
         uint32_t  key;
@@ -593,36 +599,85 @@ static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, tp
  *   block, which nothing needs after, each over entries read already;
  * - the host events in the first window give the settling its ids, when
  *   ids is not NULL.
+ * Each part of the tables on a thread of its own (speed, bench/: the
+ * 0.86 M launches at 1 GB took 0.014-0.019 s on one): part 1 extends its
+ * own copy of the windows' ends, and its lost launches and ids go in its
+ * own blocks; the caller joins them (launches()).
  */
-static void launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *ids,
-                     size_t *ni)
+struct launch_job {
+        const marker_list *l;
+        tpa_ns            *ext[2];      /* part 0's: the caller's */
+        uint32_t          *ids[2];      /* NULL: no settling */
+        size_t             ni[2], lost[2];
+};
+
+static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        struct launch_job *job = arg;
+        const marker_list *l = job->l;
+        const tpa_ext *x = c->ext;
+        tpa_ns *ext = job->ext[part], *lost = (tpa_ns *)(void *)x[part].host;
+        uint32_t *ids = job->ids[part];
+        size_t near[2] = { 0, 0 }, w = 0, ni = 0;
+        long hint = -1;
+
+        (void)err;
+        for (size_t j = 0; j < x[part].nh; j++) {
+                tpa_launch h = x[part].host[j];         /* before lost[w] overwrites it */
+                long k = l->n > 0 ? marker_of(l, h.ts, &hint) : -1;
+                tpa_ns end;
+
+                if (ids != NULL && h.ts >= l->v[0].s && h.ts < l->v[0].e)
+                        ids[ni++] = h.corr;
+                if (k < 0 && !h.launch)
+                        continue;
+                end = ext_find(x, false, h.corr, near);
+                if (k >= 0 && end > ext[k])
+                        ext[k] = end;
+                if (h.launch && end < 0)
+                        lost[w++] = h.ts;
+        }
+        job->ni[part] = ni;
+        job->lost[part] = w;
+        return 0;
+}
+
+/* The launches' two parts, joined as one pass over part 0's table, then
+ * part 1's, would leave them: ids and lost launches in that order, each
+ * window's end the latest of both. */
+static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *ids,
+                    size_t *ni, tpa_error *err)
 {
         tpa_ext *x = c->ext;
         tpa_ns *lost = (tpa_ns *)(void *)x[0].host;
-        size_t near[2] = { 0, 0 }, w = 0;
-        long hint = -1;
+        struct launch_job job = { l, { ext, NULL }, { ids, NULL }, { 0, 0 }, { 0, 0 } };
+        int r;
 
-        for (int p = 0; p < 2; p++) {
-                for (size_t j = 0; j < x[p].nh; j++) {
-                        tpa_launch h = x[p].host[j];    /* before lost[w] overwrites it */
-                        long k = l->n > 0 ? marker_of(l, h.ts, &hint) : -1;
-                        tpa_ns end;
-
-                        if (ids != NULL && h.ts >= l->v[0].s && h.ts < l->v[0].e)
-                                ids[(*ni)++] = h.corr;
-                        if (k < 0 && !h.launch)
-                                continue;
-                        end = ext_find(x, false, h.corr, near);
-                        if (k >= 0 && end > ext[k])
-                                ext[k] = end;
-                        if (h.launch && end < 0)
-                                lost[w++] = h.ts;
-                }
+        /* part 1's ends start at nothing: the max of both is the same */
+        job.ext[1] = malloc((l->n ? l->n : 1) * sizeof(*job.ext[1]));
+        if (job.ext[1] == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t k = 0; k < l->n; k++)
+                job.ext[1][k] = INT64_MIN;
+        job.ids[1] = ids != NULL ? ids + x[0].nh : NULL;
+        if ((r = tpa_analysis__in_two(c, launches_part, &job, err)) < 0) {
+                free(job.ext[1]);
+                return r;
         }
-        c->lost = shrink(lost, w * sizeof(*lost));
-        c->lost_n = w;
+        for (size_t k = 0; k < l->n; k++)
+                if (job.ext[1][k] > ext[k])
+                        ext[k] = job.ext[1][k];
+        free(job.ext[1]);
+        if (ids != NULL)
+                memmove(ids + job.ni[0], job.ids[1], job.ni[1] * sizeof(*ids));
+        *ni = job.ni[0] + job.ni[1];
+        /* part 1's lost launches, from its block (after part 0's) */
+        memmove(lost + job.lost[0], x[1].host, job.lost[1] * sizeof(*lost));
+        c->lost = shrink(lost, (job.lost[0] + job.lost[1]) * sizeof(*lost));
+        c->lost_n = job.lost[0] + job.lost[1];
         x[0].host = x[1].host = NULL;
         x[0].nh = x[1].nh = 0;
+        return 0;
 }
 
 /* Extend each window to the device work its marker launched: device events
@@ -636,6 +691,7 @@ static void launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *i
 static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 {
         size_t near[2] = { 0, 0 }, ni = 0, nh = c->ext[0].nh + c->ext[1].nh;
+        int r;
         bool settle = l->n > 0 && l->v[0].host;
         uint32_t *ids = settle ? malloc((nh ? nh : 1) * sizeof(*ids)) : NULL;
         tpa_ns *ext = calloc(l->n ? l->n : 1, sizeof(*ext));
@@ -650,7 +706,11 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                                               : -1;
                 ext[k] = g > l->v[k].e ? g : l->v[k].e;
         }
-        launches(c, l, ext, ids, &ni);
+        if ((r = launches(c, l, ext, ids, &ni, err)) < 0) {
+                free(ext);
+                free(ids);
+                return r;
+        }
         for (size_t k = 0; k < l->n; k++)
                 l->v[k].e = ext[k];
         free(ext);
@@ -683,10 +743,6 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         tpa_analysis *a = c->a;
         int r = 0;
 
-        for (int p = 0; p < 2; p++) {
-                sort_kvs(c->ext[p].corr, c->ext[p].nc);
-                sort_kvs(c->ext[p].grp, c->ext[p].ng);
-        }
         if (c->opts->step_marker != NULL) {
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
