@@ -876,6 +876,84 @@ static void test_analysis__gap_host_events(void)
         tpa_trace_free(b.tr);
 }
 
+/* The run's top gaps, as many as asked, the same as every gap sorted:
+ * longest first, then earliest, then by device. 300 steps on two GPUs,
+ * one hole each per step, of 12 lengths (so that many tie on length),
+ * GPU 1's at GPU 0's start and length every third step (a tie on both). */
+struct want_gap {
+        tpa_ns len, start;
+        int    device;
+};
+
+static int cmp_want(const void *pa, const void *pb)
+{
+        const struct want_gap *x = pa, *y = pb;
+
+        if (x->len != y->len)
+                return x->len > y->len ? -1 : 1;
+        if (x->start != y->start)
+                return x->start < y->start ? -1 : 1;
+        return x->device - y->device;
+}
+
+static void test_analysis__top_gaps(void)
+{
+        enum { STEPS = 300 };
+        static struct want_gap want[2 * STEPS];
+        static const int tops[] = { 1, 5, 37, 1000 };
+        size_t nw = 0;
+        tb b = mk(2);
+
+        for (int k = 0; k < STEPS; k++) {
+                double t0 = k * 1000.0;
+                char name[32];
+
+                snprintf(name, sizeof(name), "ProfilerStep#%d", k);
+                ev(&b, b.host, TPA_KIND_STEP, name, t0, 1000, 0, 0);
+                for (int d = 0; d < 2; d++) {
+                        int len = 10 + (k * 7 + d * 3 * (k % 3 != 0)) % 12 * 5;
+                        int at = d == 1 && k % 3 == 0 ? 100 : 100 + d * 50 + k % 5 * 10;
+
+                        ev(&b, d ? b.gpu1 : b.gpu0, TPA_KIND_KERNEL, "k", t0, at, 0, 0);
+                        ev(&b, d ? b.gpu1 : b.gpu0, TPA_KIND_KERNEL, "k", t0 + at + len,
+                           1000 - at - len, 0, 0);
+                        want[nw++] = (struct want_gap){ (tpa_ns)len * US,
+                                                        (tpa_ns)(t0 + at) * US, d };
+                }
+        }
+        qsort(want, nw, sizeof(want[0]), cmp_want);
+        for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
+                for (int threads = 1; threads <= 2; threads++) {
+                        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                        tpa_error err = TPA_ERROR_INIT;
+                        tpa_analysis *a = NULL;
+                        size_t n = (size_t)tops[t] < nw ? (size_t)tops[t] : nw, bad = 0;
+
+                        o.threads = threads;
+                        o.warmup = 0;
+                        o.top_n = tops[t];
+                        if (tpa_analyze(&a, b.tr, &o, &err) < 0) {
+                                printf("# tpa_analyze: %s\n", err.msg);
+                                ok(false, "test_analysis__top_gaps: analysis");
+                                continue;
+                        }
+                        tap_eq((int64_t)a->step_count, STEPS, "test_analysis__top_gaps: steps");
+                        tap_eq((int64_t)a->gap_count, (int64_t)n,
+                               "test_analysis__top_gaps: top %d, %d thread(s): how many",
+                               tops[t], threads);
+                        for (size_t i = 0; i < n && i < a->gap_count; i++)
+                                bad += a->gaps[i].len != want[i].len ||
+                                       a->gaps[i].start != want[i].start ||
+                                       a->gaps[i].device != want[i].device;
+                        tap_eq((int64_t)bad, 0,
+                               "test_analysis__top_gaps: top %d, %d thread(s): in order",
+                               tops[t], threads);
+                        tpa_analysis_free(a);
+                }
+        }
+        tpa_trace_free(b.tr);
+}
+
 static void test_analysis__rules(void)
 {
         tb b = mk(1);
@@ -1174,6 +1252,7 @@ int main(void)
         test_analysis__input_host();
         test_analysis__device_processes();
         test_analysis__gap_host_events();
+        test_analysis__top_gaps();
         test_analysis__rules();
         test_analysis__ivl_union();
         test_analysis__threaded_same();
