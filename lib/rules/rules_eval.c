@@ -30,9 +30,16 @@ static bool lookup_name(const rules_env *env, const char *name, size_t len, bool
         rules_memo *m = env->memo;
         bool found;
 
+        /* by pointer first: the expressions name a metric by its canonical
+         * node's string (rules_name.canon), so most look-ups end there
+         * without comparing the bytes of names of the same length */
         for (size_t i = 0; m != NULL && i < m->n; i++)
-                if (m->v[i].len == len &&
-                    (m->v[i].name == name || memcmp(m->v[i].name, name, len) == 0)) {
+                if (m->v[i].name == name && m->v[i].len == len) {
+                        *out = m->v[i].value;
+                        return true;
+                }
+        for (size_t i = 0; m != NULL && i < m->n; i++)
+                if (m->v[i].len == len && memcmp(m->v[i].name, name, len) == 0) {
                         *out = m->v[i].value;
                         return true;
                 }

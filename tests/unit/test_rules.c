@@ -803,6 +803,53 @@ static void test_rules__memo(void)
         tpa_rules_free(r);
 }
 
+/* More findings, and more message text, than a query keeps in place
+ * (rules.c: 16 findings and 2 KB of messages): all of them, in rule order,
+ * each with its own message and gain. */
+static void test_rules__many_findings(void)
+{
+        enum { N = 40 };
+        static const metric ms[] = { { "load", 0.75 } };
+        metrics m = METRICS(ms);
+        tpa_rules *r = empty_rules();
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_finding *f = NULL;
+        size_t n = 0, bad = 0, len = 0;
+        char *text = malloc(N * 256 + 64);
+        char want[256];
+
+        len += (size_t)sprintf(text + len, "class any when 1\n");
+        for (int i = 0; i < N; i++)
+                len += (size_t)sprintf(text + len,
+                                       "finding f%02d info when load > 0.5 gain load * %d\n"
+                                       "  : \"finding %d of many, load {load:%%}: "
+                                       "%.*s\"\n", i, i, i, 60 + i % 7 * 10,
+                                       "................................................"
+                                       "................................................"
+                                       "................................................");
+        ok(r != NULL && tpa_rules_load_string(r, text, len, "many.tpr", &err) == 0,
+           "test_rules__many_findings: load");
+        ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0,
+           "test_rules__many_findings: findings");
+        tap_eq((int64_t)n, N, "test_rules__many_findings: all %d", N);
+        for (size_t i = 0; i < n; i++) {
+                char name[32];
+
+                snprintf(name, sizeof(name), "f%02zu", i);
+                snprintf(want, sizeof(want), "finding %zu of many, load 75%%: %.*s", i,
+                         60 + (int)(i % 7) * 10,
+                         "................................................"
+                         "................................................"
+                         "................................................");
+                bad += strcmp(f[i].name, name) != 0 || strcmp(f[i].message, want) != 0 ||
+                       f[i].gain_frac != 0.75 * (double)i;
+        }
+        tap_eq((int64_t)bad, 0, "test_rules__many_findings: names, messages and gains");
+        free(f);
+        free(text);
+        tpa_rules_free(r);
+}
+
 int main(void)
 {
         test_rules__values();
@@ -818,5 +865,6 @@ int main(void)
         test_rules__default_findings();
         test_rules__random();
         test_rules__memo();
+        test_rules__many_findings();
         return tap_done();
 }
