@@ -570,8 +570,10 @@ static int find_devices(tpa_actx *c, tpa_error *err)
                 const tpa_thread *th = tpa_trace_thread_c(c->tr, (uint32_t)t);
                 const tpa_process *p = tpa_trace_process_c(c->tr, th->process);
 
-                if (th->role == TPA_TRACK_STEPS || th->role == TPA_TRACK_ANNOTATION ||
-                    th->role == TPA_TRACK_OTHER || p->role == TPA_PROC_OTHER)
+                if (th->role == TPA_TRACK_STEPS)
+                        c->track_cls[t] = TRACK_STEPS;
+                else if (th->role == TPA_TRACK_ANNOTATION || th->role == TPA_TRACK_OTHER ||
+                         p->role == TPA_PROC_OTHER)
                         c->track_cls[t] = TRACK_SKIP;
                 else if (th->role == TPA_TRACK_STREAM || p->role == TPA_PROC_DEVICE)
                         c->track_cls[t] = (int32_t)th->process;  /* process, for now */

@@ -117,8 +117,13 @@ enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_DEVICE, HCH_NONE = -1 };
 /* Where an event counts. */
 enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
 
-#define TRACK_SKIP (-2)
-#define TRACK_HOST (-1)
+/* What a track is to the analysis (tpa_actx.track_cls): a device's index
+ * (>= 0), a host thread, or skipped; a Steps line is skipped, marked apart
+ * for the markers' look at every event (speed, bench/: a look-up of its
+ * thread's role per event of a skipped track, 0.9 M at 1 GB). */
+#define TRACK_HOST  (-1)
+#define TRACK_SKIP  (-2)
+#define TRACK_STEPS (-3)
 
 /* Metric indexes; the names are in metrics.c. */
 enum {
@@ -240,7 +245,7 @@ typedef struct tpa_actx {
         size_t            n;
         tpa_analysis     *a;
         const tpa_analysis_options *opts;
-        int32_t          *track_cls;    /* per track: TRACK_SKIP, TRACK_HOST or device index */
+        int32_t          *track_cls;    /* per track: a device's index or a TRACK_ */
         size_t            ntracks;
         size_t            ndev;         /* pseudo-devices partitioned (1 for CPU-only) */
         tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT */
@@ -290,8 +295,8 @@ static inline int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t
             e->track >= c->ntracks)
                 return EV_SKIP;
         t = c->track_cls[e->track];
-        if (t == TRACK_SKIP)
-                return EV_SKIP;
+        if (t < TRACK_HOST)
+                return EV_SKIP;         /* TRACK_SKIP, TRACK_STEPS */
         if (t == TRACK_HOST)
                 return EV_HOST;
         if (!tpa_analysis__is_device_kind(e->kind))

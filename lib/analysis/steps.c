@@ -199,9 +199,8 @@ int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
 static bool is_steps_line(const tpa_actx *c, size_t i)
 {
         uint32_t t = c->ev[i].track;
-        /* a Steps line is a skipped track: most events fail that first */
-        return t < c->ntracks && c->track_cls[t] == TRACK_SKIP && c->ev[i].dur > 0 &&
-               tpa_trace_thread_c(c->tr, t)->role == TPA_TRACK_STEPS;
+
+        return t < c->ntracks && c->track_cls[t] == TRACK_STEPS && c->ev[i].dur > 0;
 }
 
 static bool is_step_event(const tpa_actx *c, size_t i)
