@@ -372,8 +372,18 @@ static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
 /* What the metrics' two passes share: the per-step pass keeps the device
  * idle gaps of each half of the steps apart, for the run's top gaps in step
  * order; the pass over the events fills the op tables. */
+/* The run's top gaps as the host side asks of every host event whether
+ * it overlaps one: their starts in order and, for each, the latest end of
+ * the gaps up to it (speed, bench/: a test of each gap per host event was
+ * a sixth of the metrics' pass over the events). */
+typedef struct gap_index {
+        tpa_ns *start, *end;
+        size_t  n;
+} gap_index;
+
 struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
+        gap_index top;          /* the run's top gaps, from them */
         op_table dev;           /* per name: device time (or CPU compute) */
         /* per part, summed after (integers: in any order the same sums) */
         op_table host[2];       /* per name: host time exposed (device idle) */
@@ -467,14 +477,51 @@ static int steps_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         return r;
 }
 
-/* True when host event e overlaps one of the run's top gaps. */
-static bool overlaps_top_gap(const tpa_analysis *a, const tpa_event *e)
+static int cmp_gap_start(const void *pa, const void *pb)
 {
-        for (size_t k = 0; k < a->gap_count; k++)
-                if (e->ts < a->gaps[k].start + a->gaps[k].len &&
-                    e->ts + e->dur > a->gaps[k].start)
-                        return true;
-        return false;
+        const tpa_gap *x = pa, *y = pb;
+
+        return (x->start > y->start) - (x->start < y->start);
+}
+
+static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
+{
+        tpa_gap *g = malloc((a->gap_count + 1) * sizeof(*g));
+
+        gi->n = a->gap_count;
+        gi->start = malloc((gi->n + 1) * sizeof(*gi->start));
+        gi->end = malloc((gi->n + 1) * sizeof(*gi->end));
+        if (g == NULL || gi->start == NULL || gi->end == NULL) {
+                free(g);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        memcpy(g, a->gaps, gi->n * sizeof(*g));
+        qsort(g, gi->n, sizeof(*g), cmp_gap_start);
+        for (size_t k = 0; k < gi->n; k++) {
+                tpa_ns end = g[k].start + g[k].len;
+                gi->start[k] = g[k].start;
+                gi->end[k] = k > 0 && gi->end[k - 1] > end ? gi->end[k - 1] : end;
+        }
+        free(g);
+        return 0;
+}
+
+/* True when host event e overlaps one of the run's top gaps: a gap that
+ * starts before e ends (before its start, for an instant) and ends after
+ * e starts; of those that start before, the latest end tells. */
+static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e)
+{
+        tpa_ns te = e->ts + e->dur;
+        size_t lo = 0, hi = gi->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (gi->start[mid] < te)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo > 0 && gi->end[lo - 1] > e->ts;
 }
 
 /* Device event i (or a CPU-only trace's CPU compute) into the metrics:
@@ -537,8 +584,9 @@ static void device_events(tpa_actx *c, struct metrics_job *job)
  * steps' metrics, which the device side writes), the exposed host time of
  * each op (a search of the device intervals per host event), and the host
  * events that overlap a top gap, into cand, for the summary. */
-static int host_events(tpa_actx *c, op_table *host, size_t *launches, tpa_index_list *cand,
-                       size_t lo, size_t hi, long *hint, size_t *near, tpa_error *err)
+static int host_events(tpa_actx *c, const gap_index *top, op_table *host, size_t *launches,
+                       tpa_index_list *cand, size_t lo, size_t hi, long *hint, size_t *near,
+                       tpa_error *err)
 {
         tpa_analysis *a = c->a;
         int r;
@@ -553,7 +601,7 @@ static int host_events(tpa_actx *c, op_table *host, size_t *launches, tpa_index_
 
                 if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
                         continue;
-                if (overlaps_top_gap(a, e) && (r = push_index(cand, i, err)) < 0)
+                if (overlaps_top_gap(top, e) && (r = push_index(cand, i, err)) < 0)
                         return r;
                 /* launches: calls that carry a correlation id with a device;
                  * CPU-only, the runtime scopes that dispatch host ops */
@@ -582,8 +630,9 @@ static int host_chunks(tpa_actx *c, struct metrics_job *job, int part, tpa_error
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
-                r = host_events(c, &job->host[part], job->launches[part], &job->cand[part],
-                                lo, c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &near, err);
+                r = host_events(c, &job->top, &job->host[part], job->launches[part],
+                                &job->cand[part], lo, c->n - lo > CHUNK ? lo + CHUNK : c->n,
+                                &hint, &near, err);
         return r;
 }
 
@@ -651,7 +700,8 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 qsort(a->gaps, a->gap_count, sizeof(*a->gaps), cmp_gap);
         if (a->gap_count > top)
                 a->gap_count = top;
-        if ((r = tpa_analysis__in_two(c, events_part, &job, err)) < 0 ||
+        if ((r = gap_index_new(&job.top, a, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0 ||
             (r = merge_indexes(&c->gap_cand, &job.cand[0], &job.cand[1], err)) < 0)
                 goto out;
         for (size_t k = 0; k < job.host[1].nseen; k++) {
@@ -689,6 +739,8 @@ out:
         free(job.gaps[1].v);
         free(job.cand[0].v);
         free(job.cand[1].v);
+        free(job.top.start);
+        free(job.top.end);
         op_table_free(&job.dev);
         for (int p = 0; p < 2; p++) {
                 op_table_free(&job.host[p]);

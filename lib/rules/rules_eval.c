@@ -23,32 +23,55 @@ static int unknown_name(const rules_unit *u, const char *name, size_t len, uint3
         return TPA_ERULE;
 }
 
+/* Keep in slot (RULES_MEMO_SLOTS: none free) that `name` is entry `at`. */
+static void remember(rules_memo *m, size_t slot, const char *name, size_t len, size_t at)
+{
+        if (slot < RULES_MEMO_SLOTS) {
+                m->by_ptr[slot].name = name;
+                m->by_ptr[slot].len = (uint32_t)len;
+                m->by_ptr[slot].at = (uint32_t)at;
+        }
+}
+
 /* tpa_rules__lookup() of a name that is no threshold when `metric`. */
 static bool lookup_name(const rules_env *env, const char *name, size_t len, bool metric,
                         double *out)
 {
         rules_memo *m = env->memo;
+        size_t h, slot = RULES_MEMO_SLOTS;     /* where to remember the pointer */
         bool found;
 
-        /* by pointer first: the expressions name a metric by its canonical
-         * node's string (rules_name.canon), so most look-ups end there
-         * without comparing the bytes of names of the same length */
-        for (size_t i = 0; m != NULL && i < m->n; i++)
-                if (m->v[i].name == name && m->v[i].len == len) {
-                        *out = m->v[i].value;
+        if (m == NULL)
+                return (!metric && tpa_rules__lookup_threshold(env->rules, name, len, out)) ||
+                       (env->fn != NULL && env->fn(env->ctx, name, len, out));
+        h = (size_t)(((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15u) >> 58);
+        for (size_t p = 0; p < RULES_MEMO_PROBES; p++, h = (h + 1) % RULES_MEMO_SLOTS) {
+                if (m->by_ptr[h].name == NULL) {
+                        slot = h;
+                        break;
+                }
+                if (m->by_ptr[h].name == name && m->by_ptr[h].len == len) {
+                        *out = m->v[m->by_ptr[h].at].value;
                         return true;
                 }
-        for (size_t i = 0; m != NULL && i < m->n; i++)
+        }
+        /* a name looked up before by another pointer, or not at all; a
+         * metric is named by its canonical pointer, which a look-up of the
+         * same unit's expressions found by pointer, if at all (a message
+         * comes after its finding's condition) */
+        for (size_t i = 0; !metric && i < m->n; i++)
                 if (m->v[i].len == len && memcmp(m->v[i].name, name, len) == 0) {
                         *out = m->v[i].value;
+                        remember(m, slot, name, len, i);
                         return true;
                 }
         found = (!metric && tpa_rules__lookup_threshold(env->rules, name, len, out)) ||
                 (env->fn != NULL && env->fn(env->ctx, name, len, out));
-        if (found && m != NULL && m->n < RULES_MEMO_MAX) {
+        if (found && m->n < RULES_MEMO_MAX) {
                 m->v[m->n].name = name;
                 m->v[m->n].len = len;
                 m->v[m->n].value = *out;
+                remember(m, slot, name, len, m->n);
                 m->n++;
         }
         return found;

@@ -954,6 +954,41 @@ static void test_analysis__top_gaps(void)
         tpa_trace_free(b.tr);
 }
 
+/* The host events that explain a gap, when the top gaps of two devices
+ * nest: an event inside the outer gap after the inner one ends still
+ * overlaps the outer one (metrics.c asks the latest end of the gaps that
+ * start before an event, not the end of the last of them). */
+static void test_analysis__nested_gaps(void)
+{
+        tb b = mk(2);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 10, 0, 0);      /* GPU 0 idle 10-50 */
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 50, 50, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 0, 30, 0, 0);      /* GPU 1 idle 30-40 */
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 40, 60, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "Both", 35, 2, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "OuterLate", 42, 4, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "Neither", 60, 10, 0, 0);
+        a = run(&b, NULL, 0);
+        if (!ok(a != NULL && a->gap_count == 2, "test_analysis__nested_gaps: two gaps")) {
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+                return;
+        }
+        tap_eq(a->gaps[0].len, 40 * US, "test_analysis__nested_gaps: the outer first");
+        tap_streq(a->gaps[0].host[0].name, "OuterLate",
+                  "test_analysis__nested_gaps: outer: the event after the inner gap");
+        tap_streq(a->gaps[0].host[1].name, "Both", "test_analysis__nested_gaps: outer: both");
+        ok(a->gaps[0].host[2].name == NULL || strcmp(a->gaps[0].host[2].name, "Neither") != 0,
+           "test_analysis__nested_gaps: outer: not the event after it");
+        tap_streq(a->gaps[1].host[0].name, "Both", "test_analysis__nested_gaps: inner: both");
+        ok(a->gaps[1].host[1].name == NULL, "test_analysis__nested_gaps: inner: only that one");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 static void test_analysis__rules(void)
 {
         tb b = mk(1);
@@ -1253,6 +1288,7 @@ int main(void)
         test_analysis__device_processes();
         test_analysis__gap_host_events();
         test_analysis__top_gaps();
+        test_analysis__nested_gaps();
         test_analysis__rules();
         test_analysis__ivl_union();
         test_analysis__threaded_same();
