@@ -224,10 +224,94 @@ static void put_int(char *buf, size_t size, size_t *n, double v, const char *uni
         put_bytes(buf, size, n, unit, strlen(unit));
 }
 
+/*
+ * Numbers without printf where it is sure to write the same (speed,
+ * bench/: the findings of every step are rendered, and the vsnprintf()
+ * calls for their numbers were half of the rules' instructions). printf
+ * rounds the exact binary value, half to even: scaled() gives up on a
+ * value whose scaled fraction is within a hair of one half, and on one so
+ * large that the scaled product is not that close to the exact one.
+ */
+static const double   scale10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
+static const uint64_t iscale10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+
+/* |v| * 10^dec (dec <= 6) rounded as printf rounds v to dec decimals. */
+static bool scaled(double v, int dec, uint64_t *u)
+{
+        double x = fabs(v) * scale10[dec], fl = floor(x);
+
+        /* below 1e9 the product is within 1e-7 of the exact one */
+        if (!(x < 1e9) || fabs(x - fl - 0.5) < 1e-6)
+                return false;
+        *u = (uint64_t)fl + (x - fl > 0.5);
+        return true;
+}
+
+/* u / 10^dec with dec decimals and v's sign (printf keeps the sign of what
+ * rounds to 0: "-0.0") into out; its length. */
+static size_t decimal(char *out, double v, uint64_t u, int dec)
+{
+        char tmp[32], *p = tmp + sizeof(tmp);
+        uint64_t frac = u % iscale10[dec];
+        size_t len;
+
+        u /= iscale10[dec];
+        for (int d = 0; d < dec; d++, frac /= 10)
+                *--p = (char)('0' + frac % 10);
+        if (dec > 0)
+                *--p = '.';
+        do {
+                *--p = (char)('0' + u % 10);
+                u /= 10;
+        } while (u > 0);
+        if (signbit(v))
+                *--p = '-';
+        len = (size_t)(tmp + sizeof(tmp) - p);
+        memcpy(out, p, len);
+        out[len] = '\0';
+        return len;
+}
+
+size_t tpa_rules__fmt_fixed(char *out, double v, int dec)
+{
+        uint64_t u;
+
+        return scaled(v, dec, &u) ? decimal(out, v, u, dec) : 0;
+}
+
+/* printf's exponent X is that of v rounded to 3 digits; X >= -4 here,
+ * and "%.{2-X}f" without trailing zeros is what it writes. */
+size_t tpa_rules__fmt_g3(char *out, double v)
+{
+        static const double next[] = { 1e-3, 1e-2, 1e-1, 1 };        /* 10^(X+1) */
+        double a = fabs(v);
+        uint64_t u;
+        int x = -4, dec;
+        size_t len;
+
+        if (!(a >= 1e-4 && a < 10))
+                return 0;
+        while (x < 0 && a >= next[x + 4])
+                x++;
+        /* rounded up to 10^(X+1) ("10.00"), it is the same once the
+         * trailing zeros go */
+        if (!scaled(v, dec = 2 - x, &u))
+                return 0;
+        len = decimal(out, v, u, dec);
+        while (dec > 0 && out[len - 1] == '0')
+                out[--len] = '\0';
+        if (out[len - 1] == '.')
+                out[--len] = '\0';
+        return len;
+}
+
 /* A number as people write it: integers without decimals, else 3
  * significant digits ("0.125", "12.5", "1250"). */
 static void put_plain(char *buf, size_t size, size_t *n, double v, const char *unit)
 {
+        char tmp[32];
+        size_t len;
+
         if (!isfinite(v))
                 put(buf, size, n, "%s%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf", unit);
         else if (v == floor(v) && fabs(v) < 1e15)
@@ -236,10 +320,17 @@ static void put_plain(char *buf, size_t size, size_t *n, double v, const char *u
                 put_int(buf, size, n, nearbyint(v), unit);      /* as "%.0f" rounds */
         else if (fabs(v) >= 100)
                 put(buf, size, n, "%.0f%s", v, unit);
-        else if (fabs(v) >= 10)
+        else if (fabs(v) >= 10 && (len = tpa_rules__fmt_fixed(tmp, v, 1)) > 0) {
+                put_bytes(buf, size, n, tmp, len);
+                put_bytes(buf, size, n, unit, strlen(unit));
+        } else if (fabs(v) >= 10) {
                 put(buf, size, n, "%.1f%s", v, unit);
-        else
+        } else if ((len = tpa_rules__fmt_g3(tmp, v)) > 0) {
+                put_bytes(buf, size, n, tmp, len);
+                put_bytes(buf, size, n, unit, strlen(unit));
+        } else {
                 put(buf, size, n, "%.3g%s", v, unit);
+        }
 }
 
 static void put_formatted(char *buf, size_t size, size_t *n, double v, const char *fmt,
@@ -265,8 +356,10 @@ static void put_formatted(char *buf, size_t size, size_t *n, double v, const cha
                         put_int(buf, size, n, nearbyint(pct), "%");    /* as "%.0f" */
                         return;
                 }
-                snprintf(tmp, sizeof(tmp), fabs(pct) >= 9.95 ? "%.0f" : "%.1f", pct);
-                l = strlen(tmp);
+                if ((l = tpa_rules__fmt_fixed(tmp, pct, fabs(pct) >= 9.95 ? 0 : 1)) == 0) {
+                        snprintf(tmp, sizeof(tmp), fabs(pct) >= 9.95 ? "%.0f" : "%.1f", pct);
+                        l = strlen(tmp);
+                }
                 if (l > 2 && strcmp(tmp + l - 2, ".0") == 0)
                         tmp[l - 2] = '\0';
                 put_bytes(buf, size, n, tmp, strlen(tmp));

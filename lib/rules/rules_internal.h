@@ -100,6 +100,12 @@ typedef struct rules_unit {
         rules_name      *names;
 } rules_unit;
 
+/* What snprintf(out, 32, "%.*f", dec, v) writes (dec <= 6), and what
+ * snprintf(out, 32, "%.3g", v) writes for 1e-4 <= |v| < 10, without
+ * printf; 0 (nothing written) when printf must say (rules_eval.c). */
+size_t tpa_rules__fmt_fixed(char *out, double v, int dec);
+size_t tpa_rules__fmt_g3(char *out, double v);
+
 /* rules/default.tpr, embedded at build time by tools/embed.c. */
 extern const char   tpa_rules__default_text[];
 extern const size_t tpa_rules__default_len;

@@ -850,6 +850,66 @@ static void test_rules__many_findings(void)
         tpa_rules_free(r);
 }
 
+/* The numbers of messages without printf (rules_eval.c) against printf
+ * itself: random values over the magnitudes messages show, values on and
+ * next to ties of every decimal, and the rounding up to a power of ten;
+ * each must be what printf writes, or left to it (0), never different. */
+static uint64_t rng_state = 88172645463325252u;
+
+static uint64_t rng(void)
+{
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        return rng_state;
+}
+
+static void test_rules__number_format(void)
+{
+        size_t bad_f = 0, bad_g = 0, fast_f = 0, fast_g = 0, n = 0;
+        char got[32], want[32];
+
+        for (int i = 0; i < 400000; i++, n++) {
+                double v;
+                int dec = (int)(rng() % 7);
+
+                switch (i % 4) {
+                case 0:         /* 1e-5 .. 1e10, both signs */
+                        v = pow(10, (double)(rng() % 150000) / 10000 - 5);
+                        break;
+                case 1:         /* a tie of `dec` decimals, or a step next to it */
+                        v = ((double)(rng() % 2000000) + 0.5) / pow(10, dec);
+                        v = i % 8 == 1 ? v : nextafter(v, (rng() & 1) ? 1e300 : -1e300);
+                        break;
+                case 2:         /* just under a power of ten */
+                        v = pow(10, (double)(rng() % 10) - 5) * (1 - (double)(rng() % 1000) * 1e-7);
+                        break;
+                default:        /* small integers over powers of ten */
+                        v = (double)(rng() % 100000) / pow(10, (double)(rng() % 9));
+                        break;
+                }
+                if (rng() & 1)
+                        v = -v;
+                snprintf(want, sizeof(want), "%.*f", dec, v);
+                if (tpa_rules__fmt_fixed(got, v, dec) > 0) {
+                        fast_f++;
+                        bad_f += strcmp(got, want) != 0;
+                }
+                snprintf(want, sizeof(want), "%.3g", v);
+                if (tpa_rules__fmt_g3(got, v) > 0) {
+                        fast_g++;
+                        if (strcmp(got, want) != 0 && bad_g++ < 5)
+                                printf("# %.17g: %s, printf %s\n", v, got, want);
+                }
+        }
+        tap_eq((int64_t)bad_f, 0, "test_rules__number_format: \"%%.Nf\" as printf (%zu of %zu "
+               "without it)", fast_f, n);
+        tap_eq((int64_t)bad_g, 0, "test_rules__number_format: \"%%.3g\" as printf (%zu of %zu "
+               "without it)", fast_g, n);
+        ok(fast_f > n / 2 && fast_g > n / 8,
+           "test_rules__number_format: most numbers in range are written without printf");
+}
+
 int main(void)
 {
         test_rules__values();
@@ -866,5 +926,6 @@ int main(void)
         test_rules__random();
         test_rules__memo();
         test_rules__many_findings();
+        test_rules__number_format();
         return tap_done();
 }
