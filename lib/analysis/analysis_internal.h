@@ -342,6 +342,14 @@ int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 /* Make c->profiler_step, for tpa_analysis__collect_markers(): a look-up of
  * each event's name string was half of that pass (bench/). */
 int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
+/* False when event e is a step marker of no source; true when it may be
+ * one: a step event, an event of a Steps line, a "ProfilerStep#N" name. */
+static inline bool tpa_analysis__may_mark(const tpa_actx *c, const tpa_event *e)
+{
+        return e->kind == TPA_KIND_STEP || e->name >= c->str_count ||
+               (e->track < c->ntracks && c->track_cls[e->track] == TRACK_STEPS) ||
+               (c->profiler_step[e->name / 64] >> (e->name % 64) & 1);
+}
 /* Add the step markers of every source among events [lo, hi) to l[source],
  * in event order. */
 int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
