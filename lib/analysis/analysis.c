@@ -485,12 +485,12 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         tpa_analysis__half(c->n, part, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
-                int32_t t;
+                int32_t t = e->track < c->ntracks ? c->track_cls[e->track] : TRACK_SKIP;
 
                 /* the markers' look, at the few events that may be one
                  * (speed, bench/: a look at every event, in a loop of its
                  * own, was half of this pass's instructions) */
-                if (fl->markers != NULL && tpa_analysis__may_mark(c, e) &&
+                if (fl->markers != NULL && tpa_analysis__may_mark(c, e, t) &&
                     (r = tpa_analysis__collect_markers(c, i, i + 1, fl->markers, err)) < 0)
                         return r;
                 if (e->ts < start)
@@ -503,7 +503,6 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         continue;
                 if (fl->by_track != NULL)
                         fl->by_track[e->track]++;
-                t = c->track_cls[e->track];
                 if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
                         if (!fl->has[t])        /* no write: a line the parts share */
                                 fl->has[t] = true;

@@ -342,12 +342,12 @@ int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 /* Make c->profiler_step, for tpa_analysis__collect_markers(): a look-up of
  * each event's name string was half of that pass (bench/). */
 int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
-/* False when event e is a step marker of no source; true when it may be
- * one: a step event, an event of a Steps line, a "ProfilerStep#N" name. */
-static inline bool tpa_analysis__may_mark(const tpa_actx *c, const tpa_event *e)
+/* False when event e, on a track of class t, is a step marker of no
+ * source; true when it may be one: a step event, an event of a Steps line,
+ * a "ProfilerStep#N" name (c->profiler_step). */
+static inline bool tpa_analysis__may_mark(const tpa_actx *c, const tpa_event *e, int32_t t)
 {
-        return e->kind == TPA_KIND_STEP || e->name >= c->str_count ||
-               (e->track < c->ntracks && c->track_cls[e->track] == TRACK_STEPS) ||
+        return e->kind == TPA_KIND_STEP || t == TRACK_STEPS || e->name >= c->str_count ||
                (c->profiler_step[e->name / 64] >> (e->name % 64) & 1);
 }
 /* Add the step markers of every source among events [lo, hi) to l[source],
