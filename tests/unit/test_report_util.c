@@ -224,6 +224,43 @@ static void test_report_util__json_writer(void)
         }
 }
 
+/* Short strings, where the writer copies a plain one straight into its
+ * buffer: each byte that needs an escape at every place of strings of 1 to
+ * 20 bytes (in and after 8-byte words), and plain ones of 0 to 70 bytes
+ * (past the 64 of the straight way), the same as yajl writes them. */
+static void test_report_util__json_short_strings(void)
+{
+        static const char esc[] = { '"', '\\', '\n', '\x01', '\x1f', '\t' };
+        static char text[20 * 20 * sizeof(esc) * 20 + 71 * 71];
+        op *ops = malloc((20 * 20 * sizeof(esc) + 71 + 2) * sizeof(*ops));
+        size_t n = 0, at = 0;
+        char *want, *got;
+
+        if (ops == NULL)
+                return;
+        ops[n++] = (op){ OP_ARRAY, NULL, 0, 0 };
+        for (size_t len = 1; len <= 20; len++)
+                for (size_t pos = 0; pos < len; pos++)
+                        for (size_t k = 0; k < sizeof(esc); k++) {
+                                memset(text + at, 'a' + (int)(len % 26), len);
+                                text[at + pos] = esc[k];
+                                ops[n++] = (op){ OP_STR, text + at, len, 0 };
+                                at += len;
+                        }
+        for (size_t len = 0; len <= 70; len++) {
+                memset(text + at, 'k', len);
+                ops[n++] = (op){ OP_STR, text + at, len, 0 };
+                at += len;
+        }
+        ops[n++] = (op){ OP_CLOSE, NULL, 0, 0 };
+        want = via_yajl(ops, n);
+        got = via_writer(ops, n);
+        tap_streq(got, want, "test_report_util__json_short_strings: %zu strings as yajl", n - 2);
+        free(want);
+        free(got);
+        free(ops);
+}
+
 /* tpa_report__g6 against snprintf("%.6g") on values like the reports'
  * (fractions, ratios of integers, rates over many magnitudes), ties and
  * near-ties of the sixth digit, powers of ten and their neighbours. */
@@ -275,6 +312,7 @@ int main(void)
         test_report_util__json_stream();
         test_report_util__json_stream_long();
         test_report_util__json_writer();
+        test_report_util__json_short_strings();
         test_report_util__g6();
         return tap_done();
 }
