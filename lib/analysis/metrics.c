@@ -142,7 +142,7 @@ static int cmp_gap(const void *pa, const void *pb)
 
 /* The `top` first gaps in cmp_gap() order of those offered, as a heap
  * whose root v[0] is the last of them (speed and memory, bench/: every
- * gap kept and sorted was 0.1 M gaps and 0.005 s at 1 GB, on one thread). */
+ * gap kept and sorted was 25 k gaps and 0.005 s at 1 GB, on one thread). */
 typedef struct gap_list {
         tpa_gap *v;
         size_t   n, cap, top;

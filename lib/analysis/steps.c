@@ -11,7 +11,6 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis_internal.h"
 
