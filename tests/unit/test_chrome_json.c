@@ -236,7 +236,7 @@ static void test_chrome_json__offending_token(void)
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                char data[128];
+                char data[128], shown[512];
                 const char *mark = strchr(cases[i], '@');
                 size_t want = (size_t)(mark - cases[i]), len, bad = 0;
                 struct result r;
@@ -249,8 +249,18 @@ static void test_chrome_json__offending_token(void)
                                 bad++;
                         release(&r);
                 }
+                /* shown with its control bytes escaped: a newline in a
+                 * description would end the TAP line */
+                for (size_t k = 0, o = 0; k < len && o + 5 < sizeof(shown); k++) {
+                        if ((unsigned char)data[k] < 0x20)
+                                o += (size_t)snprintf(shown + o, sizeof(shown) - o, "\\x%02x",
+                                                      (unsigned char)data[k]);
+                        else
+                                shown[o++] = data[k];
+                        shown[o] = '\0';
+                }
                 tap_ok(bad == 0, "test_chrome_json__offending_token: %s: at %zu for 1..%zu-byte "
-                       "chunks (%zu differ)", data, want, len, bad);
+                       "chunks (%zu differ)", shown, want, len, bad);
         }
 }
 
