@@ -33,21 +33,17 @@ static void remember(rules_memo *m, size_t slot, const char *name, size_t len, s
         }
 }
 
-/* tpa_rules__lookup() of a name that is no threshold when `metric`. */
-static bool lookup_name(const rules_env *env, const char *name, size_t len, bool metric,
-                        double *out)
+/* The memo's value for `name` into *out, or false; *slot gets a free
+ * slot for the pointer (RULES_MEMO_SLOTS: none) when it was not there. */
+static bool memo_find(rules_memo *m, const char *name, size_t len, bool metric, double *out,
+                      size_t *slot)
 {
-        rules_memo *m = env->memo;
-        size_t h, slot = RULES_MEMO_SLOTS;     /* where to remember the pointer */
-        bool found;
+        size_t h = (size_t)(((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15u) >> 58);
 
-        if (m == NULL)
-                return (!metric && tpa_rules__lookup_threshold(env->rules, name, len, out)) ||
-                       (env->fn != NULL && env->fn(env->ctx, name, len, out));
-        h = (size_t)(((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15u) >> 58);
+        *slot = RULES_MEMO_SLOTS;
         for (size_t p = 0; p < RULES_MEMO_PROBES; p++, h = (h + 1) % RULES_MEMO_SLOTS) {
                 if (m->by_ptr[h].name == NULL) {
-                        slot = h;
+                        *slot = h;
                         break;
                 }
                 if (m->by_ptr[h].name == name && m->by_ptr[h].len == len) {
@@ -62,12 +58,25 @@ static bool lookup_name(const rules_env *env, const char *name, size_t len, bool
         for (size_t i = 0; !metric && i < m->n; i++)
                 if (m->v[i].len == len && memcmp(m->v[i].name, name, len) == 0) {
                         *out = m->v[i].value;
-                        remember(m, slot, name, len, i);
+                        remember(m, *slot, name, len, i);
                         return true;
                 }
+        return false;
+}
+
+/* tpa_rules__lookup() of a name that is no threshold when `metric`. */
+static bool lookup_name(const rules_env *env, const char *name, size_t len, bool metric,
+                        double *out)
+{
+        rules_memo *m = env->memo;
+        size_t slot = RULES_MEMO_SLOTS;
+        bool found;
+
+        if (m != NULL && memo_find(m, name, len, metric, out, &slot))
+                return true;
         found = (!metric && tpa_rules__lookup_threshold(env->rules, name, len, out)) ||
                 (env->fn != NULL && env->fn(env->ctx, name, len, out));
-        if (found && m->n < RULES_MEMO_MAX) {
+        if (found && m != NULL && m->n < RULES_MEMO_MAX) {
                 m->v[m->n].name = name;
                 m->v[m->n].len = len;
                 m->v[m->n].value = *out;
@@ -206,24 +215,6 @@ static void put_bytes(char *buf, size_t size, size_t *n, const char *s, size_t l
         buf[*n] = '\0';
 }
 
-/* What put(buf, size, n, "%.0f%s", v, unit) writes, for an integer v of
- * less than 1e15 in magnitude, without printf: the findings of every step
- * are rendered, and vsnprintf was a third of the rules' time (bench/). */
-static void put_int(char *buf, size_t size, size_t *n, double v, const char *unit)
-{
-        char tmp[24], *p = tmp + sizeof(tmp);
-        uint64_t u = (uint64_t)fabs(v);
-
-        do {
-                *--p = (char)('0' + u % 10);
-                u /= 10;
-        } while (u > 0);
-        if (signbit(v))
-                *--p = '-';     /* "%.0f" keeps the sign of -0 too */
-        put_bytes(buf, size, n, p, (size_t)(tmp + sizeof(tmp) - p));
-        put_bytes(buf, size, n, unit, strlen(unit));
-}
-
 /*
  * Numbers without printf where it is sure to write the same (speed,
  * bench/: the findings of every step are rendered, and the vsnprintf()
@@ -270,6 +261,17 @@ static size_t decimal(char *out, double v, uint64_t u, int dec)
         memcpy(out, p, len);
         out[len] = '\0';
         return len;
+}
+
+/* What put(buf, size, n, "%.0f%s", v, unit) writes, for an integer v of
+ * less than 1e15 in magnitude, without printf: the findings of every step
+ * are rendered, and vsnprintf was a third of the rules' time (bench/). */
+static void put_int(char *buf, size_t size, size_t *n, double v, const char *unit)
+{
+        char tmp[32];
+
+        put_bytes(buf, size, n, tmp, decimal(tmp, v, (uint64_t)fabs(v), 0));
+        put_bytes(buf, size, n, unit, strlen(unit));
 }
 
 size_t tpa_rules__fmt_fixed(char *out, double v, int dec)
