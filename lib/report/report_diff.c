@@ -64,7 +64,8 @@ void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_pa
                         o->kind == TPA_OP_REMOVED ? "-" : tpa_report__time(t2, sizeof(t2),
                                                                            o->new_ns));
                 if (strlen(o->name) > 60)
-                        fprintf(fp, "%.57s...\n", o->name);
+                        fprintf(fp, "%.*s...\n", (int)tpa_report__utf8_cut(o->name, 57),
+                                o->name);
                 else
                         fprintf(fp, "%s\n", o->name);
         }

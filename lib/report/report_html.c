@@ -336,10 +336,8 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                         "<text x=\"4\" y=\"%.1f\">%s ", lanes[l].device ? "lane-device"
                         : "lane-host", x0, y, w, LANE_H - 4, y + 13,
                         lanes[l].device ? "&#9632;" : "&#9675;");
-                if (strlen(label) > 28) {
-                        label[25] = '\0';
-                        strcat(label, "...");
-                }
+                if (strlen(label) > 28)
+                        strcpy(label + tpa_report__utf8_cut(label, 25), "...");
                 tpa_report__html_escape(fp, label);
                 fputs("</text></g>\n", fp);
         }

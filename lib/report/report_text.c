@@ -33,7 +33,8 @@ static double pct(double f)
         return f * 100.0;
 }
 
-/* Print at most `width` bytes of `s`, ending in "..." when cut. */
+/* Print at most `width` bytes of `s`, ending in "..." when cut (between
+ * characters, not inside one). */
 static void put_cut(FILE *fp, const char *s, size_t width)
 {
         size_t n = strlen(s);
@@ -41,7 +42,15 @@ static void put_cut(FILE *fp, const char *s, size_t width)
         if (n <= width)
                 fputs(s, fp);
         else
-                fprintf(fp, "%.*s...", (int)(width - 3), s);
+                fprintf(fp, "%.*s...", (int)tpa_report__utf8_cut(s, width - 3), s);
+}
+
+/* End `line` in "..." when it is longer than 100 bytes, between
+ * characters. */
+static void cut_line(char *line)
+{
+        if (strlen(line) > 100)
+                memcpy(line + tpa_report__utf8_cut(line, 97), "...", 4);
 }
 
 /* Print `s` word-wrapped to 100 columns; the cursor is at column `col`, and
@@ -218,8 +227,7 @@ static void section_table(FILE *fp, const tpa_analysis *a)
                 if (a->device_count > 1 && s->slowest_device >= 0)
                         snprintf(line + n, sizeof(line) - n, " (slowest %s)",
                                  a->device_names[s->slowest_device]);
-                if (strlen(line) > 100)
-                        memcpy(line + 97, "...", 4);
+                cut_line(line);
                 fprintf(fp, "%s\n", line);
         }
 }
@@ -242,13 +250,15 @@ static void section_gaps(FILE *fp, const tpa_analysis *a)
                                             ? a->device_names[g->device] : "");
                 if (g->host_count == 0)
                         n += (size_t)snprintf(line + n, sizeof(line) - n, " no host event seen");
-                for (size_t k = 0; k < g->host_count && n < sizeof(line); k++)
-                        n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.40s%s %.0f%%",
-                                              k ? ", " : " ", g->host[k].name,
-                                              strlen(g->host[k].name) > 40 ? "..." : "",
-                                              pct(g->host[k].frac));
-                if (strlen(line) > 100)
-                        memcpy(line + 97, "...", 4);
+                for (size_t k = 0; k < g->host_count && n < sizeof(line); k++) {
+                        const char *name = g->host[k].name;
+                        bool cut = strlen(name) > 40;
+                        n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.*s%s %.0f%%",
+                                              k ? ", " : " ",
+                                              (int)(cut ? tpa_report__utf8_cut(name, 40) : 40),
+                                              name, cut ? "..." : "", pct(g->host[k].frac));
+                }
+                cut_line(line);
                 fprintf(fp, "%s\n", line);
         }
 }
@@ -340,10 +350,15 @@ void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
         for (size_t i = 0; i < n; i++) {
                 const tpa_analysis *a = runs[i];
                 fputs("  ", fp);
-                if (strlen(paths[i]) > 40)
-                        fprintf(fp, "...%s", paths[i] + strlen(paths[i]) - 37);
-                else
+                if (strlen(paths[i]) > 40) {
+                        /* the tail, from a character's first byte */
+                        const char *tail = paths[i] + strlen(paths[i]) - 37;
+                        while (((unsigned char)*tail & 0xC0) == 0x80)
+                                tail++;
+                        fprintf(fp, "...%-37s", tail);
+                } else {
                         fprintf(fp, "%-40s", paths[i]);
+                }
                 fprintf(fp, " %6zu %11s %6.1f%% %6.1f%%  %s\n", a->kept_count,
                         fmt_time(t, sizeof(t), (double)a->step_time_median),
                         pct(a->median_group_frac[TPA_GROUP_INPUT]),

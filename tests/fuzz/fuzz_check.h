@@ -4,7 +4,7 @@
  * through the public tpa_read_memory() in a given format, then check the
  * contracts of tpa/read.h and tpa/trace.h on what came back, and run the
  * analysis (with the default rules) on every trace that was read, as the
- * CLI does. A broken contract aborts, so libFuzzer (and the replay main)
+ * CLI does, and write its reports (fuzz_report()). A broken contract aborts, so libFuzzer (and the replay main)
  * report it as a crash.
  */
 #ifndef TPA_FUZZ_CHECK_H
@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <tpa/tpa.h>
+
+#include "model/utf8.h"
 
 #define FUZZ_ASSERT(cond)                                                             \
         do {                                                                          \
@@ -94,7 +96,105 @@ static inline void fuzz_check_error(int r, const tpa_error *err, const uint8_t *
                 FUZZ_ASSERT(err->offset <= size);
 }
 
-/* The analysis of a trace that was read: it may fail only as documented. */
+/* Every report of an analysed trace, into memory. The JSON report is
+ * whole and valid UTF-8, and reads back (tpa_report_load_memory(), as diff
+ * and check do) to the run the analysis holds; the text report keeps to
+ * its 100 columns; Markdown and HTML are written and valid UTF-8. Any
+ * writer may fail only for memory. */
+static inline void fuzz_check_utf8(const char *buf, size_t len)
+{
+        FUZZ_ASSERT(tpa_utf8__valid_prefix(buf, len) == len);
+}
+
+static inline void fuzz_check_columns(const char *buf, size_t len)
+{
+        size_t col = 0;
+
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)buf[i];
+                if (c == '\n') {
+                        col = 0;
+                        continue;
+                }
+                col += (c & 0xC0) != 0x80;     /* code points, not bytes */
+                FUZZ_ASSERT(col <= 100);
+        }
+}
+
+static inline void fuzz_check_run(const tpa_run *want, const tpa_run *got)
+{
+        FUZZ_ASSERT(got->step_count == want->step_count);
+        for (size_t i = 0; i < want->step_count; i++) {
+                FUZZ_ASSERT(got->steps[i].number == want->steps[i].number);
+                FUZZ_ASSERT(got->steps[i].step_time == want->steps[i].step_time);
+                FUZZ_ASSERT((got->steps[i].class_name == NULL) ==
+                            (want->steps[i].class_name == NULL));
+                if (want->steps[i].class_name != NULL)
+                        FUZZ_ASSERT(strcmp(got->steps[i].class_name,
+                                           want->steps[i].class_name) == 0);
+        }
+        FUZZ_ASSERT(got->step_time_median == want->step_time_median);
+        FUZZ_ASSERT(got->step_time_p90 == want->step_time_p90);
+        FUZZ_ASSERT((got->run_class == NULL) == (want->run_class == NULL));
+        if (want->run_class != NULL)
+                FUZZ_ASSERT(strcmp(got->run_class, want->run_class) == 0);
+        FUZZ_ASSERT(got->op_count == want->op_count);
+        for (size_t i = 0; i < want->op_count; i++) {
+                FUZZ_ASSERT(strcmp(got->ops[i].name, want->ops[i].name) == 0);
+                FUZZ_ASSERT(got->ops[i].time == want->ops[i].time);
+                FUZZ_ASSERT(got->ops[i].count == want->ops[i].count);
+        }
+}
+
+static inline void fuzz_report(const tpa_trace *tr, const tpa_analysis *a)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_run *want = NULL, *got = NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp;
+        int r;
+
+        if ((fp = open_memstream(&buf, &len)) == NULL)
+                return;
+        r = tpa_report_json(fp, tr, a, "fuzz", &err);
+        FUZZ_ASSERT(fclose(fp) == 0);
+        if (r < 0) {
+                FUZZ_ASSERT(r == TPA_ENOMEM && r == err.code);
+        } else {
+                fuzz_check_utf8(buf, len);
+                r = tpa_report_load_memory(&got, buf, len, &err);
+                if (r < 0)
+                        fprintf(stderr, "fuzz: the JSON report does not read back: %s\n",
+                                err.msg);
+                FUZZ_ASSERT(r == 0);
+                if (tpa_run_from_analysis(&want, a, &err) == 0)
+                        fuzz_check_run(want, got);
+                tpa_run_free(want);
+                tpa_run_free(got);
+        }
+        free(buf);
+
+        if ((fp = open_memstream(&buf, &len)) == NULL)
+                return;
+        tpa_report_text(fp, tr, a, "fuzz");
+        FUZZ_ASSERT(fclose(fp) == 0);
+        fuzz_check_utf8(buf, len);
+        fuzz_check_columns(buf, len);
+        free(buf);
+
+        if ((fp = open_memstream(&buf, &len)) == NULL)
+                return;
+        tpa_report_markdown(fp, tr, a, "fuzz");
+        r = tpa_report_html(fp, tr, a, "fuzz", &err);
+        FUZZ_ASSERT(r == 0 || (r == TPA_ENOMEM && r == err.code));
+        FUZZ_ASSERT(fclose(fp) == 0);
+        fuzz_check_utf8(buf, len);
+        free(buf);
+}
+
+/* The analysis of a trace that was read: it may fail only as documented;
+ * then its reports (fuzz_report()). */
 static inline void fuzz_analyze(const tpa_trace *tr)
 {
         static tpa_rules *rules;
@@ -113,6 +213,7 @@ static inline void fuzz_analyze(const tpa_trace *tr)
                 FUZZ_ASSERT(err.msg[0] != '\0' && strchr(err.msg, '\n') == NULL);
                 return;
         }
+        fuzz_report(tr, a);
         tpa_analysis_free(a);
 }
 
