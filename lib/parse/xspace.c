@@ -155,7 +155,8 @@ static const char *const internal_events[] = {
 /* The walker accepts and refuses what protobuf-c 1.4 does (fuzz_xspace.c
  * checks it against tpapb__xspace__unpack on every input):
  *   - a tag is at most 5 bytes, and one whose first byte is 0x00-0x07
- *     (field 0) is bad;
+ *     (field 0) is bad; field 0 written in more bytes (0x80 0x00) is not,
+ *     and is an unknown field like any other;
  *   - a varint is at most 10 bytes, bits past 64 are dropped;
  *   - a length is at most 5 bytes and fits in what is left of the message;
  *   - wire types 0, 1, 2 and 5 only, and a known field has its own;
@@ -728,8 +729,8 @@ static int walk_event(const struct reader *r, const struct field *at, struct xev
 
         memset(xe, 0, sizeof(*xe));
         while ((rc = wire_next(r, &m, &f)) > 0) {
-                if ((rc = wire_expect(r, &f, f.num == 4 ? WIRE_LEN : f.num <= 5 ? WIRE_VARINT
-                                                                                : -1,
+                if ((rc = wire_expect(r, &f, f.num == 4 ? WIRE_LEN
+                                              : f.num >= 1 && f.num <= 5 ? WIRE_VARINT : -1,
                                       &m)) < 0)
                         return rc;
                 switch (f.num) {
@@ -1108,7 +1109,8 @@ static int read_space(struct reader *r, const uint8_t *data, size_t len)
 
         while ((rc = wire_next(r, &m, &f)) > 0) {
                 /* planes (1), then errors, warnings and hostnames: strings */
-                if ((rc = wire_expect(r, &f, f.num <= 4 ? WIRE_LEN : -1, &m)) < 0)
+                if ((rc = wire_expect(r, &f, f.num >= 1 && f.num <= 4 ? WIRE_LEN : -1,
+                                      &m)) < 0)
                         return rc;
                 if (f.num == 1 && (rc = read_plane(r, &f, &added)) < 0)
                         return rc;
