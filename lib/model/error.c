@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tpa/trace.h"
+#include "model/utf8.h"
 
 TPA_PRINTF(3, 0)
 static void fill(tpa_error *err, int code, const char *fmt, va_list ap)
@@ -17,11 +18,7 @@ static void fill(tpa_error *err, int code, const char *fmt, va_list ap)
         err->line = 0;
         err->column = 0;
         vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-        /* One line, whatever names from the input it quotes: a control
-         * byte (a newline in a node name, say) becomes '?'. */
-        for (char *c = err->msg; *c != '\0'; c++)
-                if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                        *c = '?';
+        tpa_utf8__one_line(err->msg);
 }
 
 int tpa_error_set(tpa_error *err, int code, uint64_t offset, const char *fmt, ...)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tpa/trace.h"
+#include "model/utf8.h"
 
 #define STR_BLOCK (256u * 1024u)
 #define AUX_BLOCK 256u
@@ -687,9 +688,7 @@ int tpa_trace_warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        for (char *c = msg; *c != '\0'; c++)    /* one line, as tpa_error's */
-                if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                        *c = '?';
+        tpa_utf8__one_line(msg);               /* as tpa_error's */
         for (size_t i = 0; i < tr->warning_count; i++) {
                 if (strcmp(tr->warnings[i].msg, msg) == 0) {
                         tr->warnings[i].count++;

@@ -45,6 +45,17 @@ static size_t sequence(const unsigned char *s, size_t n, size_t *bad)
         return need + 1;
 }
 
+void tpa_utf8__one_line(char *msg)
+{
+        size_t len = strlen(msg), i = 0;
+
+        for (char *c = msg; *c != '\0'; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        *c = '?';
+        while ((i += tpa_utf8__valid_prefix(msg + i, len - i)) < len)
+                msg[i++] = '?';
+}
+
 size_t tpa_utf8__valid_prefix(const char *s, size_t len)
 {
         const unsigned char *u = (const unsigned char *)s;

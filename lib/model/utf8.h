@@ -19,6 +19,12 @@
  * `len` when all of it is. */
 size_t tpa_utf8__valid_prefix(const char *s, size_t len);
 
+/* Make the message `msg` one line of UTF-8 in place, whatever names from
+ * the input it quotes: a control byte (a newline in a node name, say) and
+ * each byte that is not part of a valid UTF-8 character (a name cut by
+ * the message's size, binary input) become '?'. */
+void tpa_utf8__one_line(char *msg);
+
 /* Copy `s` to `out` with each maximal ill-formed subsequence replaced by
  * U+FFFD (Unicode 3.9, "U+FFFD Substitution of Maximal Subparts"). `out`
  * holds at least 3 * len bytes. Returns the bytes written. */

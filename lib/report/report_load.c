@@ -14,6 +14,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "tpa/report.h"
+#include "report_util.h"
 
 #define REPORT_MAX_BYTES (256u << 20)
 
@@ -124,10 +125,15 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
 
         if (schema == NULL || !YAJL_IS_STRING(schema))
                 return bad(err, "is missing", "schema");
-        if (strcmp(schema->u.string, TPA_REPORT_SCHEMA) != 0)
-                return tpa_error_setf(err, TPA_EFORMAT,
-                                      "report schema '%.60s' is not '%s'",
-                                      schema->u.string, TPA_REPORT_SCHEMA);
+        if (strcmp(schema->u.string, TPA_REPORT_SCHEMA) != 0) {
+                /* at most 60 bytes of it, cut between characters (the
+                 * message's control bytes become '?' in tpa_error_setf()) */
+                const char *q = schema->u.string;
+                size_t n = strlen(q);
+                return tpa_error_setf(err, TPA_EFORMAT, "report schema '%.*s' is not '%s'",
+                                      (int)(n > 60 ? tpa_report__utf8_cut(q, 60) : n), q,
+                                      TPA_REPORT_SCHEMA);
+        }
         summary = get(root, "summary");
         if (summary == NULL || !YAJL_IS_OBJECT(summary))
                 return bad(err, "is not an object", "summary");

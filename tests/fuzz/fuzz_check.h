@@ -78,6 +78,7 @@ static inline void fuzz_check_trace(tpa_trace *tr, const uint8_t *data, size_t s
                 const tpa_warning *w = tpa_trace_warning(tr, i);
                 FUZZ_ASSERT(w->count > 0);
                 FUZZ_ASSERT(w->msg[0] != '\0' && strchr(w->msg, '\n') == NULL);
+                FUZZ_ASSERT(tpa_utf8__valid_prefix(w->msg, strlen(w->msg)) == strlen(w->msg));
         }
         if (tpa_trace_span(tr, &lo, &hi))
                 FUZZ_ASSERT(lo <= hi);
@@ -92,6 +93,7 @@ static inline void fuzz_check_error(int r, const tpa_error *err, const uint8_t *
         FUZZ_ASSERT(r == err->code);
         FUZZ_ASSERT(r == TPA_EFORMAT || r == TPA_ELIMIT || r == TPA_ENOMEM);
         FUZZ_ASSERT(err->msg[0] != '\0' && strchr(err->msg, '\n') == NULL);
+        FUZZ_ASSERT(tpa_utf8__valid_prefix(err->msg, strlen(err->msg)) == strlen(err->msg));
         if (err->has_offset && !fuzz_is_gzip(data, size))
                 FUZZ_ASSERT(err->offset <= size);
 }

@@ -2,7 +2,7 @@
 /*
  * fuzz_report_load.c - libFuzzer target: the saved JSON report loader
  * (lib/report/report_load.c). Any bytes either load or fail with
- * TPA_EFORMAT and a message, leaving *out untouched; a run that loaded
+ * TPA_EFORMAT and a message (one line of UTF-8), leaving *out untouched; a run that loaded
  * compares with itself (no significant change, no class change, no op
  * change) and answers metric lookups. Seeds: testdata/fuzz/report_load/.
  */
@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <tpa/tpa.h>
+
+#include "model/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,6 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_ASSERT(r == NULL);
                 FUZZ_ASSERT(rc == TPA_EFORMAT || rc == TPA_ENOMEM);
                 FUZZ_ASSERT(err.code == rc && err.msg[0] != '\0');
+                /* one line of UTF-8, whatever the input quoted in it */
+                FUZZ_ASSERT(strchr(err.msg, '\n') == NULL);
+                FUZZ_ASSERT(tpa_utf8__valid_prefix(err.msg, strlen(err.msg)) ==
+                            strlen(err.msg));
                 FUZZ_ASSERT(!err.has_offset || err.offset <= size);
                 return 0;
         }

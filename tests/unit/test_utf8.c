@@ -2,7 +2,7 @@
 /*
  * test_utf8.c - model/utf8.h: the valid prefix, the repair (U+FFFD per
  * maximal subpart, Unicode 3.9 Table 3-8), and interning with the count in
- * the trace's health.
+ * the trace's health, and messages made one line of UTF-8.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,10 +92,41 @@ static void test_utf8__intern(void)
         tpa_trace_free(tr);
 }
 
+/* A message becomes one line of UTF-8 in place; so does every tpa_error,
+ * even one whose fixed size cut a quoted name inside a character. */
+static void test_utf8__one_line(void)
+{
+        static const struct { const char *in, *want; } cases[] = {
+                { "", "" }, { "plain", "plain" }, { "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },
+                { "a\nb\tc\x7f", "a?b?c?" }, { "ab\xff", "ab?" }, { "x\xc3", "x?" },
+                { "\xe2\x82", "??" }, { "\xc0\xaf/", "?" "?/" }, { "\xed\xa0\x80z", "???z" },
+                { "\xf0\x9f\x98\x80\x80\xc3\xa9", "\xf0\x9f\x98\x80?\xc3\xa9" },
+        };
+        tpa_error err = TPA_ERROR_INIT;
+        char name[400], buf[64];
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                snprintf(buf, sizeof(buf), "%s", cases[i].in);
+                tpa_utf8__one_line(buf);
+                tap_streq(buf, cases[i].want, "test_utf8__one_line: case %zu", i);
+        }
+        /* "xy" and 198 e-acutes: the message's 199 bytes end inside one */
+        memcpy(name, "xy", 2);
+        for (size_t i = 0; i < 198; i++)
+                memcpy(name + 2 + 2 * i, "\xc3\xa9", 2);
+        name[398] = '\0';
+        tpa_error_setf(&err, TPA_EFORMAT, "%s", name);
+        tap_eq((int64_t)tpa_utf8__valid_prefix(err.msg, strlen(err.msg)),
+               (int64_t)strlen(err.msg), "test_utf8__one_line: a cut message is valid UTF-8");
+        tap_ok(strlen(err.msg) == sizeof(err.msg) - 1 && err.msg[strlen(err.msg) - 1] == '?',
+               "test_utf8__one_line: ... its last half character a '?'");
+}
+
 int main(void)
 {
         test_utf8__valid_prefix();
         test_utf8__repair();
         test_utf8__intern();
+        test_utf8__one_line();
         return tap_done();
 }
