@@ -4,8 +4,8 @@
  * through the public tpa_read_memory() in a given format, then check the
  * contracts of tpa/read.h and tpa/trace.h on what came back, and run the
  * analysis (with the default rules) on every trace that was read, as the
- * CLI does, and write its reports (fuzz_report()). A broken contract aborts, so libFuzzer (and the replay main)
- * report it as a crash.
+ * CLI does, and write its reports (fuzz_report()). A broken contract
+ * aborts, so libFuzzer (and the replay main) report it as a crash.
  */
 #ifndef TPA_FUZZ_CHECK_H
 #define TPA_FUZZ_CHECK_H
@@ -27,6 +27,12 @@
                         abort();                                                      \
                 }                                                                     \
         } while (0)
+
+/* Every message and report is valid UTF-8, whatever the input held. */
+static inline void fuzz_check_utf8(const char *buf, size_t len)
+{
+        FUZZ_ASSERT(tpa_utf8__valid_prefix(buf, len) == len);
+}
 
 /* Caps small enough that the fuzzer does not spend its time on allocations,
  * but big enough that every code path stays reachable. */
@@ -78,7 +84,7 @@ static inline void fuzz_check_trace(tpa_trace *tr, const uint8_t *data, size_t s
                 const tpa_warning *w = tpa_trace_warning(tr, i);
                 FUZZ_ASSERT(w->count > 0);
                 FUZZ_ASSERT(w->msg[0] != '\0' && strchr(w->msg, '\n') == NULL);
-                FUZZ_ASSERT(tpa_utf8__valid_prefix(w->msg, strlen(w->msg)) == strlen(w->msg));
+                fuzz_check_utf8(w->msg, strlen(w->msg));
         }
         if (tpa_trace_span(tr, &lo, &hi))
                 FUZZ_ASSERT(lo <= hi);
@@ -93,21 +99,12 @@ static inline void fuzz_check_error(int r, const tpa_error *err, const uint8_t *
         FUZZ_ASSERT(r == err->code);
         FUZZ_ASSERT(r == TPA_EFORMAT || r == TPA_ELIMIT || r == TPA_ENOMEM);
         FUZZ_ASSERT(err->msg[0] != '\0' && strchr(err->msg, '\n') == NULL);
-        FUZZ_ASSERT(tpa_utf8__valid_prefix(err->msg, strlen(err->msg)) == strlen(err->msg));
+        fuzz_check_utf8(err->msg, strlen(err->msg));
         if (err->has_offset && !fuzz_is_gzip(data, size))
                 FUZZ_ASSERT(err->offset <= size);
 }
 
-/* Every report of an analysed trace, into memory. The JSON report is
- * whole and valid UTF-8, and reads back (tpa_report_load_memory(), as diff
- * and check do) to the run the analysis holds; the text report keeps to
- * its 100 columns; Markdown and HTML are written and valid UTF-8. Any
- * writer may fail only for memory. */
-static inline void fuzz_check_utf8(const char *buf, size_t len)
-{
-        FUZZ_ASSERT(tpa_utf8__valid_prefix(buf, len) == len);
-}
-
+/* No line of the text report is wider than 100 code points. */
 static inline void fuzz_check_columns(const char *buf, size_t len)
 {
         size_t col = 0;
@@ -123,6 +120,7 @@ static inline void fuzz_check_columns(const char *buf, size_t len)
         }
 }
 
+/* The run read back from the JSON report is the analysis' own. */
 static inline void fuzz_check_run(const tpa_run *want, const tpa_run *got)
 {
         FUZZ_ASSERT(got->step_count == want->step_count);
@@ -148,6 +146,11 @@ static inline void fuzz_check_run(const tpa_run *want, const tpa_run *got)
         }
 }
 
+/* Every report of an analysed trace, into memory. The JSON report is
+ * whole and valid UTF-8, and reads back (tpa_report_load_memory(), as diff
+ * and check do) to the run the analysis holds; the text report is valid
+ * UTF-8 and keeps to its 100 columns; Markdown and HTML are valid UTF-8.
+ * A writer may fail only for memory. */
 static inline void fuzz_report(const tpa_trace *tr, const tpa_analysis *a)
 {
         tpa_error err = TPA_ERROR_INIT;
