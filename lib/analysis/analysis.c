@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analysis_internal.h"
+#include "model/utf8.h"
 
 /* ---- intervals ----------------------------------------------------------- */
 
@@ -434,6 +435,9 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
                         snprintf(slot, slot_size, "GPU:%d", (int)p->device);
                 else
                         snprintf(slot, slot_size, "device");
+                /* a long name cut by the slot ends before the character
+                 * the cut fell in, not inside it */
+                slot[tpa_utf8__valid_prefix(slot, strlen(slot))] = '\0';
                 c->a->device_names[d] = slot;
         }
         /* first find every clash, then rename: renaming one would hide its
@@ -450,6 +454,7 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
                         char *slot = slots + d * slot_size;
                         size_t n = strlen(slot);
                         snprintf(slot + n, slot_size - n, " [%s]", tpa_trace_str(c->tr, p->label));
+                        slot[tpa_utf8__valid_prefix(slot, strlen(slot))] = '\0';
                 }
         }
 }

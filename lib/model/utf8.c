@@ -45,6 +45,13 @@ static size_t sequence(const unsigned char *s, size_t n, size_t *bad)
         return need + 1;
 }
 
+size_t tpa_utf8__cut(const char *s, size_t n)
+{
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+                n--;
+        return n;
+}
+
 void tpa_utf8__one_line(char *msg)
 {
         size_t len = strlen(msg), i = 0;

@@ -19,6 +19,12 @@
  * `len` when all of it is. */
 size_t tpa_utf8__valid_prefix(const char *s, size_t len);
 
+/* The length of the longest prefix of `s`, at most n bytes, that splits
+ * no UTF-8 character: where to cut a name for "..." (n <= strlen(s); the
+ * trace's strings are valid UTF-8, so only continuation bytes are stepped
+ * back over). */
+size_t tpa_utf8__cut(const char *s, size_t n);
+
 /* Make the message `msg` one line of UTF-8 in place, whatever names from
  * the input it quotes: a control byte (a newline in a node name, say) and
  * each byte that is not part of a valid UTF-8 character (a name cut by

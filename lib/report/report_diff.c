@@ -13,6 +13,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "tpa/report.h"
+#include "model/utf8.h"
 #include "report_util.h"
 
 static const char *const op_kind[] = { "added", "removed", "slower", "faster" };
@@ -64,7 +65,7 @@ void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_pa
                         o->kind == TPA_OP_REMOVED ? "-" : tpa_report__time(t2, sizeof(t2),
                                                                            o->new_ns));
                 if (strlen(o->name) > 60)
-                        fprintf(fp, "%.*s...\n", (int)tpa_report__utf8_cut(o->name, 57),
+                        fprintf(fp, "%.*s...\n", (int)tpa_utf8__cut(o->name, 57),
                                 o->name);
                 else
                         fprintf(fp, "%s\n", o->name);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tpa/report.h"
+#include "model/utf8.h"
 #include "report_util.h"
 
 #define PAGE_W     1100
@@ -331,13 +332,14 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
         for (size_t l = 0; l < nlanes; l++) {
                 double y = 24 + (double)l * LANE_H;
                 lane_label(label, sizeof(label), tr, lanes[l].track);
+                label[tpa_utf8__valid_prefix(label, strlen(label))] = '\0';
                 fprintf(fp, "<g class=\"lane %s\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                         "height=\"%d\" fill=\"#fafafa\" stroke=\"#eee\"/>"
                         "<text x=\"4\" y=\"%.1f\">%s ", lanes[l].device ? "lane-device"
                         : "lane-host", x0, y, w, LANE_H - 4, y + 13,
                         lanes[l].device ? "&#9632;" : "&#9675;");
                 if (strlen(label) > 28)
-                        strcpy(label + tpa_report__utf8_cut(label, 25), "...");
+                        strcpy(label + tpa_utf8__cut(label, 25), "...");
                 tpa_report__html_escape(fp, label);
                 fputs("</text></g>\n", fp);
         }

@@ -14,7 +14,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "tpa/report.h"
-#include "report_util.h"
+#include "model/utf8.h"
 
 #define REPORT_MAX_BYTES (256u << 20)
 
@@ -131,7 +131,7 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                 const char *q = schema->u.string;
                 size_t n = strlen(q);
                 return tpa_error_setf(err, TPA_EFORMAT, "report schema '%.*s' is not '%s'",
-                                      (int)(n > 60 ? tpa_report__utf8_cut(q, 60) : n), q,
+                                      (int)(n > 60 ? tpa_utf8__cut(q, 60) : n), q,
                                       TPA_REPORT_SCHEMA);
         }
         summary = get(root, "summary");

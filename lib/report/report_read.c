@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tpa/report.h"
+#include "model/utf8.h"
 #include "report_util.h"
 
 #define NAME_WIDTH 56
@@ -45,7 +46,7 @@ static void fit(char *buf, size_t size, const char *s, size_t width)
                 snprintf(buf, size, "%s", s);
                 return;
         }
-        snprintf(buf, size, "%.*s...", (int)tpa_report__utf8_cut(s, width - 3), s);
+        snprintf(buf, size, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
 }
 
 static void fmt_id(char *buf, size_t size, const tpa_trace *tr, tpa_id id)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tpa/report.h"
+#include "model/utf8.h"
 #include "report_util.h"
 
 /* "41.0 ms", "12.3 us", "1.25 s", "512 ns": as every report says it. */
@@ -42,7 +43,7 @@ static void put_cut(FILE *fp, const char *s, size_t width)
         if (n <= width)
                 fputs(s, fp);
         else
-                fprintf(fp, "%.*s...", (int)tpa_report__utf8_cut(s, width - 3), s);
+                fprintf(fp, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
 }
 
 /* End `line` in "..." when it is longer than 100 bytes, between
@@ -50,24 +51,29 @@ static void put_cut(FILE *fp, const char *s, size_t width)
 static void cut_line(char *line)
 {
         if (strlen(line) > 100)
-                memcpy(line + tpa_report__utf8_cut(line, 97), "...", 4);
+                memcpy(line + tpa_utf8__cut(line, 97), "...", 4);
 }
 
 /* Print `s` word-wrapped to 100 columns; the cursor is at column `col`, and
- * continuation lines are indented by `indent`. */
+ * continuation lines are indented by `indent`. A word longer than a line
+ * (a long device name) is cut, with "...". */
 static void put_wrapped(FILE *fp, const char *s, size_t col, size_t indent)
 {
         while (*s != '\0') {
-                size_t word = strcspn(s, " ");
-                if (col > indent && col + 1 + word > 100) {
+                size_t word = strcspn(s, " "), shown = word, width = word;
+                if (indent + word > 100) {
+                        shown = tpa_utf8__cut(s, 100 - indent - 3);
+                        width = shown + 3;
+                }
+                if (col > indent && col + 1 + width > 100) {
                         fprintf(fp, "\n%*s", (int)indent, "");
                         col = indent;
                 } else if (col > indent) {
                         fputc(' ', fp);
                         col++;
                 }
-                fprintf(fp, "%.*s", (int)word, s);
-                col += word;
+                fprintf(fp, "%.*s%s", (int)shown, s, shown < word ? "..." : "");
+                col += width;
                 s += word;
                 while (*s == ' ')
                         s++;
@@ -110,6 +116,7 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 for (size_t d = 0; d < a->device_count && len < sizeof(list) - 1; d++)
                         len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
                                                 d ? ", " : "", a->device_names[d]);
+                list[tpa_utf8__valid_prefix(list, strlen(list))] = '\0';  /* cut: whole characters */
                 fprintf(fp, "devices: %zu:", a->device_count);
                 put_wrapped(fp, list, 12, 4);
                 if (a->device_count > 1)
@@ -255,7 +262,7 @@ static void section_gaps(FILE *fp, const tpa_analysis *a)
                         bool cut = strlen(name) > 40;
                         n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.*s%s %.0f%%",
                                               k ? ", " : " ",
-                                              (int)(cut ? tpa_report__utf8_cut(name, 40) : 40),
+                                              (int)(cut ? tpa_utf8__cut(name, 40) : 40),
                                               name, cut ? "..." : "", pct(g->host[k].frac));
                 }
                 cut_line(line);

@@ -191,13 +191,6 @@ void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
                 fputs("...", fp);
 }
 
-size_t tpa_report__utf8_cut(const char *s, size_t n)
-{
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-                n--;
-        return n;
-}
-
 tpa_json_out *tpa_report__json_open(FILE *fp)
 {
         tpa_json_out *o = malloc(sizeof(*o));

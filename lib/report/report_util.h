@@ -22,12 +22,6 @@ size_t tpa_report__utf8(char *dst, const char *s, size_t len);
 /* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
 const char *tpa_report__time(char *buf, size_t size, double ns);
 
-/* The length of the longest prefix of `s`, at most n bytes, that splits
- * no UTF-8 character: where to cut a name for "..." (n <= strlen(s); the
- * trace's strings are valid UTF-8, so only continuation bytes are stepped
- * back over). */
-size_t tpa_report__utf8_cut(const char *s, size_t n);
-
 /* Write `s` for HTML text or attribute values (& < > " ' escaped, invalid
  * UTF-8 replaced). */
 void tpa_report__html_escape(FILE *fp, const char *s);

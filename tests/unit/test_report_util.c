@@ -4,8 +4,7 @@
  * closes up the empty containers yajl's beautify spreads over lines, the
  * same whatever pieces yajl prints the text in (it prints a token in
  * several), and passes everything else through unchanged; the direct
- * writer prints the same bytes as yajl_gen through that filter; names are
- * cut between characters.
+ * writer prints the same bytes as yajl_gen through that filter.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -308,28 +307,6 @@ static void test_report_util__g6(void)
         tap_eq((int64_t)bad, 0, "test_report_util__g6: %zu values as snprintf writes them", n);
 }
 
-/* A cut for "..." falls between characters: at the last boundary at or
- * before n, whatever the characters' lengths (1 to 4 bytes). */
-static void test_report_util__utf8_cut(void)
-{
-        /* "a", e-acute, "b", the euro sign, a musical G clef, "c", a CJK ideograph */
-        static const char s[] = "a\xc3\xa9" "b\xe2\x82\xac" "\xf0\x9d\x84\x9e" "c\xe4\xb8\x80";
-        static const size_t bound[] = { 0, 1, 3, 4, 7, 11, 12, 15 };
-        size_t bad = 0, len = sizeof(s) - 1;
-
-        for (size_t n = 0; n <= len; n++) {
-                size_t want = 0;
-                for (size_t k = 0; k < sizeof(bound) / sizeof(bound[0]); k++)
-                        if (bound[k] <= n)
-                                want = bound[k];
-                if (tpa_report__utf8_cut(s, n) != want && bad++ < 5)
-                        printf("#   n %zu: got %zu, want %zu\n", n,
-                               tpa_report__utf8_cut(s, n), want);
-        }
-        tap_eq((int64_t)bad, 0, "test_report_util__utf8_cut: every length of a string of "
-               "1- to 4-byte characters");
-}
-
 int main(void)
 {
         test_report_util__json_stream();
@@ -337,6 +314,5 @@ int main(void)
         test_report_util__json_writer();
         test_report_util__json_short_strings();
         test_report_util__g6();
-        test_report_util__utf8_cut();
         return tap_done();
 }

@@ -2,7 +2,8 @@
 /*
  * test_utf8.c - model/utf8.h: the valid prefix, the repair (U+FFFD per
  * maximal subpart, Unicode 3.9 Table 3-8), and interning with the count in
- * the trace's health, and messages made one line of UTF-8.
+ * the trace's health, messages made one line of UTF-8, and names cut
+ * between characters.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,11 +123,34 @@ static void test_utf8__one_line(void)
                "test_utf8__one_line: ... its last half character a '?'");
 }
 
+/* A cut for "..." falls between characters: at the last boundary at or
+ * before n, whatever the characters' lengths (1 to 4 bytes). */
+static void test_utf8__cut(void)
+{
+        /* "a", e-acute, "b", the euro sign, a musical G clef, "c", a CJK ideograph */
+        static const char s[] = "a\xc3\xa9" "b\xe2\x82\xac" "\xf0\x9d\x84\x9e" "c\xe4\xb8\x80";
+        static const size_t bound[] = { 0, 1, 3, 4, 7, 11, 12, 15 };
+        size_t bad = 0, len = sizeof(s) - 1;
+
+        for (size_t n = 0; n <= len; n++) {
+                size_t want = 0;
+                for (size_t k = 0; k < sizeof(bound) / sizeof(bound[0]); k++)
+                        if (bound[k] <= n)
+                                want = bound[k];
+                if (tpa_utf8__cut(s, n) != want && bad++ < 5)
+                        printf("#   n %zu: got %zu, want %zu\n", n,
+                               tpa_utf8__cut(s, n), want);
+        }
+        tap_eq((int64_t)bad, 0, "test_utf8__cut: every length of a string of "
+               "1- to 4-byte characters");
+}
+
 int main(void)
 {
         test_utf8__valid_prefix();
         test_utf8__repair();
         test_utf8__intern();
         test_utf8__one_line();
+        test_utf8__cut();
         return tap_done();
 }
