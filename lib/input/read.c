@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "input/readers.h"
+#include "model/utf8.h"
 
 static size_t skip_space_bom(const uint8_t *p, size_t n)
 {
@@ -203,6 +204,7 @@ static int read_step_dir(tpa_trace *tr, const char *dir, const tpa_read_options 
                                 memcpy(msg, err->msg, sizeof(msg));
                                 snprintf(err->msg, sizeof(err->msg), "%.60s: %.130s",
                                          base != NULL ? base + 1 : files[i], msg);
+                                tpa_utf8__one_line(err->msg);
                         }
                 }
                 tpa_source_free(src);

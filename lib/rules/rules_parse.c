@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rules_internal.h"
+#include "model/utf8.h"
 
 typedef enum tok_kind {
         T_EOF, T_NUM, T_IDENT, T_STRING,
@@ -91,6 +92,7 @@ static int fail_at(parser *p, uint32_t line, uint32_t column, const char *fmt, .
         va_start(ap, fmt);
         vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
         va_end(ap);
+        tpa_utf8__one_line(p->err->msg);        /* as tpa_error_set()'s */
         p->err->code = TPA_ERULE;
         p->err->sys_errno = 0;
         p->err->path = NULL;    /* the caller points it at its own copy */

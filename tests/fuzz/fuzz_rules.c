@@ -2,8 +2,9 @@
 /*
  * fuzz_rules.c - libFuzzer target: the rule language (lib/rules). Any bytes
  * loaded on top of the default set must either load, or fail with
- * TPA_ERULE at a 1-based line:column; a set that loaded must classify and
- * list findings without crashing, whatever the metrics say. Not wired into
+ * TPA_ERULE at a 1-based line:column and a message of one line of UTF-8;
+ * a set that loaded must classify and list findings without crashing,
+ * whatever the metrics say. Not wired into
  * meson here (tests/fuzz/meson.build owns that); seeds: rules/default.tpr.
  */
 #include <assert.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #include <tpa/tpa.h>
+
+#include "model/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 assert(rc == TPA_ERULE || rc == TPA_ENOMEM);
                 assert(rc != TPA_ERULE || (err.line > 0 && err.column > 0));
                 assert(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
+                /* one line of UTF-8, whatever the rules quoted in it */
+                assert(strchr(err.msg, '\n') == NULL &&
+                       tpa_utf8__valid_prefix(err.msg, strlen(err.msg)) == strlen(err.msg));
         } else {
                 if (tpa_rules_classify(r, any_metric, NULL, &cls, &err) == 0)
                         assert(cls != NULL && cls[0] != '\0');
