@@ -437,7 +437,7 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
                         snprintf(slot, slot_size, "device");
                 /* a long name cut by the slot ends before the character
                  * the cut fell in, not inside it */
-                slot[tpa_utf8__valid_prefix(slot, strlen(slot))] = '\0';
+                tpa_utf8__trim(slot);
                 c->a->device_names[d] = slot;
         }
         /* first find every clash, then rename: renaming one would hide its
@@ -454,7 +454,7 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
                         char *slot = slots + d * slot_size;
                         size_t n = strlen(slot);
                         snprintf(slot + n, slot_size - n, " [%s]", tpa_trace_str(c->tr, p->label));
-                        slot[tpa_utf8__valid_prefix(slot, strlen(slot))] = '\0';
+                        tpa_utf8__trim(slot);
                 }
         }
 }

@@ -52,6 +52,11 @@ size_t tpa_utf8__cut(const char *s, size_t n)
         return n;
 }
 
+void tpa_utf8__trim(char *s)
+{
+        s[tpa_utf8__valid_prefix(s, strlen(s))] = '\0';
+}
+
 void tpa_utf8__one_line(char *msg)
 {
         size_t len = strlen(msg), i = 0;

@@ -25,6 +25,10 @@ size_t tpa_utf8__valid_prefix(const char *s, size_t len);
  * back over). */
 size_t tpa_utf8__cut(const char *s, size_t n);
 
+/* End `s` (valid UTF-8 but where snprintf() may have cut it short) before
+ * a character the cut fell inside. */
+void tpa_utf8__trim(char *s);
+
 /* Make the message `msg` one line of UTF-8 in place, whatever names from
  * the input it quotes: a control byte (a newline in a node name, say) and
  * each byte that is not part of a valid UTF-8 character (a name cut by

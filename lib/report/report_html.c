@@ -332,7 +332,7 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
         for (size_t l = 0; l < nlanes; l++) {
                 double y = 24 + (double)l * LANE_H;
                 lane_label(label, sizeof(label), tr, lanes[l].track);
-                label[tpa_utf8__valid_prefix(label, strlen(label))] = '\0';
+                tpa_utf8__trim(label);
                 fprintf(fp, "<g class=\"lane %s\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                         "height=\"%d\" fill=\"#fafafa\" stroke=\"#eee\"/>"
                         "<text x=\"4\" y=\"%.1f\">%s ", lanes[l].device ? "lane-device"

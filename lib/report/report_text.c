@@ -116,7 +116,7 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 for (size_t d = 0; d < a->device_count && len < sizeof(list) - 1; d++)
                         len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
                                                 d ? ", " : "", a->device_names[d]);
-                list[tpa_utf8__valid_prefix(list, strlen(list))] = '\0';  /* cut: whole characters */
+                tpa_utf8__trim(list);   /* cut: whole characters */
                 fprintf(fp, "devices: %zu:", a->device_count);
                 put_wrapped(fp, list, 12, 4);
                 if (a->device_count > 1)
