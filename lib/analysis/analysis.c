@@ -343,11 +343,11 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
 
 static const char *const bucket_names[TPA_BUCKET__COUNT] = {
         "compute", "transfer_h2d", "transfer_d2h", "transfer_d2d", "transfer_p2p",
-        "sync_host_wait", "sync_collective", "input", "host_launch", "host_python",
-        "host_compute", "idle",
+        "sync_host_wait", "sync_collective", "input", "host_launch", "host_setup",
+        "host_python", "host_compute", "idle",
 };
 static const char *const group_names[TPA_GROUP__COUNT] = {
-        "compute", "transfer", "sync", "input", "host", "host_compute", "idle",
+        "compute", "transfer", "sync", "input", "host", "idle",
 };
 
 const char *tpa_bucket_name(tpa_bucket b)
@@ -369,9 +369,9 @@ tpa_group tpa_bucket_group(tpa_bucket b)
         case TPA_BUCKET_SYNC_HOST_WAIT:
         case TPA_BUCKET_SYNC_COLLECTIVE: return TPA_GROUP_SYNC;
         case TPA_BUCKET_INPUT:          return TPA_GROUP_INPUT;
-        case TPA_BUCKET_HOST_LAUNCH:
-        case TPA_BUCKET_HOST_PYTHON:    return TPA_GROUP_HOST;
-        case TPA_BUCKET_HOST_COMPUTE:   return TPA_GROUP_HOST_COMPUTE;
+        case TPA_BUCKET_HOST_LAUNCH: case TPA_BUCKET_HOST_SETUP:
+        case TPA_BUCKET_HOST_PYTHON:
+        case TPA_BUCKET_HOST_COMPUTE:   return TPA_GROUP_HOST;
         default:                        return TPA_GROUP_IDLE;
         }
 }
@@ -387,6 +387,7 @@ int tpa_analysis__host_channel(unsigned kind)
         case TPA_KIND_LAUNCH:
         case TPA_KIND_KERNEL:
         case TPA_KIND_MEMSET:   return HCH_LAUNCH;
+        case TPA_KIND_SETUP:    return HCH_SETUP;
         case TPA_KIND_HOST_OP:
         case TPA_KIND_COLLECTIVE:
         case TPA_KIND_COPY_H2D: case TPA_KIND_COPY_D2H:
@@ -417,22 +418,30 @@ static bool same_device(const tpa_process *a, const tpa_process *b)
         return a->device >= 0 && a->device == b->device && a->label == b->label;
 }
 
-/* A device's name: its process name; "GPU:N" for a device made of several
- * processes or named nothing useful; the labels added in [] when another
+/* A device's name: its process name; "GPU:N" (or "ROCm GPU:N", "MTIA:N",
+ * "TPU:N") for a device made of several processes or named nothing useful; the labels added in [] when another
  * device has the same name (merged inputs). */
 static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, size_t nd,
                          char *slots, size_t slot_size, bool *clash)
 {
+        tpa_runtime rt = tpa_trace_runtime(c->tr);
+
         for (size_t d = 0; d < nd; d++) {
                 const tpa_process *p = tpa_trace_process_c(c->tr, (uint32_t)rep[d]);
                 const char *pn = tpa_trace_str(c->tr, p->name);
+                const char *lab = tpa_trace_str(c->tr, p->label);
                 char *slot = slots + d * slot_size;
+                /* what the device is, as the trace and its runtime say */
+                const char *kind = rt == TPA_RUNTIME_MTIA || strncmp(pn, "MTIA", 4) == 0 ||
+                                   strncmp(lab, "MTIA", 4) == 0 ? "MTIA"
+                                 : strstr(pn, "TPU") != NULL ? "TPU"
+                                 : rt == TPA_RUNTIME_ROCM ? "ROCm GPU" : "GPU";
 
                 if (members[d] == 1 && (strstr(pn, "GPU") != NULL || strstr(pn, "device") != NULL ||
                                         (p->device < 0 && pn[0] != '\0')))
                         snprintf(slot, slot_size, "%s", pn);
                 else if (p->device >= 0)
-                        snprintf(slot, slot_size, "GPU:%d", (int)p->device);
+                        snprintf(slot, slot_size, "%s:%d", kind, (int)p->device);
                 else
                         snprintf(slot, slot_size, "device");
                 /* a long name cut by the slot ends before the character
@@ -713,30 +722,42 @@ done:
         return r;
 }
 
-/* The host channel of host event i, with two readings of what TF shows:
+/* The names host_channel_of() looks for, by their ids (strings are
+ * interned), not a look at the name string of every host op. */
+struct chan_names {
+        tpa_str h2d;                    /* "MemcpyH2D" */
+        tpa_str executor;               /* "ExecutorState::Process" */
+        bool    has_h2d, has_executor;  /* the trace has the name */
+};
+
+/* The host channel of host event i, with three readings of what TF shows:
  * - the host side of a host-to-device copy (kind copy_h2d on a host thread,
  *   or TF's "MemcpyH2D" op) is input: the device waits for data, as XProf
  *   counts host_to_device in its input time;
- * - a launch-kind event without a correlation id (TF's ExecutorState::Process,
- *   EagerExecute, KernelAndDeviceFunc::Run, TFE_Py_FastPathExecute_C) is a
- *   dispatch scope spanning the ops it runs and the waits between them.
- *   With a device it counts as a framework op: the waits are for kernels.
+ * - TF's executor running the ops of a step on a device
+ *   (ExecutorState::Process) launches them: XProf counts it as "Kernel
+ *   Launch" (host_prepare) beside the calls that carry a correlation id;
+ * - another launch-kind event without a correlation id (EagerExecute,
+ *   KernelAndDeviceFunc::Run, TFE_Py_FastPathExecute_C) is a dispatch
+ *   scope spanning the ops it runs and the waits between them. With a
+ *   device it counts as a framework op: the waits are for kernels.
  *   CPU-only, the ops inside run on the host and are the compute; what is
  *   left of the scope is the runtime dispatching them (eager dispatch,
  *   executor bookkeeping between ops), so it is launch, i.e. host overhead.
  *   XProf's IsRealCpuCompute leaves the same scopes out of CPU compute.
  * Launches proper (cudaLaunchKernel, the host side of a kernel) carry a
  * correlation id. */
-static int host_channel_of(const tpa_actx *c, size_t i, const tpa_str *memcpy_h2d)
+static int host_channel_of(const tpa_actx *c, size_t i, const struct chan_names *names)
 {
         const tpa_event *e = &c->ev[i];
         int ch = tpa_analysis__host_channel(e->kind);
 
         if (e->kind == TPA_KIND_COPY_H2D ||
-            (e->kind == TPA_KIND_HOST_OP && memcpy_h2d != NULL && e->name == *memcpy_h2d))
+            (e->kind == TPA_KIND_HOST_OP && names->has_h2d && e->name == names->h2d))
                 return HCH_INPUT;
         if (e->kind == TPA_KIND_LAUNCH && e->corr == 0)
-                return c->a->cpu_only ? HCH_LAUNCH : HCH_OP;
+                return c->a->cpu_only || (names->has_executor && e->name == names->executor)
+                       ? HCH_LAUNCH : HCH_OP;
         return ch;
 }
 
@@ -785,7 +806,7 @@ struct chan_lists {
 struct chan_job {
         struct chan_lists part[2];      /* part 0's are the context's */
         tpa_ivl_list      host1[HOST_CH__COUNT], fw_all1;
-        const tpa_str    *h2d;          /* the name "MemcpyH2D", if any */
+        struct chan_names names;
 };
 
 
@@ -809,7 +830,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         /* past the bound, no event changes the settling */
                         if (r == 0 && st != NULL && e->ts < st->bound)
                                 r = tpa_analysis__settle_see(st, e, err);
-                } else if (cls == EV_HOST && (ch = host_channel_of(c, i, job->h2d)) >= 0) {
+                } else if (cls == EV_HOST && (ch = host_channel_of(c, i, &job->names)) >= 0) {
                         bool background = false;
 
                         if (under_input(c, c->inp, L->near, i, ch))
@@ -823,10 +844,13 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                                 background = true;
                         }
                         /* CPU-only: framework ops on host threads are the
-                         * compute, except background input work */
+                         * compute, except background input work, and a
+                         * collective (gloo's) is the collective channel */
                         if (c->a->cpu_only && ch == HCH_OP && !background) {
                                 c->hch[i] = HCH_CPU_COMPUTE;
-                                r = tpa_ivl__push(&L->dev[CH_KERNEL], e->ts, e->ts + e->dur, err);
+                                r = tpa_ivl__push(&L->dev[e->kind == TPA_KIND_COLLECTIVE
+                                                          ? CH_COLL : CH_KERNEL],
+                                                  e->ts, e->ts + e->dur, err);
                         } else {
                                 c->hch[i] = (int8_t)ch;
                                 r = tpa_ivl__push(&L->host[ch], e->ts, e->ts + e->dur, err);
@@ -944,13 +968,12 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
 {
         struct chan_job job = { 0 };
-        /* the name "MemcpyH2D" by its id (strings are interned), not a
-         * look at the name string of every host op */
-        tpa_str h2d_id;
         size_t nt1 = c->ntracks ? c->ntracks : 1;
         int r = 0;
 
-        job.h2d = tpa_trace_find_str(c->tr, &h2d_id, "MemcpyH2D", 9) ? &h2d_id : NULL;
+        job.names.has_h2d = tpa_trace_find_str(c->tr, &job.names.h2d, "MemcpyH2D", 9);
+        job.names.has_executor = tpa_trace_find_str(c->tr, &job.names.executor,
+                                                    "ExecutorState::Process", 22);
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(nt1, sizeof(*c->fw));

@@ -106,7 +106,7 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
 
 /* Device channels (per device) and host channels (all host threads). */
 enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
-enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_OP, HOST_CH__COUNT };
+enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_SETUP, HCH_OP, HOST_CH__COUNT };
 /* Where an event went (tpa_actx.hch): a host event to a host channel, or
  * to CPU compute (a CPU-only trace's framework op, in the pseudo-device's
  * kernel channel); a device event to its device (HCH_DEVICE); or nowhere.
@@ -133,6 +133,7 @@ enum {
         M_TRANSFER_NS = M_BUCKET_FRAC + TPA_BUCKET__COUNT,
         M_TRANSFER_FRAC, M_SYNC_NS, M_SYNC_FRAC, M_HOST_NS, M_HOST_FRAC,
         M_MAX_OTHER_FRAC, M_CPU_ONLY, M_DEVICES, M_FRAMEWORK_TF, M_FRAMEWORK_PYTORCH,
+        M_RUNTIME_CUDA, M_RUNTIME_ROCM, M_RUNTIME_MTIA, M_DEVICE_BUSY_FRAC,
         M_GAP_COUNT, M_GAP_TOTAL, M_GAP_MAX, M_GAP_FRAC,
         M_COPY_COUNT, M_COPY_NS, M_COPY_BYTES, M_COPY_FRAC, M_COPY_EXPOSED_FRAC,
         M_SMALL_COPY_COUNT,

@@ -85,7 +85,7 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
         }
         r->step_time_median = a->step_time_median;
         r->step_time_p90 = a->step_time_p90;
-        memcpy(r->median_group_frac, a->median_group_frac, sizeof(r->median_group_frac));
+        memcpy(r->run_group_frac, a->run_group_frac, sizeof(r->run_group_frac));
         if (a->run_class != NULL && (r->run_class = dup_str(a->run_class)) == NULL)
                 goto oom;
         for (size_t i = 0; i < a->device_op_count; i++) {
@@ -317,9 +317,9 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                 return rc;
         }
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {
-                c->base_group_frac[g] = base->median_group_frac[g];
-                c->new_group_frac[g] = cur->median_group_frac[g];
-                c->shift_pp[g] = (cur->median_group_frac[g] - base->median_group_frac[g]) * 100;
+                c->base_group_frac[g] = base->run_group_frac[g];
+                c->new_group_frac[g] = cur->run_group_frac[g];
+                c->shift_pp[g] = (cur->run_group_frac[g] - base->run_group_frac[g]) * 100;
         }
         c->base_class = base->run_class;
         c->new_class = cur->run_class;

@@ -40,12 +40,15 @@ static const struct metric_name {
         { N("input_host_ns"), M_INPUT_HOST_NS }, { N("input_host_frac"), M_INPUT_HOST_FRAC },
         { N("host_ns"), M_HOST_NS }, { N("host_frac"), M_HOST_FRAC },
         { N("host_launch_ns"), B(HOST_LAUNCH) }, { N("host_launch_frac"), F(HOST_LAUNCH) },
+        { N("host_setup_ns"), B(HOST_SETUP) }, { N("host_setup_frac"), F(HOST_SETUP) },
         { N("host_python_ns"), B(HOST_PYTHON) }, { N("host_python_frac"), F(HOST_PYTHON) },
         { N("host_compute_ns"), B(HOST_COMPUTE) }, { N("host_compute_frac"), F(HOST_COMPUTE) },
         { N("idle_ns"), B(IDLE) }, { N("idle_frac"), F(IDLE) },
         { N("max_other_frac"), M_MAX_OTHER_FRAC }, { N("cpu_only"), M_CPU_ONLY },
         { N("devices"), M_DEVICES },
         { N("framework_tf"), M_FRAMEWORK_TF }, { N("framework_pytorch"), M_FRAMEWORK_PYTORCH },
+        { N("runtime_cuda"), M_RUNTIME_CUDA }, { N("runtime_rocm"), M_RUNTIME_ROCM },
+        { N("runtime_mtia"), M_RUNTIME_MTIA }, { N("device_busy_frac"), M_DEVICE_BUSY_FRAC },
         { N("gap_count"), M_GAP_COUNT }, { N("gap_total_ns"), M_GAP_TOTAL },
         { N("gap_max_ns"), M_GAP_MAX }, { N("gap_frac"), M_GAP_FRAC },
         { N("copy_count"), M_COPY_COUNT }, { N("copy_ns"), M_COPY_NS },
@@ -66,7 +69,6 @@ static const struct metric_name {
         { N("gain_sync_frac"), M_GAIN + TPA_GROUP_SYNC },
         { N("gain_input_frac"), M_GAIN + TPA_GROUP_INPUT },
         { N("gain_host_frac"), M_GAIN + TPA_GROUP_HOST },
-        { N("gain_host_compute_frac"), M_GAIN + TPA_GROUP_HOST_COMPUTE },
         { N("gain_idle_frac"), M_GAIN + TPA_GROUP_IDLE },
         /* run only */
         { N("steps"), M_STEPS }, { N("kept_steps"), M_KEPT_STEPS },
@@ -392,6 +394,34 @@ struct metrics_job {
         tpa_index_list cand[2]; /* per part: host events overlapping a top gap */
 };
 
+/* The figures made of the buckets' (m[B(x)] and m[F(x)] set): the groups,
+ * the largest cause besides compute, device busy time and the what-if
+ * gains. For a step, and for the run's time-weighted breakdown. */
+static void group_metrics(double *m)
+{
+        double most;
+
+        m[M_TRANSFER_NS] = m[B(H2D)] + m[B(D2H)] + m[B(D2D)] + m[B(P2P)];
+        m[M_TRANSFER_FRAC] = m[F(H2D)] + m[F(D2H)] + m[F(D2D)] + m[F(P2P)];
+        m[M_SYNC_NS] = m[B(SYNC_HOST_WAIT)] + m[B(SYNC_COLLECTIVE)];
+        m[M_SYNC_FRAC] = m[F(SYNC_HOST_WAIT)] + m[F(SYNC_COLLECTIVE)];
+        m[M_HOST_NS] = m[B(HOST_LAUNCH)] + m[B(HOST_SETUP)] + m[B(HOST_PYTHON)] +
+                       m[B(HOST_COMPUTE)];
+        m[M_HOST_FRAC] = m[F(HOST_LAUNCH)] + m[F(HOST_SETUP)] + m[F(HOST_PYTHON)] +
+                         m[F(HOST_COMPUTE)];
+        most = m[M_TRANSFER_FRAC];
+        if (m[M_SYNC_FRAC] > most) most = m[M_SYNC_FRAC];
+        if (m[F(INPUT)] > most) most = m[F(INPUT)];
+        if (m[M_HOST_FRAC] > most) most = m[M_HOST_FRAC];
+        m[M_MAX_OTHER_FRAC] = most;
+        m[M_DEVICE_BUSY_FRAC] = m[F(COMPUTE)] + m[M_TRANSFER_FRAC] + m[F(SYNC_COLLECTIVE)];
+        m[M_GAIN + TPA_GROUP_TRANSFER] = m[M_TRANSFER_FRAC];
+        m[M_GAIN + TPA_GROUP_SYNC] = m[M_SYNC_FRAC];
+        m[M_GAIN + TPA_GROUP_INPUT] = m[F(INPUT)];
+        m[M_GAIN + TPA_GROUP_HOST] = m[M_HOST_FRAC];
+        m[M_GAIN + TPA_GROUP_IDLE] = m[F(IDLE)];
+}
+
 /* The metrics of step k that need no pass over the events. */
 static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
                         tpa_error *err)
@@ -399,11 +429,12 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         tpa_analysis *a = c->a;
         tpa_step *s = &a->steps[k];
         double *m = s->metric = calloc(M_STEP__COUNT, sizeof(*m));
-        double st = (double)s->step_time, cnt = 0, tot = 0, mx = 0, most = 0;
+        double st = (double)s->step_time, cnt = 0, tot = 0, mx = 0;
         /* the framework, from the dialect: TF2 trace viewer and XSpace, TF1
          * timeline, RunMetadata and tfevents are TensorFlow; Kineto is
          * PyTorch; a generic Chrome trace is neither */
         tpa_dialect dialect = tpa_trace_dialect(c->tr);
+        tpa_runtime runtime = tpa_trace_runtime(c->tr);
         int r = 0;
 
         if (m == NULL)
@@ -413,24 +444,14 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
                 m[M_BUCKET_NS + b] = (double)s->bucket_ns[b];
                 m[M_BUCKET_FRAC + b] = s->frac[b];
         }
-        m[M_TRANSFER_NS] = m[B(H2D)] + m[B(D2H)] + m[B(D2D)] + m[B(P2P)];
-        m[M_TRANSFER_FRAC] = s->frac[TPA_BUCKET_H2D] + s->frac[TPA_BUCKET_D2H] +
-                             s->frac[TPA_BUCKET_D2D] + s->frac[TPA_BUCKET_P2P];
-        m[M_SYNC_NS] = m[B(SYNC_HOST_WAIT)] + m[B(SYNC_COLLECTIVE)];
-        m[M_SYNC_FRAC] = s->frac[TPA_BUCKET_SYNC_HOST_WAIT] +
-                         s->frac[TPA_BUCKET_SYNC_COLLECTIVE];
-        m[M_HOST_NS] = m[B(HOST_LAUNCH)] + m[B(HOST_PYTHON)];
-        m[M_HOST_FRAC] = s->frac[TPA_BUCKET_HOST_LAUNCH] +
-                         s->frac[TPA_BUCKET_HOST_PYTHON];
-        most = m[M_TRANSFER_FRAC];
-        if (m[M_SYNC_FRAC] > most) most = m[M_SYNC_FRAC];
-        if (m[F(INPUT)] > most) most = m[F(INPUT)];
-        if (m[M_HOST_FRAC] > most) most = m[M_HOST_FRAC];
-        m[M_MAX_OTHER_FRAC] = most;
+        group_metrics(m);
         m[M_CPU_ONLY] = a->cpu_only;
         m[M_DEVICES] = (double)a->device_count;
         m[M_FRAMEWORK_TF] = dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1;
         m[M_FRAMEWORK_PYTORCH] = dialect == TPA_DIALECT_KINETO;
+        m[M_RUNTIME_CUDA] = !a->cpu_only && runtime == TPA_RUNTIME_CUDA;
+        m[M_RUNTIME_ROCM] = !a->cpu_only && runtime == TPA_RUNTIME_ROCM;
+        m[M_RUNTIME_MTIA] = !a->cpu_only && runtime == TPA_RUNTIME_MTIA;
         for (size_t d = 0; d < c->ndev && r == 0; d++)
                 r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d, a->gap_min,
                               &cnt, &tot, &mx, s->excluded ? NULL : gaps, err);
@@ -447,12 +468,6 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         m[M_INPUT_HOST_FRAC] = m[M_INPUT_HOST_NS] / st;
         if (s->driver_track != UINT32_MAX)
                 host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
-        m[M_GAIN + TPA_GROUP_TRANSFER] = m[M_TRANSFER_FRAC];
-        m[M_GAIN + TPA_GROUP_SYNC] = m[M_SYNC_FRAC];
-        m[M_GAIN + TPA_GROUP_INPUT] = m[F(INPUT)];
-        m[M_GAIN + TPA_GROUP_HOST] = m[M_HOST_FRAC];
-        m[M_GAIN + TPA_GROUP_HOST_COMPUTE] = m[F(HOST_COMPUTE)];
-        m[M_GAIN + TPA_GROUP_IDLE] = m[F(IDLE)];
         return 0;
 }
 
@@ -603,10 +618,11 @@ static int host_events(tpa_actx *c, const gap_index *top, op_table *host, size_t
                         continue;
                 if (overlaps_top_gap(top, e) && (r = push_index(cand, i, err)) < 0)
                         return r;
-                /* launches: calls that carry a correlation id with a device;
-                 * CPU-only, the runtime scopes that dispatch host ops */
-                launch = e->kind == TPA_KIND_LAUNCH &&
-                         (a->cpu_only ? c->hch[i] == HCH_LAUNCH : e->corr != 0);
+                /* launches: host events of the launch channel that carry a
+                 * correlation id with a device (launch calls, copies
+                 * enqueued, TF's host side of a kernel); CPU-only, the
+                 * runtime scopes that dispatch host ops */
+                launch = c->hch[i] == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
                 op = c->hch[i] != HCH_NONE && c->hch[i] != HCH_CPU_COMPUTE;
                 if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
                         continue;
@@ -807,12 +823,61 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
         return 0;
 }
 
+/* Classes by kept-step time, most first; on a tie, in the order the rules
+ * try them (tpa_class_count.count holds that order while they are sorted). */
 static int cmp_class(const void *pa, const void *pb)
 {
         const tpa_class_count *x = pa, *y = pb;
-        if (x->count != y->count)
-                return x->count > y->count ? -1 : 1;
-        return strcmp(x->name, y->name);
+        if (x->time != y->time)
+                return x->time > y->time ? -1 : 1;
+        return x->count < y->count ? -1 : x->count > y->count;
+}
+
+/* The place of class `name` in the rules (its first class rule). */
+static size_t class_order(const tpa_rules *rules, const char *name)
+{
+        size_t n = tpa_rules_class_count(rules), i = 0;
+
+        while (i < n && strcmp(tpa_rules_class_name(rules, i), name) != 0)
+                i++;
+        return i;
+}
+
+/* The run's breakdown, time-weighted over the kept steps: bucket time
+ * over step time, so that a long step weighs as much as its time, and
+ * the figures made of it (DESIGN.md 5.5). Bucket times are per kept step,
+ * on average. */
+static void run_breakdown(tpa_analysis *a)
+{
+        double *m = a->run_metric, ns[TPA_BUCKET__COUNT] = { 0 }, total = 0;
+
+        for (size_t k = 0; k < a->step_count; k++) {
+                const tpa_step *s = &a->steps[k];
+                if (s->excluded)
+                        continue;
+                total += (double)s->step_time;
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                        ns[b] += (double)s->bucket_ns[b];
+        }
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                m[M_BUCKET_NS + b] = a->kept_count ? ns[b] / (double)a->kept_count : 0;
+                m[M_BUCKET_FRAC + b] = total > 0 ? ns[b] / total : 0;
+        }
+        group_metrics(m);
+}
+
+/* No training steps to speak of: a trace of no framework we know, with no
+ * device and no step marker (a browser's or a server's), or no step at
+ * all. Its figures would read as a verdict on nothing. */
+static const char *no_verdict(const tpa_actx *c)
+{
+        const tpa_analysis *a = c->a;
+
+        if (a->kept_count == 0)
+                return "no step in the trace";
+        if (tpa_trace_dialect(c->tr) == TPA_DIALECT_GENERIC && a->cpu_only && a->no_markers)
+                return "no training steps: no framework, device or step marker in the trace";
+        return NULL;
 }
 
 /* The run's value of each step metric, the median over the kept steps:
@@ -949,15 +1014,15 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
         a->step_time_p90 = (tpa_ns)(a->run_metric[M_P90] + 0.5);
         a->step_time_min = (tpa_ns)a->run_metric[M_MIN];
         a->step_time_max = (tpa_ns)a->run_metric[M_MAX];
+        run_breakdown(a);
         for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                a->median_frac[b] = a->run_metric[M_BUCKET_FRAC + b];
-        a->median_group_frac[TPA_GROUP_COMPUTE] = a->run_metric[F(COMPUTE)];
-        a->median_group_frac[TPA_GROUP_TRANSFER] = a->run_metric[M_TRANSFER_FRAC];
-        a->median_group_frac[TPA_GROUP_SYNC] = a->run_metric[M_SYNC_FRAC];
-        a->median_group_frac[TPA_GROUP_INPUT] = a->run_metric[F(INPUT)];
-        a->median_group_frac[TPA_GROUP_HOST] = a->run_metric[M_HOST_FRAC];
-        a->median_group_frac[TPA_GROUP_HOST_COMPUTE] = a->run_metric[F(HOST_COMPUTE)];
-        a->median_group_frac[TPA_GROUP_IDLE] = a->run_metric[F(IDLE)];
+                a->run_frac[b] = a->run_metric[M_BUCKET_FRAC + b];
+        a->run_group_frac[TPA_GROUP_COMPUTE] = a->run_metric[F(COMPUTE)];
+        a->run_group_frac[TPA_GROUP_TRANSFER] = a->run_metric[M_TRANSFER_FRAC];
+        a->run_group_frac[TPA_GROUP_SYNC] = a->run_metric[M_SYNC_FRAC];
+        a->run_group_frac[TPA_GROUP_INPUT] = a->run_metric[F(INPUT)];
+        a->run_group_frac[TPA_GROUP_HOST] = a->run_metric[M_HOST_FRAC];
+        a->run_group_frac[TPA_GROUP_IDLE] = a->run_metric[F(IDLE)];
         for (int g = 1; g < TPA_GROUP__COUNT; g++)
                 a->gain_frac[g] = a->run_metric[M_GAIN + g];
         a->host_gap_frac = kept_time > 0 ? (double)a->host_gap_ns / kept_time : 0;
@@ -973,7 +1038,8 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 return r;
 
         /* classes and findings */
-        if (c->opts->rules == NULL)
+        a->no_verdict = no_verdict(c);
+        if (c->opts->rules == NULL || a->no_verdict != NULL)
                 return 0;
         a->classes = calloc(a->step_count + 1, sizeof(*a->classes));
         if (a->classes == NULL)
@@ -989,19 +1055,26 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                         if (strcmp(a->classes[j].name, s->class_name) == 0)
                                 break;
                 if (j == a->class_kinds)
-                        a->classes[a->class_kinds++] = (tpa_class_count){ s->class_name, 0 };
-                a->classes[j].count++;
+                        a->classes[a->class_kinds++] = (tpa_class_count){
+                                s->class_name, class_order(c->opts->rules, s->class_name), 0 };
+                a->classes[j].time += s->step_time;
         }
         qsort(a->classes, a->class_kinds, sizeof(*a->classes), cmp_class);
-        /* No step (a trace without timed events): no verdict and no
-         * findings; figures of nothing would read as a compute-bound run. */
-        if (a->kept_count > 0) {
+        for (size_t j = 0; j < a->class_kinds; j++)
+                a->classes[j].count = 0;
+        for (size_t k = 0; k < a->step_count; k++)
+                for (size_t j = 0; j < a->class_kinds && !a->steps[k].excluded; j++)
+                        if (a->steps[k].class_name != NULL &&
+                            strcmp(a->classes[j].name, a->steps[k].class_name) == 0)
+                                a->classes[j].count++;
+        {
                 tpa_analysis_metric_ctx mc = { a, -1 };
                 if ((r = tpa_rules_classify(c->opts->rules, tpa_analysis_metric_fn, &mc,
-                                            &a->run_class, err)) < 0 ||
+                                            &a->breakdown_class, err)) < 0 ||
                     (r = tpa_rules_findings(c->opts->rules, tpa_analysis_metric_fn, &mc,
                                             &a->findings, &a->finding_count, err)) < 0)
                         return r;
         }
+        a->run_class = a->class_kinds > 0 ? a->classes[0].name : a->breakdown_class;
         return 0;
 }

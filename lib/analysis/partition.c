@@ -5,8 +5,8 @@
  * window are sorted and swept; each span between two boundaries goes to the
  * first bucket whose channel is active, in priority order: compute,
  * transfer (h2d, d2h, d2d, p2p), sync (collective running, else the host
- * waiting in a sync call), input, host launch, host python (no framework
- * event on the driving thread), host compute, idle. Every ns of the window
+ * waiting in a sync call), input, host launch, host setup, host python (no
+ * framework event on the driving thread), host compute, idle. Every ns of the window
  * lands in exactly one bucket. Several devices: each is partitioned, the
  * step keeps the per-device figures and their mean, and names the slowest
  * (the most compute and transfer time). O(n log n) over the whole trace.
@@ -15,12 +15,10 @@
  * is sync_collective (the device is busy communicating).
  *
  * Decision: host_python is "the driving thread runs no framework event",
- * whatever runs there. In a TF1 RunMetadata or timeline of a CPU
- * Session.run no Python runs inside the step: the driving thread is the
- * executor thread and its gaps between ops (2-5 us each, ~30% of a 300 us
- * step of 45 small ops in testdata/tf1_*) are the executor's per-op
- * overhead. That is host overhead all the same, so the step is host-bound
- * (tests/unit/test_analysis.c, test_analysis__tf1_executor_gaps).
+ * whatever runs there, and only where a thread drives the step (a step
+ * marker's, or the host thread with the most framework time). A TF1
+ * RunMetadata or Timeline has none: it records the executor's threads, and
+ * time with no op anywhere is idle (DESIGN.md 5.3).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +27,8 @@
 
 enum {
         B_KERNEL = 0, B_H2D, B_D2H, B_D2D, B_P2P, B_COLL,       /* = device channels */
-        B_SYNC, B_INPUT, B_LAUNCH, B_OP, B_FW, B__COUNT
+        B_SYNC, B_INPUT, B_LAUNCH, B_SETUP, B_OP,               /* = host channels */
+        B_FW, B__COUNT
 };
 
 typedef struct edge {
@@ -135,19 +134,24 @@ static tpa_bucket pick(const int *on, bool has_driver)
         if (on[B_SYNC])   return TPA_BUCKET_SYNC_HOST_WAIT;
         if (on[B_INPUT])  return TPA_BUCKET_INPUT;
         if (on[B_LAUNCH]) return TPA_BUCKET_HOST_LAUNCH;
+        if (on[B_SETUP])  return TPA_BUCKET_HOST_SETUP;
         if (has_driver && !on[B_FW]) return TPA_BUCKET_HOST_PYTHON;
         if (on[B_OP])     return TPA_BUCKET_HOST_COMPUTE;
         return TPA_BUCKET_IDLE;
 }
 
 /* The thread driving a step: the host thread holding its marker, else the
- * host thread with the most framework time in the window. */
+ * host thread with the most framework time in the window; none in a TF1
+ * trace (Timeline, RunMetadata), which records the executor's threads and
+ * no Python thread: there, time with no op anywhere is idle, not Python. */
 static uint32_t driver_of(const tpa_actx *c, size_t k)
 {
         const tpa_step *s = &c->a->steps[k];
         uint32_t best = UINT32_MAX;
         tpa_ns best_t = 0;
 
+        if (tpa_trace_dialect(c->tr) == TPA_DIALECT_TF1)
+                return UINT32_MAX;
         if (c->marker_track[k] != UINT32_MAX)
                 return c->marker_track[k];
         for (size_t t = 0; t < c->ntracks; t++) {

@@ -95,6 +95,7 @@ const char *tpa_kind_name(tpa_kind kind)
                 [TPA_KIND_COLLECTIVE] = "collective", [TPA_KIND_MEMSET] = "memset",
                 [TPA_KIND_HOST_OP] = "host_op",     [TPA_KIND_INPUT] = "input",
                 [TPA_KIND_SYNC] = "sync",           [TPA_KIND_LAUNCH] = "launch",
+                [TPA_KIND_SETUP] = "setup",
                 [TPA_KIND_STEP] = "step",           [TPA_KIND_ANNOTATION] = "annotation",
         };
         return (unsigned)kind < TPA_KIND__COUNT ? names[kind] : "?";
@@ -122,4 +123,15 @@ const char *tpa_dialect_name(tpa_dialect d)
                 [TPA_DIALECT_KINETO] = "kineto",
         };
         return (unsigned)d < TPA_DIALECT__COUNT ? names[d] : "?";
+}
+
+const char *tpa_runtime_name(tpa_runtime r)
+{
+        static const char *const names[TPA_RUNTIME__COUNT] = {
+                [TPA_RUNTIME_UNKNOWN] = "unknown",
+                [TPA_RUNTIME_CUDA] = "cuda",
+                [TPA_RUNTIME_ROCM] = "rocm",
+                [TPA_RUNTIME_MTIA] = "mtia",
+        };
+        return (unsigned)r < TPA_RUNTIME__COUNT ? names[r] : "?";
 }

@@ -81,6 +81,7 @@ struct tpa_trace {
 
         tpa_format        format;
         tpa_dialect       dialect;
+        tpa_runtime       runtime;
         tpa_health        health;
         tpa_warning      *warnings;
         size_t            warning_count, warning_cap;
@@ -669,6 +670,13 @@ int tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *
 
 tpa_format tpa_trace_format(const tpa_trace *tr) { return tr->format; }
 tpa_dialect tpa_trace_dialect(const tpa_trace *tr) { return tr->dialect; }
+tpa_runtime tpa_trace_runtime(const tpa_trace *tr) { return tr->runtime; }
+
+void tpa_trace_set_runtime(tpa_trace *tr, tpa_runtime r)
+{
+        if (tr->runtime == TPA_RUNTIME_UNKNOWN)
+                tr->runtime = r;
+}
 
 void tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
 {

@@ -178,28 +178,58 @@ static tpa_kind device_kind(const char *s, size_t len)
         return TPA_KIND_KERNEL;
 }
 
+/* A device runtime's API call by its name: "cuda" or "cu" or "hip" and
+ * then a capital ("cudaMalloc", "cuModuleLoadData", "hipFree"). */
+static bool is_runtime_name(const char *s, size_t len)
+{
+        size_t n = has_prefix(s, len, "cuda") ? 4 : has_prefix(s, len, "hip") ? 3
+                 : has_prefix(s, len, "cu") ? 2 : 0;
+
+        return n > 0 && len > n && s[n] >= 'A' && s[n] <= 'Z';
+}
+
+/* A copy that the host waits out: the runtime's blocking copies
+ * ("cudaMemcpy", "cudaMemcpy2D", "hipMemcpyWithStream", "cuMemcpyHtoD"),
+ * not the ones that only enqueue ("...Async"). */
+static bool is_blocking_copy(const char *s, size_t len)
+{
+        return is_runtime_name(s, len) && contains(s, len, "Memcpy") &&
+               !contains(s, len, "Async");
+}
+
+/* A call that only enqueues a copy or a memset ("cudaMemcpyAsync",
+ * "hipMemsetAsync", "cuMemcpyDtoHAsync_v2"). Pageable memory makes the
+ * host wait for it all the same: see runtime_links(). */
+static bool is_async_copy(const char *s, size_t len)
+{
+        return is_runtime_name(s, len) && contains(s, len, "Async") &&
+               (contains(s, len, "Memcpy") || contains(s, len, "Memset"));
+}
+
 /* An event on a host thread; `dflt` when no pattern says otherwise.
  *
  * Input first: TF spells the wait for the next batch "IteratorGetNext",
  * "IteratorGetNextOp::DoCompute" and, as an eager dispatch scope,
  * "EagerLocalExecute: IteratorGetNext"; all three are input (XProf's
  * HOST_WAIT_INPUT is a name prefix test after its own IsRealCpuCompute
- * filter, anchors.md 1.3). Launch then covers, besides the CUDA/HIP launch
- * calls, TF's runtime scopes that wrap the ops they run rather than compute
- * themselves (XProf's IsRealCpuCompute leaves out EagerExecute*,
- * EagerLocalExecute*, EagerKernelExecute*, FunctionRun*): the C API entry
- * points (TFE_Py_FastPathExecute_C, TFE_Py_ExecuteCancelable, ...), eager
- * dispatch (EagerCopyToDevice, ValidateInputTypeAndPlacement), the function
- * and kernel runners (KernelAndDeviceFunc::Run, KernelAndDeviceOp::Run,
- * FunctionRun) and the executor (ExecutorState::Process). They carry no
- * correlation id; the analysis reads them as dispatch scopes. */
+ * filter, anchors.md 1.3). Sync: the host waits for the device, in a
+ * synchronize call or a blocking copy. Launch then covers the kernel-launch
+ * calls, the calls that enqueue a copy or a memset, and TF's runtime scopes
+ * that wrap the ops they run rather than compute themselves (XProf's
+ * IsRealCpuCompute leaves out EagerExecute*, EagerLocalExecute*,
+ * EagerKernelExecute*, FunctionRun*): the C API entry points
+ * (TFE_Py_FastPathExecute_C, TFE_Py_ExecuteCancelable, ...), eager dispatch
+ * (EagerCopyToDevice, ValidateInputTypeAndPlacement), the function and
+ * kernel runners (KernelAndDeviceFunc::Run, KernelAndDeviceOp::Run,
+ * FunctionRun) and the executor (ExecutorState::Process, XProf's "Kernel
+ * Launch"). Every other runtime call (allocation, streams, events, modules,
+ * attributes) is setup: host time, never a launch. */
 static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
 {
         static const char *const launch[] = {
-                "cudaLaunchKernel", "cuLaunchKernel", "hipLaunchKernel", "cudaLaunch",
+                "cudaLaunch", "cuLaunch", "hipLaunchKernel", "hipExtLaunch",
                 "hipExtModuleLaunchKernel", "hipModuleLaunchKernel", "cudaGraphLaunch",
-                "cudaMemcpyAsync", "cudaMemsetAsync", "hipMemcpyAsync", "hipMemsetAsync",
-                "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyAsync",
+                "cuGraphLaunch", "hipGraphLaunch",
                 "ExecutorState::Process", "EagerExecute", "EagerKernelExecute",
                 "EagerLocalExecute", "EagerCopyToDevice", "ValidateInputTypeAndPlacement",
                 "TFE_", "KernelAndDeviceFunc::Run", "KernelAndDeviceOp::Run", "FunctionRun",
@@ -210,13 +240,30 @@ static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
             contains(s, len, "DataLoader") || has_prefix(s, len, "tf.data") ||
             has_prefix(s, len, "tf_data") || contains(s, len, "OneShotIterator"))
                 return TPA_KIND_INPUT;
-        if (contains(s, len, "Synchronize") || eq(s, len, "cudaMemcpy") ||
-            eq(s, len, "hipMemcpy") || eq(s, len, "cudaStreamWaitEvent"))
+        if (contains(s, len, "Synchronize") || eq(s, len, "cudaStreamWaitEvent") ||
+            is_blocking_copy(s, len))
                 return TPA_KIND_SYNC;
         for (size_t i = 0; i < sizeof(launch) / sizeof(launch[0]); i++)
                 if (has_prefix(s, len, launch[i]))
                         return TPA_KIND_LAUNCH;
+        if (is_async_copy(s, len))
+                return TPA_KIND_LAUNCH;
+        if (is_runtime_name(s, len))
+                return TPA_KIND_SETUP;
         return dflt;
+}
+
+/* A call of a Kineto runtime category (cuda_runtime, cuda_driver,
+ * mtia_runtime) by its name alone: launch, sync or setup. MTIA spells its
+ * waits in lower case ("synchronizeStream"). runtime_links() then makes a
+ * setup call that launched device work a launch. */
+static tpa_kind runtime_kind(const char *s, size_t len)
+{
+        tpa_kind k = host_kind(s, len, TPA_KIND_SETUP);
+
+        if (has_prefix(s, len, "synchronize"))
+                return TPA_KIND_SYNC;
+        return k == TPA_KIND_LAUNCH || k == TPA_KIND_SYNC ? k : TPA_KIND_SETUP;
 }
 
 /* A tf.data thread ("tf_data_private_threadpool/...",
@@ -317,24 +364,38 @@ static bool is_device_cat(const char *s, size_t len)
                eq(s, len, "gpu_user_annotation") || eq(s, len, "mtia_ccp_events");
 }
 
-static void process_roles(tpa_trace *tr, tpa_dialect d, size_t first, const tpa_str *cats)
+/*
+ * Kineto: a device is a process that holds device work, recognised by its
+ * category (kernel, gpu_memcpy, gpu_memset, ...), never by its pid or label
+ * alone: newer traces put the Python thread under GPU 0's pid ("thread 0
+ * (python3)", a few python_function spans), and label processes "GPU N"
+ * that hold no device work at all. In a device process, the threads with
+ * device work are its streams (stream[t] set) and the rest host threads.
+ */
+static void kineto_devices(tpa_trace *tr, size_t first, const tpa_str *cats, uint8_t *stream)
 {
-        size_t np = tpa_trace_process_count(tr);
         size_t ne = tpa_trace_event_count(tr);
         const tpa_event *ev = tpa_trace_events(tr);
-        int32_t next_ordinal = 0;
 
-        if (d == TPA_DIALECT_KINETO) {
-                /* A process holding device-category events is a device. */
-                for (size_t i = first; i < ne; i++) {
-                        tpa_str c = cats[i - first];
+        for (size_t i = first; i < ne; i++) {
+                tpa_str c = cats[i - first];
+                if (stream[ev[i].track] == 0 &&
+                    is_device_cat(tpa_trace_str(tr, c), tpa_trace_str_len(tr, c))) {
                         const tpa_thread *t = tpa_trace_thread_c(tr, ev[i].track);
-                        tpa_process *pr = tpa_trace_process(tr, t->process);
-                        if (pr->role != TPA_PROC_DEVICE &&
-                            is_device_cat(tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)))
-                                pr->role = TPA_PROC_DEVICE;
+                        stream[ev[i].track] = 1;
+                        tpa_trace_process(tr, t->process)->role = TPA_PROC_DEVICE;
                 }
         }
+}
+
+static void process_roles(tpa_trace *tr, tpa_dialect d, size_t first, const tpa_str *cats,
+                          uint8_t *stream)
+{
+        size_t np = tpa_trace_process_count(tr);
+        int32_t next_ordinal = 0;
+
+        if (d == TPA_DIALECT_KINETO)
+                kineto_devices(tr, first, cats, stream);
         for (uint32_t i = 0; i < np; i++) {
                 tpa_process *pr = tpa_trace_process(tr, i);
                 const char *s = tpa_trace_str(tr, pr->name);
@@ -369,9 +430,6 @@ static void process_roles(tpa_trace *tr, tpa_dialect d, size_t first, const tpa_
                         }
                         break;
                 case TPA_DIALECT_KINETO:
-                        if (has_prefix(lab, llen, "GPU ") || has_prefix(lab, llen, "MTIA ")) {
-                                pr->role = TPA_PROC_DEVICE;
-                        }
                         if (pr->role == TPA_PROC_DEVICE) {
                                 if (number_after(lab, llen, "GPU ", &n) ||
                                     number_after(lab, llen, "MTIA ", &n))
@@ -396,7 +454,7 @@ static void process_roles(tpa_trace *tr, tpa_dialect d, size_t first, const tpa_
         }
 }
 
-static void thread_roles(tpa_trace *tr, tpa_dialect d)
+static void thread_roles(tpa_trace *tr, tpa_dialect d, const uint8_t *stream)
 {
         size_t nt = tpa_trace_thread_count(tr);
 
@@ -422,6 +480,10 @@ static void thread_roles(tpa_trace *tr, tpa_dialect d)
                         t->role = tpa_classify__is_tf1_duplicate(pn,
                                         tpa_trace_str_len(tr, pr->name))
                                   ? TPA_TRACK_ANNOTATION : TPA_TRACK_STREAM;
+                } else if (d == TPA_DIALECT_KINETO) {
+                        /* a stream of an input read before stays one */
+                        if (stream[i] || t->role != TPA_TRACK_STREAM)
+                                t->role = stream[i] ? TPA_TRACK_STREAM : TPA_TRACK_HOST;
                 } else {
                         t->role = TPA_TRACK_STREAM;
                 }
@@ -429,6 +491,12 @@ static void thread_roles(tpa_trace *tr, tpa_dialect d)
 }
 
 /* ---- events ------------------------------------------------------------- */
+
+static bool is_device_kind(unsigned k)
+{
+        return k == TPA_KIND_KERNEL || k == TPA_KIND_MEMSET || k == TPA_KIND_COLLECTIVE ||
+               tpa_kind_is_copy(k);
+}
 
 enum cat_class {
         CC_NONE = 0, CC_KERNEL, CC_MEMCPY, CC_MEMSET, CC_RUNTIME, CC_SYNC, CC_CPU_OP,
@@ -454,7 +522,8 @@ static enum cat_class cat_class(const char *s, size_t len)
                 return CC_CPU_OP;
         if (eq(s, len, "user_annotation"))
                 return CC_USER_ANNOTATION;
-        if (eq(s, len, "gpu_user_annotation"))
+        /* CUPTI's range profiler: one span per profiled range, no kernel */
+        if (eq(s, len, "gpu_user_annotation") || eq(s, len, "cuda_profiler_range"))
                 return CC_GPU_ANNOTATION;
         return CC_OTHER;
 }
@@ -464,23 +533,37 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 {
         switch (cc) {
         case CC_KERNEL:
+                /* an accelerator's DMA engine at work (MTIA "dma_request"):
+                 * a copy, whose direction the trace does not say */
+                if (icase_prefix(s, len, "dma"))
+                        return TPA_KIND_COPY_D2D;
                 return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
         case CC_MEMCPY:
                 return copy_direction(s, len);
         case CC_MEMSET:
                 return TPA_KIND_MEMSET;
         case CC_RUNTIME:
-                return host_kind(s, len, TPA_KIND_LAUNCH) == TPA_KIND_SYNC ? TPA_KIND_SYNC
-                                                                          : TPA_KIND_LAUNCH;
+                return runtime_kind(s, len);
         case CC_SYNC:
                 return TPA_KIND_SYNC;
         case CC_GPU_ANNOTATION:
                 return TPA_KIND_ANNOTATION;
         case CC_CPU_OP:
-        case CC_USER_ANNOTATION:
                 if (has_step && has_prefix(s, len, "ProfilerStep#"))
                         return TPA_KIND_STEP;
                 return host_kind(s, len, TPA_KIND_HOST_OP);
+        case CC_USER_ANNOTATION:
+                /* record_function() spans ("## forward ##",
+                 * "Optimizer.step#SGD.step") wrap the ops that compute;
+                 * they are not work of their own, but for the steps and
+                 * the input pipeline they name */
+                if (has_step && has_prefix(s, len, "ProfilerStep#"))
+                        return TPA_KIND_STEP;
+                /* but for a CPU collective, which runs in it ("gloo:all_reduce") */
+                if (has_prefix(s, len, "gloo:") || has_prefix(s, len, "nccl:"))
+                        return TPA_KIND_COLLECTIVE;
+                return host_kind(s, len, TPA_KIND_ANNOTATION) == TPA_KIND_INPUT
+                       ? TPA_KIND_INPUT : TPA_KIND_ANNOTATION;
         case CC_NONE:
                 /* Kineto puts a category on all device activity: what has
                  * none is a marker ("Record Window End", an instant that
@@ -515,6 +598,100 @@ static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
         return nf[name];
 }
 
+/* ---- what runtime calls did ------------------------------------------------ */
+
+/* Device work by correlation id: whether it is a copy to or from pageable
+ * memory ("Memcpy DtoH (Device -> Pageable)"). */
+typedef struct linked {
+        uint32_t corr;
+        bool     pageable;
+} linked;
+
+static int cmp_linked(const void *pa, const void *pb)
+{
+        const linked *x = pa, *y = pb;
+
+        return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/*
+ * Kineto runtime calls by the device work they started (DESIGN.md 4): a
+ * call that carries the correlation id of device work launched it (the
+ * MTIA runtime's calls, cudaMemsetAsync, cudaMemcpy2DAsync: launches,
+ * whatever their name), one that carries none is setup; and a copy
+ * enqueued to or from pageable memory is one the host waits out (an
+ * .item() or .cpu() behind cudaMemcpyAsync): sync. `ccmemo` holds each
+ * category's class + 1, as the pass over the events left it.
+ */
+static int runtime_links(tpa_trace *tr, size_t first, const tpa_str *cats,
+                         const uint8_t *ccmemo, tpa_error *err)
+{
+        size_t ne = tpa_trace_event_count(tr), n = 0;
+        tpa_event *ev = tpa_trace_events_mut(tr);
+        linked *v;
+
+        for (size_t i = first; i < ne; i++)
+                n += ev[i].corr != 0 && is_device_kind(ev[i].kind) &&
+                     tpa_trace_thread_c(tr, ev[i].track)->role == TPA_TRACK_STREAM;
+        if (n == 0)
+                return 0;
+        if ((v = malloc(n * sizeof(*v))) == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        n = 0;
+        for (size_t i = first; i < ne; i++)
+                if (ev[i].corr != 0 && is_device_kind(ev[i].kind) &&
+                    tpa_trace_thread_c(tr, ev[i].track)->role == TPA_TRACK_STREAM)
+                        v[n++] = (linked){ ev[i].corr,
+                                           tpa_kind_is_copy(ev[i].kind) &&
+                                           contains(tpa_trace_str(tr, ev[i].name),
+                                                    tpa_trace_str_len(tr, ev[i].name),
+                                                    "Pageable") };
+        qsort(v, n, sizeof(*v), cmp_linked);
+        for (size_t i = first; i < ne; i++) {
+                tpa_event *e = &ev[i];
+                const linked *hit;
+
+                if (e->corr == 0 || ccmemo[cats[i - first]] != 1 + CC_RUNTIME ||
+                    (e->kind != TPA_KIND_SETUP && e->kind != TPA_KIND_LAUNCH))
+                        continue;
+                hit = bsearch(&(linked){ e->corr, false }, v, n, sizeof(*v), cmp_linked);
+                if (hit != NULL && hit->pageable)
+                        e->kind = TPA_KIND_SYNC;
+                else if (hit != NULL)
+                        e->kind = TPA_KIND_LAUNCH;
+        }
+        free(v);
+        return 0;
+}
+
+/* The device runtime the trace shows: MTIA by its runtime category, else
+ * by the first runtime call's name (hip*: ROCm; cu*: CUDA). */
+static tpa_runtime runtime_of(const tpa_trace *tr, size_t first, const tpa_str *cats,
+                              tpa_dialect d)
+{
+        size_t ne = tpa_trace_event_count(tr);
+        const tpa_event *ev = tpa_trace_events(tr);
+
+        for (size_t i = first; i < ne; i++) {
+                const tpa_event *e = &ev[i];
+                const char *s;
+                size_t len;
+
+                if (e->kind != TPA_KIND_LAUNCH && e->kind != TPA_KIND_SYNC &&
+                    e->kind != TPA_KIND_SETUP)
+                        continue;
+                if (d == TPA_DIALECT_KINETO &&
+                    eq(tpa_trace_str(tr, cats[i - first]), tpa_trace_str_len(tr, cats[i - first]),
+                       "mtia_runtime"))
+                        return TPA_RUNTIME_MTIA;
+                s = tpa_trace_str(tr, e->name);
+                len = tpa_trace_str_len(tr, e->name);
+                if (is_runtime_name(s, len))
+                        return s[0] == 'h' ? TPA_RUNTIME_ROCM : TPA_RUNTIME_CUDA;
+        }
+        return TPA_RUNTIME_UNKNOWN;
+}
+
 int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                          const tpa_classify_hints *hints, tpa_error *err)
 {
@@ -524,20 +701,26 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         tpa_event *ev = tpa_trace_events_mut(tr);
         tpa_health *h = tpa_trace_health(tr);
         size_t nt = tpa_trace_thread_count(tr);
-        uint8_t *memo;  /* by name id: host kind + 1 (low nibble), device kind + 1 (high) */
-        uint8_t *ccmemo;
-        uint8_t *nf;    /* by name id: name_flags() */
-        uint8_t *role;  /* by track: its role */
-        uint8_t *input_thread;  /* by track: a tf.data thread */
+        uint8_t *memo = NULL;   /* by name id: host kind + 1 (low nibble), device kind + 1
+                                   (high) */
+        uint8_t *ccmemo = NULL;
+        uint8_t *nf = NULL;     /* by name id: name_flags() */
+        uint8_t *role;          /* by track: its role */
+        uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
 
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
                 tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, d);
-        process_roles(tr, d, first, cats);
-        thread_roles(tr, d);
+        role = calloc(nt + 1, 1);
+        if (role == NULL) {
+                tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto fail;
+        }
+        /* role[] holds which Kineto threads are streams, for now */
+        process_roles(tr, d, first, cats, role);
+        thread_roles(tr, d, role);
         memo = calloc(ns + 1, 1);
         ccmemo = calloc(ns + 1, 1);
         nf = calloc(ns + 1, 1);
-        role = calloc(nt + 1, 1);
         input_thread = calloc(nt + 1, 1);
         if (memo == NULL || ccmemo == NULL || nf == NULL || role == NULL ||
             input_thread == NULL) {
@@ -616,6 +799,9 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 }
                 e->kind = k;
         }
+        if (d == TPA_DIALECT_KINETO && runtime_links(tr, first, cats, ccmemo, err) < 0)
+                goto fail;
+        tpa_trace_set_runtime(tr, runtime_of(tr, first, cats, d));
         free(memo);
         free(ccmemo);
         free(nf);

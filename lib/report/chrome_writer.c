@@ -263,7 +263,8 @@ static const char *kineto_cat(unsigned kind)
         case TPA_KIND_HOST_OP:
         case TPA_KIND_INPUT:            return "cpu_op";
         case TPA_KIND_SYNC:             return "cuda_sync";
-        case TPA_KIND_LAUNCH:           return "cuda_runtime";
+        case TPA_KIND_LAUNCH:
+        case TPA_KIND_SETUP:            return "cuda_runtime";
         case TPA_KIND_STEP:             return "user_annotation";
         case TPA_KIND_ANNOTATION:       return "gpu_user_annotation";
         default:                        return NULL;

@@ -24,11 +24,11 @@
 #define EVENTS_MAX 20000        /* per lane; the rest are counted, not drawn */
 
 static const char *const group_color[TPA_GROUP__COUNT] = {
-        "#4caf50", "#2196f3", "#9c27b0", "#ff9800", "#f44336", "#8d6e63", "#bdbdbd",
+        "#4caf50", "#2196f3", "#9c27b0", "#ff9800", "#f44336", "#bdbdbd",
 };
 
 /* The group an event's time goes to; framework ops are compute when the
- * trace has no device (DESIGN.md 4). */
+ * trace has no device, host time otherwise (DESIGN.md 4). */
 static tpa_group kind_group(unsigned kind, bool cpu_only)
 {
         switch (kind) {
@@ -37,9 +37,9 @@ static tpa_group kind_group(unsigned kind, bool cpu_only)
         case TPA_KIND_COPY_D2D: case TPA_KIND_COPY_P2P: return TPA_GROUP_TRANSFER;
         case TPA_KIND_COLLECTIVE: case TPA_KIND_SYNC:   return TPA_GROUP_SYNC;
         case TPA_KIND_INPUT:                            return TPA_GROUP_INPUT;
-        case TPA_KIND_LAUNCH:                           return TPA_GROUP_HOST;
+        case TPA_KIND_LAUNCH: case TPA_KIND_SETUP:      return TPA_GROUP_HOST;
         case TPA_KIND_HOST_OP:
-                return cpu_only ? TPA_GROUP_COMPUTE : TPA_GROUP_HOST_COMPUTE;
+                return cpu_only ? TPA_GROUP_COMPUTE : TPA_GROUP_HOST;
         }
         return TPA_GROUP_IDLE;
 }
@@ -123,7 +123,7 @@ static void summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         char t1[32], t2[32];
 
         fputs("<h1>tfprof-analyze: ", fp);
-        tpa_report__html_escape(fp, a->run_class != NULL ? a->run_class : "no verdict");
+        tpa_report__html_escape(fp, tpa_report__verdict(a));
         fputs("</h1>\n<p class=\"muted\">", fp);
         tpa_report__html_escape(fp, path);
         fprintf(fp, " &middot; %s, %s &middot; median step %s, p90 %s &middot; %zu kept of "
@@ -155,12 +155,13 @@ static void tables(FILE *fp, const tpa_analysis *a)
         static const char *const sev[] = { "info", "warning", "error" };
         char t1[32];
 
-        fputs("<h2>Median breakdown</h2>\n<table id=\"breakdown\"><tr><th>median breakdown</th><th>share</th>"
+        fputs("<h2>Breakdown of kept step time</h2>\n<table id=\"breakdown\"><tr><th>bucket</th>"
+              "<th>share</th>"
               "<th>step time if hidden</th></tr>\n", fp);
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {
                 fprintf(fp, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td>"
                         "<td>%.1f%%</td><td>", group_color[g], tpa_group_name((tpa_group)g),
-                        a->median_group_frac[g] * 100);
+                        a->run_group_frac[g] * 100);
                 if (g != TPA_GROUP_COMPUTE && a->gain_frac[g] > 0.0005)
                         fputs(tpa_report__time(t1, sizeof(t1), (double)a->step_time_median *
                                                (1.0 - a->gain_frac[g])), fp);

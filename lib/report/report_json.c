@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_json.c - the JSON report (schema "tfprof-analyze/report/v1",
+ * report_json.c - the JSON report (schema "tfprof-analyze/report/v2",
  * doc/report-json.md): every figure of the text report, keys in a fixed
  * order, integer nanoseconds with the unit in the key, fractions as plain
  * numbers. Written with report_util's JSON writer (yajl_gen's beautified
@@ -269,25 +269,33 @@ static void section_summary(jw *w, const tpa_analysis *a)
         kv_i(w, "step_time_p90_ns", a->step_time_p90);
         kv_i(w, "step_time_min_ns", a->step_time_min);
         kv_i(w, "step_time_max_ns", a->step_time_max);
+        kv_str(w, "verdict", tpa_report__verdict(a));
+        kv_str(w, "no_verdict_reason", a->no_verdict);
         kv_str(w, "class", a->run_class);
+        kv_str(w, "breakdown_class", a->breakdown_class);
+        kv_b(w, "mixed", a->run_class != NULL && a->breakdown_class != NULL &&
+                         strcmp(a->run_class, a->breakdown_class) != 0);
+        kv_str(w, "host_part", tpa_report__host_part(a));
+        kv_d(w, "device_busy_frac", tpa_report__device_busy(a));
         key(w, "classes");
         arr(w);
         for (size_t i = 0; i < a->class_kinds; i++) {
                 obj(w);
                 kv_str(w, "name", a->classes[i].name);
                 kv_u(w, "steps", a->classes[i].count);
+                kv_i(w, "time_ns", a->classes[i].time);
                 obj_end(w);
         }
         arr_end(w);
         key(w, "group_frac");
         obj(w);
         for (int g = 0; g < TPA_GROUP__COUNT; g++)
-                kv_d(w, tpa_group_name((tpa_group)g), a->median_group_frac[g]);
+                kv_d(w, tpa_group_name((tpa_group)g), a->run_group_frac[g]);
         obj_end(w);
         key(w, "bucket_frac");
         obj(w);
         for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                kv_d(w, tpa_bucket_name((tpa_bucket)b), a->median_frac[b]);
+                kv_d(w, tpa_bucket_name((tpa_bucket)b), a->run_frac[b]);
         obj_end(w);
         key(w, "what_if");
         arr(w);

@@ -146,7 +146,7 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
         if ((rc = get_str(summary, "class", "summary.", &r->run_class, err)) < 0)
                 return rc;
         if ((rc = group_fracs(get(summary, "group_frac"), "summary.group_frac",
-                              r->median_group_frac, err)) < 0)
+                              r->run_group_frac, err)) < 0)
                 return rc;
 
         steps = get(root, "steps");

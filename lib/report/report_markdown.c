@@ -16,7 +16,7 @@
 #define STEPS_SHOWN    100     /* a PR comment holds 65536 characters */
 
 static const char *const group_labels[TPA_GROUP__COUNT] = {
-        "compute", "transfer", "sync", "input", "host", "host compute", "idle",
+        "compute", "transfer", "sync", "input", "host", "idle",
 };
 
 static double step_group(const tpa_step *s, tpa_group g)
@@ -34,12 +34,13 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
 {
         static const char *const sev[] = { "info", "warning", "error" };
         const tpa_health *h = tpa_trace_health_c(tr);
-        char t1[32], t2[32];
+        char t1[32], t2[32], why[200];
         size_t shown = 0;
 
-        fprintf(fp, "### tfprof-analyze: **%s**\n\n",
-                a->run_class != NULL ? a->run_class
-                : a->kept_count == 0 ? "no verdict (no steps)" : "no verdict (no rules)");
+        tpa_report__verdict_why(a, why, sizeof(why));
+        fprintf(fp, "### tfprof-analyze: **%s**%s", tpa_report__verdict(a), why[0] ? " " : "");
+        tpa_report__md_escape(fp, why, sizeof(why));
+        fputs("\n\n", fp);
         tpa_report__md_escape(fp, path, 80);
         fprintf(fp, " (%s, %s): median step **%s** (p90 %s) over %zu kept of %zu steps",
                 tpa_format_name(tpa_trace_format(tr)), tpa_dialect_name(tpa_trace_dialect(tr)),
@@ -69,10 +70,17 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 tpa_report__md_escape(fp, tpa_trace_warning(tr, 0)->msg, 160);
                 fputs(".\n", fp);
         }
-        fputs("\n| where the step time goes (median) | share | step time if hidden |\n"
+        fputs("\n| where the kept step time goes | share | step time if hidden |\n"
               "| --- | ---: | ---: |\n", fp);
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {
-                fprintf(fp, "| %s | %.1f%% | ", group_labels[g], a->median_group_frac[g] * 100);
+                fprintf(fp, "| %s | %.1f%%", group_labels[g], a->run_group_frac[g] * 100);
+                if (g == TPA_GROUP_HOST && a->run_group_frac[g] > 0.0005)
+                        fprintf(fp, " (launch %.1f%%, setup %.1f%%, python %.1f%%, CPU ops "
+                                "%.1f%%)", a->run_frac[TPA_BUCKET_HOST_LAUNCH] * 100,
+                                a->run_frac[TPA_BUCKET_HOST_SETUP] * 100,
+                                a->run_frac[TPA_BUCKET_HOST_PYTHON] * 100,
+                                a->run_frac[TPA_BUCKET_HOST_COMPUTE] * 100);
+                fputs(" | ", fp);
                 if (g != TPA_GROUP_COMPUTE && a->gain_frac[g] > 0.0005)
                         fprintf(fp, "%s (-%.1f%%)",
                                 tpa_report__time(t1, sizeof(t1), (double)a->step_time_median *
@@ -80,6 +88,8 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                                 a->gain_frac[g] * 100);
                 fputs(" |\n", fp);
         }
+        fprintf(fp, "\nDevice busy %.1f%% of kept step time (compute, copies, collectives).\n",
+                tpa_report__device_busy(a) * 100);
 
         if (a->finding_count > 0) {
                 fputs("\n**Findings**\n\n", fp);
@@ -100,9 +110,8 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
 
         fprintf(fp, "\n<details><summary>Per step (%zu steps, %zu excluded)</summary>\n\n",
                 a->step_count, a->step_count - a->kept_count);
-        fputs("| step | time (ms) | compute | transfer | sync | input | host | host compute "
-              "| idle | class |\n"
-              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", fp);
+        fputs("| step | time (ms) | compute | transfer | sync | input | host | idle | class |\n"
+              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", fp);
         for (size_t i = 0; i < a->step_count && i < STEPS_SHOWN; i++) {
                 const tpa_step *s = &a->steps[i];
                 fprintf(fp, "| %" PRId64 " | %.3f |", s->number, (double)s->step_time / 1e6);

@@ -132,14 +132,15 @@ static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
         static const struct { tpa_group g; const char *label; } rows[] = {
                 { TPA_GROUP_COMPUTE, "compute" }, { TPA_GROUP_TRANSFER, "transfer" },
                 { TPA_GROUP_SYNC, "sync" }, { TPA_GROUP_INPUT, "input" },
-                { TPA_GROUP_HOST, "host" }, { TPA_GROUP_HOST_COMPUTE, "host compute" },
-                { TPA_GROUP_IDLE, "idle" },
+                { TPA_GROUP_HOST, "host" }, { TPA_GROUP_IDLE, "idle" },
         };
+        char why[200];
 
         /* Colour (a tty, no NO_COLOR: the CLI decides) marks only the verdict
          * and severities; the words carry the meaning without it. */
-        fprintf(fp, "\nverdict: %s%s%s\n", color ? "\033[1m" : "",
-                a->run_class != NULL ? a->run_class : "(no rules)", color ? "\033[0m" : "");
+        tpa_report__verdict_why(a, why, sizeof(why));
+        fprintf(fp, "\nverdict: %s%s%s%s%s\n", color ? "\033[1m" : "", tpa_report__verdict(a),
+                color ? "\033[0m" : "", why[0] != '\0' ? " " : "", why);
         if (a->class_kinds > 0) {
                 fprintf(fp, "  steps by class:");
                 for (size_t i = 0; i < a->class_kinds; i++)
@@ -155,41 +156,47 @@ static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
         if (!tpa_analysis_metric(a, -1, "input_host_frac", strlen("input_host_frac"),
                                  &host_input))
                 host_input = 0;
-        fprintf(fp, "  median breakdown of step time:\n");
+        fprintf(fp, "  breakdown of kept step time:\n");
         for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
                 tpa_group g = rows[i].g;
                 bool wrap;
-                fprintf(fp, "    %-13s %5.1f%%", rows[i].label, pct(a->median_group_frac[g]));
+                fprintf(fp, "    %-13s %5.1f%%", rows[i].label, pct(a->run_group_frac[g]));
                 if (g == TPA_GROUP_TRANSFER)
                         fprintf(fp, "  (h2d %.1f%%, d2h %.1f%%, d2d %.1f%%, p2p %.1f%%)",
-                                pct(a->median_frac[TPA_BUCKET_H2D]),
-                                pct(a->median_frac[TPA_BUCKET_D2H]),
-                                pct(a->median_frac[TPA_BUCKET_D2D]),
-                                pct(a->median_frac[TPA_BUCKET_P2P]));
+                                pct(a->run_frac[TPA_BUCKET_H2D]),
+                                pct(a->run_frac[TPA_BUCKET_D2H]),
+                                pct(a->run_frac[TPA_BUCKET_D2D]),
+                                pct(a->run_frac[TPA_BUCKET_P2P]));
                 else if (g == TPA_GROUP_SYNC)
                         fprintf(fp, "  (host wait %.1f%%, collective %.1f%%)",
-                                pct(a->median_frac[TPA_BUCKET_SYNC_HOST_WAIT]),
-                                pct(a->median_frac[TPA_BUCKET_SYNC_COLLECTIVE]));
+                                pct(a->run_frac[TPA_BUCKET_SYNC_HOST_WAIT]),
+                                pct(a->run_frac[TPA_BUCKET_SYNC_COLLECTIVE]));
                 else if (g == TPA_GROUP_HOST)
-                        fprintf(fp, "  (launch %.1f%%, python %.1f%%)",
-                                pct(a->median_frac[TPA_BUCKET_HOST_LAUNCH]),
-                                pct(a->median_frac[TPA_BUCKET_HOST_PYTHON]));
+                        fprintf(fp, "  (launch %.1f%%, setup %.1f%%, python %.1f%%, "
+                                "CPU ops %.1f%%)",
+                                pct(a->run_frac[TPA_BUCKET_HOST_LAUNCH]),
+                                pct(a->run_frac[TPA_BUCKET_HOST_SETUP]),
+                                pct(a->run_frac[TPA_BUCKET_HOST_PYTHON]),
+                                pct(a->run_frac[TPA_BUCKET_HOST_COMPUTE]));
                 /* Input work the device did not wait for is no bottleneck, but
                  * a user comparing with the loader's own share of the step
                  * needs both figures. */
                 wrap = g == TPA_GROUP_TRANSFER || g == TPA_GROUP_SYNC || g == TPA_GROUP_HOST;
-                if (g == TPA_GROUP_INPUT && host_input - a->median_group_frac[g] >= 0.0005) {
+                if (g == TPA_GROUP_INPUT && host_input - a->run_group_frac[g] >= 0.0005) {
                         fprintf(fp, "  (host input work %.1f%%, the rest overlapped)",
                                 pct(host_input));
                         wrap = true;
                 }
                 if (g != TPA_GROUP_COMPUTE && a->gain_frac[g] > 0.0005)
-                        fprintf(fp, "%s  what-if hidden: %s",
+                        fprintf(fp, "%s  step time if hidden: %s",
                                 wrap ? "\n                        " : "",
                                 fmt_time(t1, sizeof(t1), (double)a->step_time_median *
                                          (1.0 - a->gain_frac[g])));
                 fputc('\n', fp);
         }
+        fprintf(fp, "  device busy   %5.1f%%  (compute, copies and collectives; %s)\n",
+                pct(tpa_report__device_busy(a)),
+                a->cpu_only ? "CPU-only: framework ops" : "the rest the device idles");
         if (a->finding_count > 0) {
                 fprintf(fp, "  findings:\n");
                 for (size_t i = 0; i < a->finding_count; i++) {
@@ -218,8 +225,8 @@ static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
 static void section_table(FILE *fp, const tpa_analysis *a)
 {
         fprintf(fp, "\nper step (%% of step time; * = excluded):\n");
-        fprintf(fp, "  %8s %11s %7s %7s %7s %7s %7s %7s %7s  %s\n", "step", "time ms",
-                "compute", "transfr", "sync", "input", "host", "hostcmp", "idle", "class");
+        fprintf(fp, "  %8s %11s %7s %7s %7s %7s %7s %7s  %s\n", "step", "time ms",
+                "compute", "transfr", "sync", "input", "host", "idle", "class");
         for (size_t i = 0; i < a->step_count; i++) {
                 const tpa_step *s = &a->steps[i];
                 char line[512];
@@ -368,8 +375,8 @@ void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
                 }
                 fprintf(fp, " %6zu %11s %6.1f%% %6.1f%%  %s\n", a->kept_count,
                         fmt_time(t, sizeof(t), (double)a->step_time_median),
-                        pct(a->median_group_frac[TPA_GROUP_INPUT]),
-                        pct(a->median_group_frac[TPA_GROUP_COMPUTE]),
+                        pct(a->run_group_frac[TPA_GROUP_INPUT]),
+                        pct(a->run_group_frac[TPA_GROUP_COMPUTE]),
                         a->run_class != NULL ? a->run_class : "-");
         }
 }

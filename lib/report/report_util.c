@@ -62,6 +62,49 @@ size_t tpa_report__utf8(char *dst, const char *s, size_t len)
         return o;
 }
 
+const char *tpa_report__verdict(const tpa_analysis *a)
+{
+        if (a->no_verdict != NULL)
+                return "none";
+        return a->run_class != NULL ? a->run_class : "(no rules)";
+}
+
+const char *tpa_report__host_part(const tpa_analysis *a)
+{
+        static const struct { tpa_bucket b; const char *name; } parts[] = {
+                { TPA_BUCKET_HOST_LAUNCH, "launch" }, { TPA_BUCKET_HOST_SETUP, "setup" },
+                { TPA_BUCKET_HOST_PYTHON, "python" }, { TPA_BUCKET_HOST_COMPUTE, "CPU ops" },
+        };
+        size_t best = 0;
+
+        for (size_t i = 1; i < sizeof(parts) / sizeof(parts[0]); i++)
+                if (a->run_frac[parts[i].b] > a->run_frac[parts[best].b])
+                        best = i;
+        return parts[best].name;
+}
+
+const char *tpa_report__verdict_why(const tpa_analysis *a, char *buf, size_t size)
+{
+        buf[0] = '\0';
+        if (a->no_verdict != NULL)
+                snprintf(buf, size, "(%s)", a->no_verdict);
+        else if (a->run_class != NULL && a->breakdown_class != NULL &&
+                 strcmp(a->run_class, a->breakdown_class) != 0)
+                snprintf(buf, size, "(most step time; the breakdown says %s: mixed)",
+                         a->breakdown_class);
+        else if (a->run_class != NULL && strcmp(a->run_class, "host-bound") == 0)
+                snprintf(buf, size, "(mostly %s)", tpa_report__host_part(a));
+        return buf;
+}
+
+double tpa_report__device_busy(const tpa_analysis *a)
+{
+        double v;
+
+        return tpa_analysis_metric(a, -1, "device_busy_frac", strlen("device_busy_frac"), &v)
+               ? v : 0;
+}
+
 const char *tpa_report__time(char *buf, size_t size, double ns)
 {
         if (ns >= 1e9)

@@ -19,6 +19,20 @@
  * Returns the length written. */
 size_t tpa_report__utf8(char *dst, const char *s, size_t len);
 
+/* The run's verdict as every report words it: its class, "none" when the
+ * run has none (tpa_analysis.no_verdict), "(no rules)" without rules. */
+const char *tpa_report__verdict(const tpa_analysis *a);
+/* What qualifies the verdict, in parentheses, into buf ("" when nothing):
+ * why there is none; the part of host time that dominates a host-bound
+ * run ("(mostly launch)"); the breakdown's own class when the run is
+ * mixed. Returns buf. */
+const char *tpa_report__verdict_why(const tpa_analysis *a, char *buf, size_t size);
+/* The largest part of the run's host time: "launch", "setup", "python" or
+ * "CPU ops". */
+const char *tpa_report__host_part(const tpa_analysis *a);
+/* Device busy time over kept step time (compute, copies, collectives). */
+double tpa_report__device_busy(const tpa_analysis *a);
+
 /* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
 const char *tpa_report__time(char *buf, size_t size, double ns);
 

@@ -79,7 +79,7 @@ static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
         a = analyze(path, rules, &tr);
         if (!ok(a != NULL, "%s: analyzed", session))
                 return;
-        got = a->median_group_frac[TPA_GROUP_INPUT] * 100.0;
+        got = a->run_group_frac[TPA_GROUP_INPUT] * 100.0;
         ours = strstr(rest, " ours=");
         if (ours != NULL) {
                 want = atof(ours + 6);
@@ -144,7 +144,7 @@ static void check_kineto(const char *corpus, const tpa_rules *rules, char *rest)
         a = analyze(path, rules, &tr);
         if (!ok(a != NULL, "%s: analyzed", file))
                 return;
-        got = a->median_group_frac[TPA_GROUP_INPUT] * 100.0;
+        got = a->run_group_frac[TPA_GROUP_INPUT] * 100.0;
         ok(got >= lo && got <= hi, "%s: input %.1f%% in [%.0f, %.0f]", file, got, lo, hi);
         /* steps=A,B,... and times=A,B,...: each step's input % and step
          * time (ms), from PyTorch's TensorBoard plugin (the row says how) */

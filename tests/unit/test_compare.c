@@ -103,8 +103,8 @@ static tpa_run *make_run(double scale, const char *cls, const char *const *ops, 
                 r->steps[i].group_frac[TPA_GROUP_COMPUTE] = 1 - input_frac;
         }
         r->step_count = 10;
-        r->median_group_frac[TPA_GROUP_INPUT] = input_frac;
-        r->median_group_frac[TPA_GROUP_COMPUTE] = 1 - input_frac;
+        r->run_group_frac[TPA_GROUP_INPUT] = input_frac;
+        r->run_group_frac[TPA_GROUP_COMPUTE] = 1 - input_frac;
         r->run_class = strdup(cls);
         for (size_t i = 0; i < nops; i++) {
                 r->ops[i].name = strdup(ops[i]);
@@ -159,9 +159,9 @@ static void test_compare__load_errors(void)
 {
         tpa_error err = TPA_ERROR_INIT;
         tpa_run *r = NULL;
-        static const char bad_syntax[] = "{\"schema\": \"tfprof-analyze/report/v1\", \"x\": [1,}";
+        static const char bad_syntax[] = "{\"schema\": \"tfprof-analyze/report/v2\", \"x\": [1,}";
         static const char bad_schema[] = "{\"schema\": \"tfprof-analyze/report/v9\"}";
-        static const char no_summary[] = "{\"schema\": \"tfprof-analyze/report/v1\"}";
+        static const char no_summary[] = "{\"schema\": \"tfprof-analyze/report/v2\"}";
         int rc;
 
         ok(tpa_report_sniff("  {\n \"schema\": 1", 17), "sniff: leading schema key");

@@ -148,7 +148,7 @@ static void expect_error(const char *text, uint32_t line, uint32_t column, const
                 "test_rules__errors: %u:%u: %s", line, column, msg))
                 printf("#   got rc %d at %u:%u: %s\n", rc, err.line, err.column, err.msg);
         /* A failed load leaves the set as it was. */
-        ok(tpa_rules_class_count(r) == 5, "test_rules__errors: set unchanged after '%s'", msg);
+        ok(tpa_rules_class_count(r) == 6, "test_rules__errors: set unchanged after '%s'", msg);
         tpa_rules_free(r);
 }
 
@@ -330,7 +330,7 @@ static void test_rules__extend(void)
         ok(tpa_rules_classify(r, lookup, &m, &cls, &err) == 0 && strcmp(cls, "my-class") == 0,
            "test_rules__extend: user class tried first");
         tap_streq(tpa_rules_class_name(r, 0), "my-class", "test_rules__extend: listed first");
-        tap_eq((int64_t)tpa_rules_class_count(r), 6, "test_rules__extend: 6 classes");
+        tap_eq((int64_t)tpa_rules_class_count(r), 7, "test_rules__extend: 7 classes");
         ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0, "test_rules__extend: findings");
         for (k = 0; k < n && strcmp(f[k].name, "my_note") != 0; k++)
                 ;
@@ -517,25 +517,27 @@ static void fill_step(metric *ms, size_t *count, const step *s)
                 max_other = s->transfer;
         if (s->sync > max_other)
                 max_other = s->sync;
-        if (s->host > max_other)
-                max_other = s->host;
+        if (s->host + s->host_compute > max_other)
+                max_other = s->host + s->host_compute;
 #define PUT(nm, v) (ms[n].name = (nm), ms[n].value = (v), n++)
         PUT("step_time_ns", 1e8);
         PUT("compute_frac", compute);
         PUT("input_frac", s->input);
         PUT("transfer_frac", s->transfer);
         PUT("sync_frac", s->sync);
-        PUT("host_frac", s->host);
+        PUT("host_frac", s->host + s->host_compute);
         PUT("host_compute_frac", s->host_compute);
         PUT("idle_frac", s->idle);
         PUT("max_other_frac", max_other);
         PUT("gain_input_frac", s->input);
         PUT("gain_transfer_frac", s->transfer);
         PUT("gain_sync_frac", s->sync);
-        PUT("gain_host_frac", s->host);
-        PUT("gain_host_compute_frac", s->host_compute);
+        PUT("gain_host_frac", s->host + s->host_compute);
         PUT("gain_idle_frac", s->idle);
-        PUT("host_launch_frac", s->host / 2);
+        PUT("host_launch_frac", s->host * 0.6);
+        PUT("host_python_frac", s->host * 0.4);
+        PUT("host_setup_frac", 0);
+        PUT("device_busy_frac", compute + s->transfer + s->sync / 2);
         PUT("sync_host_wait_frac", s->sync / 2);
         PUT("sync_collective_frac", s->sync / 2);
 #undef PUT
@@ -562,6 +564,7 @@ static void test_rules__default(void)
 {
         static const char *const classes[] = {
                 "input-bound", "transfer-bound", "sync-bound", "host-bound", "compute-bound",
+                "unexplained",
         };
         tpa_rules *r = NULL;
         tpa_error err = TPA_ERROR_INIT;
@@ -578,15 +581,24 @@ static void test_rules__default(void)
                          "tie goes to input (first rule)");
         classify_default(&(step){ .transfer = 0.3, .host = 0.3 }, "transfer-bound",
                          "tie transfer/host goes to transfer");
-        classify_default(&(step){ .input = 0.25, .host = 0.35 }, "host-bound",
+        classify_default(&(step){ .input = 0.25, .host_compute = 0.35 }, "host-bound",
                          "largest non-compute bucket wins");
-        classify_default(&(step){ .host_compute = 0.6 }, "compute-bound",
-                         "host_compute is not a bound class");
+        classify_default(&(step){ .input = 0.25, .host = 0.35 }, "input-bound",
+                         "input against each part of host time");
+        classify_default(&(step){ .host_compute = 0.6 }, "host-bound",
+                         "framework ops on the CPU are host time");
+        classify_default(&(step){ .host = 0.15, .idle = 0.45, .input = 0.1 }, "unexplained",
+                         "a mostly idle step is never compute-bound");
+        classify_default(&(step){ .host = 0.15, .input = 0.16, .idle = 0.6 }, "unexplained",
+                         "nothing seen most of the step");
+        classify_default(&(step){ .host = 0.19, .input = 0.18, .sync = 0.18, .transfer = 0.17,
+                                  .idle = 0.15 },
+                         "host-bound", "largest bucket below 20%");
         classify_default(&(step){ 0 }, "compute-bound", "pure compute");
 
         tpa_rules_new_default(&r, &err);
-        tap_eq((int64_t)tpa_rules_class_count(r), 5, "test_rules__default: 5 classes");
-        for (size_t i = 0; i < 5; i++)
+        tap_eq((int64_t)tpa_rules_class_count(r), 6, "test_rules__default: 6 classes");
+        for (size_t i = 0; i < 6; i++)
                 tap_streq(tpa_rules_class_name(r, i), classes[i],
                           "test_rules__default: class %zu", i);
         tpa_rules_free(r);
@@ -599,19 +611,21 @@ static void test_rules__default(void)
 static void test_rules__default_findings(void)
 {
         static const char *const names[] = {
-                "input_pipeline", "input_loader", "input_prefetch", "host_overhead_tf",
-                "host_overhead_torch", "host_overhead", "host_launch", "python_gaps",
-                "host_compute", "copies_exposed", "small_copies", "host_syncs", "collectives",
+                "input_pipeline", "input_loader", "input_prefetch", "host_launch_tf",
+                "host_launch_cuda", "host_launch_rocm", "host_launch", "host_launches",
+                "python_gaps", "copies_exposed", "small_copies", "host_syncs", "collectives",
                 "idle_gaps", "low_utilization", "unexplained_idle",
         };
         static const struct {
                 const char *label;
-                double      tf, pytorch;
+                double      tf, pytorch, cuda, rocm;
                 const char *input, *host;       /* the advice that must fire alone */
         } fw[] = {
-                { "tf", 1, 0, "input_pipeline", "host_overhead_tf" },
-                { "pytorch", 0, 1, "input_loader", "host_overhead_torch" },
-                { "generic", 0, 0, "input_prefetch", "host_overhead" },
+                { "tf", 1, 0, 1, 0, "input_pipeline", "host_launch_tf" },
+                { "pytorch on CUDA", 0, 1, 1, 0, "input_loader", "host_launch_cuda" },
+                { "pytorch on ROCm", 0, 1, 0, 1, "input_loader", "host_launch_rocm" },
+                { "pytorch on MTIA", 0, 1, 0, 0, "input_loader", "host_launch" },
+                { "generic", 0, 0, 0, 0, "input_prefetch", "host_launch" },
         };
         tpa_rules *r = NULL;
         tpa_error err = TPA_ERROR_INIT;
@@ -622,7 +636,7 @@ static void test_rules__default_findings(void)
         bool fits = true, gains = true, fired[sizeof(names) / sizeof(names[0])] = { false };
 
         fill_step(ms, &m.count, &(step){ .input = 0.25, .transfer = 0.21, .sync = 0.2,
-                                         .host = 0.22, .host_compute = 0.21, .idle = 0.06 });
+                                         .host = 0.22, .host_compute = 0.05, .idle = 0.06 });
 #define PUT(nm, v) (ms[m.count].name = (nm), ms[m.count].value = (v), m.count++)
         PUT("cpu_only", 0);
         PUT("launch_count", 123456);
@@ -642,6 +656,8 @@ static void test_rules__default_findings(void)
                 m.count = base;
                 PUT("framework_tf", fw[w].tf);
                 PUT("framework_pytorch", fw[w].pytorch);
+                PUT("runtime_cuda", fw[w].cuda);
+                PUT("runtime_rocm", fw[w].rocm);
                 ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0,
                    "test_rules__default: findings (%s)", fw[w].label);
                 for (size_t i = 0; i < n; i++) {
@@ -661,7 +677,9 @@ static void test_rules__default_findings(void)
                                 inputs++;
                                 input_ok = input_ok || strcmp(f[i].name, fw[w].input) == 0;
                         }
-                        if (strncmp(f[i].name, "host_overhead", 13) == 0) {
+                        if (strncmp(f[i].name, "host_", 5) == 0 &&
+                            strcmp(f[i].name, "host_launches") != 0 &&
+                            strcmp(f[i].name, "host_syncs") != 0) {
                                 hosts++;
                                 host_ok = host_ok || strcmp(f[i].name, fw[w].host) == 0;
                         }

@@ -33,7 +33,9 @@ typedef struct tpa_analysis_options {
 
 /* The leaf buckets of the partition (DESIGN.md 5.3), in priority order.
  * Transfer is H2D..P2P, sync is HOST_WAIT..COLLECTIVE, host is
- * LAUNCH..PYTHON. */
+ * LAUNCH..HOST_COMPUTE: every kind of host overhead while the device
+ * idles (on a CPU-only trace framework ops are the compute, and
+ * HOST_COMPUTE stays empty). */
 typedef enum tpa_bucket {
         TPA_BUCKET_COMPUTE = 0,
         TPA_BUCKET_H2D,
@@ -44,6 +46,7 @@ typedef enum tpa_bucket {
         TPA_BUCKET_SYNC_COLLECTIVE,
         TPA_BUCKET_INPUT,
         TPA_BUCKET_HOST_LAUNCH,
+        TPA_BUCKET_HOST_SETUP,
         TPA_BUCKET_HOST_PYTHON,
         TPA_BUCKET_HOST_COMPUTE,
         TPA_BUCKET_IDLE,
@@ -59,7 +62,6 @@ typedef enum tpa_group {
         TPA_GROUP_SYNC,
         TPA_GROUP_INPUT,
         TPA_GROUP_HOST,
-        TPA_GROUP_HOST_COMPUTE,
         TPA_GROUP_IDLE,
         TPA_GROUP__COUNT
 } tpa_group;
@@ -119,7 +121,8 @@ typedef struct tpa_op_stat {
 
 typedef struct tpa_class_count {
         const char *name;
-        size_t      count;
+        size_t      count;              /* kept steps of the class */
+        tpa_ns      time;               /* their step time */
 } tpa_class_count;
 
 typedef struct tpa_analysis {
@@ -139,11 +142,21 @@ typedef struct tpa_analysis {
         size_t       kept_count;
         /* Summary over kept steps. */
         tpa_ns       step_time_median, step_time_p90, step_time_min, step_time_max;
-        double       median_frac[TPA_BUCKET__COUNT];
-        double       median_group_frac[TPA_GROUP__COUNT];
-        tpa_class_count *classes;       /* step classes, most frequent first */
+        /* The run's breakdown: bucket time over kept step time (each
+         * step weighs by its time), and the same by group. */
+        double       run_frac[TPA_BUCKET__COUNT];
+        double       run_group_frac[TPA_GROUP__COUNT];
+        tpa_class_count *classes;       /* step classes, most kept-step time first */
         size_t       class_kinds;
-        const char  *run_class;         /* NULL without rules */
+        /* The run's class: the class of the most kept-step time (ties in
+         * the rules' order); NULL without rules or without a verdict. */
+        const char  *run_class;
+        /* The class the rules give the run's breakdown: when it is not
+         * run_class, the run is mixed and the report names both. */
+        const char  *breakdown_class;
+        /* Why the run has no verdict (a trace with no training steps in
+         * it, or no step at all); NULL when it has one. */
+        const char  *no_verdict;
         tpa_finding *findings;          /* run findings, in rule order */
         size_t       finding_count;
         /* Evidence over kept steps. */

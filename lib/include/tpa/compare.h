@@ -36,7 +36,7 @@ typedef struct tpa_run {
         tpa_run_step   *steps;          /* kept steps only, in time order */
         size_t          step_count;
         tpa_ns          step_time_median, step_time_p90;
-        double          median_group_frac[TPA_GROUP__COUNT];
+        double          run_group_frac[TPA_GROUP__COUNT];
         char           *run_class;      /* NULL: no rules */
         tpa_run_op     *ops;            /* top ops by device time */
         size_t          op_count;

@@ -33,7 +33,7 @@ void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
  * report_html.c, report_load.c, report_diff.c) ---- */
 
 /* The schema string every JSON report starts with (doc/report-json.md). */
-#define TPA_REPORT_SCHEMA "tfprof-analyze/report/v1"
+#define TPA_REPORT_SCHEMA "tfprof-analyze/report/v2"
 
 /* The JSON report: every figure of the text report, keys in a fixed order,
  * integer ns with the unit in the key. Deterministic. TPA_ENOMEM only. */

@@ -27,6 +27,7 @@ typedef enum tpa_kind {
         TPA_KIND_INPUT,         /* input pipeline: tf.data, DataLoader */
         TPA_KIND_SYNC,          /* the host waits for the device */
         TPA_KIND_LAUNCH,        /* the host dispatches device work */
+        TPA_KIND_SETUP,         /* runtime calls that are neither launches nor waits */
         TPA_KIND_STEP,          /* a step marker */
         TPA_KIND_ANNOTATION,    /* a view that duplicates others; not busy time */
         TPA_KIND__COUNT
@@ -134,6 +135,17 @@ typedef enum tpa_dialect {
 } tpa_dialect;
 const char *tpa_dialect_name(tpa_dialect d);  /* "tf2", "kineto", ... */
 
+/* The device runtime whose calls the trace shows, for advice that names it
+ * (CUDA graphs are no help on an MTIA). */
+typedef enum tpa_runtime {
+        TPA_RUNTIME_UNKNOWN = 0, /* no device, or no runtime call seen */
+        TPA_RUNTIME_CUDA,       /* cuda* / cu* calls */
+        TPA_RUNTIME_ROCM,       /* hip* calls */
+        TPA_RUNTIME_MTIA,       /* Kineto mtia_runtime */
+        TPA_RUNTIME__COUNT
+} tpa_runtime;
+const char *tpa_runtime_name(tpa_runtime r);  /* "unknown", "cuda", "rocm", "mtia" */
+
 /* A warning, aggregated by message: "312 events have ..., ignoring". */
 typedef struct tpa_warning {
         char     msg[160];      /* one line, lower case, no count, no period */
@@ -217,6 +229,9 @@ int  tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error 
 tpa_format  tpa_trace_format(const tpa_trace *tr);
 tpa_dialect tpa_trace_dialect(const tpa_trace *tr);
 void        tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d);
+/* The device runtime (the first input that shows one decides). */
+tpa_runtime tpa_trace_runtime(const tpa_trace *tr);
+void        tpa_trace_set_runtime(tpa_trace *tr, tpa_runtime r);
 
 /* Parse health, filled by readers. */
 tpa_health       *tpa_trace_health(tpa_trace *tr);
