@@ -595,6 +595,9 @@ static void test_rules__default(void)
                                   .idle = 0.15 },
                          "host-bound", "largest bucket below 20%");
         classify_default(&(step){ 0 }, "compute-bound", "pure compute");
+        classify_default(&(step){ .host = 0.19, .input = 0.18, .sync = 0.18, .transfer = 0.17,
+                                  .idle = 0.02 }, "host-bound",
+                         "compute the largest but below compute.min");
 
         tpa_rules_new_default(&r, &err);
         tap_eq((int64_t)tpa_rules_class_count(r), 6, "test_rules__default: 6 classes");
