@@ -126,6 +126,13 @@ int cmd_check(const cli_args *args)
         }
         if ((rc = cli_load_run(&cur, args->inputs[0], args, rules)) != EXIT_OK)
                 goto done;
+        /* a run with no verdict (no training steps in it) has nothing to
+         * gate on: an error, never a pass */
+        if (cur->no_verdict != NULL) {
+                cli_errorf("%s: nothing to gate on: %s", args->inputs[0], cur->no_verdict);
+                rc = EXIT_INPUT;
+                goto done;
+        }
         if (args->baseline != NULL &&
             (rc = cli_load_run(&base, args->baseline, args, rules)) != EXIT_OK)
                 goto done;

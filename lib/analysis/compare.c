@@ -41,6 +41,7 @@ void tpa_run_free(tpa_run *r)
         free(r->ops);
         free(r->metrics);
         free(r->run_class);
+        free(r->no_verdict);
         free(r);
 }
 
@@ -87,6 +88,8 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
         r->step_time_p90 = a->step_time_p90;
         memcpy(r->run_group_frac, a->run_group_frac, sizeof(r->run_group_frac));
         if (a->run_class != NULL && (r->run_class = dup_str(a->run_class)) == NULL)
+                goto oom;
+        if (a->no_verdict != NULL && (r->no_verdict = dup_str(a->no_verdict)) == NULL)
                 goto oom;
         for (size_t i = 0; i < a->device_op_count; i++) {
                 tpa_run_op *o = &r->ops[i];

@@ -582,8 +582,9 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 }
 
 /* What a name can be, by name id, worked out on its first use: whether it
- * can mark a step (is_step_name()), and whether it is a ProfilerStep#. */
-enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4 };
+ * can mark a step (is_step_name()), whether it is a ProfilerStep#, and
+ * whether it names a copy ("MemcpyH2D"). */
+enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8 };
 
 static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
 {
@@ -593,7 +594,9 @@ static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
 
                 nf[name] = (uint8_t)(NF_KNOWN | (is_step_name(s, len) ? NF_STEP_NAME : 0) |
                                      (has_prefix(s, len, "ProfilerStep#") ? NF_PROFILER_STEP
-                                                                          : 0));
+                                                                          : 0) |
+                                     (contains(s, len, "Memcpy") || contains(s, len, "MEMCPY")
+                                      ? NF_COPY : 0));
         }
         return nf[name];
 }
@@ -794,6 +797,13 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                                 if (input_thread[e->track] &&
                                     (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
                                         k = TPA_KIND_INPUT;
+                                /* TF's host side of a kernel carries the
+                                 * kernel's correlation id: it launched it
+                                 * (XProf: "Kernel Launch"); a copy's
+                                 * ("MemcpyH2D") stays what it is, input */
+                                else if (k == TPA_KIND_HOST_OP && e->corr != 0 &&
+                                         !(name_flags(tr, nf, e->name) & NF_COPY))
+                                        k = TPA_KIND_LAUNCH;
                         }
                         break;
                 }

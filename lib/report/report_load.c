@@ -143,7 +143,8 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
         if ((rc = get_int(summary, "step_time_p90_ns", "summary.", &v, err)) < 0)
                 return rc;
         r->step_time_p90 = v;
-        if ((rc = get_str(summary, "class", "summary.", &r->run_class, err)) < 0)
+        if ((rc = get_str(summary, "class", "summary.", &r->run_class, err)) < 0 ||
+            (rc = get_str(summary, "no_verdict_reason", "summary.", &r->no_verdict, err)) < 0)
                 return rc;
         if ((rc = group_fracs(get(summary, "group_frac"), "summary.group_frac",
                               r->run_group_frac, err)) < 0)

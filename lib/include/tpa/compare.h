@@ -37,7 +37,8 @@ typedef struct tpa_run {
         size_t          step_count;
         tpa_ns          step_time_median, step_time_p90;
         double          run_group_frac[TPA_GROUP__COUNT];
-        char           *run_class;      /* NULL: no rules */
+        char           *run_class;      /* NULL: no rules, or no verdict */
+        char           *no_verdict;     /* why the run has no verdict; NULL: it has one */
         tpa_run_op     *ops;            /* top ops by device time */
         size_t          op_count;
         tpa_run_metric *metrics;        /* run metrics (doc/metrics.md), by name */
