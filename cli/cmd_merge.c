@@ -4,8 +4,9 @@
  * we read; a logdir stands for the hosts of its newest run) into one Chrome
  * trace, one process group per input labelled by its file name (the
  * process labels: "/device:GPU:0" shows as "/device:GPU:0 (a.json)"), with
- * pids that never collide, to compare runs side by side in chrome://tracing
- * or Perfetto, or to analyse several hosts' traces as one.
+ * pids, correlation ids and group ids that never collide (the writer moves
+ * each input's past the earlier ones'), to compare runs side by side in
+ * chrome://tracing or Perfetto, or to analyse several hosts' traces as one.
  */
 #include <stdio.h>
 #include <string.h>

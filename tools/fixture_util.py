@@ -32,16 +32,20 @@ def check_size(path):
     return size
 
 
-def load_chrome(path):
-    """Load a Chrome trace (plain or gzip) and return its list of events."""
+def load_chrome_doc(path):
+    """Load a Chrome trace (plain or gzip) as its top-level object: a bare
+    array becomes {"traceEvents": [...]}."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     doc = json.loads(data)
-    if isinstance(doc, dict):
-        return doc.get("traceEvents", [])
-    return doc
+    return doc if isinstance(doc, dict) else {"traceEvents": doc}
+
+
+def load_chrome(path):
+    """Load a Chrome trace (plain or gzip) and return its list of events."""
+    return load_chrome_doc(path).get("traceEvents", [])
 
 
 def complete_events(events):

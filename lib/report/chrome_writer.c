@@ -10,6 +10,11 @@
  * written: the reader derives them again from the same names, and for
  * Kineto traces from the 'cat' written for each kind.
  *
+ * Merged, each input's correlation and group ids are moved past those of
+ * the inputs before it, as its pids are: two ranks of one job number their
+ * launches alike, and the same id in two inputs would tie one rank's
+ * launch to another rank's kernel.
+ *
  * The output is buffered and written as it goes (gzip through zlib's
  * gzwrite when the path ends in ".gz"), so memory stays flat.
  */
@@ -33,6 +38,8 @@ struct tpa_chrome_writer {
         char     buf[BUF_SIZE];
         size_t   len;
         int64_t  next_pid;
+        uint64_t corr_base;     /* merged: ids of earlier inputs end here */
+        uint64_t group_base;
         bool     first;         /* no record written yet */
         int      sys_errno;
         bool     failed;
@@ -191,7 +198,40 @@ struct ids {
         const tpa_trace *tr;
         const char      *label;         /* NULL: none */
         int64_t          base;          /* numeric pids are base + process index */
+        uint64_t         corr_base;     /* correlation ids are written + corr_base */
+        uint64_t         group_base;    /* group ids are written + group_base */
 };
+
+/* Merged inputs get disjoint id ranges: input k's ids are its own plus
+ * what the inputs before it used (correlation id c becomes corr_base + c;
+ * group id g, stored g + 1, becomes group_base + g), in input order, so
+ * the same inputs always merge alike and each id still reads back within
+ * what the reader keeps (32 bits). Nothing is moved for convert. */
+static int id_bases(tpa_chrome_writer *w, struct ids *c, tpa_error *err)
+{
+        const tpa_event *ev = tpa_trace_events(c->tr);
+        size_t ne = tpa_trace_event_count(c->tr);
+        uint64_t corr_max = 0, group_max = 0;
+
+        if (c->label == NULL)
+                return 0;
+        for (size_t i = 0; i < ne; i++) {
+                if (ev[i].corr > corr_max)
+                        corr_max = ev[i].corr;
+                if (ev[i].group > group_max)
+                        group_max = ev[i].group;
+        }
+        if (w->corr_base + corr_max > UINT32_MAX || w->group_base + group_max > UINT32_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT,
+                                      "'%s': its correlation or group ids do not fit beside "
+                                      "those of the inputs before it (2^32 in all)",
+                                      c->label);
+        c->corr_base = w->corr_base;
+        c->group_base = w->group_base;
+        w->corr_base += corr_max;
+        w->group_base += group_max;
+        return 0;
+}
 
 /* A process id. Without a label (convert) it is the input's own. With one
  * (merge), numeric pids are renumbered from `base` and string pids
@@ -278,8 +318,12 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
         size_t ne = tpa_trace_event_count(tr);
         const tpa_event *ev = tpa_trace_events(tr);
         int64_t base = w->next_pid;
-        const struct ids c = { tr, label, base };
+        struct ids c = { tr, label, base, 0, 0 };
         bool kineto = tpa_trace_dialect(tr) == TPA_DIALECT_KINETO;
+        int rc = id_bases(w, &c, err);
+
+        if (rc < 0)
+                return rc;
 
         for (uint32_t i = 0; i < np; i++) {
                 const tpa_process *p = tpa_trace_process_c(tr, i);
@@ -354,11 +398,11 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
 #define ARG(key) (puts_(w, any ? ",\"" key "\":" : ",\"args\":{\"" key "\":"), any = true)
                 if (e->corr != 0) {
                         ARG("correlation_id");
-                        put_i64(w, e->corr);
+                        put_i64(w, (int64_t)(c.corr_base + e->corr));
                 }
                 if (e->group != 0) {
                         ARG("group_id");
-                        put_i64(w, (int64_t)e->group - 1);
+                        put_i64(w, (int64_t)(c.group_base + e->group - 1));
                 }
                 if (tpa_trace_get_aux(tr, i, TPA_AUX_BYTES, &v)) {
                         ARG("bytes");

@@ -2,7 +2,9 @@
 /*
  * test_chrome_writer.c - the Chrome JSON writer: microseconds printed
  * exactly from ns, names escaped, merge labels and pids that never collide,
- * gzip output, and write failures reported (and the file removed).
+ * correlation ids kept apart per input (two ranks merged analyse like each
+ * rank alone), gzip output, and write failures reported (and the file
+ * removed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +76,8 @@ static void test_chrome_writer__merge(void)
         const char *out = "test_chrome_writer_merge.json";
         char *text;
 
+        tpa_trace_events_mut(a)[0].group = 3;   /* TF group_id 2 */
+        tpa_trace_events_mut(b)[0].group = 3;
         ok(tpa_chrome_writer_open(&w, out, &err) == 0 &&
            tpa_chrome_writer_add(w, a, "a.json", &err) == 0 &&
            tpa_chrome_writer_add(w, b, "b.pb", &err) == 0 &&
@@ -87,7 +91,10 @@ static void test_chrome_writer__merge(void)
            strstr(text, "{\"ph\":\"X\",\"pid\":2,\"tid\":7,\"ts\":1.5,\"dur\":2.001,") != NULL,
            "pids 1 and 2: one per input, exact us");
         ok(strstr(text, "\"name\":\"k<\\\"quoted\\\"\\\\\\n>\"") != NULL, "name escaped");
-        ok(strstr(text, "\"args\":{\"correlation_id\":5}") != NULL, "correlation id in args");
+        ok(strstr(text, "\"args\":{\"correlation_id\":5,\"group_id\":2}") != NULL,
+           "correlation and group id in args");
+        ok(strstr(text, "\"args\":{\"correlation_id\":10,\"group_id\":5}") != NULL,
+           "the second input's ids moved past the first's (5 + 5, 2 + 3)");
         tpa_trace_new(&back, &err);
         if (ok(tpa_read_path(back, out, NULL, &err) == 0, "merged file reads (%s)", err.msg)) {
                 tap_eq((int64_t)tpa_trace_event_count(back), 2, "both events");
@@ -98,6 +105,127 @@ static void test_chrome_writer__merge(void)
         free(text);
         remove(out);
         tpa_trace_free(back);
+        tpa_trace_free(a);
+        tpa_trace_free(b);
+}
+
+static tpa_trace *read_testdata(const char *file)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr = NULL;
+
+        if (tpa_trace_new(&tr, &err) < 0 || tpa_read_path(tr, tap_testdata(file), NULL, &err) < 0) {
+                printf("# %s: %s\n", file, err.msg);
+                tpa_trace_free(tr);
+                return NULL;
+        }
+        return tr;
+}
+
+static tpa_analysis *analyze(const tpa_trace *tr)
+{
+        tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a = NULL;
+
+        if (tr != NULL && tpa_analyze(&a, tr, &ao, &err) < 0)
+                printf("# analysis: %s\n", err.msg);
+        return a;
+}
+
+/* Two ranks of one job: kineto_small.json twice, the second with its
+ * correlation ids 5 ahead (as a rank that made 5 more CUDA calls before the
+ * profiler started: its step 10 launches carry the ids of the first rank's
+ * step 11 kernels). Merged, each rank must keep its own launches' kernels:
+ * the merged report's steps are each rank's steps, figure for figure.
+ * Before ids were kept apart, step 10 reached into step 11's kernels. */
+static void test_chrome_writer__merge_ranks(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_chrome_writer *w;
+        tpa_trace *r0 = read_testdata("kineto_small.json");
+        tpa_trace *r1 = read_testdata("kineto_small.json"), *back = NULL;
+        tpa_analysis *a0 = NULL, *a1 = NULL, *am = NULL;
+        const char *out = "test_chrome_writer_ranks.json";
+
+        if (!ok(r0 != NULL && r1 != NULL, "kineto_small.json read twice"))
+                goto done;
+        for (size_t i = 0; i < tpa_trace_event_count(r1); i++)
+                if (tpa_trace_events_mut(r1)[i].corr != 0)
+                        tpa_trace_events_mut(r1)[i].corr += 5;
+        ok(tpa_chrome_writer_open(&w, out, &err) == 0 &&
+           tpa_chrome_writer_add(w, r0, "rank0.json", &err) == 0 &&
+           tpa_chrome_writer_add(w, r1, "rank1.json", &err) == 0 &&
+           tpa_chrome_writer_close(w, &err) == 0, "two ranks merged (%s)", err.msg);
+        tpa_trace_new(&back, &err);
+        if (!ok(tpa_read_path(back, out, NULL, &err) == 0, "merged ranks read (%s)", err.msg))
+                goto done;
+        a0 = analyze(r0);
+        a1 = analyze(r1);
+        am = analyze(back);
+        if (!ok(a0 != NULL && a1 != NULL && am != NULL, "each rank and the merge analysed"))
+                goto done;
+        tap_eq((int64_t)a0->step_count, 3, "rank 0: 3 steps");
+        tap_eq((int64_t)am->step_count, (int64_t)a0->step_count, "merged: the ranks' steps");
+        for (size_t i = 0; i < a0->step_count && i < am->step_count; i++) {
+                const tpa_analysis *ranks[2] = { a0, a1 };
+                for (int r = 0; r < 2; r++) {
+                        const tpa_step *s = &ranks[r]->steps[i], *m = &am->steps[i];
+                        tap_eq(m->number, s->number, "step %zu: rank %d's number", i, r);
+                        tap_eq(m->start, s->start, "step %lld: rank %d's start",
+                               (long long)s->number, r);
+                        tap_eq(m->end, s->end, "step %lld: rank %d's end", (long long)s->number, r);
+                        tap_eq(m->step_time, s->step_time, "step %lld: rank %d's step time",
+                               (long long)s->number, r);
+                }
+        }
+        {
+                /* each launch of the merge finds its kernels in its own rank */
+                const tpa_event *ev = tpa_trace_events(back);
+                uint32_t lo[2] = { UINT32_MAX, UINT32_MAX }, hi[2] = { 0, 0 };
+                for (size_t i = 0; i < tpa_trace_event_count(back); i++) {
+                        const tpa_thread *t = tpa_trace_thread_c(back, ev[i].track);
+                        const tpa_process *p = tpa_trace_process_c(back, t->process);
+                        int r = strstr(tpa_trace_str(back, p->label), "rank1.json") != NULL;
+                        if (ev[i].corr == 0)
+                                continue;
+                        lo[r] = ev[i].corr < lo[r] ? ev[i].corr : lo[r];
+                        hi[r] = ev[i].corr > hi[r] ? ev[i].corr : hi[r];
+                }
+                ok(hi[0] < lo[1], "correlation ids apart: rank 0 %u..%u, rank 1 %u..%u", lo[0],
+                   hi[0], lo[1], hi[1]);
+        }
+done:
+        remove(out);
+        tpa_analysis_free(a0);
+        tpa_analysis_free(a1);
+        tpa_analysis_free(am);
+        tpa_trace_free(back);
+        tpa_trace_free(r0);
+        tpa_trace_free(r1);
+}
+
+/* Ids that cannot be kept apart within 32 bits are refused, not lost. */
+static void test_chrome_writer__merge_ids_cap(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_chrome_writer *w;
+        tpa_trace *a = make_trace(), *b = make_trace();
+        const char *out = "test_chrome_writer_cap.json";
+        int rc;
+
+        tpa_trace_events_mut(b)[0].corr = UINT32_MAX - 2;
+        rc = tpa_chrome_writer_open(&w, out, &err);
+        if (rc == 0)
+                rc = tpa_chrome_writer_add(w, a, "a.json", &err);
+        if (rc == 0)
+                rc = tpa_chrome_writer_add(w, b, "b.json", &err);
+        tap_eq(rc, TPA_ELIMIT, "ids past 2^32 once moved are a limit (%s)", err.msg);
+        if (rc == 0)
+                tpa_chrome_writer_close(w, &err);
+        else
+                tpa_chrome_writer_abort(w);
+        ok(access(out, F_OK) != 0, "no file left");
         tpa_trace_free(a);
         tpa_trace_free(b);
 }
@@ -149,6 +277,8 @@ int main(void)
 {
         test_chrome_writer__format_us();
         test_chrome_writer__merge();
+        test_chrome_writer__merge_ranks();
+        test_chrome_writer__merge_ids_cap();
         test_chrome_writer__gzip_and_errors();
         return tap_done();
 }

@@ -21,8 +21,10 @@ int  tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error
 /* Write every process, thread and event of `tr`. With a NULL `label`
  * (convert) pids and tids are the input's own; with a label (merge) it is
  * added to each process' labels ("GPU 0, a.json"; names stay as they are,
- * so the merged file reads back with its devices) and pids are renumbered,
- * never colliding with those of earlier calls. */
+ * so the merged file reads back with its devices); pids are renumbered and
+ * correlation and group ids moved past those of earlier calls, so that no
+ * id of one input ties its events to another's. Fails with TPA_ELIMIT when
+ * the ids of all inputs together pass 2^32. */
 int  tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char *label,
                            tpa_error *err);
 /* Write the JSON tail, flush and close; frees `w` whatever happens. */
