@@ -28,7 +28,7 @@ check() {       # check WHAT GOT WANT
         if [ "$2" = "$3" ]; then echo "ok: $1: $2"; else echo "FAIL: $1: $2, want $3"; rc=1; fi
 }
 check "svg elements" "$(grep -c '<svg ' "$html")" 2
-check "bar rects (kept steps x 7 groups)" "$(grep -c 'class="bar g-' "$html")" $((kept * 7))
+check "bar rects (kept steps x 6 groups)" "$(grep -c 'class="bar g-' "$html")" $((kept * 6))
 check "device lanes" "$(grep -c 'class="lane lane-device"' "$html")" 3
 check "host lanes" "$(grep -c 'class="lane lane-host"' "$html")" 1
 check "no scripts or links" "$(grep -Eci '<script|(src|href)=' "$html")" 0
