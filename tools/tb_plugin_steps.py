@@ -5,7 +5,11 @@
 Prints, for each file, what torch-tb-profiler's overview shows: each step's
 time and its breakdown (Kernel, Memcpy, Memset, Communication, Runtime,
 DataLoader, CpuOp, Other), then the `steps=` and `times=` fields of a
-tests/corpus/expect_tf2.txt kineto row: DataLoader % and step time in ms.
+tests/corpus/expect_tf2.txt kineto row: DataLoader % and step time in ms,
+and the other buckets both tools define alike: kernel= (Kernel + Memset:
+our compute), memcpy= (our transfer), runtime= (Runtime: our launch, setup
+and host wait), host= (Runtime + CpuOp + Other: all our host time, host
+waits and idle; the two split it in another order, Python above CPU ops).
 
 Its step windows and priority order match ours on a single GPU: a step runs
 from its ProfilerStep#N start (pushed back to the end of the previous step's
@@ -35,6 +39,7 @@ def main(paths):
         data.analyze()
         print(path)
         loader, times = [], []
+        fields = {'kernel': [], 'memcpy': [], 'runtime': [], 'host': []}
         for name, c in zip(data.steps_names, data.steps_costs):
             total = c.costs[-1]
             shares = ' '.join('%s %.1f%%' % (r, 100.0 * v / total)
@@ -42,10 +47,17 @@ def main(paths):
             print('  step %s %.3f ms  %s' % (name, total / 1000.0, shares))
             loader.append('%.1f' % (100.0 * c.costs[ROLES.index('DataLoader')] / total))
             times.append('%.3f' % (total / 1000.0))
+            share = dict((r, 100.0 * v / total) for r, v in zip(ROLES, c.costs[:-1]))
+            fields['kernel'].append('%.1f' % (share['Kernel'] + share['Memset']))
+            fields['memcpy'].append('%.1f' % share['Memcpy'])
+            fields['runtime'].append('%.1f' % share['Runtime'])
+            fields['host'].append('%.1f' % (share['Runtime'] + share['CpuOp'] + share['Other']))
         c = data.avg_costs
         print('  average DataLoader %.1f%%' % (100.0 * c.costs[ROLES.index('DataLoader')]
                                                / c.costs[-1]))
-        print('  steps=%s times=%s' % (','.join(loader), ','.join(times)))
+        print('  steps=%s times=%s %s' % (','.join(loader), ','.join(times),
+                                         ' '.join('%s=%s' % (k, ','.join(v))
+                                                  for k, v in fields.items())))
 
 
 if __name__ == '__main__':

@@ -100,29 +100,49 @@ static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
         tpa_trace_free(tr);
 }
 
-/* One figure per step, in step order, comma-separated: the input share
- * within 0.5 points, or the step time within 0.05 ms. */
-static void check_steps(const tpa_analysis *a, const char *file, const char *p, bool times)
+/* A step's figure as a field of a kineto row names it: "steps" its input
+ * share, "times" its time (ms), "kernel" compute, "memcpy" transfer,
+ * "runtime" launch + setup + host wait, "host" the rest of the step (all
+ * host time, host waits and idle), all in %. */
+static double step_figure(const tpa_step *s, const char *field)
+{
+        const double *f = s->frac;
+
+        if (strcmp(field, "times") == 0)
+                return (double)s->step_time / 1e6;
+        if (strcmp(field, "steps") == 0)
+                return f[TPA_BUCKET_INPUT] * 100;
+        if (strcmp(field, "kernel") == 0)
+                return f[TPA_BUCKET_COMPUTE] * 100;
+        if (strcmp(field, "memcpy") == 0)
+                return (f[TPA_BUCKET_H2D] + f[TPA_BUCKET_D2H] + f[TPA_BUCKET_D2D] +
+                        f[TPA_BUCKET_P2P]) * 100;
+        if (strcmp(field, "runtime") == 0)
+                return (f[TPA_BUCKET_HOST_LAUNCH] + f[TPA_BUCKET_HOST_SETUP] +
+                        f[TPA_BUCKET_SYNC_HOST_WAIT]) * 100;
+        return (f[TPA_BUCKET_HOST_LAUNCH] + f[TPA_BUCKET_HOST_SETUP] +
+                f[TPA_BUCKET_HOST_PYTHON] + f[TPA_BUCKET_HOST_COMPUTE] +
+                f[TPA_BUCKET_SYNC_HOST_WAIT] + f[TPA_BUCKET_IDLE]) * 100;
+}
+
+/* One figure per step, in step order, comma-separated, within `tol` of
+ * ours (ms for times=, points for the shares). */
+static void check_steps(const tpa_analysis *a, const char *file, const char *p,
+                        const char *field, double tol)
 {
         size_t k = 0;
 
         for (size_t i = 0; i < a->step_count; i++, k++) {
                 const tpa_step *s = &a->steps[i];
-                double got = times ? (double)s->step_time / 1e6 : s->frac[TPA_BUCKET_INPUT] * 100;
+                double got = step_figure(s, field);
                 char *end;
                 double v = strtod(p, &end);
 
-                if (!ok(end != p, "%s: %s has a figure for step %" PRId64, file,
-                        times ? "times=" : "steps=", s->number))
+                if (!ok(end != p, "%s: %s= has a figure for step %" PRId64, file, field,
+                        s->number))
                         return;
-                if (times)
-                        ok(fabs(got - v) <= 0.05,
-                           "%s: step %" PRId64 " time %.3f ms within 0.05 ms of %.3f", file,
-                           s->number, got, v);
-                else
-                        ok(fabs(got - v) <= 0.5,
-                           "%s: step %" PRId64 " input %.1f%% within 0.5 points of %.1f%%", file,
-                           s->number, got, v);
+                ok(fabs(got - v) <= tol, "%s: step %" PRId64 " %s %.3f within %.2f of %.3f", file,
+                   s->number, field, got, tol, v);
                 p = *end == ',' ? end + 1 : end;
         }
         ok(*p == ' ' || *p == '\0', "%s: %zu steps, as many as the row lists", file, k);
@@ -148,10 +168,17 @@ static void check_kineto(const char *corpus, const tpa_rules *rules, char *rest)
         ok(got >= lo && got <= hi, "%s: input %.1f%% in [%.0f, %.0f]", file, got, lo, hi);
         /* steps=A,B,... and times=A,B,...: each step's input % and step
          * time (ms), from PyTorch's TensorBoard plugin (the row says how) */
-        if ((want = strstr(rest, " steps=")) != NULL)
-                check_steps(a, file, want + 7, false);
-        if ((want = strstr(rest, " times=")) != NULL)
-                check_steps(a, file, want + 7, true);
+        static const struct { const char *field; double tol; } fields[] = {
+                { "steps", 0.5 }, { "times", 0.05 }, { "kernel", 1 }, { "memcpy", 1 },
+                { "runtime", 1 }, { "host", 1 },
+        };
+        for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+                char key[16];
+                snprintf(key, sizeof(key), " %s=", fields[f].field);
+                if ((want = strstr(rest, key)) != NULL)
+                        check_steps(a, file, want + strlen(key), fields[f].field,
+                                    fields[f].tol);
+        }
         input_bound = a->run_class != NULL && strcmp(a->run_class, "input-bound") == 0;
         ok(strcmp(cls, "input-bound") == 0 ? input_bound : !input_bound, "%s: class %s (want %s)",
            file, a->run_class ? a->run_class : "-", cls);
