@@ -333,13 +333,19 @@ void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                            const char *path, bool color)
 {
-        tpa_report__read_summary(fp, tr, a, path);
-        section_steps(fp, a);
+        /* the verdict first, what was read last (DESIGN.md 6) */
+        fprintf(fp, "%s: %s, dialect %s\n", path, tpa_format_name(tpa_trace_format(tr)),
+                tpa_dialect_name(tpa_trace_dialect(tr)));
         if (a->step_count == 0) {
-                fprintf(fp, "\nverdict: none (no steps)\n");
+                char why[200];
+                fprintf(fp, "\nverdict: none %s\n", tpa_report__verdict_why(a, why, sizeof(why)));
+                section_steps(fp, a);
+                fputs("\nwhat was read:\n", fp);
+                tpa_report__read_summary(fp, tr, a, path);
                 return;
         }
         section_verdict(fp, a, color);
+        section_steps(fp, a);
         section_table(fp, a);
         section_gaps(fp, a);
         section_copies(fp, a);
@@ -351,6 +357,8 @@ void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
         else if (a->host_op_count > 0)  /* input waits, runtime dispatch */
                 section_ops(fp, "top host ops by exposed time (no op computing)", a->host_ops,
                             a->host_op_count);
+        fputs("\nwhat was read:\n", fp);
+        tpa_report__read_summary(fp, tr, a, path);
 }
 
 void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
