@@ -289,9 +289,13 @@ static void put_meta(tpa_chrome_writer *w, const struct ids *c, const char *what
 }
 
 /* Kineto tells kinds by 'cat', not by name: write the category each kind
- * reads back as (parse/classify.c). Other dialects go by names alone. */
-static const char *kineto_cat(unsigned kind)
+ * reads back as (parse/classify.c). Other dialects go by names alone. An
+ * annotation on a host thread is a user_annotation: gpu_user_annotation
+ * is device work's category, and would make its thread a stream. */
+static const char *kineto_cat(unsigned kind, const tpa_thread *t)
 {
+        if (kind == TPA_KIND_ANNOTATION && t->role == TPA_TRACK_HOST)
+                return "user_annotation";
         switch (kind) {
         case TPA_KIND_KERNEL:
         case TPA_KIND_COLLECTIVE:       return "kernel";
@@ -390,9 +394,9 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                 put_us(w, e->dur);
                 puts_(w, ",\"name\":");
                 put_str(w, tpa_trace_str(tr, e->name), tpa_trace_str_len(tr, e->name));
-                if (kineto && kineto_cat(e->kind) != NULL) {
+                if (kineto && kineto_cat(e->kind, t) != NULL) {
                         puts_(w, ",\"cat\":\"");
-                        puts_(w, kineto_cat(e->kind));
+                        puts_(w, kineto_cat(e->kind, t));
                         puts_(w, "\"");
                 }
 #define ARG(key) (puts_(w, any ? ",\"" key "\":" : ",\"args\":{\"" key "\":"), any = true)
