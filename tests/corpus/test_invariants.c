@@ -7,7 +7,10 @@
  *   - the run's class is the class of the most kept-step time;
  *   - a browser trace (chrome-catapult/) gets no verdict;
  *   - no finding's gain exceeds the bucket it explains;
- *   - the run's breakdown sums to 1 and device busy is at most 1.
+ *   - the run's breakdown sums to 1 and device busy is at most 1;
+ *   - accelerators by their own names: the MTIA trace's device is MTIA, its
+ *     DMA is transfer and no advice names CUDA; the MI250 trace's device is
+ *     a ROCm GPU.
  * Every file under the corpus that reads as a trace is checked; TF's own
  * analysis files (*.overview_page.pb, ...) and the XSpace twins of the
  * trace.json.gz files are left out. Skips when the corpus is absent.
@@ -111,6 +114,21 @@ static void check(const char *root, const char *rel, const tpa_rules *rules)
                 }
         }
         ok(gains_ok, "%s: no finding gains more than its bucket", rel);
+        if (strstr(rel, "mtia_inference_trace/") != NULL) {
+                bool cuda = false;
+                for (size_t i = 0; i < a->finding_count; i++)
+                        cuda = cuda || strstr(a->findings[i].message, "CUDA") != NULL;
+                ok(a->device_count == 1 && strncmp(a->device_names[0], "MTIA:", 5) == 0,
+                   "%s: the device is named MTIA (%s)", rel,
+                   a->device_count ? a->device_names[0] : "none");
+                ok(a->run_frac[TPA_BUCKET_D2D] > 0, "%s: DMA is transfer (%.2f%%)", rel,
+                   a->run_frac[TPA_BUCKET_D2D] * 100);
+                ok(!cuda, "%s: no advice names CUDA", rel);
+        }
+        if (strstr(rel, "amd_trace/mi250") != NULL)
+                ok(a->device_count == 1 && strncmp(a->device_names[0], "ROCm GPU:", 9) == 0,
+                   "%s: the device is a ROCm GPU (%s)", rel,
+                   a->device_count ? a->device_names[0] : "none");
         if (a->kept_count > 0) {
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
                         sum += a->run_frac[b];
