@@ -155,6 +155,65 @@ static void check_overview(const char *corpus, const tpa_rules *rules, char *res
         tpa_trace_free(tr);
 }
 
+/* A row of expect_hta.txt: HTA's temporal breakdown over the listed steps
+ * (tools/hta_breakdown.py says how) against ours over the same steps:
+ * device idle (1 - device busy), compute, and non-compute (copies and
+ * collectives), each within 1 point. */
+static void check_hta(const char *corpus, const tpa_rules *rules, char *rest)
+{
+        char path[4096], file[2048], list[1024];
+        double idle, compute, noncompute, total = 0, busy = 0, comp = 0, other = 0;
+        size_t used = 0, listed = 0;
+        tpa_trace *tr = NULL;
+        tpa_analysis *a;
+
+        if (sscanf(rest, "%2047s %1023s %lf %lf %lf", file, list, &idle, &compute,
+                   &noncompute) != 5) {
+                ok(false, "malformed line: %s", rest);
+                return;
+        }
+        snprintf(path, sizeof(path), "%s/%s", corpus, file);
+        a = analyze(path, rules, &tr);
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        for (char *p = list; *p != '\0';) {
+                char *end;
+                long long n = strtoll(p, &end, 10);
+                listed++;
+                for (size_t i = 0; i < a->step_count; i++) {
+                        const tpa_step *s = &a->steps[i];
+                        const tpa_ns *b = s->bucket_ns;
+                        double cp = (double)(b[TPA_BUCKET_H2D] + b[TPA_BUCKET_D2H] +
+                                             b[TPA_BUCKET_D2D] + b[TPA_BUCKET_P2P] +
+                                             b[TPA_BUCKET_SYNC_COLLECTIVE]);
+                        if (s->number != n || s->excluded)
+                                continue;
+                        used++;
+                        total += (double)s->step_time;
+                        comp += (double)b[TPA_BUCKET_COMPUTE];
+                        other += cp;
+                        busy += (double)b[TPA_BUCKET_COMPUTE] + cp;
+                }
+                p = *end == ',' ? end + 1 : end;
+                if (end == p && *p != '\0')
+                        break;
+        }
+        if (ok(used == listed && total > 0, "%s: ours keeps the %zu steps HTA measured", file,
+               listed)) {
+                ok(fabs(100 * (total - busy) / total - idle) <= 1,
+                   "%s: device idle %.2f%% within 1 point of HTA's %.2f%%", file,
+                   100 * (total - busy) / total, idle);
+                ok(fabs(100 * comp / total - compute) <= 1,
+                   "%s: compute %.2f%% within 1 point of HTA's %.2f%%", file,
+                   100 * comp / total, compute);
+                ok(fabs(100 * other / total - noncompute) <= 1,
+                   "%s: non-compute %.2f%% within 1 point of HTA's %.2f%%", file,
+                   100 * other / total, noncompute);
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* A step's figure as a field of a kineto row names it: "steps" its input
  * share, "times" its time (ms), "kernel" compute, "memcpy" transfer,
  * "runtime" launch + setup + host wait, "host" the rest of the step (all
@@ -272,6 +331,8 @@ int main(int argc, char **argv)
                                 check_kineto(corpus, rules, line + 7);
                         else if (strncmp(line, "overview ", 9) == 0)
                                 check_overview(corpus, rules, line + 9);
+                        else if (strncmp(line, "hta ", 4) == 0)
+                                check_hta(corpus, rules, line + 4);
                 }
                 fclose(fp);
         }
