@@ -4,6 +4,7 @@
  * analyse it and render the text report; several inputs are several hosts
  * or runs, each reported, then a short table over all of them.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 #include "render.h"
 #include "run_load.h"
 
-/* --fail-on-severity: EXIT_GATE when a run finding reaches `level`. */
+/* --fail-on-severity: EXIT_GATE when a run finding reaches `level`, a
+ * name the option parser checked. */
 static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
 {
         static const char *const names[] = { "info", "warning", "error" };
@@ -22,10 +24,7 @@ static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
         for (int i = 0; i < 3; i++)
                 if (strcmp(level, names[i]) == 0)
                         min = i;
-        if (min < 0) {
-                cli_errorf("--fail-on-severity takes info, warning or error, not '%s'", level);
-                return EXIT_USAGE;
-        }
+        assert(min >= 0);
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < runs[i]->finding_count; k++)
                         if ((int)runs[i]->findings[k].severity >= min) {
@@ -119,6 +118,15 @@ int cmd_analyze(const cli_args *args)
                 if (rc < 0) {
                         tpa_trace_free(tr);
                         rc = cli_report_error(&err, path);
+                        break;
+                }
+                if (tpa_trace_format(tr) == TPA_FORMAT_TFEVENTS &&
+                    tpa_trace_event_count(tr) == 0) {
+                        /* A TensorBoard events file of scalars: the user
+                         * meant its profile run, not an empty report. */
+                        cli_errorf("%s: %s: nothing to analyze", path, cli_no_events_reason(tr));
+                        tpa_trace_free(tr);
+                        rc = EXIT_INPUT;
                         break;
                 }
                 cli_print_warnings(tr, path);
