@@ -436,8 +436,8 @@ void tpa_report_check_markdown(FILE *fp, const tpa_check *checks, size_t n,
                                 fputs("; no noise estimate: ", fp);
                         else
                                 fprintf(fp, ", 95%% CI %+.1f%% .. %+.1f%%%s", m->ci_lo * 100,
-                                        m->ci_hi * 100, m->significant ? "" :
-                                        ", inside the noise");
+                                        m->ci_hi * 100, m->rel > k->max_regression &&
+                                        !m->significant ? ", inside the noise" : "");
                         if (m->too_few) {
                                 few_steps(fp, k->cmp);
                                 fputs(", judged on the limit alone", fp);
