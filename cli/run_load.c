@@ -50,8 +50,7 @@ const char *cli_no_events_reason(const tpa_trace *tr)
         return "the trace has no timed events";
 }
 
-/* True when the file starts like a saved report. */
-static bool is_report(const char *path)
+bool cli_is_report(const char *path)
 {
         char head[512];
         size_t n;
@@ -129,7 +128,7 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                                 return cli_report_error(&err, path);
                         return refuse_empty(out, path, "the report has no kept steps");
                 }
-        } else if (is_report(path)) {
+        } else if (cli_is_report(path)) {
                 if (tpa_report_load(out, path, &err) < 0)
                         return cli_report_error(&err, path);
                 return refuse_empty(out, path, "the report has no kept steps");

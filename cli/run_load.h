@@ -13,6 +13,8 @@
 /* The default rules, extended or replaced by --rules, with --set applied.
  * Returns an exit code. */
 int cli_load_rules(tpa_rules **out, const cli_args *args);
+/* True when the file at `path` starts like a saved JSON report. */
+bool cli_is_report(const char *path);
 /* Why a trace gave no steps, for the message that refuses it. */
 const char *cli_no_events_reason(const tpa_trace *tr);
 /* Load `path` as a tpa_run; prints the error and returns its exit code. A
