@@ -23,8 +23,6 @@
 #include "run_load.h"
 
 #define DEFAULT_MAX_REGRESSION 0.05
-/* As many baselines as cli_args holds. */
-#define LIST_MAX ((int)(sizeof(((cli_args *)0)->baseline) / sizeof(char *)))
 
 static int usage(const char *msg, const char *arg)
 {
@@ -126,8 +124,8 @@ int cmd_check(const cli_args *args)
         tpa_compare_options co = TPA_COMPARE_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
         tpa_rules *rules = NULL;
-        tpa_run *base[LIST_MAX] = { NULL }, *cur = NULL;
-        tpa_comparison *cmp[LIST_MAX] = { NULL };
+        tpa_run *base[CLI_BASELINE_MAX] = { NULL }, *cur = NULL;
+        tpa_comparison *cmp[CLI_BASELINE_MAX] = { NULL };
         tpa_check *checks = NULL;
         double max = DEFAULT_MAX_REGRESSION, v;
         size_t n = 0;
@@ -232,7 +230,7 @@ int cmd_check(const cli_args *args)
                 rc = EXIT_GATE;
 done:
         free(checks);
-        for (int i = 0; i < LIST_MAX; i++) {
+        for (int i = 0; i < CLI_BASELINE_MAX; i++) {
                 tpa_comparison_free(cmp[i]);
                 tpa_run_free(base[i]);
         }

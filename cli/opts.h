@@ -20,6 +20,8 @@ typedef enum cli_cmd {
 
 typedef enum cli_color { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } cli_color;
 
+#define CLI_BASELINE_MAX 8              /* --baseline options check takes */
+
 /* Everything the command line can say. Strings borrow from argv. */
 typedef struct cli_args {
         cli_cmd      cmd;
@@ -40,7 +42,7 @@ typedef struct cli_args {
         bool         list_runs;
         /* check: each --baseline, --fail-if and --fail-on is a condition
          * of its own, checked in turn; any one tripping fails the gate */
-        const char  *baseline[8];       /* --baseline FILE */
+        const char  *baseline[CLI_BASELINE_MAX];        /* --baseline FILE */
         int          baseline_count;
         const char  *max_regression;    /* --max-regression 5% */
         const char  *fail_if[16];       /* --fail-if EXPR */
