@@ -4,6 +4,7 @@
  * analyse it and render the text report; several inputs are several hosts
  * or runs, each reported, then a short table over all of them.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,11 @@
 #include "render.h"
 #include "run_load.h"
 
-/* --fail-on-severity: EXIT_GATE when a run finding reaches `level`. */
-static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
+/* --fail-on-severity: EXIT_GATE when a run finding reaches `level`, a
+ * name the option parser checked; runs[i] is NULL for a saved report,
+ * whose findings are saved[i]'s. */
+static int gate(const char *level, const tpa_analysis *const *runs,
+                const tpa_run *const *saved, size_t n)
 {
         static const char *const names[] = { "info", "warning", "error" };
         int min = -1;
@@ -22,23 +26,27 @@ static int gate(const char *level, const tpa_analysis *const *runs, size_t n)
         for (int i = 0; i < 3; i++)
                 if (strcmp(level, names[i]) == 0)
                         min = i;
-        if (min < 0) {
-                cli_errorf("--fail-on-severity takes info, warning or error, not '%s'", level);
-                return EXIT_USAGE;
-        }
-        for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < runs[i]->finding_count; k++)
+        assert(min >= 0);
+        for (size_t i = 0; i < n; i++) {
+                for (size_t k = 0; runs[i] != NULL && k < runs[i]->finding_count; k++)
                         if ((int)runs[i]->findings[k].severity >= min) {
                                 cli_errorf("finding '%s' reaches --fail-on-severity %s",
                                            runs[i]->findings[k].name, level);
                                 return EXIT_GATE;
                         }
+                for (size_t k = 0; saved[i] != NULL && k < saved[i]->finding_count; k++)
+                        if ((int)saved[i]->findings[k].severity >= min) {
+                                cli_errorf("finding '%s' reaches --fail-on-severity %s",
+                                           saved[i]->findings[k].name, level);
+                                return EXIT_GATE;
+                        }
+        }
         return EXIT_OK;
 }
 
 static bool is_run_metadata(const tpa_trace *tr)
 {
-        tpa_format f = tpa_trace_format(tr);
+        tpa_format f = tr != NULL ? tpa_trace_format(tr) : TPA_FORMAT_AUTO;
 
         return f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT;
 }
@@ -47,6 +55,33 @@ static const char *label_copy(char **slot, const char *s)
 {
         *slot = strdup(s);
         return *slot;
+}
+
+/* The short table over several inputs, of those analysed here (a saved
+ * report has no analysis to put in it). */
+static int aggregate(FILE *fp, tpa_analysis *const *runs, const char *const *names, size_t n)
+{
+        const tpa_analysis **r = calloc(n, sizeof(*r));
+        const char **p = calloc(n, sizeof(*p));
+        size_t k = 0;
+
+        if (r == NULL || p == NULL) {
+                free(r);
+                free(p);
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (runs[i] == NULL)
+                        continue;
+                r[k] = runs[i];
+                p[k++] = names[i];
+        }
+        if (k > 1)
+                tpa_report_text_aggregate(fp, r, p, k);
+        free(r);
+        free(p);
+        return EXIT_OK;
 }
 
 /* The traces and their analyses outlive the command: the process ends
@@ -65,6 +100,7 @@ int cmd_analyze(const cli_args *args)
         tpa_rules *rules = NULL;
         tpa_trace **traces = NULL;
         tpa_analysis **runs = NULL;
+        tpa_run **saved = NULL;         /* a saved report, in place of a trace */
         const char **names = NULL;      /* what each report is called */
         char **labels = NULL;           /* names we made, owned */
         int *joined = NULL;             /* RunMetadata files read into each trace */
@@ -94,8 +130,9 @@ int cmd_analyze(const cli_args *args)
         names = calloc((size_t)args->input_count, sizeof(*names));
         joined = calloc((size_t)args->input_count, sizeof(*joined));
         labels = calloc((size_t)args->input_count, sizeof(*labels));
+        saved = calloc((size_t)args->input_count, sizeof(*saved));
         if (traces == NULL || runs == NULL || names == NULL || joined == NULL ||
-            labels == NULL) {
+            labels == NULL || saved == NULL) {
                 cli_errorf("out of memory");
                 rc = EXIT_INTERNAL;
                 goto done;
@@ -110,6 +147,16 @@ int cmd_analyze(const cli_args *args)
                 const char *path = args->inputs[i];
                 tpa_trace *tr = NULL;
 
+                if (strcmp(path, "-") != 0 && cli_is_report(path)) {
+                        /* Our own JSON report: shown again, not read as
+                         * a trace of no events. */
+                        if (tpa_report_load(&saved[n], path, &err) < 0) {
+                                rc = cli_report_error(&err, path);
+                                break;
+                        }
+                        names[n++] = path;
+                        continue;
+                }
                 if (tpa_trace_new(&tr, &err) < 0) {
                         rc = cli_report_error(&err, path);
                         break;
@@ -119,6 +166,15 @@ int cmd_analyze(const cli_args *args)
                 if (rc < 0) {
                         tpa_trace_free(tr);
                         rc = cli_report_error(&err, path);
+                        break;
+                }
+                if (tpa_trace_format(tr) == TPA_FORMAT_TFEVENTS &&
+                    tpa_trace_event_count(tr) == 0) {
+                        /* A TensorBoard events file of scalars: the user
+                         * meant its profile run, not an empty report. */
+                        cli_errorf("%s: %s: nothing to analyze", path, cli_no_events_reason(tr));
+                        tpa_trace_free(tr);
+                        rc = EXIT_INPUT;
                         break;
                 }
                 cli_print_warnings(tr, path);
@@ -140,6 +196,12 @@ int cmd_analyze(const cli_args *args)
                 const char *path = names[i];
                 char label[1024];
 
+                if (saved[i] != NULL) {
+                        if (i > 0)
+                                fputc('\n', out.fp);
+                        rc = cli_render_saved(out.fp, args, saved[i], path);
+                        continue;
+                }
                 if (joined[i] > 0) {
                         snprintf(label, sizeof(label), "%s (+%d more RunMetadata files)",
                                  path, joined[i]);
@@ -170,14 +232,19 @@ int cmd_analyze(const cli_args *args)
                 cli_out_discard(&out);
                 goto done;
         }
-        if (n > 1 && cli_render_is_text(args))
-                tpa_report_text_aggregate(out.fp, (const tpa_analysis *const *)runs,
-                                          names, (size_t)n);
+        if (n > 1 && cli_render_is_text(args) &&
+            (rc = aggregate(out.fp, runs, names, (size_t)n)) != EXIT_OK) {
+                cli_out_discard(&out);
+                goto done;
+        }
         rc = cli_out_commit(&out, args->output);
         if (rc == EXIT_OK && args->fail_on_severity != NULL)
                 rc = gate(args->fail_on_severity, (const tpa_analysis *const *)runs,
-                          (size_t)n);
+                          (const tpa_run *const *)saved, (size_t)n);
 done:
+        for (int i = 0; saved != NULL && i < n; i++)
+                tpa_run_free(saved[i]);
+        free(saved);
         for (int i = 0; labels != NULL && i < n; i++)
                 free(labels[i]);
         kept_traces = traces;

@@ -2,11 +2,16 @@
 /*
  * cmd_check.c - `tfprof-analyze check NEW [--baseline BASE
  * [--max-regression PCT]] [--fail-if EXPR] [--fail-on CLASS]`: the CI gate.
- * Each condition prints one line on stdout, "ok:" or "FAIL:" with the
- * figures; exit 1 when any fails, else 0. A step time regression counts
- * only when it is significant (its confidence interval excludes 0): one
- * inside the noise is reported and does not fail.
+ * Each option may be repeated; every condition is checked and reported
+ * ("ok:" or "FAIL:" with its figures, and why a regression tripped, in
+ * text, json or markdown); exit 1 when any fails, else 0. A step time
+ * regression counts only when it is significant (its confidence interval
+ * excludes 0): one inside the noise is reported and does not fail. With
+ * too few steps on a side for an interval, the limit alone decides. A run
+ * with nothing to gate on (no steps, no verdict for --fail-on) is an
+ * error, never a pass.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,29 +65,58 @@ static void class_list(const tpa_rules *r)
         fputc('\n', stderr);
 }
 
-static bool check_regression(FILE *fp, const tpa_comparison *c, double max)
+/* The metrics `expr` names, with their values for the run: what a --fail-if
+ * line shows beside "true" or "false". Words that are no metric of the run
+ * (and, or, not, function and threshold names) are left out. */
+static void expr_metrics(tpa_check *k, const tpa_rules *rules, tpa_run *run)
 {
-        const tpa_change *m = &c->median;
-        char ci[80] = "";
+        const char *p = k->expr;
 
-        if (!m->too_few)
-                snprintf(ci, sizeof(ci), ", 95%% CI %+.1f%% .. %+.1f%%", m->ci_lo * 100,
-                         m->ci_hi * 100);
-        if (m->rel <= max) {
-                fprintf(fp, "ok: median step time %+.1f%% (%.0f -> %.0f ns%s) is within the "
-                        "%.1f%% limit\n", m->rel * 100, m->base_ns, m->new_ns, ci, max * 100);
-                return false;
+        while (*p != '\0' && k->metric_count < TPA_CHECK_METRICS_MAX) {
+                const char *start = p;
+                size_t len;
+                double v, t;
+                bool seen = false;
+
+                if (*p >= '0' && *p <= '9') {   /* a number and its unit: 20%, 1.5ms */
+                        while (*p != '\0' && (isalnum((unsigned char)*p) || *p == '.' ||
+                                              *p == '%'))
+                                p++;
+                        continue;
+                }
+                if (!isalpha((unsigned char)*p) && *p != '_') {
+                        p++;
+                        continue;
+                }
+                while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+                        p++;
+                len = (size_t)(p - start);
+                if (len >= sizeof(k->metrics[0].name))
+                        continue;
+                for (size_t i = 0; i < k->metric_count; i++)
+                        seen |= strlen(k->metrics[i].name) == len &&
+                                memcmp(k->metrics[i].name, start, len) == 0;
+                memcpy(k->metrics[k->metric_count].name, start, len);
+                k->metrics[k->metric_count].name[len] = '\0';
+                if (seen || tpa_rules_threshold(rules, k->metrics[k->metric_count].name, &t) ||
+                    !tpa_run_metric_fn(run, start, len, &v))
+                        continue;
+                k->metrics[k->metric_count++].value = v;
         }
-        if (!m->significant) {
-                fprintf(fp, "ok: median step time %+.1f%% (%.0f -> %.0f ns%s) exceeds the "
-                        "%.1f%% limit but is inside the noise (not significant); not "
-                        "failing\n", m->rel * 100, m->base_ns, m->new_ns, ci, max * 100);
-                return false;
-        }
-        fprintf(fp, "FAIL: median step time regressed %+.1f%% (%.0f -> %.0f ns%s), above the "
-                "%.1f%% limit%s\n", m->rel * 100, m->base_ns, m->new_ns, ci, max * 100,
-                m->too_few ? " (too few steps to estimate noise)" : "");
-        return true;
+}
+
+/* The report in the format asked for; an exit code. */
+static int write_checks(FILE *fp, const cli_args *args, const tpa_check *checks, size_t n)
+{
+        tpa_error err = TPA_ERROR_INIT;
+
+        if (args->format == NULL || strcmp(args->format, "text") == 0)
+                tpa_report_check_text(fp, checks, n);
+        else if (strcmp(args->format, "markdown") == 0)
+                tpa_report_check_markdown(fp, checks, n, args->inputs[0]);
+        else if (tpa_report_check_json(fp, checks, n, args->inputs[0], &err) < 0)
+                return cli_report_error(&err, NULL);
+        return EXIT_OK;
 }
 
 int cmd_check(const cli_args *args)
@@ -90,9 +124,11 @@ int cmd_check(const cli_args *args)
         tpa_compare_options co = TPA_COMPARE_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
         tpa_rules *rules = NULL;
-        tpa_run *base = NULL, *cur = NULL;
-        tpa_comparison *c = NULL;
+        tpa_run *base[CLI_BASELINE_MAX] = { NULL }, *cur = NULL;
+        tpa_comparison *cmp[CLI_BASELINE_MAX] = { NULL };
+        tpa_check *checks = NULL;
         double max = DEFAULT_MAX_REGRESSION, v;
+        size_t n = 0;
         bool tripped = false;
         cli_out out;
         int rc;
@@ -102,26 +138,35 @@ int cmd_check(const cli_args *args)
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
         }
-        if (args->format != NULL && strcmp(args->format, "text") != 0)
-                return usage("check writes text only, not", args->format);
+        if (args->format != NULL && strcmp(args->format, "html") == 0)
+                return usage("check writes text, json or markdown, not", args->format);
         if (args->max_regression != NULL && !parse_pct(args->max_regression, &max))
                 return usage("--max-regression takes a percentage such as 5%, not",
                              args->max_regression);
-        if (args->max_regression != NULL && args->baseline == NULL) {
+        if (args->max_regression != NULL && args->baseline_count == 0) {
                 cli_errorf("--max-regression needs --baseline");
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
         }
-        if (args->baseline == NULL && args->fail_if == NULL && args->fail_on == NULL) {
+        if (args->baseline_count + args->fail_if_count + args->fail_on_count == 0) {
                 cli_errorf("check needs --baseline, --fail-if or --fail-on");
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
         }
         if ((rc = cli_load_rules(&rules, args)) != EXIT_OK)
                 return rc;
-        if (args->fail_on != NULL && !known_class(rules, args->fail_on)) {
-                rc = usage("--fail-on: unknown class", args->fail_on);
-                class_list(rules);
+        for (int i = 0; i < args->fail_on_count; i++) {
+                if (!known_class(rules, args->fail_on[i])) {
+                        rc = usage("--fail-on: unknown class", args->fail_on[i]);
+                        class_list(rules);
+                        goto done;
+                }
+        }
+        checks = calloc((size_t)(args->baseline_count + args->fail_if_count +
+                                 args->fail_on_count), sizeof(*checks));
+        if (checks == NULL) {
+                cli_errorf("out of memory");
+                rc = EXIT_INTERNAL;
                 goto done;
         }
         if ((rc = cli_load_run(&cur, args->inputs[0], args, rules)) != EXIT_OK)
@@ -133,40 +178,69 @@ int cmd_check(const cli_args *args)
                 rc = EXIT_INPUT;
                 goto done;
         }
-        if (args->baseline != NULL &&
-            (rc = cli_load_run(&base, args->baseline, args, rules)) != EXIT_OK)
-                goto done;
-        if (base != NULL && tpa_compare(&c, base, cur, &co, &err) < 0) {
-                rc = cli_report_error(&err, NULL);
+        if (args->fail_on_count > 0 && cur->run_class == NULL) {
+                cli_errorf("%s: the run has no verdict: nothing for --fail-on to gate on",
+                           args->inputs[0]);
+                rc = EXIT_INPUT;
                 goto done;
         }
-        if ((rc = cli_out_begin(&out)) != EXIT_OK)
-                goto done;
-        if (c != NULL)
-                tripped |= check_regression(out.fp, c, max);
-        if (args->fail_if != NULL) {
-                if (tpa_rules_eval(rules, args->fail_if, tpa_run_metric_fn, cur, &v, &err) < 0) {
-                        cli_out_discard(&out);
+        /* Every condition is checked, in the order of the options' kinds,
+         * and each reports: one that trips does not hide the others. */
+        for (int i = 0; i < args->baseline_count; i++) {
+                tpa_check *k = &checks[n++];
+
+                if ((rc = cli_load_run(&base[i], args->baseline[i], args, rules)) != EXIT_OK)
+                        goto done;
+                if (tpa_compare(&cmp[i], base[i], cur, &co, &err) < 0) {
+                        rc = cli_report_error(&err, NULL);
+                        goto done;
+                }
+                k->kind = TPA_CHECK_REGRESSION;
+                k->baseline = args->baseline[i];
+                k->cmp = cmp[i];
+                k->max_regression = max;
+                /* Above the limit and outside the noise; with too few steps
+                 * for a noise estimate, the limit alone decides. */
+                k->tripped = cmp[i]->median.rel > max && cmp[i]->median.significant;
+        }
+        for (int i = 0; i < args->fail_if_count; i++) {
+                tpa_check *k = &checks[n++];
+
+                if (tpa_rules_eval(rules, args->fail_if[i], tpa_run_metric_fn, cur, &v,
+                                   &err) < 0) {
                         rc = cli_report_error(&err, "--fail-if");
                         goto done;
                 }
-                fprintf(out.fp, "%s: --fail-if '%s' is %s\n", v != 0 ? "FAIL" : "ok",
-                        args->fail_if, v != 0 ? "true" : "false");
-                tripped |= v != 0;
+                k->kind = TPA_CHECK_EXPR;
+                k->expr = args->fail_if[i];
+                k->tripped = v != 0;
+                expr_metrics(k, rules, cur);
         }
-        if (args->fail_on != NULL) {
-                bool hit = cur->run_class != NULL && strcmp(cur->run_class, args->fail_on) == 0;
-                fprintf(out.fp, "%s: the run is %s%s\n", hit ? "FAIL" : "ok",
-                        cur->run_class != NULL ? cur->run_class : "not classified",
-                        hit ? " (--fail-on)" : "");
-                tripped |= hit;
+        for (int i = 0; i < args->fail_on_count; i++) {
+                tpa_check *k = &checks[n++];
+
+                k->kind = TPA_CHECK_CLASS;
+                k->class_name = args->fail_on[i];
+                k->run_class = cur->run_class;
+                k->tripped = strcmp(cur->run_class, args->fail_on[i]) == 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                tripped |= checks[i].tripped;
+        if ((rc = cli_out_begin(&out)) != EXIT_OK)
+                goto done;
+        if ((rc = write_checks(out.fp, args, checks, n)) != EXIT_OK) {
+                cli_out_discard(&out);
+                goto done;
         }
         rc = cli_out_commit(&out, args->output);
         if (rc == EXIT_OK && tripped)
                 rc = EXIT_GATE;
 done:
-        tpa_comparison_free(c);
-        tpa_run_free(base);
+        free(checks);
+        for (int i = 0; i < CLI_BASELINE_MAX; i++) {
+                tpa_comparison_free(cmp[i]);
+                tpa_run_free(base[i]);
+        }
         tpa_run_free(cur);
         tpa_rules_free(rules);
         return rc;

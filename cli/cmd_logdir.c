@@ -2,8 +2,9 @@
 /*
  * cmd_logdir.c - TensorBoard logdirs on the command line: `tfprof-analyze
  * DIR` analyzes each host of the newest profile run (--run NAME picks
- * another) and aggregates them, as several inputs are; --list-runs lists
- * the runs. A directory with no profile runs goes to the reader as it is:
+ * another) and aggregates them, as several inputs are; diff and check
+ * take its host trace as a trace; --list-runs lists the runs. --run with
+ * no logdir among the inputs is a usage error. A directory with no profile runs goes to the reader as it is:
  * a folder of RunMetadata or tfevents files is one trace, a step per file.
  */
 #include <stdio.h>
@@ -38,7 +39,7 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
         cli_expanded *own = out;
         const char **inputs;
         size_t n = 0, cap = (size_t)args->input_count + 1;
-        bool any_dir = false;
+        bool any_dir = false, any_logdir = false;
         int rc = EXIT_OK;
 
         memset(out, 0, sizeof(*out));
@@ -71,6 +72,7 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         rc = cli_report_error(&err, in);
                         break;
                 }
+                any_logdir = true;
                 if (args->list_runs) {
                         rc = list_runs(in, ld);
                         tpa_logdir_free(ld);
@@ -119,6 +121,12 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         rc = EXIT_USAGE;
                 }
         }
+        if (rc == EXIT_OK && args->run != NULL && !any_logdir) {
+                cli_errorf("--run '%s' picks a profile run of a TensorBoard logdir, and no "
+                           "input is one", args->run);
+                fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                rc = EXIT_USAGE;
+        }
         out->args.inputs = inputs;
         out->args.input_count = (int)n;
         return rc;
@@ -133,7 +141,7 @@ void cli_logdir_free(cli_expanded *e)
         memset(e, 0, sizeof(*e));
 }
 
-int cmd_analyze_logdir(const cli_args *args)
+int cli_run_with_logdirs(int (*cmd)(const cli_args *), const cli_args *args)
 {
         cli_expanded e;
         bool listed;
@@ -141,7 +149,7 @@ int cmd_analyze_logdir(const cli_args *args)
 
         rc = cli_logdir_expand(args, &e, &listed);
         if (rc == EXIT_OK && !listed)
-                rc = cmd_analyze(&e.args);
+                rc = cmd(&e.args);
         cli_logdir_free(&e);
         return rc;
 }

@@ -20,7 +20,8 @@ typedef struct cli_expanded {
 int  cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed);
 void cli_logdir_free(cli_expanded *e);
 
-/* `analyze` with logdirs expanded: the entry point main() calls. */
-int  cmd_analyze_logdir(const cli_args *args);
+/* Run `cmd` (analyze, diff, check) with logdirs expanded: the entry point
+ * main() calls. */
+int  cli_run_with_logdirs(int (*cmd)(const cli_args *), const cli_args *args);
 
 #endif

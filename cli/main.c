@@ -31,9 +31,9 @@ int main(int argc, char **argv)
                 rc = EXIT_OK;
         } else {
                 switch (args.cmd) {
-                case CMD_ANALYZE: rc = cmd_analyze_logdir(&args); break;
-                case CMD_DIFF:    rc = cmd_diff(&args); break;
-                case CMD_CHECK:   rc = cmd_check(&args); break;
+                case CMD_ANALYZE: rc = cli_run_with_logdirs(cmd_analyze, &args); break;
+                case CMD_DIFF:    rc = cli_run_with_logdirs(cmd_diff, &args); break;
+                case CMD_CHECK:   rc = cli_run_with_logdirs(cmd_check, &args); break;
                 case CMD_CONVERT: rc = cmd_convert(&args); break;
                 case CMD_MERGE:   rc = cmd_merge(&args); break;
                 }

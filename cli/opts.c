@@ -47,13 +47,13 @@ static const opt_spec specs[] = {
         { O_LIST_RUNS, 0, "list-runs", NULL, CMD_ANALYZE,
           "list the profile runs in a logdir and exit" },
         { O_BASELINE, 0, "baseline", "FILE", CMD_CHECK,
-          "trace or JSON report to compare against" },
+          "trace or JSON report to compare against (repeatable)" },
         { O_MAX_REGRESSION, 0, "max-regression", "PCT", CMD_CHECK,
           "fail when median step time grows by more than PCT (e.g. 5%)" },
         { O_FAIL_IF, 0, "fail-if", "EXPR", CMD_CHECK,
-          "fail when the rule expression EXPR is true for the run" },
+          "fail when the rule expression EXPR is true for the run (repeatable)" },
         { O_FAIL_ON, 0, "fail-on", "CLASS", CMD_CHECK,
-          "fail when the run is classified CLASS (e.g. input-bound)" },
+          "fail when the run is classified CLASS, e.g. input-bound (repeatable)" },
         { O_FAIL_ON_SEVERITY, 0, "fail-on-severity", "SEVERITY", CMD_ANALYZE,
           "exit 1 when a finding reaches SEVERITY (info, warning, error)" },
         { O_STRICT, 0, "strict", NULL, CMD_ALL,
@@ -157,6 +157,22 @@ static int parse_u64(const char *s, uint64_t *out)
         return 0;
 }
 
+#define LIST_CAP(list) ((int)(sizeof(list) / sizeof((list)[0])))
+
+/* Options that may be given several times: each value is kept. */
+static int append(const char **list, int *count, int cap, const opt_spec *s, const char *value)
+{
+        char what[64];
+
+        if (*count == cap) {
+                snprintf(what, sizeof(what), "too many --%s options (at most %d)",
+                         s->long_name, cap);
+                return usage_error("%s", what);
+        }
+        list[(*count)++] = value;
+        return 0;
+}
+
 static int apply(cli_args *a, const opt_spec *s, const char *value)
 {
         uint64_t n;
@@ -196,18 +212,25 @@ static int apply(cli_args *a, const opt_spec *s, const char *value)
         case O_RULES_REPLACE:   a->rules_replace = true; break;
         case O_RUN:             a->run = value; break;
         case O_LIST_RUNS:       a->list_runs = true; break;
-        case O_BASELINE:        a->baseline = value; break;
+        case O_BASELINE:
+                return append(a->baseline, &a->baseline_count, LIST_CAP(a->baseline), s, value);
         case O_MAX_REGRESSION:  a->max_regression = value; break;
-        case O_FAIL_IF:         a->fail_if = value; break;
-        case O_FAIL_ON:         a->fail_on = value; break;
-        case O_FAIL_ON_SEVERITY: a->fail_on_severity = value; break;
+        case O_FAIL_IF:
+                return append(a->fail_if, &a->fail_if_count, LIST_CAP(a->fail_if), s, value);
+        case O_FAIL_ON:
+                return append(a->fail_on, &a->fail_on_count, LIST_CAP(a->fail_on), s, value);
+        case O_FAIL_ON_SEVERITY:
+                /* Checked here, before any work: a typo found after the
+                 * report was written would cost the whole run. */
+                if (strcmp(value, "info") && strcmp(value, "warning") && strcmp(value, "error"))
+                        return usage_error("--fail-on-severity takes info, warning or error, "
+                                           "not '%s'", value);
+                a->fail_on_severity = value;
+                break;
         case O_SET:
                 if (strchr(value, '=') == NULL)
                         return usage_error("--set takes NAME=VALUE, not '%s'", value);
-                if (a->define_count == (int)(sizeof(a->define) / sizeof(a->define[0])))
-                        return usage_error("too many --set options (at '%s')", value);
-                a->define[a->define_count++] = value;
-                break;
+                return append(a->define, &a->define_count, LIST_CAP(a->define), s, value);
         case O_PROGRESS:        a->progress_forced = true; break;
         case O_NO_PROGRESS:     a->no_progress = true; break;
         case O_MAX_EVENTS:
@@ -298,6 +321,9 @@ int cli_parse(cli_args *a, int argc, char **argv)
                 if (apply(a, s, value) != 0)
                         return 2;
         }
+        if (a->rules_replace && a->rules == NULL)
+                return usage_error("--rules-replace needs --rules FILE, the set that replaces "
+                                   "the default%s", "");
         return 0;
 }
 

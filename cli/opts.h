@@ -20,6 +20,8 @@ typedef enum cli_cmd {
 
 typedef enum cli_color { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } cli_color;
 
+#define CLI_BASELINE_MAX 8              /* --baseline options check takes */
+
 /* Everything the command line can say. Strings borrow from argv. */
 typedef struct cli_args {
         cli_cmd      cmd;
@@ -38,11 +40,16 @@ typedef struct cli_args {
         bool         rules_replace;     /* --rules-replace: FILE replaces the default set */
         const char  *run;               /* --run NAME (logdir) */
         bool         list_runs;
-        const char  *baseline;          /* check --baseline FILE */
-        const char  *max_regression;    /* check --max-regression 5% */
-        const char  *fail_if;           /* check --fail-if EXPR */
-        const char  *fail_on;           /* check --fail-on CLASS */
-        const char  *fail_on_severity;  /* analyze --fail-on-severity SEVERITY */
+        /* check: each --baseline, --fail-if and --fail-on is a condition
+         * of its own, checked in turn; any one tripping fails the gate */
+        const char  *baseline[CLI_BASELINE_MAX];        /* --baseline FILE */
+        int          baseline_count;
+        const char  *max_regression;    /* --max-regression 5% */
+        const char  *fail_if[16];       /* --fail-if EXPR */
+        int          fail_if_count;
+        const char  *fail_on[16];       /* --fail-on CLASS */
+        int          fail_on_count;
+        const char  *fail_on_severity;  /* analyze --fail-on-severity: info|warning|error */
         const char  *define[16];        /* --set NAME=VALUE threshold overrides */
         int          define_count;
         bool         progress_forced;   /* --progress */

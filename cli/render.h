@@ -14,5 +14,7 @@ bool cli_render_is_text(const cli_args *args);
 /* Render one analysed trace in args->format into fp; an exit code. */
 int  cli_render(FILE *fp, const cli_args *args, const tpa_trace *tr, const tpa_analysis *a,
                 const char *path);
+/* Render the saved report at `path`, loaded as `r`; an exit code. */
+int  cli_render_saved(FILE *fp, const cli_args *args, const tpa_run *r, const char *path);
 
 #endif

@@ -43,8 +43,14 @@ int cli_load_rules(tpa_rules **out, const cli_args *args)
         return EXIT_OK;
 }
 
-/* True when the file starts like a saved report. */
-static bool is_report(const char *path)
+const char *cli_no_events_reason(const tpa_trace *tr)
+{
+        if (tpa_trace_format(tr) == TPA_FORMAT_TFEVENTS)
+                return "the tfevents file holds no RunMetadata (scalars or summaries only)";
+        return "the trace has no timed events";
+}
+
+bool cli_is_report(const char *path)
 {
         char head[512];
         size_t n;
@@ -55,6 +61,18 @@ static bool is_report(const char *path)
         n = fread(head, 1, sizeof(head), fp);
         fclose(fp);
         return tpa_report_sniff(head, n);
+}
+
+/* A run with no kept steps has nothing to compare or gate on: DESIGN.md
+ * 5.5 makes that an error, never a pass. */
+static int refuse_empty(tpa_run **out, const char *path, const char *why)
+{
+        if ((*out)->step_count > 0)
+                return EXIT_OK;
+        cli_errorf("%s: %s: nothing to compare or gate on", path, why);
+        tpa_run_free(*out);
+        *out = NULL;
+        return EXIT_INPUT;
 }
 
 /* stdin cannot be rewound after sniffing: read it whole. */
@@ -106,12 +124,14 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                 if (tpa_report_sniff(in, in_size)) {
                         rc = tpa_report_load_memory(out, in, in_size, &err);
                         free(in);
-                        return rc < 0 ? cli_report_error(&err, path) : EXIT_OK;
+                        if (rc < 0)
+                                return cli_report_error(&err, path);
+                        return refuse_empty(out, path, "the report has no kept steps");
                 }
-        } else if (is_report(path)) {
+        } else if (cli_is_report(path)) {
                 if (tpa_report_load(out, path, &err) < 0)
                         return cli_report_error(&err, path);
-                return EXIT_OK;
+                return refuse_empty(out, path, "the report has no kept steps");
         }
         ro.strict = args->strict;
         ro.max_events = args->max_events;
@@ -151,8 +171,11 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
         }
         rc = tpa_run_from_analysis(out, a, &err);
         tpa_analysis_free(a);
-        tpa_trace_free(tr);
-        if (rc < 0)
+        if (rc < 0) {
+                tpa_trace_free(tr);
                 return cli_report_error(&err, path);
-        return EXIT_OK;
+        }
+        rc = refuse_empty(out, path, cli_no_events_reason(tr));
+        tpa_trace_free(tr);
+        return rc;
 }

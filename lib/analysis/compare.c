@@ -37,6 +37,12 @@ void tpa_run_free(tpa_run *r)
                 free(r->ops[i].name);
         for (size_t i = 0; i < r->metric_count; i++)
                 free(r->metrics[i].name);
+        for (size_t i = 0; i < r->finding_count; i++) {
+                free(r->findings[i].name);
+                free(r->findings[i].message);
+        }
+        free(r->findings);
+        free(r->trace_path);
         free(r->steps);
         free(r->ops);
         free(r->metrics);
@@ -109,6 +115,18 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
                 if ((r->metrics[r->metric_count].name = dup_str(n)) == NULL)
                         goto oom;
                 r->metric_count++;
+        }
+        if (a->finding_count > 0 &&
+            (r->findings = calloc(a->finding_count, sizeof(*r->findings))) == NULL)
+                goto oom;
+        for (size_t i = 0; i < a->finding_count; i++) {
+                tpa_run_finding *f = &r->findings[i];
+                f->severity = a->findings[i].severity;
+                f->gain_frac = a->findings[i].gain_frac;
+                r->finding_count = i + 1;
+                if ((f->name = dup_str(a->findings[i].name)) == NULL ||
+                    (f->message = dup_str(a->findings[i].message)) == NULL)
+                        goto oom;
         }
         *out = r;
         return 0;

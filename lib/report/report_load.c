@@ -117,6 +117,46 @@ static int group_fracs(yajl_val obj, const char *where, double *out, tpa_error *
         return 0;
 }
 
+/* summary.findings: what re-rendering a report shows beside the figures. */
+static int load_findings(tpa_run *r, yajl_val arr, tpa_error *err)
+{
+        static const char *const severities[] = { "info", "warning", "error" };
+        const char *w = "summary.findings[].";
+        int rc;
+
+        if (arr == NULL || !YAJL_IS_ARRAY(arr))
+                return bad(err, "is not an array", "summary.findings");
+        r->findings = calloc(arr->u.array.len + 1, sizeof(*r->findings));
+        if (r->findings == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < arr->u.array.len; i++) {
+                yajl_val f = arr->u.array.values[i];
+                tpa_run_finding *d = &r->findings[r->finding_count];
+                char *severity = NULL;
+                int k;
+
+                if (!YAJL_IS_OBJECT(f))
+                        return bad(err, "is not an object", "summary.findings[]");
+                r->finding_count++;
+                if ((rc = get_str(f, "name", w, &d->name, err)) < 0 ||
+                    (rc = get_str(f, "message", w, &d->message, err)) < 0 ||
+                    (rc = get_str(f, "severity", w, &severity, err)) < 0 ||
+                    (rc = get_num(f, "gain_frac", w, &d->gain_frac, err)) < 0) {
+                        free(severity);
+                        return rc;
+                }
+                if (YAJL_IS_NULL(get(f, "gain_frac")))
+                        d->gain_frac = -1;
+                for (k = 0; k < 3 && (severity == NULL || strcmp(severity, severities[k])); k++)
+                        ;
+                free(severity);
+                if (k == 3 || d->name == NULL || d->message == NULL)
+                        return bad(err, "is not a finding", "summary.findings[]");
+                d->severity = (tpa_severity)k;
+        }
+        return 0;
+}
+
 static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
 {
         yajl_val schema = get(root, "schema"), summary, steps, ops, metrics;
@@ -204,6 +244,10 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                 if (d->name == NULL)
                         return bad(err, "is null", "top_ops.device[].name");
         }
+
+        if ((rc = load_findings(r, get(summary, "findings"), err)) < 0 ||
+            (rc = get_str(get(root, "input"), "path", "input.", &r->trace_path, err)) < 0)
+                return rc;
 
         metrics = get(root, "metrics");
         if (metrics == NULL || !YAJL_IS_OBJECT(metrics))

@@ -274,6 +274,7 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
 {
         const char *eq = strchr(name_eq_value, '=');
         const char *name = name_eq_value, *value;
+        const rules_threshold *t;
         size_t nlen, vlen;
         override *n;
         double v;
@@ -292,7 +293,7 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
         vlen = strlen(value);
         while (vlen > 0 && value[vlen - 1] == ' ')
                 vlen--;
-        if (find_threshold(r, name, nlen) == NULL)
+        if ((t = find_threshold(r, name, nlen)) == NULL)
                 return tpa_error_setf(err, TPA_EINVAL, "unknown threshold '%.*s'",
                                       (int)(nlen > 60 ? 60 : nlen), name);
         if (!tpa_rules__parse_value(value, vlen, &v))
@@ -300,6 +301,17 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
                                       "bad value '%.*s' for '%.*s' (a number with an optional "
                                       "unit: 20us, 5%%, 64KiB)", (int)(vlen > 40 ? 40 : vlen),
                                       value, (int)(nlen > 60 ? 60 : nlen), name);
+        /* A fraction given bare is ambiguous: "bound.min=30" would be
+         * 3000%, and "0.3" reads as 0.3% to many. Only "30%" says it. */
+        if (t->is_frac && (vlen == 0 || value[vlen - 1] != '%'))
+                return tpa_error_setf(err, TPA_EINVAL, "'%.*s' is a percentage of step time: "
+                                      "did you mean %.6g%%?", (int)(nlen > 60 ? 60 : nlen),
+                                      name, v > 1 ? v : v * 100);
+        if (t->is_frac && (v < 0 || v > 1))
+                return tpa_error_setf(err, TPA_EINVAL, "'%.*s' is a percentage of step time, "
+                                      "from 0%% to 100%%, not '%.*s'",
+                                      (int)(nlen > 60 ? 60 : nlen), name,
+                                      (int)(vlen > 40 ? 40 : vlen), value);
         n = realloc(r->overrides, (r->override_count + 1) * sizeof(*n));
         if (n == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");

@@ -52,6 +52,7 @@ typedef struct rules_node {
 typedef struct rules_threshold {
         rules_str name;
         double    value;
+        bool      is_frac;      /* declared in %: a fraction of step time, 0..1 */
         uint32_t  line, column;
 } rules_threshold;
 

@@ -801,6 +801,7 @@ static int parse_threshold(parser *p)
         if (p->tok.kind != T_NUM)
                 return fail_tok(p, "expected a number after '='");
         th.value = neg ? -p->tok.num : p->tok.num;
+        th.is_frac = p->tok.start[p->tok.len - 1] == '%';
         r = GROW(p, thresholds, threshold_count, threshold_cap);
         if (r < 0)
                 return r;

@@ -31,6 +31,13 @@ typedef struct tpa_run_metric {
         double value;
 } tpa_run_metric;
 
+typedef struct tpa_run_finding {
+        char        *name;
+        tpa_severity severity;
+        char        *message;
+        double       gain_frac;         /* < 0: none */
+} tpa_run_finding;
+
 /* Everything a tpa_run points to is owned by it. */
 typedef struct tpa_run {
         tpa_run_step   *steps;          /* kept steps only, in time order */
@@ -43,6 +50,10 @@ typedef struct tpa_run {
         size_t          op_count;
         tpa_run_metric *metrics;        /* run metrics (doc/metrics.md), by name */
         size_t          metric_count;
+        /* What a saved report is re-rendered with besides the above. */
+        tpa_run_finding *findings;      /* run findings, in rule order */
+        size_t           finding_count;
+        char            *trace_path;    /* the trace analysed; NULL: unknown */
 } tpa_run;
 
 /* The comparable part of `a` in *out (copies; `a` may go first). Free it

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "check.h"
 #include "compare.h"
 #include "trace.h"
 
@@ -70,5 +71,25 @@ int  tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pa
                           const char *new_path, tpa_error *err);
 void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *base_path,
                               const char *new_path);
+
+/* A saved JSON report shown again (report_saved.c), from what
+ * tpa_report_load() read: the verdict, step time, the breakdown of kept
+ * step time, findings, the kept steps and (text) the top device ops. The
+ * sections a report has no events for are left out, and each says so.
+ * `path` names the report. */
+void tpa_report_saved_text(FILE *fp, const tpa_run *r, const char *path);
+void tpa_report_saved_markdown(FILE *fp, const tpa_run *r, const char *path);
+void tpa_report_saved_html(FILE *fp, const tpa_run *r, const char *path);
+
+/* The outcome of a CI gate (report_check.c): as text, one line per check,
+ * "ok:" or "FAIL:" with its figures, and under a step time regression that
+ * tripped, why (groups that moved, the class change, top ops that grew);
+ * as JSON (schema "tfprof-analyze/check/v1", TPA_ENOMEM only); as Markdown
+ * for a PR comment. `new_path` names the run checked. */
+void tpa_report_check_text(FILE *fp, const tpa_check *checks, size_t n);
+int  tpa_report_check_json(FILE *fp, const tpa_check *checks, size_t n, const char *new_path,
+                           tpa_error *err);
+void tpa_report_check_markdown(FILE *fp, const tpa_check *checks, size_t n,
+                               const char *new_path);
 
 #endif

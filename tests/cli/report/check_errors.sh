@@ -5,7 +5,7 @@ tfprof-analyze check torch_input_bound.trace.json.gz --baseline no_such.json
 echo "missing baseline: $?"
 tfprof-analyze check no_such.json --fail-on input-bound
 echo "missing input: $?"
-tfprof-analyze check torch_input_bound.trace.json.gz --fail-on input-bound --format json
-echo "json: $?"
+tfprof-analyze check torch_input_bound.trace.json.gz --fail-on input-bound --format html
+echo "html: $?"
 tfprof-analyze diff --format html torch_input_bound.trace.json.gz torch_input_bound.trace.json.gz
 echo "diff html: $?"
