@@ -476,7 +476,7 @@ struct first_look {
         bool         *has;      /* per process */
         tpa_ivl_list *inp;      /* per track: input events of a host thread */
         bool          grouped;  /* some of them carry a TF group id */
-        tpa_marker_list *markers;       /* per source; NULL with --step-marker */
+        tpa_marker_list *markers;       /* per source */
         tpa_ext      *ext;      /* the steps' tables, this part's */
         /* the census for the report (tpa_analysis.events_*): a pass of the
          * report's own was a third of its time at 1 GB (bench/) */
@@ -604,12 +604,12 @@ static int find_devices(tpa_actx *c, tpa_error *err)
         c->inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
         fl[0].inp = c->inp;
         fl[1].inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
-        if (c->opts->step_marker == NULL) {
-                if ((r = tpa_analysis__name_markers(c, err)) < 0)
-                        goto done;
-                fl[0].markers = c->markers;
-                fl[1].markers = markers1;
-        }
+        /* the markers of every source, --step-marker or not: one that
+         * matches nothing falls back to them, with a note */
+        if ((r = tpa_analysis__name_markers(c, err)) < 0)
+                goto done;
+        fl[0].markers = c->markers;
+        fl[1].markers = markers1;
         if (fl[1].has == NULL || c->inp == NULL || fl[1].inp == NULL) {
                 r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 goto done;

@@ -229,10 +229,17 @@ typedef struct tpa_settle {
         uint32_t       *ids;    /* sorted correlation ids of host events in its window
                                    (the parts share them; part 0 frees them) */
         size_t          ni;
+        uint32_t       *pre;    /* sorted correlation ids of host events before it
+                                   (shared and freed as ids) */
+        size_t          npre;
         tpa_ns          first;  /* the first device work it launched, so far */
         tpa_ns          bound;  /* `first` is at most this, in the end */
-        tpa_ns         *ends;   /* device ends after its start, before `first` then */
+        tpa_ns         *ends;   /* device ends after its start, before `first` then,
+                                   of work running at its start or launched before */
         size_t          ne, cap;
+        tpa_ivl        *orphans; /* the same of work starting inside it, whose launch
+                                    the trace lacks: start and end */
+        size_t          no, ocap;
 } tpa_settle;
 
 typedef struct tpa_index_list {

@@ -5,14 +5,19 @@
  * line, TF group ids, other step events; else one step for the whole
  * trace. Each window runs from its marker's start to the later of its end
  * and the end of the device work it launched (by correlation id or group
- * id), clipped so windows never overlap.
+ * id), clipped so windows never overlap. Markers found by --step-marker
+ * and by detection (a top-level host event that recurs once per training
+ * iteration, for traces with no marker) mark boundaries: a step runs from
+ * one's start to the next one's.
  */
 #include <ctype.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "model/utf8.h"
 
 typedef tpa_marker marker;
 typedef tpa_marker_list marker_list;
@@ -480,8 +485,8 @@ static tpa_ns ext_find(const tpa_ext *x, bool grp, uint32_t key, size_t near[2])
  * launched before it: kernels of the step before the profile still running
  * when the first marker starts are that step's time, not this one's (the
  * rule between steps, applied to the step the trace did not catch). It
- * moves to the latest end of device work that ends before the first device
- * work the marker launched starts. PyTorch's TensorBoard plugin starts its
+ * moves to the latest end of device work running at its start that ends
+ * before the first device work the marker launched starts. PyTorch's TensorBoard plugin starts its
  * first step the same way. The channels' pass shows every device event to
  * tpa_analysis__settle_see(), in two parts, each of which finds the first
  * device work it sees (by the correlation ids of the host events in the
@@ -492,6 +497,7 @@ static tpa_ns ext_find(const tpa_ext *x, bool grp, uint32_t key, size_t near[2])
 int tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err)
 {
         tpa_ns end = e->ts + e->dur;
+        bool before;
 
         if (e->ts < st->first &&
             ((st->group != 0 && e->group == st->group) ||
@@ -502,20 +508,51 @@ int tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err)
          * past either never counts */
         if (end <= st->s || end >= st->first || end >= st->bound)
                 return 0;
-        if (st->ne == st->cap) {
-                size_t cap = st->cap ? st->cap * 2 : 256;
-                tpa_ns *v = realloc(st->ends, cap * sizeof(*v));
+        /* the step before's for sure: running at the start, or launched
+         * before it; else (its launch missing) settle_first() decides */
+        before = e->ts < st->s ||
+                 (e->corr != 0 &&
+                  bsearch(&e->corr, st->pre, st->npre, sizeof(*st->pre), tpa_analysis__cmp_u32));
+        if (before) {
+                if (st->ne == st->cap) {
+                        size_t cap = st->cap ? st->cap * 2 : 256;
+                        tpa_ns *v = realloc(st->ends, cap * sizeof(*v));
+                        if (v == NULL)
+                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        st->ends = v;
+                        st->cap = cap;
+                }
+                st->ends[st->ne++] = end;
+                return 0;
+        }
+        if (st->no == st->ocap) {
+                size_t cap = st->ocap ? st->ocap * 2 : 256;
+                tpa_ivl *v = realloc(st->orphans, cap * sizeof(*v));
                 if (v == NULL)
                         return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                st->ends = v;
-                st->cap = cap;
+                st->orphans = v;
+                st->ocap = cap;
         }
-        st->ends[st->ne++] = end;
+        st->orphans[st->no++] = (tpa_ivl){ e->ts, end };
         return 0;
 }
 
+static int cmp_ivl_start(const void *pa, const void *pb)
+{
+        const tpa_ivl *x = pa, *y = pb;
+
+        return (x->s > y->s) - (x->s < y->s);
+}
+
+/* Device work whose launch the trace lacks, starting inside the first
+ * window, is the step before's when it runs on from the window's start
+ * (from its start, or from the step before's other work) without a pause
+ * longer than this: the queue that step left. An isolated copy later in
+ * the window is the window's own, its launch lost. */
+#define ORPHAN_GAP_NS 1000000
+
 /* Move the start of m, the first window (extended), by both parts. */
-static void settle_first(marker *m, const tpa_settle st[2])
+static void settle_first(marker *m, tpa_settle st[2])
 {
         tpa_ns first = st[0].first < st[1].first ? st[0].first : st[1].first;
         tpa_ns start = m->s;
@@ -526,6 +563,19 @@ static void settle_first(marker *m, const tpa_settle st[2])
                 for (size_t i = 0; i < st[p].ne; i++)
                         if (st[p].ends[i] > start && st[p].ends[i] < first)
                                 start = st[p].ends[i];
+        for (int p = 0; p < 2; p++) {
+                qsort(st[p].orphans, st[p].no, sizeof(*st[p].orphans), cmp_ivl_start);
+        }
+        /* the orphans of both parts, in start order, while they chain on */
+        for (size_t i = 0, j = 0; i < st[0].no || j < st[1].no;) {
+                const tpa_ivl *o = j >= st[1].no ||
+                                   (i < st[0].no && st[0].orphans[i].s <= st[1].orphans[j].s)
+                                   ? &st[0].orphans[i++] : &st[1].orphans[j++];
+                if (o->s > start + ORPHAN_GAP_NS)
+                        break;
+                if (o->e > start && o->e < first)
+                        start = o->e;
+        }
         if (start < m->e)
                 m->s = start;
 }
@@ -535,8 +585,11 @@ static void settle_free(tpa_settle *st)
         if (st == NULL)
                 return;
         free(st[0].ids);        /* the parts share them */
-        free(st[0].ends);
-        free(st[1].ends);
+        free(st[0].pre);
+        for (int p = 0; p < 2; p++) {
+                free(st[p].ends);
+                free(st[p].orphans);
+        }
         free(st);
 }
 
@@ -559,7 +612,8 @@ void tpa_analysis__steps_free(tpa_actx *c)
  * pass looks no further (most device events), and a part that does not
  * see that work keeps no ends past it. With no such work there is nothing
  * to settle. */
-static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, tpa_error *err)
+static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, uint32_t *pre,
+                      size_t npre, tpa_error *err)
 {
         tpa_ns bound = INT64_MAX, end;
         size_t near[2] = { 0, 0 };
@@ -573,16 +627,19 @@ static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, tp
                 bound = end;
         if (bound == INT64_MAX) {
                 free(ids);
+                free(pre);
                 return 0;
         }
         c->settle = calloc(2, sizeof(*c->settle));
         if (c->settle == NULL) {
                 free(ids);
+                free(pre);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         for (int p = 0; p < 2; p++)
                 c->settle[p] = (tpa_settle){ .s = m->s, .group = m->group, .ids = ids,
-                                             .ni = ni, .first = INT64_MAX, .bound = bound };
+                                             .ni = ni, .pre = pre, .npre = npre,
+                                             .first = INT64_MAX, .bound = bound };
         return 0;
 }
 
@@ -606,7 +663,8 @@ struct launch_job {
         const marker_list *l;
         tpa_ns            *ext[2];      /* part 0's: the caller's */
         uint32_t          *ids[2];      /* NULL: no settling */
-        size_t             ni[2], lost[2];
+        uint32_t          *pre[2];      /* ids of host events before the first window */
+        size_t             ni[2], npre[2], lost[2];
 };
 
 static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
@@ -615,8 +673,8 @@ static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         const marker_list *l = job->l;
         const tpa_ext *x = c->ext;
         tpa_ns *ext = job->ext[part], *lost = (tpa_ns *)(void *)x[part].host;
-        uint32_t *ids = job->ids[part];
-        size_t near[2] = { 0, 0 }, w = 0, ni = 0;
+        uint32_t *ids = job->ids[part], *pre = job->pre[part];
+        size_t near[2] = { 0, 0 }, w = 0, ni = 0, npre = 0;
         long hint = -1;
 
         (void)err;
@@ -627,6 +685,8 @@ static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 
                 if (ids != NULL && h.ts >= l->v[0].s && h.ts < l->v[0].e)
                         ids[ni++] = h.corr;
+                else if (ids != NULL && h.ts < l->v[0].s)
+                        pre[npre++] = h.corr;
                 if (k < 0 && !h.launch)
                         continue;
                 end = ext_find(x, false, h.corr, near);
@@ -636,6 +696,7 @@ static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         lost[w++] = h.ts;
         }
         job->ni[part] = ni;
+        job->npre[part] = npre;
         job->lost[part] = w;
         return 0;
 }
@@ -644,11 +705,12 @@ static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
  * part 1's, would leave them: ids and lost launches in that order, each
  * window's end the latest of both. */
 static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *ids,
-                    size_t *ni, tpa_error *err)
+                    size_t *ni, uint32_t *pre, size_t *npre, tpa_error *err)
 {
         tpa_ext *x = c->ext;
         tpa_ns *lost = (tpa_ns *)(void *)x[0].host;
-        struct launch_job job = { l, { ext, NULL }, { ids, NULL }, { 0, 0 }, { 0, 0 } };
+        struct launch_job job = { l, { ext, NULL }, { ids, NULL }, { pre, NULL }, { 0, 0 },
+                                  { 0, 0 }, { 0, 0 } };
         int r;
 
         /* part 1's ends start at nothing: the max of both is the same */
@@ -658,6 +720,7 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
         for (size_t k = 0; k < l->n; k++)
                 job.ext[1][k] = INT64_MIN;
         job.ids[1] = ids != NULL ? ids + x[0].nh : NULL;
+        job.pre[1] = pre != NULL ? pre + x[0].nh : NULL;
         if ((r = tpa_analysis__in_two(c, launches_part, &job, err)) < 0) {
                 free(job.ext[1]);
                 return r;
@@ -666,9 +729,12 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
                 if (job.ext[1][k] > ext[k])
                         ext[k] = job.ext[1][k];
         free(job.ext[1]);
-        if (ids != NULL)
+        if (ids != NULL) {
                 memmove(ids + job.ni[0], job.ids[1], job.ni[1] * sizeof(*ids));
+                memmove(pre + job.npre[0], job.pre[1], job.npre[1] * sizeof(*pre));
+        }
         *ni = job.ni[0] + job.ni[1];
+        *npre = job.npre[0] + job.npre[1];
         /* part 1's lost launches, from its block (after part 0's) */
         memmove(lost + job.lost[0], x[1].host, job.lost[1] * sizeof(*lost));
         c->lost = shrink(lost, (job.lost[0] + job.lost[1]) * sizeof(*lost));
@@ -688,15 +754,17 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
  * marker. */
 static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 {
-        size_t near[2] = { 0, 0 }, ni = 0, nh = c->ext[0].nh + c->ext[1].nh;
+        size_t near[2] = { 0, 0 }, ni = 0, npre = 0, nh = c->ext[0].nh + c->ext[1].nh;
         int r;
         bool settle = l->n > 0 && l->v[0].host;
         uint32_t *ids = settle ? malloc((nh ? nh : 1) * sizeof(*ids)) : NULL;
+        uint32_t *pre = settle ? malloc((nh ? nh : 1) * sizeof(*pre)) : NULL;
         tpa_ns *ext = calloc(l->n ? l->n : 1, sizeof(*ext));
 
-        if (ext == NULL || (settle && ids == NULL)) {
+        if (ext == NULL || (settle && (ids == NULL || pre == NULL))) {
                 free(ext);
                 free(ids);
+                free(pre);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         for (size_t k = 0; k < l->n; k++) {
@@ -704,9 +772,10 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                                               : -1;
                 ext[k] = g > l->v[k].e ? g : l->v[k].e;
         }
-        if ((r = launches(c, l, ext, ids, &ni, err)) < 0) {
+        if ((r = launches(c, l, ext, ids, &ni, pre, &npre, err)) < 0) {
                 free(ext);
                 free(ids);
+                free(pre);
                 return r;
         }
         for (size_t k = 0; k < l->n; k++)
@@ -715,7 +784,95 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
         if (!settle)
                 return 0;
         qsort(ids, ni, sizeof(*ids), tpa_analysis__cmp_u32);
-        return settle_new(c, &l->v[0], ids, ni, err);
+        qsort(pre, npre, sizeof(*pre), tpa_analysis__cmp_u32);
+        return settle_new(c, &l->v[0], ids, ni, shrink(pre, npre * sizeof(*pre)), npre, err);
+}
+
+/*
+ * Detected iterations (design.md 5.1), for a trace with no step marker: the
+ * first of these names, by the order an iteration runs them, that a host
+ * thread runs twice or more. Each is a boundary: DataLoader's next batch,
+ * the optimizer's zero_grad and step (PyTorch's autograd API, without
+ * ProfilerStep#N), TF's train_function (Keras without the profiler's
+ * step markers).
+ */
+static const char *const iteration_names[] = {
+        "enumerate(DataLoader)#", "Optimizer.zero_grad#", "Optimizer.step#",
+        "train_function", "__inference_train_function",
+};
+#define ITERATION_NAMES (sizeof(iteration_names) / sizeof(iteration_names[0]))
+
+static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
+{
+        size_t ns = tpa_trace_str_count(c->tr), count[ITERATION_NAMES] = { 0 };
+        uint8_t *memo = calloc(ns ? ns : 1, 1);     /* 0 unknown, k + 1, or 0xff none */
+        size_t pick = ITERATION_NAMES, first = 0;
+        int r = 0;
+
+        if (memo == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n; i++) {
+                tpa_str s = c->ev[i].name;
+                if (s >= ns || !is_host_track(c, c->ev[i].track))
+                        continue;
+                if (memo[s] == 0) {
+                        const char *name = tpa_trace_str(c->tr, s);
+                        memo[s] = 0xff;
+                        for (size_t k = 0; k < ITERATION_NAMES; k++)
+                                if (strncmp(name, iteration_names[k],
+                                            strlen(iteration_names[k])) == 0)
+                                        memo[s] = (uint8_t)(k + 1);
+                }
+                if (memo[s] != 0xff)
+                        count[memo[s] - 1]++;
+        }
+        for (size_t k = 0; k < ITERATION_NAMES && pick == ITERATION_NAMES; k++)
+                if (count[k] >= 2)
+                        pick = k;
+        for (size_t i = 0; i < c->n && r == 0 && pick < ITERATION_NAMES; i++) {
+                tpa_str s = c->ev[i].name;
+                if (s < ns && memo[s] == pick + 1 && is_host_track(c, c->ev[i].track)) {
+                        if (l->n == 0)
+                                first = i;
+                        r = add_marker(c, l, i, err);
+                        l->v[l->n - 1].numbered = false;
+                }
+        }
+        free(memo);
+        if (r == 0 && l->n > 0) {
+                tpa_analysis *a = c->a;
+                snprintf(a->step_source_buf, sizeof(a->step_source_buf),
+                         "detected iterations: %s", tpa_trace_str(c->tr, c->ev[first].name));
+                tpa_utf8__trim(a->step_source_buf);
+                a->step_source = a->step_source_buf;
+        }
+        return r;
+}
+
+/* Markers that mark boundaries (--step-marker, detected iterations): a
+ * step runs from one's start to the next one's, the last to the later of
+ * its own end and the end of the last event of its thread (the rest of the
+ * iteration it starts; a step the profile cut short is the warm-up's to
+ * find, as a tail). A marker that starts inside the one before (a nested
+ * match) marks nothing. l is sorted by start. */
+static void to_boundaries(const tpa_actx *c, marker_list *l)
+{
+        size_t w = 0;
+        tpa_ns end;
+
+        for (size_t i = 0; i < l->n; i++)
+                if (w == 0 || l->v[i].s >= l->v[w - 1].e || l->v[i].track != l->v[w - 1].track)
+                        l->v[w++] = l->v[i];
+        l->n = w;
+        for (size_t i = 0; i + 1 < l->n; i++)
+                l->v[i].e = l->v[i + 1].s;
+        if (l->n == 0)
+                return;
+        end = l->v[l->n - 1].e;
+        for (size_t i = 0; i < c->n; i++)
+                if (c->ev[i].track == l->v[l->n - 1].track && c->ev[i].ts + c->ev[i].dur > end)
+                        end = c->ev[i].ts + c->ev[i].dur;
+        l->v[l->n - 1].e = end;
 }
 
 /* Into *l (empty), the markers of the first source in [from, to] that
@@ -739,29 +896,42 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
 {
         marker_list l = { 0 }, found[SRC__COUNT] = { { 0 } };
         tpa_analysis *a = c->a;
+        bool boundaries = false;
         int r = 0;
 
         if (c->opts->step_marker != NULL) {
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
+                boundaries = l.n > 0;
+                if (r == 0 && l.n == 0) {
+                        snprintf(a->step_note, sizeof(a->step_note),
+                                 "no event matches --step-marker '%s'", c->opts->step_marker);
+                        tpa_utf8__trim(a->step_note);
+                }
         }
-        if (r == 0 && c->opts->step_marker == NULL) {
+        if (r == 0 && l.n == 0) {
                 /* the first of the first three sources that has markers;
                  * looked for together */
                 take_markers(c, 1u << SRC_PROFILER_STEP | 1u << SRC_HOST_STEP |
                              1u << SRC_STEPS_LINE, found);
                 r = use_first(a, &l, found, SRC_PROFILER_STEP, SRC_STEPS_LINE, r);
         }
-        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+        if (r == 0 && l.n == 0) {
                 a->step_source = "TF group ids";
                 r = from_groups(c, &l, err);
         }
-        if (r == 0 && l.n == 0 && c->opts->step_marker == NULL) {
+        if (r == 0 && l.n == 0) {
                 take_markers(c, 1u << SRC_STEP_EVENT, found);
                 r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);
         }
+        if (r == 0 && l.n == 0 && tpa_trace_dialect(c->tr) != TPA_DIALECT_TF1) {
+                r = detect(c, &l, err);
+                boundaries = l.n > 0;
+        }
         if (r == 0 && l.n > 0)
                 dedup(&l);
+        if (r == 0 && l.n > 0 && boundaries)
+                to_boundaries(c, &l);
         if (r == 0)             /* no markers: the lost launches still */
                 r = extend(c, &l, err);
         if (r == 0 && l.n == 0) {
@@ -771,7 +941,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 a->no_markers = true;
                 /* timeline.Timeline renders one RunMetadata: one Session.run,
                  * one step by construction, nothing to warn about */
-                if (tpa_trace_dialect(c->tr) == TPA_DIALECT_TF1 && c->opts->step_marker == NULL) {
+                if (tpa_trace_dialect(c->tr) == TPA_DIALECT_TF1 && a->step_note[0] == '\0') {
                         a->step_source = "TF1 timeline: one Session.run";
                         a->no_markers = false;
                 }

@@ -6,8 +6,12 @@
  * whose time exceeds the steady state (median of the later steps) by more
  * than warmup.ratio times, or by more than 3 MADs (the MAD floored at 5% of
  * the median, so that identical steady steps do not make every small excess
- * an outlier); and a trailing step whose device work is cut off by the end
- * of the trace. If every step would go, all are kept and the report says so.
+ * an outlier), or that spend a tenth of their time or more in runtime setup
+ * calls (allocation, stream and event creation) when later steps spend
+ * less than half as much; and a trailing step whose device work is cut
+ * off by the end of the trace, or a "tail": far shorter than the steps
+ * before it with almost no device work (the profiler stopped inside it).
+ * If every step would go, all are kept and the report says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +59,42 @@ static void count_lost_launches(const tpa_actx *c, size_t *per_step)
         for (size_t i = 0; i < c->lost_n; i++)
                 if ((k = tpa_analysis__step_of(c->a, c->lost[i], &hint)) >= 0)
                         per_step[k]++;
+}
+
+/* The share of step k's window covered by list l. */
+static double share(const tpa_step *s, const tpa_ivl_list *l)
+{
+        return s->step_time > 0 ? (double)tpa_ivl__covered(l, s->start, s->end) /
+                                  (double)s->step_time : 0;
+}
+
+/* The last of n steps is a tail: under a third of the median of the steps
+ * before it, with device work under a tenth of its time. */
+static bool is_tail(const tpa_actx *c, double *scratch)
+{
+        const tpa_analysis *a = c->a;
+        size_t n = a->step_count;
+        const tpa_step *last = &a->steps[n - 1];
+        double med;
+
+        for (size_t k = 0; k + 1 < n; k++)
+                scratch[k] = (double)a->steps[k].step_time;
+        med = tpa_analysis__quantile(scratch, n - 1, 0.5);
+        return (double)last->step_time < med / 3 && share(last, &c->dev_all) < 0.1;
+}
+
+/* Step i spends a tenth of its time or more in runtime setup calls, and
+ * the steps after it, up to last, half as much or less (median). */
+static bool setup_first(const tpa_actx *c, size_t i, size_t last, double *scratch)
+{
+        double mine = share(&c->a->steps[i], &c->host[HCH_SETUP]);
+        size_t m = 0;
+
+        if (mine < 0.1)
+                return false;
+        for (size_t k = i + 1; k < last; k++)
+                scratch[m++] = share(&c->a->steps[k], &c->host[HCH_SETUP]);
+        return tpa_analysis__quantile(scratch, m, 0.5) <= mine / 2;
 }
 
 /* Per step, the evidence in half of the events. */
@@ -122,6 +162,10 @@ void tpa_analysis__warmup(tpa_actx *c)
                         exclude(&a->steps[n - 1], "cut off: device work it launched is "
                                                   "missing at the end of the trace");
                         last = n - 1;
+                } else if (is_tail(c, scratch)) {
+                        exclude(&a->steps[n - 1], "tail: far shorter than the steps before, "
+                                                  "almost no device work");
+                        last = n - 1;
                 }
         }
         /* leading warm-up */
@@ -133,6 +177,13 @@ void tpa_analysis__warmup(tpa_actx *c)
                 if (compile[i] > 0) {
                         snprintf(why, sizeof(why), "warm-up: compilation or tracing "
                                  "(%zu event%s)", compile[i], compile[i] == 1 ? "" : "s");
+                        exclude(&a->steps[i], why);
+                        continue;
+                }
+                if (i + 1 < last && setup_first(c, i, last, scratch)) {
+                        snprintf(why, sizeof(why), "warm-up: runtime setup (allocation, "
+                                 "streams, events) %.0f%% of the step",
+                                 share(&a->steps[i], &c->host[HCH_SETUP]) * 100);
                         exclude(&a->steps[i], why);
                         continue;
                 }

@@ -132,6 +132,10 @@ typedef struct tpa_analysis {
         bool         cpu_only;
         const char  *step_source;       /* "ProfilerStep#N", "TF Steps line", ... */
         bool         no_markers;        /* one step for the whole trace */
+        /* What the step search has to say besides its source ("" when
+         * nothing): a --step-marker that matched no event. */
+        char         step_note[200];
+        char         step_source_buf[200];  /* where a step_source made of names is kept */
         bool         all_kept;          /* every step would have been excluded */
         /* Thresholds used. */
         tpa_ns       gap_min, host_gap_min, small_copy_max;
