@@ -569,6 +569,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         kv_d(&w, "warmup_ratio", a->warmup_ratio);
         obj_end(&w);
         kv_str(&w, "step_source", a->step_source);
+        kv_str(&w, "step_note", a->step_note[0] != '\0' ? a->step_note : NULL);
         kv_b(&w, "no_step_markers", a->no_markers);
         kv_b(&w, "all_kept", a->all_kept);
         section_summary(&w, a);

@@ -54,6 +54,11 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                                 a->classes[i].name);
         }
         fputs(".\n", fp);
+        if (a->step_note[0] != '\0') {
+                fputs("\n> **Note:** ", fp);
+                tpa_report__md_escape(fp, a->step_note, sizeof(a->step_note));
+                fputs(".\n", fp);
+        }
         if (a->no_markers)
                 fputs("\n> **Note:** no step markers found; the whole trace is one step "
                       "(use `--step-marker REGEX`).\n", fp);

@@ -95,6 +95,8 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
 
         fprintf(fp, "\nsteps: %zu found (%s), %zu kept, %zu excluded\n", a->step_count,
                 a->step_source, a->kept_count, excluded);
+        if (a->step_note[0] != '\0')
+                fprintf(fp, "  NOTE: %s.\n", a->step_note);
         if (a->step_count == 0)
                 fprintf(fp, "  NOTE: the trace has no timed events: nothing to analyse.\n");
         else if (a->no_markers)

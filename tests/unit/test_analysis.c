@@ -653,6 +653,151 @@ static void test_analysis__no_markers(void)
         tpa_trace_free(b.tr);
 }
 
+/* --step-marker marks boundaries: a step runs from one match's start to
+ * the next one's, the last to its thread's last event; a pattern that
+ * matches nothing is a note naming it, and the trace's own markers decide. */
+static void test_analysis__boundary_markers(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#7", 0, 290, 0, 0);
+        for (int k = 0; k < 3; k++) {
+                ev(&b, b.host, TPA_KIND_HOST_OP, "load_batch", k * 100, 5, 0, 0);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "forward", k * 100 + 10, 80, 0, 0);
+        }
+        a = run(&b, "^load_batch$", 0);
+        if (ok(a != NULL && a->step_count == 3, "test_analysis__boundary_markers: three steps")) {
+                tap_eq(a->steps[0].start, 0, "test_analysis__boundary_markers: first start");
+                tap_eq(a->steps[0].step_time, 100 * US,
+                       "test_analysis__boundary_markers: start to the next start");
+                tap_eq(a->steps[1].step_time, 100 * US,
+                       "test_analysis__boundary_markers: second step");
+                tap_eq(a->steps[2].end, 290 * US,
+                       "test_analysis__boundary_markers: the last to its thread's last event");
+                tap_streq(a->step_note, "", "test_analysis__boundary_markers: no note");
+        }
+        tpa_analysis_free(a);
+        a = run(&b, "^nosuch$", 0);
+        if (ok(a != NULL, "test_analysis__boundary_markers: no match analysed")) {
+                ok(strstr(a->step_note, "'^nosuch$'") != NULL,
+                   "test_analysis__boundary_markers: the note names the pattern (%s)",
+                   a->step_note);
+                tap_streq(a->step_source, "ProfilerStep#N",
+                          "test_analysis__boundary_markers: the trace's markers decide");
+                tap_eq((int64_t)a->step_count, 1,
+                       "test_analysis__boundary_markers: one ProfilerStep");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* No marker: the iterations are detected, by the first recurring name in
+ * iteration order (DataLoader before the optimizer), as boundaries; the
+ * same steps on one thread and on two. */
+static void test_analysis__detected_iterations(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a[2];
+        uint32_t corr = 1;
+
+        for (int k = 0; k < 4; k++) {
+                double t = k * 100;
+                ev(&b, b.host, TPA_KIND_INPUT,
+                   "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, 20, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", t + 25, 5, corr, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", t + 30, 50, corr++, 0);
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.step#SGD.step", t + 85, 10, 0, 0);
+        }
+        for (int th = 0; th < 2; th++) {
+                tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                o.warmup = 0;
+                o.threads = th + 1;
+                a[th] = NULL;
+                if (tpa_analyze(&a[th], b.tr, &o, &err) < 0)
+                        printf("# %s\n", err.msg);
+        }
+        if (ok(a[0] != NULL && a[1] != NULL && a[0]->step_count == 4,
+               "test_analysis__detected_iterations: four steps")) {
+                bool same = a[1]->step_count == a[0]->step_count;
+                ok(strncmp(a[0]->step_source, "detected iterations: enumerate(DataLoader)#", 43)
+                   == 0, "test_analysis__detected_iterations: says what it used (%s)",
+                   a[0]->step_source);
+                ok(!a[0]->no_markers, "test_analysis__detected_iterations: not one step");
+                for (size_t k = 0; k < 4; k++) {
+                        tap_eq(a[0]->steps[k].start, (tpa_ns)k * 100 * US,
+                               "test_analysis__detected_iterations: step %zu starts", k);
+                        same = same && a[1]->steps[k].start == a[0]->steps[k].start &&
+                               a[1]->steps[k].end == a[0]->steps[k].end;
+                }
+                tap_eq(a[0]->steps[0].step_time, 100 * US,
+                       "test_analysis__detected_iterations: start to the next start");
+                ok(same, "test_analysis__detected_iterations: the same on two threads");
+        }
+        tpa_analysis_free(a[0]);
+        tpa_analysis_free(a[1]);
+        tpa_trace_free(b.tr);
+}
+
+/* A last step far shorter than the rest with almost no device work is the
+ * profiler stopping inside it: excluded, "tail" (the verdict would come
+ * from it otherwise when warm-up takes the others). */
+static void test_analysis__tail_step(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        for (int k = 0; k < 4; k++) {
+                double t = k * 1000, len = k < 3 ? 900 : 40;
+                i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t, len, 0, 0);
+                tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t, len, 0, 0);
+                if (k < 3)
+                        ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", t + 10, 800, 0, 0);
+        }
+        a = run(&b, NULL, -1);
+        if (ok(a != NULL && a->step_count == 4, "test_analysis__tail_step: four steps")) {
+                ok(a->steps[3].excluded && strncmp(a->steps[3].reason, "tail", 4) == 0,
+                   "test_analysis__tail_step: the last is a tail (%s)", a->steps[3].reason);
+                tap_eq((int64_t)a->kept_count, 3, "test_analysis__tail_step: three kept");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* The first window's start moves past the step before's device work only:
+ * work queued by it (no launch in the trace) that runs on from the start
+ * moves it; an isolated copy 57 ms in whose launch the trace lacks does
+ * not (it is the window's own). */
+static void test_analysis__orphan_copy(void)
+{
+        for (int queued = 0; queued < 2; queued++) {
+                tb b = mk(1);
+                tpa_analysis *a;
+
+                ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100000, 0, 0);
+                if (queued)
+                        ev(&b, b.gpu0, TPA_KIND_KERNEL, "backward_of_step_0", 100, 4900, 3, 0);
+                ev(&b, b.gpu0, TPA_KIND_COPY_D2H, "Memcpy DtoH (Device -> Pageable)", 57000, 100,
+                   9, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 60000, 5, 7, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", 61000, 39000, 7, 0);
+                a = run(&b, NULL, 0);
+                if (queued)
+                        tap_eq(a->steps[0].start, 5000 * US,
+                               "test_analysis__orphan_copy: queued work of the step before "
+                               "moves the start");
+                else
+                        tap_eq(a->steps[0].start, 0,
+                               "test_analysis__orphan_copy: a copy whose launch is missing "
+                               "moves no start");
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 static void steps_of(tb *b, const double *times, int n)
 {
         double t = 0;
@@ -1279,6 +1424,10 @@ int main(void)
         test_analysis__tf2_steps_line();
         test_analysis__step_marker_regex();
         test_analysis__no_markers();
+        test_analysis__boundary_markers();
+        test_analysis__detected_iterations();
+        test_analysis__tail_step();
+        test_analysis__orphan_copy();
         test_analysis__warmup();
         test_analysis__trailing_cut_off();
         test_analysis__extend_by_correlation();
