@@ -61,11 +61,28 @@ static tpa_analysis *analyze(const char *path, const tpa_rules *rules, tpa_trace
         return a;
 }
 
+/* The analysis of TF2 session `session`'s trace.json.gz (its trace in
+ * *trp), or NULL, each failure a failed check. */
+static tpa_analysis *analyze_session(const char *corpus, const char *session,
+                                     const tpa_rules *rules, tpa_trace **trp)
+{
+        char dir[4096];
+        const char *path;
+        tpa_analysis *a;
+
+        snprintf(dir, sizeof(dir), "%s/%s", corpus, session);
+        path = trace_in(dir);
+        if (!ok(path != NULL, "%s: has a trace.json.gz", session))
+                return NULL;
+        a = analyze(path, rules, trp);
+        ok(a != NULL, "%s: analyzed", session);
+        return a;
+}
+
 static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
 {
-        char dir[4096], session[2048], verdict[32], *ours;
+        char session[2048], verdict[32], *ours;
         double tf_input, tf_step_ms, want, got, step_ms;
-        const char *path;
         tpa_trace *tr = NULL;
         tpa_analysis *a;
         bool input_bound;
@@ -74,12 +91,7 @@ static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
                 ok(false, "malformed line: %s", rest);
                 return;
         }
-        snprintf(dir, sizeof(dir), "%s/%s", corpus, session);
-        path = trace_in(dir);
-        if (!ok(path != NULL, "%s: has a trace.json.gz", session))
-                return;
-        a = analyze(path, rules, &tr);
-        if (!ok(a != NULL, "%s: analyzed", session))
+        if ((a = analyze_session(corpus, session, rules, &tr)) == NULL)
                 return;
         got = a->run_group_frac[TPA_GROUP_INPUT] * 100.0;
         ours = strstr(rest, " ours=");
@@ -109,10 +121,9 @@ static void check_tf2(const char *corpus, const tpa_rules *rules, char *rest)
  * the step or more. */
 static void check_overview(const char *corpus, const tpa_rules *rules, char *rest)
 {
-        char dir[4096], session[2048], verdict[32], *want;
+        char session[2048], verdict[32], *want;
         double step_ms, input, launch, host, compute, got, tol = 5;
         int steps;
-        const char *path;
         tpa_trace *tr = NULL;
         tpa_analysis *a;
         bool highly;
@@ -122,12 +133,7 @@ static void check_overview(const char *corpus, const tpa_rules *rules, char *res
                 ok(false, "malformed line: %s", rest);
                 return;
         }
-        snprintf(dir, sizeof(dir), "%s/%s", corpus, session);
-        path = trace_in(dir);
-        if (!ok(path != NULL, "%s: has a trace.json.gz", session))
-                return;
-        a = analyze(path, rules, &tr);
-        if (!ok(a != NULL, "%s: analyzed", session))
+        if ((a = analyze_session(corpus, session, rules, &tr)) == NULL)
                 return;
         /* ours=INPUT,LAUNCH,HOST: where we differ on purpose (the row says
          * why), our figures within 1 point of those */
