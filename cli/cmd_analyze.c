@@ -100,7 +100,7 @@ int cmd_analyze(const cli_args *args)
                 rc = EXIT_INTERNAL;
                 goto done;
         }
-        rc = cli_out_begin(&out);
+        rc = cli_out_begin(&out, args->output);
         if (rc != 0)
                 goto done;
         /* Read. RunMetadata files are one step each: consecutive ones on the
@@ -173,7 +173,7 @@ int cmd_analyze(const cli_args *args)
         if (n > 1 && cli_render_is_text(args))
                 tpa_report_text_aggregate(out.fp, (const tpa_analysis *const *)runs,
                                           names, (size_t)n);
-        rc = cli_out_commit(&out, args->output);
+        rc = cli_out_commit(&out);
         if (rc == EXIT_OK && args->fail_on_severity != NULL)
                 rc = gate(args->fail_on_severity, (const tpa_analysis *const *)runs,
                           (size_t)n);

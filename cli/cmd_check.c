@@ -133,7 +133,7 @@ int cmd_check(const cli_args *args)
                 rc = cli_report_error(&err, NULL);
                 goto done;
         }
-        if ((rc = cli_out_begin(&out)) != EXIT_OK)
+        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
                 goto done;
         if (c != NULL)
                 tripped |= check_regression(out.fp, c, max);
@@ -154,7 +154,7 @@ int cmd_check(const cli_args *args)
                         hit ? " (--fail-on)" : "");
                 tripped |= hit;
         }
-        rc = cli_out_commit(&out, args->output);
+        rc = cli_out_commit(&out);
         if (rc == EXIT_OK && tripped)
                 rc = EXIT_GATE;
 done:

@@ -119,6 +119,9 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         rc = EXIT_USAGE;
                 }
         }
+        /* A trace found in a logdir is an input too. */
+        if (rc == EXIT_OK && own->count > 0)
+                rc = cli_check_output(args->output, inputs, (int)n);
         out->args.inputs = inputs;
         out->args.input_count = (int)n;
         return rc;

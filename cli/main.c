@@ -11,11 +11,21 @@
 #include "opts.h"
 #include "output.h"
 
+/* -o must name none of the files the command reads. */
+static int check_outputs(const cli_args *args)
+{
+        const char *others[2] = { args->rules, args->baseline };
+        int rc = cli_check_output(args->output, args->inputs, args->input_count);
+
+        return rc != EXIT_OK ? rc : cli_check_output(args->output, others, 2);
+}
+
 int main(int argc, char **argv)
 {
         cli_args args;
         int rc;
 
+        cli_guard_std_fds();
         rc = cli_parse(&args, argc, argv);
         if (rc != 0) {
                 cli_free(&args);
@@ -29,7 +39,7 @@ int main(int argc, char **argv)
         } else if (args.version) {
                 printf("tfprof-analyze %s\n", tpa_version());
                 rc = EXIT_OK;
-        } else {
+        } else if ((rc = check_outputs(&args)) == EXIT_OK) {
                 switch (args.cmd) {
                 case CMD_ANALYZE: rc = cmd_analyze_logdir(&args); break;
                 case CMD_DIFF:    rc = cmd_diff(&args); break;
