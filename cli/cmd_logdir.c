@@ -71,6 +71,8 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         rc = cli_report_error(&err, in);
                         break;
                 }
+                for (size_t w = 0; w < ld->warning_count; w++)
+                        cli_warnf("%s: warning: %s", in, ld->warnings[w]);
                 if (args->list_runs) {
                         rc = list_runs(in, ld);
                         tpa_logdir_free(ld);
