@@ -37,6 +37,7 @@
 #include "model/utf8.h"
 #include "parse/classify.h"
 #include "parse/pb_arena.h"
+#include "parse/pb_trim.h"
 #include "xplane.pb-c.h"
 
 #define HOST_PID   501
@@ -1130,13 +1131,17 @@ static int read_space(struct reader *r, const uint8_t *data, size_t len)
         return 0;
 }
 
+/* XSpace { 1: XPlane { 3: XLine { 4: XEvent } } } */
+static const uint32_t xspace_fields[] = { 1, 3, 4 };
+static const tpa_pb_path xspace_path = { xspace_fields, 3 };
+
 int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                      tpa_error *err)
 {
         uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
         struct reader r = { .tr = tr, .err = err, .other_pid = OTHER_PID };
         uint8_t *data;
-        size_t len;
+        size_t len, whole;
         int rc;
 
         rc = tpa_source_read_all(src, &data, &len, max, err);
@@ -1146,7 +1151,12 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
          * size; the cap bounds what hostile lengths can make it allocate */
         r.arena_limit = max * 8 + (64u << 20);
         r.base = data;
-        rc = read_space(&r, data, len);
+        /* Cut: the planes, lines and events that are whole, where they are. */
+        whole = len;
+        rc = tpa_pb_trim(data, &whole, &xspace_path) == TPA_PB_CUT
+             ? tpa_pb_cut(tr, len, opts->strict, err) : 0;
+        if (rc == 0)
+                rc = read_space(&r, data, whole);
         free(r.stats);
         free(r.events);
         free(r.stat_by_id);
