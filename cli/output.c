@@ -148,7 +148,7 @@ static int open_beside(cli_out *o, const char *path)
                 return EXIT_INTERNAL;
         }
         if (stat(path, &st) == 0) {
-                mode = st.st_mode & 07777;
+                mode = st.st_mode & 0777;
         } else {
                 mode = umask(0);
                 umask(mode);
