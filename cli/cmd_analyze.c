@@ -137,7 +137,7 @@ int cmd_analyze(const cli_args *args)
                 rc = EXIT_INTERNAL;
                 goto done;
         }
-        rc = cli_out_begin(&out);
+        rc = cli_out_begin(&out, args->output);
         if (rc != 0)
                 goto done;
         /* Read. RunMetadata files are one step each: consecutive ones on the
@@ -237,7 +237,7 @@ int cmd_analyze(const cli_args *args)
                 cli_out_discard(&out);
                 goto done;
         }
-        rc = cli_out_commit(&out, args->output);
+        rc = cli_out_commit(&out);
         if (rc == EXIT_OK && args->fail_on_severity != NULL)
                 rc = gate(args->fail_on_severity, (const tpa_analysis *const *)runs,
                           (const tpa_run *const *)saved, (size_t)n);

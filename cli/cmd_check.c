@@ -226,13 +226,13 @@ int cmd_check(const cli_args *args)
         }
         for (size_t i = 0; i < n; i++)
                 tripped |= checks[i].tripped;
-        if ((rc = cli_out_begin(&out)) != EXIT_OK)
+        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
                 goto done;
         if ((rc = write_checks(out.fp, args, checks, n)) != EXIT_OK) {
                 cli_out_discard(&out);
                 goto done;
         }
-        rc = cli_out_commit(&out, args->output);
+        rc = cli_out_commit(&out);
         if (rc == EXIT_OK && tripped)
                 rc = EXIT_GATE;
 done:

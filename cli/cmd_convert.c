@@ -15,14 +15,6 @@
 #include "commands.h"
 #include "output.h"
 
-/* A write error: the writer's message names the file; exit 5. */
-static int output_error(const tpa_error *err)
-{
-        cli_errorf("%s", err->msg);
-        return err->code == TPA_ENOMEM || err->code == TPA_EIO ? EXIT_INTERNAL
-                                                               : cli_exit_for(err->code);
-}
-
 /* Read every input into `tr`; print warnings. Returns an exit code. */
 static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *paths, int n)
 {
@@ -44,6 +36,7 @@ static int convert(const cli_args *args)
         tpa_error err = TPA_ERROR_INIT;
         tpa_chrome_writer *w = NULL;
         tpa_trace *tr = NULL;
+        cli_out out;
         int rc;
 
         if (args->input_count == 0) {
@@ -56,17 +49,14 @@ static int convert(const cli_args *args)
         rc = read_inputs(tr, args, args->inputs, args->input_count);
         if (rc != EXIT_OK)
                 goto out;
-        if (tpa_chrome_writer_open(&w, args->output, &err) < 0) {
-                rc = output_error(&err);
+        if ((rc = cli_out_begin_chrome(&out, &w, args->output)) != EXIT_OK)
                 goto out;
-        }
         if (tpa_chrome_writer_add(w, tr, NULL, &err) < 0) {
-                tpa_chrome_writer_abort(w);
-                rc = output_error(&err);
+                cli_out_discard_chrome(&out, w);
+                rc = cli_out_error(&err);
                 goto out;
         }
-        if (tpa_chrome_writer_close(w, &err) < 0)
-                rc = output_error(&err);
+        rc = cli_out_commit_chrome(&out, w);
 out:
         tpa_trace_free(tr);
         return rc;

@@ -41,7 +41,7 @@ int cmd_diff(const cli_args *args)
                 rc = cli_report_error(&err, NULL);
                 goto done;
         }
-        if ((rc = cli_out_begin(&out)) != EXIT_OK)
+        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
                 goto done;
         if (args->format != NULL && strcmp(args->format, "json") == 0) {
                 if (tpa_report_diff_json(out.fp, c, args->inputs[0], args->inputs[1],
@@ -55,7 +55,7 @@ int cmd_diff(const cli_args *args)
         } else {
                 tpa_report_diff_text(out.fp, c, args->inputs[0], args->inputs[1]);
         }
-        rc = cli_out_commit(&out, args->output);
+        rc = cli_out_commit(&out);
 done:
         tpa_comparison_free(c);
         tpa_run_free(base);

@@ -73,6 +73,8 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         break;
                 }
                 any_logdir = true;
+                for (size_t w = 0; w < ld->warning_count; w++)
+                        cli_warnf("%s: warning: %s", in, ld->warnings[w]);
                 if (args->list_runs) {
                         rc = list_runs(in, ld);
                         tpa_logdir_free(ld);
@@ -127,6 +129,9 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 rc = EXIT_USAGE;
         }
+        /* A trace found in a logdir is an input too. */
+        if (rc == EXIT_OK && own->count > 0)
+                rc = cli_check_output(args->output, inputs, (int)n);
         out->args.inputs = inputs;
         out->args.input_count = (int)n;
         return rc;

@@ -17,14 +17,6 @@
 #include "commands.h"
 #include "output.h"
 
-/* A write error: the writer's message names the file; exit 5. */
-static int output_error(const tpa_error *err)
-{
-        cli_errorf("%s", err->msg);
-        return err->code == TPA_ENOMEM || err->code == TPA_EIO ? EXIT_INTERNAL
-                                                               : cli_exit_for(err->code);
-}
-
 static const char *base_name(const char *path)
 {
         const char *slash = strrchr(path, '/');
@@ -61,7 +53,8 @@ static int merge(const cli_args *args)
         tpa_read_options ro = TPA_READ_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
         tpa_chrome_writer *w = NULL;
-        int rc = EXIT_OK;
+        cli_out out;
+        int rc;
 
         if (args->input_count < 1) {
                 cli_errorf("merge: no traces given");
@@ -70,8 +63,10 @@ static int merge(const cli_args *args)
         }
         ro.strict = args->strict;
         ro.max_events = args->max_events;
-        if (tpa_chrome_writer_open(&w, args->output, &err) < 0)
-                return output_error(&err);
+        /* The output is a file beside -o until every input is in it:
+         * `merge a.json b.json -o a.json` reads a.json whole. */
+        if ((rc = cli_out_begin_chrome(&out, &w, args->output)) != EXIT_OK)
+                return rc;
         /* One trace at a time: each input is read, written, freed. */
         for (int i = 0; i < args->input_count && rc == EXIT_OK; i++) {
                 const char *path = args->inputs[i], *label;
@@ -88,16 +83,14 @@ static int merge(const cli_args *args)
                         cli_print_warnings(tr, path);
                 label = merge_label(args, i, buf, sizeof(buf));
                 if (rc == EXIT_OK && tpa_chrome_writer_add(w, tr, label, &err) < 0)
-                        rc = output_error(&err);
+                        rc = cli_out_error(&err);
                 tpa_trace_free(tr);
         }
         if (rc != EXIT_OK) {
-                tpa_chrome_writer_abort(w);
+                cli_out_discard_chrome(&out, w);
                 return rc;
         }
-        if (tpa_chrome_writer_close(w, &err) < 0)
-                return output_error(&err);
-        return EXIT_OK;
+        return cli_out_commit_chrome(&out, w);
 }
 
 int cmd_merge(const cli_args *args)

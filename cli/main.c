@@ -11,11 +11,26 @@
 #include "opts.h"
 #include "output.h"
 
+/* -o must name none of the files the command reads. */
+static int check_outputs(const cli_args *args)
+{
+        const char *const rules[1] = { args->rules };
+        int rc = cli_check_output(args->output, args->inputs, args->input_count);
+
+        if (rc == EXIT_OK)
+                rc = cli_check_output(args->output, rules, 1);
+        if (rc == EXIT_OK)
+                rc = cli_check_output(args->output, args->baseline,
+                                      args->baseline_count);
+        return rc;
+}
+
 int main(int argc, char **argv)
 {
         cli_args args;
         int rc;
 
+        cli_guard_std_fds();
         rc = cli_parse(&args, argc, argv);
         if (rc != 0) {
                 cli_free(&args);
@@ -29,7 +44,7 @@ int main(int argc, char **argv)
         } else if (args.version) {
                 printf("tfprof-analyze %s\n", tpa_version());
                 rc = EXIT_OK;
-        } else {
+        } else if ((rc = check_outputs(&args)) == EXIT_OK) {
                 switch (args.cmd) {
                 case CMD_ANALYZE: rc = cli_run_with_logdirs(cmd_analyze, &args); break;
                 case CMD_DIFF:    rc = cli_run_with_logdirs(cmd_diff, &args); break;

@@ -4,6 +4,7 @@
  * progress decisions (the only code that reads the environment or isatty).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,12 +117,74 @@ static FILE *anonymous_file(void)
         return NULL;
 }
 
-int cli_out_begin(cli_out *o)
+/* True when `path` exists and is not a regular file. */
+static bool is_special(const char *path)
 {
+        struct stat st;
+
+        return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* A new file "PATH.XXXXXX" beside `path`, with the mode `path` has (or a
+ * new file would get): o->tmp names it. An exit code, the error said. */
+static int open_beside(cli_out *o, const char *path)
+{
+        size_t n = strlen(path) + 8;
+        struct stat st;
+        mode_t mode;
+        int fd;
+
+        o->tmp = malloc(n);
+        if (o->tmp == NULL) {
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        snprintf(o->tmp, n, "%s.XXXXXX", path);
+        fd = mkstemp(o->tmp);
+        if (fd < 0) {
+                cli_errorf("%s: cannot write: %s", path, strerror(errno));
+                free(o->tmp);
+                o->tmp = NULL;
+                return EXIT_INTERNAL;
+        }
+        if (stat(path, &st) == 0) {
+                mode = st.st_mode & 0777;
+        } else {
+                mode = umask(0);
+                umask(mode);
+                mode = 0666 & ~mode;
+        }
+        o->fp = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
+        if (o->fp == NULL) {
+                cli_errorf("%s: cannot write: %s", path, strerror(errno));
+                close(fd);
+                unlink(o->tmp);
+                free(o->tmp);
+                o->tmp = NULL;
+                return EXIT_INTERNAL;
+        }
+        return EXIT_OK;
+}
+
+int cli_out_begin(cli_out *o, const char *path)
+{
+        int rc;
+
         memset(o, 0, sizeof(*o));
+        if (path != NULL && strcmp(path, "-") != 0) {
+                o->path = path;
+                /* A file is written beside its target and renamed over it:
+                 * never half a file, and the old one stays until then. -o
+                 * /dev/null, a fifo or a terminal is written in place, from
+                 * the staging file (run as root, a rename would replace the
+                 * device with a file). */
+                if (!is_special(path) && (rc = open_beside(o, path)) != EXIT_OK)
+                        return rc;
+        }
         /* A report can be as large as a tenth of the trace (the JSON one of a
          * 1 GB trace is 24 MB): staged on disk, it costs no memory. */
-        o->fp = anonymous_file();
+        if (o->fp == NULL)
+                o->fp = anonymous_file();
         /* A large report in few writes: with stdio's 4 KiB buffer the 24 MB
          * one took ~3000. Without the memory, the default buffer does. */
         if (o->fp != NULL && (o->vbuf = malloc(STAGE_BUF)) != NULL &&
@@ -144,6 +207,9 @@ void cli_out_discard(cli_out *o)
 {
         if (o->fp != NULL)
                 fclose(o->fp);
+        if (o->tmp != NULL)
+                unlink(o->tmp);
+        free(o->tmp);
         free(o->buf);
         free(o->vbuf);          /* after fclose(): it was fp's buffer */
         memset(o, 0, sizeof(*o));
@@ -189,14 +255,6 @@ static int copy_out(cli_out *o, FILE *fp)
         return 0;
 }
 
-/* True when `path` exists and is not a regular file. */
-static bool is_special(const char *path)
-{
-        struct stat st;
-
-        return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-}
-
 /* fclose(fp) after copy_out() returned `w`: the first error wins, with its
  * errno. */
 static int close_after(int w, FILE *fp)
@@ -209,39 +267,64 @@ static int close_after(int w, FILE *fp)
         return w;
 }
 
-/* Copy the staged report into the file `name` (which is `path` or a
- * temporary name beside it); an exit code, the error said. */
-static int write_file(cli_out *o, const char *path, const char *name)
+/* Copy the staged report into the device or fifo at o->path; an exit code,
+ * the error said. */
+static int write_special(cli_out *o)
 {
-        FILE *fp = fopen(name, "wb");
+        FILE *fp = fopen(o->path, "wb");
         int w;
 
         if (fp == NULL) {
-                cli_errorf("%s: cannot write: %s", path, strerror(errno));
+                cli_errorf("%s: cannot write: %s", o->path, strerror(errno));
                 return EXIT_INTERNAL;
         }
         w = close_after(copy_out(o, fp), fp);
         if (w == -2)
                 cli_errorf("cannot read back the report's temporary file: %s", strerror(errno));
         else if (w < 0)
-                cli_errorf("%s: error writing: %s", path, strerror(errno));
+                cli_errorf("%s: error writing: %s", o->path, strerror(errno));
         return w < 0 ? EXIT_INTERNAL : EXIT_OK;
 }
 
-int cli_out_commit(cli_out *o, const char *path)
+/* Close the file beside the target and rename it over the target. */
+static int rename_into_place(cli_out *o)
+{
+        FILE *fp = o->fp;
+
+        o->fp = NULL;
+        if (fclose(fp) != 0) {
+                cli_errorf("%s: error writing: %s", o->path, strerror(errno));
+                return EXIT_INTERNAL;
+        }
+        if (rename(o->tmp, o->path) != 0) {
+                cli_errorf("%s: cannot write: %s", o->path, strerror(errno));
+                return EXIT_INTERNAL;
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        return EXIT_OK;
+}
+
+int cli_out_commit(cli_out *o)
 {
         int rc = EXIT_OK, w;
 
         if (fflush(o->fp) != 0 || ferror(o->fp)) {
                 if (o->in_memory)
                         cli_errorf("out of memory while rendering the report");
+                else if (o->tmp != NULL)
+                        cli_errorf("%s: error writing: %s", o->path, strerror(errno));
                 else
                         cli_errorf("cannot write the report to a temporary file: %s",
                                    strerror(errno));
                 cli_out_discard(o);
                 return EXIT_INTERNAL;
         }
-        if (path == NULL || strcmp(path, "-") == 0) {
+        if (o->tmp != NULL) {
+                rc = rename_into_place(o);
+        } else if (o->path != NULL) {
+                rc = write_special(o);
+        } else {
                 w = copy_out(o, stdout);
                 if (w == -1)
                         cli_errorf("error writing to stdout: %s", strerror(errno));
@@ -250,32 +333,92 @@ int cli_out_commit(cli_out *o, const char *path)
                                    strerror(errno));
                 if (w < 0)
                         rc = EXIT_INTERNAL;
-        } else if (is_special(path)) {
-                /* -o /dev/null, a fifo, a terminal: written in place (run as
-                 * root, the rename would replace the device with a file). */
-                rc = write_file(o, path, path);
-        } else {
-                /* Write beside the target, then rename: never half a file. */
-                size_t n = strlen(path) + 16;
-                char *tmp = malloc(n);
-
-                if (tmp == NULL) {
-                        cli_out_discard(o);
-                        cli_errorf("out of memory");
-                        return EXIT_INTERNAL;
-                }
-                snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-                rc = write_file(o, path, tmp);
-                if (rc == EXIT_OK && rename(tmp, path) != 0) {
-                        cli_errorf("%s: cannot write: %s", path, strerror(errno));
-                        rc = EXIT_INTERNAL;
-                }
-                if (rc != EXIT_OK)
-                        remove(tmp);
-                free(tmp);
         }
         cli_out_discard(o);
         return rc;
+}
+
+int cli_out_begin_chrome(cli_out *o, tpa_chrome_writer **w, const char *path)
+{
+        size_t n = path != NULL ? strlen(path) : 0;
+        tpa_error err = TPA_ERROR_INIT;
+        int rc = cli_out_begin(o, path);
+
+        if (rc != EXIT_OK)
+                return rc;
+        if (tpa_chrome_writer_open_stream(w, o->fp, n > 3 && strcmp(path + n - 3, ".gz") == 0,
+                                          o->path, &err) < 0) {
+                cli_out_discard(o);
+                return cli_out_error(&err);
+        }
+        return EXIT_OK;
+}
+
+int cli_out_commit_chrome(cli_out *o, tpa_chrome_writer *w)
+{
+        tpa_error err = TPA_ERROR_INIT;
+
+        if (tpa_chrome_writer_close(w, &err) < 0) {
+                cli_out_discard(o);
+                return cli_out_error(&err);
+        }
+        return cli_out_commit(o);
+}
+
+void cli_out_discard_chrome(cli_out *o, tpa_chrome_writer *w)
+{
+        tpa_chrome_writer_abort(w);
+        cli_out_discard(o);
+}
+
+int cli_out_error(const tpa_error *err)
+{
+        cli_errorf("%s", err->msg);
+        return err->code == TPA_ENOMEM || err->code == TPA_EIO ? EXIT_INTERNAL
+                                                               : cli_exit_for(err->code);
+}
+
+/* True when `out` is `in`: the same file where both exist (a link or
+ * another spelling of the path is caught), else the same path. */
+static bool same_file(const char *out, const char *in)
+{
+        struct stat so, si;
+
+        if (strcmp(in, "-") == 0)
+                return false;
+        if (stat(out, &so) == 0 && stat(in, &si) == 0)
+                return so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+        return strcmp(out, in) == 0;
+}
+
+int cli_check_output(const char *output, const char *const *inputs, int n)
+{
+        if (output == NULL || strcmp(output, "-") == 0 || is_special(output))
+                return EXIT_OK;
+        for (int i = 0; i < n; i++)
+                if (inputs[i] != NULL && same_file(output, inputs[i])) {
+                        cli_errorf("-o '%s' is the input '%s': refusing to write over it",
+                                   output, inputs[i]);
+                        fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                        return EXIT_USAGE;
+                }
+        return EXIT_OK;
+}
+
+void cli_guard_std_fds(void)
+{
+        for (int fd = 0; fd <= 2; fd++) {
+                int nfd;
+
+                if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+                        continue;
+                /* Read-only, so that a write to it fails as it would have. */
+                nfd = open("/dev/null", O_RDONLY);
+                if (nfd >= 0 && nfd != fd) {
+                        dup2(nfd, fd);
+                        close(nfd);
+                }
+        }
 }
 
 bool cli_use_color(int mode)

@@ -31,22 +31,49 @@ int  cli_exit_for(int status);
 /* Print the trace's warnings (aggregated) for `path` unless quiet. */
 void cli_print_warnings(const tpa_trace *tr, const char *path);
 
-/* A report under construction: render into out->fp, then commit. It is
- * staged in an unnamed temporary file ($TMPDIR, else /tmp; in memory when
- * none can be made) and copied out only when the run succeeded. */
+/* An output under construction (a report, or convert's and merge's
+ * trace): write into out->fp, then commit, or discard it. A file is
+ * written as a temporary file beside it ("PATH.XXXXXX") and renamed over
+ * it on commit, so it is whole or as it was; stdout, a device or a fifo
+ * (-o /dev/null) is staged in an unnamed temporary file ($TMPDIR, else
+ * /tmp; in memory when none can be made) and copied out on commit. */
 typedef struct cli_out {
-        FILE  *fp;
-        bool   in_memory;       /* fp is an open_memstream on buf */
-        char  *buf;
-        size_t len;
-        char  *vbuf;            /* fp's stdio buffer when it is a file */
+        FILE       *fp;
+        const char *path;       /* the target; NULL: stdout */
+        char       *tmp;        /* the file beside path; NULL: staged aside */
+        bool        in_memory;  /* fp is an open_memstream on buf */
+        char       *buf;
+        size_t      len;
+        char       *vbuf;       /* fp's stdio buffer when it is a file */
 } cli_out;
-int  cli_out_begin(cli_out *o);
-/* Write the report to `path` (NULL or "-": stdout) atomically; exit code.
- * A regular file is replaced by a rename; a device or fifo (-o /dev/null)
- * is written in place. */
-int  cli_out_commit(cli_out *o, const char *path);
+/* Start output to `path` (NULL or "-": stdout); an exit code, the error
+ * said (a directory where the file cannot be created fails here, before
+ * any work). */
+int  cli_out_begin(cli_out *o, const char *path);
+/* Put the output in place; an exit code, the error said. */
+int  cli_out_commit(cli_out *o);
+/* Drop the output: the target stays as it was. */
 void cli_out_discard(cli_out *o);
+
+/* convert's and merge's output: a Chrome trace writer on a cli_out for
+ * `path`, gzipped when the name ends in ".gz". Commit closes the writer
+ * and puts the file in place; discard drops both. Exit codes, the error
+ * said. */
+int  cli_out_begin_chrome(cli_out *o, tpa_chrome_writer **w, const char *path);
+int  cli_out_commit_chrome(cli_out *o, tpa_chrome_writer *w);
+void cli_out_discard_chrome(cli_out *o, tpa_chrome_writer *w);
+/* Print a write error (its message names the output); exit 5 for i/o and
+ * memory, else the status' exit code. */
+int  cli_out_error(const tpa_error *err);
+
+/* EXIT_USAGE, said, when `output` (-o) is one of the `n` inputs (NULL
+ * ones are skipped): writing it would destroy what is being read. */
+int  cli_check_output(const char *output, const char *const *inputs, int n);
+/* Put /dev/null, read-only, on whichever of stdin, stdout and stderr is
+ * closed: a file opened later never takes their place (a report staged
+ * in fd 1 would not go to stdout), and writing to a closed stdout fails
+ * as an error writing to stdout. Call first. */
+void cli_guard_std_fds(void);
 
 /* True when colour should be used on stdout (tty, no NO_COLOR). */
 bool cli_use_color(int color_mode);

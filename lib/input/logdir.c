@@ -3,18 +3,41 @@
  * logdir.c - find the profile runs of a TensorBoard logdir: every folder
  * plugins/profile/<run>/ below it, and in each run one trace per host
  * (<host>.xplane.pb preferred to <host>.trace.json.gz, see tpa/logdir.h).
+ * Symbolic links are followed, but each directory is visited once (by
+ * device and inode) and never outside the folder the walk starts in, so a
+ * link to "." or ".." costs one look and finds nothing twice.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "input/readers.h"
+#include "model/utf8.h"
 #include "tpa/logdir.h"
 
 #define MAX_DEPTH 8
+
+/* A directory's identity: where it is, whatever the path that led to it. */
+struct dir_id {
+        dev_t dev;
+        ino_t ino;
+        bool  used;
+};
+
+/* One scan: the runs found, the directories seen (a hash set, open
+ * addressing), and the real path of the folder it may not leave. */
+struct scan {
+        tpa_logdir    *ld;
+        struct dir_id *seen;
+        size_t         seen_cap, seen_count;       /* cap: 0 or a power of two */
+        char          *root;
+        size_t         root_len;
+};
 
 bool tpa_logdir_is_dir(const char *path)
 {
@@ -60,6 +83,89 @@ static int oom(tpa_error *err)
         return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
 }
 
+/* Add a warning to ld: "'PATH' ..., ignoring". */
+static int TPA_PRINTF(3, 4) warn(tpa_logdir *ld, tpa_error *err, const char *fmt, ...)
+{
+        char msg[512], **p;
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        tpa_utf8__one_line(msg);
+        p = realloc(ld->warnings, (ld->warning_count + 1) * sizeof(*p));
+        if (p == NULL)
+                return oom(err);
+        ld->warnings = p;
+        if ((p[ld->warning_count] = strdup(msg)) == NULL)
+                return oom(err);
+        ld->warning_count++;
+        return 0;
+}
+
+static size_t id_slot(const struct scan *s, dev_t dev, ino_t ino)
+{
+        uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ (uint64_t)ino;
+        size_t i = (size_t)(h * 0xff51afd7ed558ccdu >> 17) & (s->seen_cap - 1);
+
+        while (s->seen[i].used && (s->seen[i].dev != dev || s->seen[i].ino != ino))
+                i = (i + 1) & (s->seen_cap - 1);
+        return i;
+}
+
+/* Mark (dev, ino) seen; *is_new says whether it was not before. */
+static int see(struct scan *s, dev_t dev, ino_t ino, bool *is_new, tpa_error *err)
+{
+        size_t i;
+
+        if (2 * (s->seen_count + 1) > s->seen_cap) {
+                struct scan grown = *s;
+                grown.seen_cap = s->seen_cap ? 2 * s->seen_cap : 64;
+                grown.seen = calloc(grown.seen_cap, sizeof(*grown.seen));
+                if (grown.seen == NULL)
+                        return oom(err);
+                for (size_t k = 0; k < s->seen_cap; k++)
+                        if (s->seen[k].used)
+                                grown.seen[id_slot(&grown, s->seen[k].dev, s->seen[k].ino)] =
+                                        s->seen[k];
+                free(s->seen);
+                s->seen = grown.seen;
+                s->seen_cap = grown.seen_cap;
+        }
+        i = id_slot(s, dev, ino);
+        *is_new = !s->seen[i].used;
+        s->seen[i] = (struct dir_id){ .dev = dev, .ino = ino, .used = true };
+        s->seen_count += *is_new;
+        return 0;
+}
+
+/* Whether to look into `path`: a directory not seen yet, and, when a link
+ * leads there, one inside the root. A link out is a warning. */
+static int may_enter(struct scan *s, const char *path, bool *ok, tpa_error *err)
+{
+        struct stat st, lst;
+        char *real;
+        bool inside;
+
+        *ok = false;
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+                return 0;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+                /* A directory reached without a link is inside its parent,
+                 * so only links need their real path checked. */
+                real = realpath(path, NULL);
+                if (real == NULL)
+                        return 0;
+                inside = strncmp(real, s->root, s->root_len) == 0 &&
+                         (real[s->root_len] == '\0' || real[s->root_len] == '/' ||
+                          s->root_len == 1);
+                free(real);
+                if (!inside)
+                        return warn(s->ld, err, "'%s' leads out of the logdir, ignoring", path);
+        }
+        return see(s, st.st_dev, st.st_ino, ok, err);
+}
+
 /* The hosts of one run folder. */
 static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const char *label,
                     tpa_error *err)
@@ -77,32 +183,51 @@ static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const cha
                 for (size_t s = 0; s < 2; s++) {
                         size_t n = strlen(e->d_name), k = strlen(suffixes[s]);
                         tpa_logdir_host *h = NULL;
+                        struct stat st;
+                        char *path;
+                        int r;
                         if (n <= k || !has_suffix(e->d_name, suffixes[s]))
                                 continue;
+                        /* A fifo or device would block the read or never end. */
+                        path = join(dir, e->d_name);
+                        if (path == NULL)
+                                goto fail;
+                        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+                                r = warn(ld, err, "'%s' is not a regular file, ignoring",
+                                         path);
+                                free(path);
+                                if (r < 0)
+                                        goto fail;
+                                continue;
+                        }
                         for (size_t i = 0; i < run.host_count; i++)
                                 if (strlen(run.hosts[i].name) == n - k &&
                                     memcmp(run.hosts[i].name, e->d_name, n - k) == 0)
                                         h = &run.hosts[i];
-                        if (h != NULL && s == 1)
+                        if (h != NULL && s == 1) {
+                                free(path);
                                 continue;       /* xplane.pb wins */
+                        }
                         if (h == NULL) {
                                 if (run.host_count == cap) {
                                         cap = cap ? cap * 2 : 8;
                                         p = realloc(run.hosts, cap * sizeof(*run.hosts));
-                                        if (p == NULL)
+                                        if (p == NULL) {
+                                                free(path);
                                                 goto fail;
+                                        }
                                         run.hosts = p;
                                 }
                                 h = &run.hosts[run.host_count++];
                                 h->name = strndup(e->d_name, n - k);
                                 h->path = NULL;
-                                if (h->name == NULL)
+                                if (h->name == NULL) {
+                                        free(path);
                                         goto fail;
+                                }
                         }
                         free(h->path);
-                        h->path = join(dir, e->d_name);
-                        if (h->path == NULL)
-                                goto fail;
+                        h->path = path;
                 }
         }
         closedir(d);
@@ -132,7 +257,7 @@ fail:
 }
 
 /* Walk `dir` (shown as `rel`) looking for plugins/profile. */
-static int walk(tpa_logdir *ld, const char *dir, const char *rel, int depth, tpa_error *err)
+static int walk(struct scan *sc, const char *dir, const char *rel, int depth, tpa_error *err)
 {
         DIR *d;
         struct dirent *e;
@@ -162,36 +287,65 @@ static int walk(tpa_logdir *ld, const char *dir, const char *rel, int depth, tpa
         for (size_t off = 0; off < len && rc == 0; off += strlen(names + off) + 1) {
                 const char *n = names + off;
                 char *sub = join(dir, n), *subrel = *rel ? join(rel, n) : strdup(n);
-                if (sub == NULL || subrel == NULL) {
+                bool enter = false;
+                if (sub == NULL || subrel == NULL)
                         rc = oom(err);
-                } else if (tpa_logdir_is_dir(sub)) {
+                else
+                        rc = may_enter(sc, sub, &enter, err);
+                if (enter) {
                         size_t sl = strlen(sub);
                         if (sl >= 16 && strcmp(sub + sl - 16, "/plugins/profile") == 0) {
                                 /* each folder in here is a run */
                                 DIR *rd = opendir(sub);
                                 while (rd != NULL && rc == 0 && (e = readdir(rd)) != NULL) {
                                         char *run, *runrel;
+                                        bool is_run = false;
                                         if (e->d_name[0] == '.')
                                                 continue;
                                         run = join(sub, e->d_name);
                                         runrel = join(subrel, e->d_name);
                                         if (run == NULL || runrel == NULL)
                                                 rc = oom(err);
-                                        else if (tpa_logdir_is_dir(run))
-                                                rc = scan_run(ld, run, e->d_name, runrel, err);
+                                        else
+                                                rc = may_enter(sc, run, &is_run, err);
+                                        if (is_run)
+                                                rc = scan_run(sc->ld, run, e->d_name, runrel,
+                                                              err);
                                         free(run);
                                         free(runrel);
                                 }
                                 if (rd != NULL)
                                         closedir(rd);
                         } else {
-                                rc = walk(ld, sub, subrel, depth + 1, err);
+                                rc = walk(sc, sub, subrel, depth + 1, err);
                         }
                 }
                 free(sub);
                 free(subrel);
         }
         free(names);
+        return rc;
+}
+
+/* Walk `root` with a scan that never leaves it. */
+static int walk_root(tpa_logdir *ld, const char *root, tpa_error *err)
+{
+        struct scan sc = { .ld = ld };
+        struct stat st;
+        bool is_new;
+        int rc;
+
+        sc.root = realpath(root, NULL);
+        if (sc.root == NULL || stat(sc.root, &st) != 0)
+                rc = tpa_error_set_sys(err, errno, "cannot open directory");
+        else
+                rc = see(&sc, st.st_dev, st.st_ino, &is_new, err);
+        if (rc == 0) {
+                sc.root_len = strlen(sc.root);
+                rc = walk(&sc, root, "", 0, err);
+        }
+        free(sc.root);
+        free(sc.seen);
         return rc;
 }
 
@@ -208,10 +362,10 @@ int tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err)
                 dl--;
         if (dl >= 15 && strncmp(dir + dl - 15, "plugins/profile", 15) == 0) {
                 char *parent = strndup(dir, dl >= 16 ? dl - 16 : 0);
-                rc = parent == NULL ? oom(err) : walk(ld, *parent ? parent : ".", "", 0, err);
+                rc = parent == NULL ? oom(err) : walk_root(ld, *parent ? parent : ".", err);
                 free(parent);
         } else {
-                rc = walk(ld, dir, "", 0, err);
+                rc = walk_root(ld, dir, err);
                 if (rc == 0 && ld->run_count == 0) {
                         const char *base = strrchr(dir, '/');
                         rc = scan_run(ld, dir, base != NULL && base[1] ? base + 1 : dir, ".",
@@ -304,5 +458,8 @@ void tpa_logdir_free(tpa_logdir *ld)
                 free(ld->runs[r].label);
         }
         free(ld->runs);
+        for (size_t i = 0; i < ld->warning_count; i++)
+                free(ld->warnings[i]);
+        free(ld->warnings);
         free(ld);
 }

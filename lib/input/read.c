@@ -77,6 +77,49 @@ static size_t varint(const uint8_t *p, size_t n, uint64_t *v)
         return 0;
 }
 
+/* True when p[0..n) opens with a whole protobuf message of `len` bytes:
+ * valid tags and wire types, values that fit, ending exactly at `len`. */
+static bool is_message(const uint8_t *p, size_t n, uint64_t len)
+{
+        size_t i = 0, k;
+        uint64_t tag, v;
+
+        if (len == 0 || len > n)
+                return false;
+        while (i < len) {
+                k = varint(p + i, (size_t)len - i, &tag);
+                if (k == 0 || tag >> 3 == 0)
+                        return false;
+                i += k;
+                switch (tag & 7) {
+                case 0:
+                        k = varint(p + i, (size_t)len - i, &v);
+                        if (k == 0)
+                                return false;
+                        i += k;
+                        break;
+                case 1:
+                case 2:
+                case 5:
+                        if ((tag & 7) == 2) {
+                                k = varint(p + i, (size_t)len - i, &v);
+                                if (k == 0)
+                                        return false;
+                                i += k;
+                        } else {
+                                v = (tag & 7) == 1 ? 8 : 4;
+                        }
+                        if (v > len - i)
+                                return false;
+                        i += (size_t)v;
+                        break;
+                default:
+                        return false;   /* groups, wire types 6 and 7 */
+                }
+        }
+        return true;
+}
+
 tpa_format tpa_read_sniff(const void *data, size_t size)
 {
         const uint8_t *p = data;
@@ -84,7 +127,10 @@ tpa_format tpa_read_sniff(const void *data, size_t size)
         uint64_t len;
         size_t k;
 
-        if (i < size && (p[i] == '{' || p[i] == '['))
+        /* A protobuf whose first field is 91 or 123 bytes long opens with
+         * "\n[" or "\n{": JSON unless the message holds up as protobuf. */
+        if (i < size && (p[i] == '{' || p[i] == '[') &&
+            !(i == 1 && p[0] == 0x0a && size > 2 && is_message(p + 2, size - 2, p[1])))
                 return TPA_FORMAT_CHROME_JSON;
         if (is_tfrecord(p, size))
                 return TPA_FORMAT_TFEVENTS;

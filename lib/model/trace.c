@@ -48,9 +48,12 @@ struct tpa_trace {
         size_t            hash_cap;     /* power of two */
         size_t            str_bytes;
 
-        /* processes and threads, with a small hash from id to index */
+        /* processes and threads, each with a hash from id to index: a
+         * hostile trace can name a new process in every event */
         tpa_process      *procs;
         size_t            proc_count, proc_cap;
+        uint32_t         *proc_hash;    /* index + 1 */
+        size_t            proc_hash_cap;
         tpa_thread       *threads;
         size_t            thread_count, thread_cap;
         uint32_t         *thread_hash;  /* index + 1 */
@@ -154,6 +157,7 @@ void tpa_trace_free(tpa_trace *tr)
         free(tr->str_len);
         free(tr->hash);
         free(tr->procs);
+        free(tr->proc_hash);
         free(tr->threads);
         free(tr->thread_hash);
         free(tr->events);
@@ -266,14 +270,19 @@ int tpa_trace_intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa
                 return tpa_error_setf(err, TPA_ELIMIT, "more than 2^32 distinct strings");
         if ((tr->str_count + 1) * 2 > tr->hash_cap && rehash(tr, err) < 0)
                 return TPA_ENOMEM;
-        if (grow((void **)&tr->str_ptr, &tr->str_cap, tr->str_count + 1, sizeof(char *), err) < 0)
-                return TPA_ENOMEM;
-        {
+        if (tr->str_count == tr->str_cap) {
+                /* str_len follows str_ptr's capacity, grown with it only:
+                 * a realloc() per string copies it each time under ASan
+                 * and valgrind (200,000 names: 66 s) */
                 size_t cap = tr->str_cap;
-                void *q = realloc(tr->str_len, cap * sizeof(uint32_t));
+                void *q;
+                if (grow((void **)&tr->str_ptr, &cap, tr->str_count + 1, sizeof(char *), err) < 0)
+                        return TPA_ENOMEM;
+                q = realloc(tr->str_len, cap * sizeof(uint32_t));
                 if (q == NULL)
                         return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
                 tr->str_len = q;
+                tr->str_cap = cap;
         }
         p = str_alloc(tr, len, err);
         if (p == NULL)
@@ -311,35 +320,70 @@ static bool id_eq(tpa_id a, tpa_id b)
         return a.str == b.str && (a.str != 0 || a.num == b.num);
 }
 
-int tpa_trace_get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err)
-{
-        tpa_process *p;
-
-        /* Traces have few processes: a linear scan from the end is enough. */
-        for (size_t i = tr->proc_count; i-- > 0;) {
-                if (id_eq(tr->procs[i].pid, pid)) {
-                        *out = (uint32_t)i;
-                        return 0;
-                }
-        }
-        if (tr->proc_count >= TPA_TRACK_MAX)
-                return tpa_error_setf(err, TPA_ELIMIT, "too many processes");
-        if (grow((void **)&tr->procs, &tr->proc_cap, tr->proc_count + 1, sizeof(*p), err) < 0)
-                return TPA_ENOMEM;
-        p = &tr->procs[tr->proc_count];
-        memset(p, 0, sizeof(*p));
-        p->pid = pid;
-        p->device = -1;
-        *out = (uint32_t)tr->proc_count++;
-        return 0;
-}
-
 static uint64_t thread_key(uint32_t process, tpa_id tid)
 {
         uint64_t h = (uint64_t)tid.num * 0x9e3779b97f4a7c15ull;
 
         h ^= ((uint64_t)tid.str << 32 | process) * 0xc2b2ae3d27d4eb4full;
         return h ^ (h >> 31);
+}
+
+/* A process' key: no process has index UINT32_MAX (TPA_TRACK_MAX). */
+static uint64_t proc_key(tpa_id pid)
+{
+        return thread_key(UINT32_MAX, pid);
+}
+
+static int proc_rehash(tpa_trace *tr, tpa_error *err)
+{
+        size_t cap = tr->proc_hash_cap ? tr->proc_hash_cap * 2 : 64;
+        uint32_t *h = calloc(cap, sizeof(*h));
+
+        if (h == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t p = 0; p < tr->proc_count; p++) {
+                size_t i = proc_key(tr->procs[p].pid) & (cap - 1);
+                while (h[i] != 0)
+                        i = (i + 1) & (cap - 1);
+                h[i] = (uint32_t)p + 1;
+        }
+        free(tr->proc_hash);
+        tr->proc_hash = h;
+        tr->proc_hash_cap = cap;
+        return 0;
+}
+
+int tpa_trace_get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err)
+{
+        tpa_process *p;
+        size_t i;
+
+        if (tr->proc_hash_cap != 0) {
+                i = proc_key(pid) & (tr->proc_hash_cap - 1);
+                while (tr->proc_hash[i] != 0) {
+                        if (id_eq(tr->procs[tr->proc_hash[i] - 1].pid, pid)) {
+                                *out = tr->proc_hash[i] - 1;
+                                return 0;
+                        }
+                        i = (i + 1) & (tr->proc_hash_cap - 1);
+                }
+        }
+        if (tr->proc_count >= TPA_TRACK_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT, "too many processes");
+        if ((tr->proc_count + 1) * 2 > tr->proc_hash_cap && proc_rehash(tr, err) < 0)
+                return TPA_ENOMEM;
+        if (grow((void **)&tr->procs, &tr->proc_cap, tr->proc_count + 1, sizeof(*p), err) < 0)
+                return TPA_ENOMEM;
+        p = &tr->procs[tr->proc_count];
+        memset(p, 0, sizeof(*p));
+        p->pid = pid;
+        p->device = -1;
+        i = proc_key(pid) & (tr->proc_hash_cap - 1);
+        while (tr->proc_hash[i] != 0)
+                i = (i + 1) & (tr->proc_hash_cap - 1);
+        tr->proc_hash[i] = (uint32_t)tr->proc_count + 1;
+        *out = (uint32_t)tr->proc_count++;
+        return 0;
 }
 
 static int thread_rehash(tpa_trace *tr, tpa_error *err)

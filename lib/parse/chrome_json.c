@@ -1965,8 +1965,11 @@ int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *er
         }
         if (p->comma && release_comma(p, ' ') < 0)
                 return report(p, err);
+        /* yajl ends the input with a space: every byte before was taken,
+         * so a syntax error here is the last token cut by the end of the
+         * input ("ts":12. or tru), a cut like any other. */
         st = yajl_complete_parse(p->yh);
-        if (st != yajl_status_ok) {
+        if (st != yajl_status_ok && (st != yajl_status_error || p->depth == 0)) {
                 yajl_failed(p, st, NULL, 0);
                 return report(p, err);
         }

@@ -34,6 +34,7 @@
 #include "model/utf8.h"
 #include "parse/classify.h"
 #include "parse/pb_arena.h"
+#include "parse/pb_trim.h"
 #include "parse/stepstats.h"
 
 #define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
@@ -437,19 +438,43 @@ int tpa_stepstats__add_bytes(tpa_trace *tr, const uint8_t *data, size_t len, uin
         return rc;
 }
 
+/* Where a cut may fall: RunMetadata { 1: StepStats { 1: DeviceStepStats
+ * { 2: NodeExecStats } } }, or the same without the RunMetadata around. */
+static const uint32_t run_metadata_fields[] = { 1, 1, 2 };
+static const tpa_pb_path cut_paths[] = {
+        { run_metadata_fields, 3 }, { run_metadata_fields + 1, 2 },
+};
+
 int tpa_stepstats__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                         tpa_error *err)
 {
         uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
-        uint8_t *data;
+        uint64_t limit = max * 8 + (64u << 20);
+        uint8_t *data, *whole = NULL;
         size_t len;
         int rc;
 
         rc = tpa_source_read_all(src, &data, &len, max, err);
         if (rc < 0)
                 return rc;
-        rc = tpa_stepstats__add_bytes(tr, data, len, max * 8 + (64u << 20), NULL, -1,
-                                      TPA_FORMAT_STEPSTATS, 0, err);
+        rc = tpa_stepstats__add_bytes(tr, data, len, limit, NULL, -1, TPA_FORMAT_STEPSTATS, 0,
+                                      err);
+        /* Not whole: perhaps cut. Its whole part, read as either message. */
+        for (size_t i = 0; rc == TPA_EFORMAT && i < 2; i++) {
+                size_t n = len;
+                tpa_error e = TPA_ERROR_INIT;
+                if (whole == NULL && (whole = malloc(len)) == NULL)
+                        break;
+                memcpy(whole, data, len);
+                if (tpa_pb_trim(whole, &n, &cut_paths[i]) == TPA_PB_CUT &&
+                    tpa_stepstats__add_bytes(tr, whole, n, limit, NULL, -1, TPA_FORMAT_STEPSTATS,
+                                             0, &e) == 0) {
+                        if (err != NULL)
+                                *err = (tpa_error)TPA_ERROR_INIT;
+                        rc = tpa_pb_cut(tr, len, opts->strict, err);
+                }
+        }
+        free(whole);
         free(data);
         return rc;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "input/readers.h"
+#include "parse/pb_trim.h"
 #include "parse/stepstats.h"
 
 #define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
@@ -27,6 +28,7 @@ struct parser {
         const char *s;
         size_t      n, pos;
         tpa_error  *err;
+        bool        cut;        /* the input ends inside a message */
         /* What was read, in malloc'd arrays freed at the end. */
         Tpapb__StepStats         ss;
         void                   **owned;
@@ -342,7 +344,22 @@ static int parse_child(struct parser *p, enum ctx ctx, void *msg, const char *na
 
         if ((rc = new_child(p, ctx, msg, c, &child)) < 0)
                 return rc;
-        return parse_fields(p, c, child, depth + 1, end);
+        rc = parse_fields(p, c, child, depth + 1, end);
+        /* Input that ends inside a message is cut, not wrong: the messages
+         * around keep what they hold, and a node or thread name missing
+         * its end is dropped, to be read whole or not at all. */
+        if (rc == TPA_EFORMAT && p->pos >= p->n) {
+                Tpapb__DeviceStepStats *d = msg;
+                if (p->err != NULL)
+                        *p->err = (tpa_error)TPA_ERROR_INIT;
+                p->cut = true;
+                rc = 0;
+                if (c == C_NODE_STATS)
+                        d->n_node_stats--;
+                else if (c == C_THREAD_NAMES)
+                        d->n_thread_names--;
+        }
+        return rc;
 }
 
 static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, char close)
@@ -445,6 +462,8 @@ int tpa_stepstats_text__read(tpa_trace *tr, tpa_source *src, const tpa_read_opti
         p.s = (const char *)data;
         p.n = len;
         rc = parse_fields(&p, C_ROOT, NULL, 0, 0);
+        if (rc == 0 && p.cut)
+                rc = tpa_pb_cut(tr, len, opts->strict, err);
         if (rc == 0 && p.ss.n_dev_stats == 0)
                 rc = tpa_error_set(err, TPA_EFORMAT, 0, "no step_stats in this text protobuf");
         if (rc == 0)

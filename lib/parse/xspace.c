@@ -37,6 +37,7 @@
 #include "model/utf8.h"
 #include "parse/classify.h"
 #include "parse/pb_arena.h"
+#include "parse/pb_trim.h"
 #include "xplane.pb-c.h"
 
 #define HOST_PID   501
@@ -136,6 +137,7 @@ struct reader {
         struct stat_md  **stat_by_id;   /* NULL: ids too sparse, bsearch */
         struct event_md **event_by_id;
         size_t            stat_ids, event_ids;      /* entries in the two above */
+        bool              pid_used[HOST_PID];       /* a process has this pid */
         tpa_error        *err;
 };
 
@@ -994,14 +996,16 @@ static bool has_prefix(const char *s, size_t len, const char *prefix)
         return len >= n && memcmp(s, prefix, n) == 0;
 }
 
-static bool pid_used(const tpa_trace *tr, int64_t pid)
+/* The device pids the trace's processes hold (earlier inputs' too): a
+ * plane looks its pid up here, not among every process (a hostile XSpace
+ * may have a million planes). */
+static void find_used_pids(struct reader *r)
 {
-        for (uint32_t k = 0; k < tpa_trace_process_count(tr); k++) {
-                const tpa_process *p = tpa_trace_process_c(tr, k);
-                if (p->pid.str == TPA_STR_EMPTY && p->pid.num == pid)
-                        return true;
+        for (uint32_t k = 0; k < tpa_trace_process_count(r->tr); k++) {
+                const tpa_process *p = tpa_trace_process_c(r->tr, k);
+                if (p->pid.str == TPA_STR_EMPTY && p->pid.num >= 0 && p->pid.num < HOST_PID)
+                        r->pid_used[p->pid.num] = true;
         }
-        return false;
 }
 
 /* Whether any line of a plane has an event, checking every line's fields. */
@@ -1068,7 +1072,7 @@ static int read_plane(struct reader *r, const struct field *at, size_t *added)
         } else if (has_prefix(name, name_len, "/device:")) {
                 pid = 1 + (plane_id >= 0 && plane_id < HOST_PID - 1 ? plane_id : 0);
                 /* plane ids may repeat: take the next free pid */
-                while (pid < HOST_PID - 1 && pid_used(tr, pid))
+                while (pid < HOST_PID - 1 && r->pid_used[pid])
                         pid++;
         } else {
                 bool any;
@@ -1080,6 +1084,8 @@ static int read_plane(struct reader *r, const struct field *at, size_t *added)
         rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .num = pid }, r->err);
         if (rc < 0)
                 goto out;
+        if (pid < HOST_PID)
+                r->pid_used[pid] = true;
         p = tpa_trace_process(tr, proc);
         rc = tpa_utf8__intern(tr, &p->name, name, name_len, 0, r->err);
         if (rc < 0)
@@ -1130,13 +1136,17 @@ static int read_space(struct reader *r, const uint8_t *data, size_t len)
         return 0;
 }
 
+/* XSpace { 1: XPlane { 3: XLine { 4: XEvent } } } */
+static const uint32_t xspace_fields[] = { 1, 3, 4 };
+static const tpa_pb_path xspace_path = { xspace_fields, 3 };
+
 int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                      tpa_error *err)
 {
         uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
         struct reader r = { .tr = tr, .err = err, .other_pid = OTHER_PID };
         uint8_t *data;
-        size_t len;
+        size_t len, whole;
         int rc;
 
         rc = tpa_source_read_all(src, &data, &len, max, err);
@@ -1146,7 +1156,13 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
          * size; the cap bounds what hostile lengths can make it allocate */
         r.arena_limit = max * 8 + (64u << 20);
         r.base = data;
-        rc = read_space(&r, data, len);
+        find_used_pids(&r);
+        /* Cut: the planes, lines and events that are whole, where they are. */
+        whole = len;
+        rc = tpa_pb_trim(data, &whole, &xspace_path) == TPA_PB_CUT
+             ? tpa_pb_cut(tr, len, opts->strict, err) : 0;
+        if (rc == 0)
+                rc = read_space(&r, data, whole);
         free(r.stats);
         free(r.events);
         free(r.stat_by_id);

@@ -15,8 +15,8 @@
  * launches alike, and the same id in two inputs would tie one rank's
  * launch to another rank's kernel.
  *
- * The output is buffered and written as it goes (gzip through zlib's
- * gzwrite when the path ends in ".gz"), so memory stays flat.
+ * The output is buffered and written as it goes (deflated into a gzip
+ * member first when asked), so memory stays flat.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,11 +31,14 @@
 #define BUF_SIZE (64u * 1024u)
 
 struct tpa_chrome_writer {
-        FILE    *fp;            /* plain output */
-        gzFile   gz;            /* gzip output */
-        char    *path;          /* NULL for stdout */
-        bool     created;
+        FILE    *fp;
+        bool     own_fp;        /* opened here, closed here */
+        bool     gzip;          /* z deflates buf into zbuf before fp */
+        z_stream z;
+        char    *path;          /* the name errors give; NULL: standard output */
+        bool     created;       /* path is a file created here */
         char     buf[BUF_SIZE];
+        char     zbuf[BUF_SIZE];
         size_t   len;
         int64_t  next_pid;
         uint64_t corr_base;     /* merged: ids of earlier inputs end here */
@@ -51,22 +54,42 @@ static bool has_suffix(const char *s, const char *suffix)
         return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static void flush(tpa_chrome_writer *w)
+static void write_out(tpa_chrome_writer *w, const char *p, size_t n)
 {
-        if (w->len == 0 || w->failed)
-                return;
-        if (w->gz != NULL) {
-                if (gzwrite(w->gz, w->buf, (unsigned)w->len) != (int)w->len) {
-                        int e;
-                        gzerror(w->gz, &e);
-                        w->sys_errno = e == Z_ERRNO ? errno : EIO;
-                        w->failed = true;
-                }
-        } else if (fwrite(w->buf, 1, w->len, w->fp) != w->len) {
+        if (!w->failed && n > 0 && fwrite(p, 1, n, w->fp) != n) {
                 w->sys_errno = errno != 0 ? errno : EIO;
                 w->failed = true;
         }
+}
+
+/* Hand buf to the output, through deflate() for gzip; `mode` Z_FINISH
+ * ends the gzip member. */
+static void flush_mode(tpa_chrome_writer *w, int mode)
+{
+        int zr;
+
+        if (w->failed)
+                return;
+        if (!w->gzip) {
+                write_out(w, w->buf, w->len);
+                w->len = 0;
+                return;
+        }
+        w->z.next_in = (Bytef *)w->buf;
+        w->z.avail_in = (uInt)w->len;
+        do {
+                w->z.next_out = (Bytef *)w->zbuf;
+                w->z.avail_out = BUF_SIZE;
+                zr = deflate(&w->z, mode);
+                write_out(w, w->zbuf, BUF_SIZE - w->z.avail_out);
+        } while (!w->failed && (w->z.avail_out == 0 || (mode == Z_FINISH && zr == Z_OK)));
         w->len = 0;
+}
+
+static void flush(tpa_chrome_writer *w)
+{
+        if (w->len > 0)
+                flush_mode(w, Z_NO_FLUSH);
 }
 
 static void put(tpa_chrome_writer *w, const char *s, size_t n)
@@ -158,37 +181,55 @@ static void record_start(tpa_chrome_writer *w)
         w->first = false;
 }
 
-int tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error *err)
+int tpa_chrome_writer_open_stream(tpa_chrome_writer **out, FILE *fp, bool gzip,
+                                  const char *name, tpa_error *err)
 {
         tpa_chrome_writer *w = calloc(1, sizeof(*w));
 
-        if (w == NULL)
+        if (w == NULL || (name != NULL && (w->path = strdup(name)) == NULL)) {
+                free(w);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        /* windowBits 15 + 16: a gzip header and trailer around the data */
+        if (gzip && deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                                 Z_DEFAULT_STRATEGY) != Z_OK) {
+                free(w->path);
+                free(w);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        w->fp = fp;
+        w->gzip = gzip;
         w->next_pid = 1;
         w->first = true;
-        if (path == NULL || strcmp(path, "-") == 0) {
-                w->fp = stdout;
-        } else {
-                w->path = strdup(path);
-                if (w->path == NULL) {
-                        free(w);
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-                }
-                /* Only a file we create is removed on failure: never an
-                 * existing file, a device or a pipe. */
-                w->created = access(path, F_OK) != 0;
-                if (has_suffix(path, ".gz"))
-                        w->gz = gzopen(path, "wb");
-                else
-                        w->fp = fopen(path, "wb");
-                if (w->gz == NULL && w->fp == NULL) {
-                        int e = errno;
-                        free(w->path);
-                        free(w);
-                        return tpa_error_set_sys(err, e, "cannot create '%s'", path);
-                }
-        }
         puts_(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+        *out = w;
+        return 0;
+}
+
+int tpa_chrome_writer_open(tpa_chrome_writer **out, const char *path, tpa_error *err)
+{
+        tpa_chrome_writer *w;
+        bool created;
+        FILE *fp;
+        int r;
+
+        if (path == NULL || strcmp(path, "-") == 0)
+                return tpa_chrome_writer_open_stream(out, stdout, false, NULL, err);
+        /* Only a file we create is removed on failure: never an existing
+         * file, a device or a pipe. */
+        created = access(path, F_OK) != 0;
+        fp = fopen(path, "wb");
+        if (fp == NULL)
+                return tpa_error_set_sys(err, errno, "cannot create '%s'", path);
+        r = tpa_chrome_writer_open_stream(&w, fp, has_suffix(path, ".gz"), path, err);
+        if (r < 0) {
+                fclose(fp);
+                if (created)
+                        unlink(path);
+                return r;
+        }
+        w->own_fp = true;
+        w->created = created;
         *out = w;
         return 0;
 }
@@ -448,20 +489,15 @@ static int finish(tpa_chrome_writer *w, bool keep, tpa_error *err)
 
         if (keep) {
                 puts_(w, "\n]}\n");
-                flush(w);
+                if (w->gzip)
+                        flush_mode(w, Z_FINISH);
+                else
+                        flush(w);
         }
-        if (w->gz != NULL) {
-                if (gzclose(w->gz) != Z_OK && !w->failed) {
-                        w->sys_errno = errno != 0 ? errno : EIO;
-                        w->failed = true;
-                }
-        } else if (w->fp == stdout) {
-                if (fflush(stdout) != 0 && !w->failed) {
-                        w->sys_errno = errno;
-                        w->failed = true;
-                }
-        } else if (w->fp != NULL && fclose(w->fp) != 0 && !w->failed) {
-                w->sys_errno = errno;
+        if (w->gzip)
+                deflateEnd(&w->z);
+        if ((w->own_fp ? fclose(w->fp) : fflush(w->fp)) != 0 && !w->failed) {
+                w->sys_errno = errno != 0 ? errno : EIO;
                 w->failed = true;
         }
         if (keep && w->failed)

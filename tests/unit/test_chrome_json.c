@@ -186,6 +186,12 @@ static void test_chrome_json__chunks(void)
                 "[{\"ph\":\"X\",\"ts\":1,\"name\":tru}]",
                 "[1, \"x\", {\"ph\":\"X\",\"ts\":1}]",
                 "[{\"ph\":\"X\",\"ts\":1,\v}\f,\v]",      /* trailing commas, \v \f */
+                /* cut inside the last number or literal: a cut like any other */
+                "[{\"ph\":\"X\",\"ts\":1},{\"ph\":\"X\",\"ts\":12.",
+                "[{\"ph\":\"X\",\"ts\":1},{\"ph\":\"X\",\"ts\":1e+",
+                "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1},{\"ts\":-",
+                "[{\"ph\":\"X\",\"ts\":1},{\"args\":{\"a\":[tru",
+                "[{\"ph\":\"X\",\"ts\":1}, nul",
         };
 
         for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {

@@ -307,7 +307,15 @@ static void test_proto__xspace_errors(void)
         tpa_trace_new(&tr, &err);
         ro.format = TPA_FORMAT_XSPACE;
         rc = tpa_read_memory(tr, buf, len / 2, "cut.xplane.pb", &ro, &err);
-        tap_eq(rc, TPA_EFORMAT, "a cut XSpace is bad input (%s)", err.msg);
+        tap_eq(rc, 0, "a cut XSpace reads up to the cut (%s)", err.msg);
+        ok(tpa_trace_health(tr)->truncated && tpa_trace_health(tr)->truncated_at == len / 2,
+           "... and says where it ends");
+        tpa_trace_free(tr);
+        tpa_trace_new(&tr, &err);
+        ro.strict = true;
+        rc = tpa_read_memory(tr, buf, len / 2, "cut.xplane.pb", &ro, &err);
+        tap_eq(rc, TPA_EFORMAT, "a cut XSpace is bad input with strict (%s)", err.msg);
+        ro.strict = false;
         tpa_trace_free(tr);
 
         tpa_trace_new(&tr, &err);
@@ -1061,6 +1069,56 @@ static void test_proto__fixtures(void)
         }
 }
 
+/* Binary RunMetadata and XSpace cut anywhere past their first bytes read
+ * the messages before the cut: never an error (a warning and the health
+ * say where it ends), never more events than a longer cut, an error only
+ * with strict. About 150 cut points in each fixture. */
+static void test_proto__every_cut(void)
+{
+        static const char *const files[] = { "tf1_step1.runmeta.pb", "tf2_input_bound.xplane.pb" };
+
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+                size_t len = 0, step, bad = 0, fewer = 0, lax = 0, prev = 0;
+                uint8_t *data = NULL;
+                FILE *f = fopen(tap_testdata(files[i]), "rb");
+
+                if (f != NULL && (data = malloc(1u << 20)) != NULL)
+                        len = fread(data, 1, 1u << 20, f);
+                if (f != NULL)
+                        fclose(f);
+                if (!ok(data != NULL, "test_proto__every_cut: read %s", files[i])) {
+                        free(data);
+                        continue;
+                }
+                step = len / 150 + 1;
+                for (size_t n = 8; n < len; n += step) {
+                        tpa_error err = TPA_ERROR_INIT;
+                        tpa_trace *tr;
+                        size_t events;
+
+                        tpa_trace_new(&tr, &err);
+                        ro.strict = false;
+                        if (tpa_read_memory(tr, data, n, files[i], &ro, &err) != 0 ||
+                            !tpa_trace_health(tr)->truncated)
+                                if (bad++ == 0)
+                                        printf("# %s cut at %zu: %s\n", files[i], n, err.msg);
+                        events = tpa_trace_event_count(tr);
+                        fewer += events < prev;
+                        prev = events;
+                        tpa_trace_free(tr);
+                        tpa_trace_new(&tr, &err);
+                        ro.strict = true;
+                        lax += tpa_read_memory(tr, data, n, files[i], &ro, &err) != TPA_EFORMAT;
+                        tpa_trace_free(tr);
+                }
+                tap_eq((int64_t)bad, 0, "%s: every cut reads, truncated", files[i]);
+                tap_eq((int64_t)fewer, 0, "%s: a longer cut never has fewer events", files[i]);
+                tap_eq((int64_t)lax, 0, "%s: every cut is an error with strict", files[i]);
+                free(data);
+        }
+}
+
 int main(void)
 {
         test_proto__xspace();
@@ -1072,5 +1130,6 @@ int main(void)
         test_proto__text();
         test_proto__convert_roundtrip();
         test_proto__fixtures();
+        test_proto__every_cut();
         return tap_done();
 }

@@ -63,6 +63,32 @@ static void test_trace__threads(void)
         tpa_trace_free(tr);
 }
 
+/* A process per event, as a hostile trace may have: 2^19 of them, each
+ * found again. A scan per lookup was 2^37 comparisons (minutes); by
+ * hash it is a few per lookup. */
+static void test_trace__many_processes(void)
+{
+        enum { N = 1 << 19 };
+        tpa_trace *tr;
+        size_t wrong = 0;
+        uint32_t p, q;
+        tpa_str s;
+
+        tpa_trace_new(&tr, NULL);
+        tpa_trace_intern(tr, &s, "Traces", 6, NULL);
+        for (int64_t i = 0; i < N; i++)
+                if (tpa_trace_get_process(tr, &p, (tpa_id){ .num = i }, NULL) < 0 || p != i)
+                        wrong++;
+        tpa_trace_get_process(tr, &q, (tpa_id){ .str = s, .num = 3 }, NULL);
+        for (int64_t i = N; i-- > 0;)
+                if (tpa_trace_get_process(tr, &p, (tpa_id){ .num = i }, NULL) < 0 || p != i)
+                        wrong++;
+        tap_eq((int64_t)wrong, 0, "test_trace__many_processes: each pid its own, found again");
+        tap_eq((int64_t)q, N, "test_trace__many_processes: a string pid is another process");
+        tap_eq((int64_t)tpa_trace_process_count(tr), N + 1, "test_trace__many_processes: count");
+        tpa_trace_free(tr);
+}
+
 static void test_trace__events_aux(void)
 {
         tpa_trace *tr;
@@ -184,6 +210,7 @@ int main(void)
 {
         test_trace__intern();
         test_trace__threads();
+        test_trace__many_processes();
         test_trace__events_aux();
         test_trace__aux_walks();
         test_trace__warnings();

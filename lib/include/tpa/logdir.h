@@ -28,14 +28,19 @@ typedef struct tpa_logdir_run {
 typedef struct tpa_logdir {
         tpa_logdir_run *runs;   /* oldest first: by name (TF names runs by time), then label */
         size_t          run_count;
+        char          **warnings;       /* what the scan skipped, one line each */
+        size_t          warning_count;
 } tpa_logdir;
 
 /* True when `path` is a directory. */
 bool tpa_logdir_is_dir(const char *path);
 
-/* Find every profile run below `dir` (at most 8 levels down). Runs with no
- * trace file are left out. Fails with TPA_EFORMAT when there is none. On
- * success free *out with tpa_logdir_free(). */
+/* Find every profile run below `dir` (at most 8 levels down). Symbolic
+ * links are followed, but every directory is looked at once and never one
+ * outside `dir` (a link out is a warning). Runs with no trace file are left
+ * out, and so are trace names that are not regular files (a fifo would
+ * block the read; a warning each). Fails with TPA_EFORMAT when there is no
+ * run. On success free *out with tpa_logdir_free(). */
 int  tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err);
 /* The run called `name` (its folder name or its label), or the newest when
  * `name` is NULL; NULL when there is no such run. */

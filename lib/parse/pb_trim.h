@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pb_trim.h - (library-internal) a binary protobuf cut short, made whole:
+ * the complete messages before the cut, for the readers to read as usual
+ * (DESIGN.md 8: a truncated input is analysed up to where it ends).
+ */
+#ifndef TPA_PARSE_PB_TRIM_H
+#define TPA_PARSE_PB_TRIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tpa/trace.h>
+
+/* The path of repeated sub-messages a cut may fall in: at depth i, field
+ * path[i] holds the messages of depth i + 1; the last is read whole or
+ * not at all. E.g. XSpace { 1: XPlane { 3: XLine { 4: XEvent } } }. */
+typedef struct tpa_pb_path {
+        const uint32_t *fields;
+        size_t          depth;
+} tpa_pb_path;
+
+typedef enum tpa_pb_trim_status {
+        TPA_PB_WHOLE,   /* every field ends before the input does */
+        TPA_PB_CUT,     /* cut: *len is now the length of what is whole */
+        TPA_PB_BAD,     /* not protobuf on the path: the reader says why */
+} tpa_pb_trim_status;
+
+/* Look for the field the end of data[0..*len) cuts, down `path`. When it
+ * is cut, drop what the cut leaves incomplete: the cut field itself, or,
+ * in a message on the path, its incomplete last field, with the lengths of
+ * the messages around it rewritten in place (in as many bytes as before,
+ * so every offset stays what it was in the input). Linear in the fields
+ * on the path, whatever the input's size. */
+tpa_pb_trim_status tpa_pb_trim(uint8_t *data, size_t *len, const tpa_pb_path *path);
+
+/* The input ends inside a message, after `len` bytes: with `strict` that
+ * is an error (TPA_EFORMAT); else a warning, and the trace's health says
+ * it was cut there. For the binary and the text readers alike. */
+int tpa_pb_cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err);
+
+#endif
