@@ -224,6 +224,7 @@ int cmd_analyze(const cli_args *args)
                         }
                         break;
                 }
+                cli_print_step_note(runs[i], path);
                 if (i > 0)
                         fputc('\n', out.fp);
                 rc = cli_render(out.fp, args, traces[i], runs[i], path);

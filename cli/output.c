@@ -88,6 +88,12 @@ void cli_print_warnings(const tpa_trace *tr, const char *path)
         }
 }
 
+void cli_print_step_note(const tpa_analysis *a, const char *path)
+{
+        if (a->step_note[0] != '\0')
+                cli_warnf("%s: warning: %s", path, a->step_note);
+}
+
 /* The staging file's stdio buffer, bytes. */
 #define STAGE_BUF (256u * 1024u)
 

@@ -30,6 +30,9 @@ int  cli_report_error(const tpa_error *err, const char *path);
 int  cli_exit_for(int status);
 /* Print the trace's warnings (aggregated) for `path` unless quiet. */
 void cli_print_warnings(const tpa_trace *tr, const char *path);
+/* What the step search noted (a --step-marker that matched nothing) as a
+ * warning on stderr, unless quiet; the report prints it too. */
+void cli_print_step_note(const tpa_analysis *a, const char *path);
 
 /* An output under construction (a report, or convert's and merge's
  * trace): write into out->fp, then commit, or discard it. A file is

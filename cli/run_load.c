@@ -169,6 +169,7 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                 tpa_trace_free(tr);
                 return rc;
         }
+        cli_print_step_note(a, path);
         rc = tpa_run_from_analysis(out, a, &err);
         tpa_analysis_free(a);
         if (rc < 0) {

@@ -4,9 +4,10 @@
  * excludes the first N steps. --warmup auto excludes leading steps with
  * compilation evidence (TPA_FLAG_COMPILE on an event inside the step) or
  * whose time exceeds the steady state (median of the later steps) by more
- * than warmup.ratio times, or by more than 3 MADs (the MAD floored at 5% of
- * the median, so that identical steady steps do not make every small excess
- * an outlier), or that spend a tenth of their time or more in runtime setup
+ * than warmup.ratio times, or by more than 3 MADs while slower than every
+ * later step (the MAD floored at 5% of the median, so that identical steady
+ * steps do not make every small excess an outlier; a step some later step
+ * outlasts is the steady state's spread, not warm-up), or that spend a tenth of their time or more in runtime setup
  * calls (allocation, stream and event creation) when later steps spend
  * less than half as much; and a trailing step whose device work is cut
  * off by the end of the trace, or a "tail": far shorter than the steps
@@ -171,7 +172,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         /* leading warm-up */
         for (size_t i = 0; i < last; i++) {
                 size_t m = 0;
-                double med, mad, t = (double)a->steps[i].step_time;
+                double med, mad, slowest = 0, t = (double)a->steps[i].step_time;
                 char why[96];
 
                 if (compile[i] > 0) {
@@ -187,8 +188,11 @@ void tpa_analysis__warmup(tpa_actx *c)
                         exclude(&a->steps[i], why);
                         continue;
                 }
-                for (size_t k = i + 1; k < last; k++)
+                for (size_t k = i + 1; k < last; k++) {
                         scratch[m++] = (double)a->steps[k].step_time;
+                        if (scratch[m - 1] > slowest)
+                                slowest = scratch[m - 1];
+                }
                 if (m == 0)
                         break;
                 med = tpa_analysis__quantile(scratch, m, 0.5);
@@ -201,7 +205,7 @@ void tpa_analysis__warmup(tpa_actx *c)
                         snprintf(why, sizeof(why), "warm-up: %.2fx the median of later "
                                  "steps (> %.2fx)", t / med, a->warmup_ratio);
                         exclude(&a->steps[i], why);
-                } else if (m >= 3 && t > med + 3 * mad) {
+                } else if (m >= 3 && t > med + 3 * mad && t > slowest) {
                         snprintf(why, sizeof(why), "warm-up: %.1f MADs above the median "
                                  "of later steps", (t - med) / mad);
                         exclude(&a->steps[i], why);
