@@ -125,6 +125,7 @@ int cmd_analyze(const cli_args *args)
                     ? -1 : atoi(args->warmup);
         ao.rules = rules;
         ao.top_n = args->top;
+        ao.keep_spans = args->format != NULL && strcmp(args->format, "html") == 0;
         traces = calloc((size_t)args->input_count, sizeof(*traces));
         runs = calloc((size_t)args->input_count, sizeof(*runs));
         names = calloc((size_t)args->input_count, sizeof(*names));

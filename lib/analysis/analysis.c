@@ -1274,6 +1274,7 @@ void tpa_analysis_free(tpa_analysis *a)
                 return;
         for (size_t i = 0; i < a->step_count; i++) {
                 free(a->steps[i].device_ns);
+                free(a->steps[i].spans);
                 free(a->steps[i].findings);
                 free(a->steps[i].metric);
         }

@@ -10,6 +10,7 @@
  * lands in exactly one bucket. Several devices: each is partitioned, the
  * step keeps the per-device figures and their mean, and names the slowest
  * (the most compute and transfer time). O(n log n) over the whole trace.
+ * On request the spans themselves are kept too, for the HTML timeline.
  *
  * Decision: a collective running while the host also waits in a sync call
  * is sync_collective (the device is busy communicating).
@@ -167,8 +168,43 @@ static uint32_t driver_of(const tpa_actx *c, size_t k)
         return best;
 }
 
+/* A step's spans as the sweeps give them, when the options keep them. */
+typedef struct span_out {
+        tpa_step *s;            /* NULL: spans are not kept */
+        size_t    cap;
+        int       device;
+} span_out;
+
+/* Give [t0, t1) to bucket b: its sum, and its span when they are kept. */
+static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
+                tpa_error *err)
+{
+        tpa_step *s = so->s;
+        tpa_span *last;
+
+        out[b] += t1 - t0;
+        if (s == NULL)
+                return 0;
+        last = s->span_count > 0 ? &s->spans[s->span_count - 1] : NULL;
+        if (last != NULL && last->device == so->device && last->bucket == b &&
+            last->end == t0) {
+                last->end = t1;
+                return 0;
+        }
+        if (s->span_count == so->cap) {
+                size_t cap = so->cap ? so->cap * 2 : 16;
+                tpa_span *v = realloc(s->spans, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                s->spans = v;
+                so->cap = cap;
+        }
+        s->spans[s->span_count++] = (tpa_span){ t0, t1, so->device, b };
+        return 0;
+}
+
 static int sweep(const tpa_actx *c, edges *E, size_t d, const tpa_step *s, uint32_t drv,
-                 tpa_ns *out, tpa_error *err)
+                 tpa_ns *out, span_out *so, tpa_error *err)
 {
         int on[B__COUNT] = { 0 };
         tpa_ns cur = s->start;
@@ -186,16 +222,17 @@ static int sweep(const tpa_actx *c, edges *E, size_t d, const tpa_step *s, uint3
                 return r;
         if (E->n > 0 && (r = sort_edges(E, err)) < 0)
                 return r;
-        for (size_t i = 0; i < E->n; i++) {
+        so->device = (int)d;
+        for (size_t i = 0; i < E->n && r == 0; i++) {
                 if (E->v[i].t > cur) {
-                        out[pick(on, drv != UINT32_MAX)] += E->v[i].t - cur;
+                        r = give(so, out, cur, E->v[i].t, pick(on, drv != UINT32_MAX), err);
                         cur = E->v[i].t;
                 }
                 on[E->v[i].ch] += E->v[i].delta;
         }
-        if (s->end > cur)
-                out[pick(on, drv != UINT32_MAX)] += s->end - cur;
-        return 0;
+        if (r == 0 && s->end > cur)
+                r = give(so, out, cur, s->end, pick(on, drv != UINT32_MAX), err);
+        return r;
 }
 
 /* Partition step k, with `E` as scratch. */
@@ -206,6 +243,7 @@ static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
         tpa_ns sum[TPA_BUCKET__COUNT] = { 0 }, given = 0, best_busy = -1;
         double total;
         int big = 0, r = 0;
+        span_out so = { .s = c->opts->keep_spans ? s : NULL };
 
         s->device_ns = calloc(c->ndev * TPA_BUCKET__COUNT, sizeof(*s->device_ns));
         if (s->device_ns == NULL)
@@ -213,7 +251,7 @@ static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
         s->driver_track = driver_of(c, k);
         for (size_t d = 0; d < c->ndev && r == 0; d++) {
                 tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
-                r = sweep(c, E, d, s, s->driver_track, row, err);
+                r = sweep(c, E, d, s, s->driver_track, row, &so, err);
                 busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
                        row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
                 if (!a->cpu_only && busy > best_busy) {

@@ -6,6 +6,7 @@
  * group shifts in percentage points, class changes, top-op changes.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,95 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         return 0;
 }
 
+/* The paths in the Markdown heading: whole when both fit PATH_WHOLE
+ * characters, else where they differ (at most PATH_DIFF characters of it)
+ * with PATH_CONTEXT characters around, "&hellip;" for what is left out. */
+enum { PATH_WHOLE = 80, PATH_DIFF = 48, PATH_CONTEXT = 24 };
+
+static bool is_cont(char c)
+{
+        return ((unsigned char)c & 0xc0) == 0x80;
+}
+
+static size_t chars(const char *s, size_t from, size_t to)
+{
+        size_t k = 0;
+
+        for (size_t i = from; i < to; i++)
+                k += !is_cont(s[i]);
+        return k;
+}
+
+/* From byte `i` of `s`, `k` characters forward (to `end` > i at most) or
+ * back (to `end` < i at most). */
+static size_t step_chars(const char *s, size_t i, size_t end, size_t k)
+{
+        for (; i != end && k > 0; k--) {
+                do
+                        i = end > i ? i + 1 : i - 1;
+                while (i != end && is_cont(s[i]));
+        }
+        return i;
+}
+
+/* Write `path` as it differs from `other`. The bytes that differ, [lo, hi),
+ * widen to the components around them when that adds at most PATH_CONTEXT
+ * characters a side, so "logs/resnet50_num_workers_4/plugins/host.pb"
+ * beside "logs/resnet50_num_workers_8/plugins/host.pb" is
+ * "…/resnet50\_num\_workers\_4/…". A difference longer than PATH_DIFF
+ * keeps the component where it begins and the one where it ends, or, when
+ * those are long too, its first and last PATH_DIFF / 2 characters. Cuts
+ * fall between characters, never inside one. */
+static void md_path(FILE *fp, const char *path, const char *other)
+{
+        size_t n = strlen(path), m = strlen(other), lo = 0, hi, suf = 0, from, to, cut1, cut2;
+
+        if (chars(path, 0, n) <= PATH_WHOLE && chars(other, 0, m) <= PATH_WHOLE) {
+                tpa_report__md_escape_span(fp, path, n);
+                return;
+        }
+        while (lo < n && lo < m && path[lo] == other[lo])
+                lo++;
+        while (suf < n - lo && suf < m - lo && path[n - 1 - suf] == other[m - 1 - suf])
+                suf++;
+        for (hi = n - suf; hi < n && is_cont(path[hi]); hi++)
+                ;
+        while (lo > 0 && is_cont(path[lo]))
+                lo--;
+        for (from = lo; from > 0 && path[from - 1] != '/'; from--)
+                ;
+        for (to = hi; to < n && path[to] != '/'; to++)
+                ;
+        from -= from > 0;       /* the slashes around the components too */
+        to += to < n;
+        if (chars(path, from, lo) > PATH_CONTEXT)
+                from = step_chars(path, lo, 0, PATH_CONTEXT);
+        if (chars(path, hi, to) > PATH_CONTEXT)
+                to = step_chars(path, hi, n, PATH_CONTEXT);
+        cut1 = cut2 = hi;
+        if (chars(path, lo, hi) > PATH_DIFF) {
+                for (cut1 = lo; cut1 < hi && path[cut1] != '/'; cut1++)
+                        ;
+                for (cut2 = hi; cut2 > cut1 && path[cut2 - 1] != '/'; cut2--)
+                        ;
+                if (cut2 <= cut1 + 1 || chars(path, from, cut1) > PATH_DIFF ||
+                    chars(path, cut2, to) > PATH_DIFF) {
+                        cut1 = step_chars(path, lo, hi, PATH_DIFF / 2);
+                        cut2 = step_chars(path, hi, lo, PATH_DIFF / 2);
+                } else {
+                        cut1++, cut2--;         /* "/first/&hellip;/last" */
+                }
+        }
+        if (from > 0)
+                fputs("&hellip;", fp);
+        tpa_report__md_escape_span(fp, path + from, cut1 - from);
+        if (cut1 < cut2)
+                fputs("&hellip;", fp);
+        tpa_report__md_escape_span(fp, path + cut2, to - cut2);
+        if (to < n)
+                fputs("&hellip;", fp);
+}
+
 void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *base_path,
                               const char *new_path)
 {
@@ -231,9 +321,9 @@ void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *bas
         else
                 fprintf(fp, "median step time %+.1f%% (not significant)", c->median.rel * 100);
         fputs("\n\n", fp);
-        tpa_report__md_escape(fp, base_path, 80);
+        md_path(fp, base_path, new_path);
         fputs(" &rarr; ", fp);
-        tpa_report__md_escape(fp, new_path, 80);
+        md_path(fp, new_path, base_path);
         fprintf(fp, " (%zu &rarr; %zu kept steps)\n\n", c->base_steps, c->new_steps);
         fputs("| step time | base | new | change | 95% CI | |\n"
               "| --- | ---: | ---: | ---: | ---: | --- |\n", fp);

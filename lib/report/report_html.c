@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_html.c - one self-contained HTML page (no scripts, no network):
- * the verdict and breakdown, step times as SVG bars stacked by bucket
- * group, and the timeline of the median kept step with the device streams
- * and the thread driving the step as lanes and device idle gaps marked.
- * The numbers come from the analysis; the timeline walks the trace's
- * events in that step's window, which is drawing, not analysis.
+ * report_html.c - one self-contained HTML page (no scripts, no network)
+ * that follows the window's width: the verdict, breakdown and findings,
+ * step times as SVG bars stacked by bucket group, the timeline of the
+ * median kept step (its partition, the device streams, the threads driving
+ * the step and running the input pipeline, device idle gaps), then the
+ * text report's tables: per step, idle gaps, copies, top ops. The numbers
+ * come from the analysis; the timeline walks the trace's events in that
+ * step's window, which is drawing, not analysis.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,10 @@
 #define LABEL_W    190
 #define LANE_H     22
 #define LANES_MAX  16
+#define BUCKET_LANES_MAX 4      /* the partition of this many devices */
+#define INPUT_LANES_MAX  2      /* input-pipeline threads drawn */
 #define BARS_H     170
+#define STEPS_SHOWN 100         /* rows of the per-step table */
 #define EVENTS_MAX 20000        /* per lane; the rest are counted, not drawn */
 
 static const char *const group_color[TPA_GROUP__COUNT] = {
@@ -101,7 +107,7 @@ static void css(FILE *fp)
               "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\n"
               "h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px}\n"
               "table{border-collapse:collapse}td,th{padding:2px 10px;border-bottom:1px solid "
-              "#ddd;text-align:right}td:first-child,th:first-child{text-align:left}\n"
+              "#ddd;text-align:right}td:first-child,th:first-child,.txt{text-align:left}\n"
               ".sw{display:inline-block;width:10px;height:10px;margin-right:4px}\n"
               "svg text{font:11px sans-serif;fill:#333}.muted{color:#777}\n"
               ".note{background:#fff8e1;border-left:3px solid #ffb300;padding:4px 8px}\n"
@@ -184,32 +190,196 @@ static void tables(FILE *fp, const tpa_analysis *a)
         }
 }
 
+/* The per-step table: time, the share of each group, the class or why
+ * the step was excluded. */
+static void step_table(FILE *fp, const tpa_analysis *a)
+{
+        fputs("<h2>Per step</h2>\n<table id=\"per-step\"><tr><th>step</th><th>time</th>", fp);
+        for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                fprintf(fp, "<th>%s</th>", tpa_group_name((tpa_group)g));
+        fputs("<th class=\"txt\">class</th></tr>\n", fp);
+        for (size_t i = 0; i < a->step_count && i < STEPS_SHOWN; i++) {
+                const tpa_step *s = &a->steps[i];
+                char t[32];
+                fprintf(fp, "<tr%s><td>%" PRId64 "</td><td>%s</td>",
+                        s->excluded ? " class=\"muted\"" : "", s->number,
+                        tpa_report__time(t, sizeof(t), (double)s->step_time));
+                for (int g = 0; g < TPA_GROUP__COUNT; g++)
+                        fprintf(fp, "<td>%.1f%%</td>", step_group(s, (tpa_group)g) * 100);
+                fputs("<td class=\"txt\">", fp);
+                if (s->excluded) {
+                        fputs("excluded: ", fp);
+                        tpa_report__html_escape(fp, s->reason);
+                } else {
+                        tpa_report__html_escape(fp, s->class_name ? s->class_name : "-");
+                }
+                fputs("</td></tr>\n", fp);
+        }
+        fputs("</table>\n", fp);
+        if (a->step_count > STEPS_SHOWN)
+                fprintf(fp, "<p class=\"muted\">and %zu more steps (all are in --format "
+                        "json)</p>\n", a->step_count - STEPS_SHOWN);
+}
+
+/* The top device idle gaps, each with the host events that overlapped it. */
+static void gap_table(FILE *fp, const tpa_analysis *a)
+{
+        char t1[32], t2[32];
+
+        fprintf(fp, "<h2>Device idle gaps</h2>\n<p>%" PRIu64 " gaps of at least %s in kept "
+                "steps, %s in all</p>\n", a->gap_total_count,
+                tpa_report__time(t1, sizeof(t1), (double)a->gap_min),
+                tpa_report__time(t2, sizeof(t2), (double)a->gap_total_ns));
+        if (a->gap_count == 0)
+                return;
+        fputs("<table id=\"gaps\"><tr><th>length</th><th>step</th><th>at</th>"
+              "<th class=\"txt\">host events during the gap</th></tr>\n", fp);
+        for (size_t i = 0; i < a->gap_count; i++) {
+                const tpa_gap *g = &a->gaps[i];
+                fprintf(fp, "<tr><td>%s</td><td>%" PRId64 "</td><td>+%s</td><td class=\"txt\">",
+                        tpa_report__time(t1, sizeof(t1), (double)g->len), g->step,
+                        tpa_report__time(t2, sizeof(t2), (double)g->offset));
+                if (g->device >= 0 && a->device_count > 1) {
+                        tpa_report__html_escape(fp, a->device_names[g->device]);
+                        fputs(": ", fp);
+                }
+                if (g->host_count == 0)
+                        fputs("no host event seen", fp);
+                for (size_t k = 0; k < g->host_count; k++) {
+                        fputs(k ? ", " : "", fp);
+                        tpa_report__html_escape(fp, g->host[k].name);
+                        fprintf(fp, " %.0f%%", g->host[k].frac * 100);
+                }
+                fputs("</td></tr>\n", fp);
+        }
+        fputs("</table>\n", fp);
+}
+
+static void copy_table(FILE *fp, const tpa_analysis *a)
+{
+        static const char *const dir[] = { "h2d", "d2h", "d2d", "p2p" };
+        bool any = false;
+        char t[32];
+
+        for (int d = 0; d < 4; d++)
+                any |= a->copies[d].count > 0;
+        fputs("<h2>Copies</h2>\n", fp);
+        if (!any) {
+                fputs("<p>none in kept steps</p>\n", fp);
+                return;
+        }
+        fputs("<table id=\"copies\"><tr><th>direction</th><th>count</th><th>time</th>"
+              "<th>bytes</th><th>GB/s</th><th>exposed</th><th>small</th></tr>\n", fp);
+        for (int d = 0; d < 4; d++) {
+                const tpa_copy_stats *c = &a->copies[d];
+                if (c->count == 0)
+                        continue;
+                fprintf(fp, "<tr><td>%s</td><td>%" PRIu64 "</td><td>%s</td><td>%.1f MB</td>"
+                        "<td>%.2f</td><td>%.1f%%</td><td>%" PRIu64 "</td></tr>\n", dir[d],
+                        c->count, tpa_report__time(t, sizeof(t), (double)c->time),
+                        (double)c->bytes / 1e6, c->gbps, c->exposed_frac * 100, c->small);
+        }
+        fputs("</table>\n", fp);
+}
+
+static void op_table(FILE *fp, const char *id, const char *title, const tpa_op_stat *ops,
+                     size_t n)
+{
+        char t[32];
+
+        fprintf(fp, "<h2>%s</h2>\n", title);
+        if (n == 0) {
+                fputs("<p>none</p>\n", fp);
+                return;
+        }
+        fprintf(fp, "<table id=\"%s\"><tr><th>op</th><th>time</th><th>share</th>"
+                "<th>count</th></tr>\n", id);
+        for (size_t i = 0; i < n; i++) {
+                fputs("<tr><td>", fp);
+                tpa_report__html_escape(fp, ops[i].name);
+                fprintf(fp, "</td><td>%s</td><td>%.1f%%</td><td>%" PRIu64 "</td></tr>\n",
+                        tpa_report__time(t, sizeof(t), (double)ops[i].time),
+                        ops[i].frac * 100, ops[i].count);
+        }
+        fputs("</table>\n", fp);
+}
+
+/* What the text report shows after the verdict, in its order (DESIGN.md 6). */
+static void evidence(FILE *fp, const tpa_analysis *a)
+{
+        step_table(fp, a);
+        gap_table(fp, a);
+        copy_table(fp, a);
+        op_table(fp, "device-ops", "Top ops by device time", a->device_ops,
+                 a->device_op_count);
+        if (!a->cpu_only || a->host_op_count > 0)
+                op_table(fp, "host-ops", a->cpu_only ? "Top host ops by exposed time (no op "
+                         "computing)" : "Top host ops by exposed time (device idle)",
+                         a->host_ops, a->host_op_count);
+}
+
+/* Axis ticks at 1, 2 or 5 times a power of ten, at least `want` of them
+ * over [0, max] ns, and the unit of their labels: the largest whose tick
+ * step is a whole number of it. */
+typedef struct ticks {
+        double      step, unit;
+        const char *unit_name;
+} ticks;
+
+static ticks nice_ticks(double max, int want)
+{
+        static const struct { double ns; const char *name; } units[] = {
+                { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
+        };
+        double raw = (max > 1 ? max : 1) / want, p = pow(10, floor(log10(raw)));
+        double m = raw / p;
+        ticks t = { .step = (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p };
+        size_t u = 0;
+
+        while (u + 1 < sizeof(units) / sizeof(units[0]) && t.step < units[u].ns)
+                u++;
+        t.unit = units[u].ns;
+        t.unit_name = units[u].name;
+        return t;
+}
+
+/* "20 ms": the tick k, in the axis' unit. */
+static const char *tick_label(char *buf, size_t size, const ticks *t, int k)
+{
+        snprintf(buf, size, "%.0f %s", k * t->step / t->unit, t->unit_name);
+        return buf;
+}
+
 /* Step times as bars, each kept step stacked by group; excluded steps as
- * one grey outline. */
+ * one grey outline. The axis runs to the tick above the slowest step. */
 static void bars(FILE *fp, const tpa_analysis *a)
 {
-        const double x0 = 60, w = PAGE_W - x0 - 10, h = BARS_H, top = 10;
+        const double x0 = 60, w = PAGE_W - x0 - 10, h = BARS_H, top = 24;
         double slot, bw, max = 0;
+        ticks tk;
+        int nticks;
         char t[32];
 
         for (size_t i = 0; i < a->step_count; i++)
                 if ((double)a->steps[i].step_time > max)
                         max = (double)a->steps[i].step_time;
-        if (max <= 0)
-                max = 1;
+        tk = nice_ticks(max, 4);
+        nticks = max > 0 ? (int)ceil(max / tk.step - 1e-9) : 1;
+        max = nticks * tk.step;
         slot = a->step_count ? w / (double)a->step_count : w;
         bw = slot * 0.8 > 1 ? slot * 0.8 : 1;
         fputs("<h2>Step time by bucket</h2>\n", fp);
         legend(fp);
-        fprintf(fp, "<svg id=\"steps\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                "height=\"%d\" viewBox=\"0 0 %d %d\">\n", PAGE_W, BARS_H + 40, PAGE_W,
-                BARS_H + 40);
-        for (int k = 0; k <= 4; k++) {
-                double y = top + h - h * k / 4.0;
+        fprintf(fp, "<svg id=\"steps\" xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" "
+                "viewBox=\"0 0 %d %d\">\n<text x=\"4\" y=\"12\">step time</text>\n"
+                "<text x=\"%.0f\" y=\"%d\">step</text>\n", PAGE_W, BARS_H + 54, x0 - 30,
+                BARS_H + 52);
+        for (int k = 0; k <= nticks; k++) {
+                double y = top + h - h * k / nticks;
                 fprintf(fp, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-                        "stroke=\"#eee\"/><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">"
-                        "%s</text>\n", x0, y, PAGE_W - 10, y, x0 - 4, y + 4,
-                        tpa_report__time(t, sizeof(t), max * k / 4.0));
+                        "stroke=\"#eee\"/><text class=\"tick\" x=\"%.0f\" y=\"%.1f\" "
+                        "text-anchor=\"end\">%s</text>\n", x0, y, PAGE_W - 10, y, x0 - 4, y + 4,
+                        tick_label(t, sizeof(t), &tk, k));
         }
         for (size_t i = 0; i < a->step_count; i++) {
                 const tpa_step *s = &a->steps[i];
@@ -239,15 +409,18 @@ static void bars(FILE *fp, const tpa_analysis *a)
         if (a->step_count <= 40)
                 for (size_t i = 0; i < a->step_count; i++)
                         fprintf(fp, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%"
-                                PRId64 "</text>\n", x0 + slot * ((double)i + 0.5), BARS_H + 28,
+                                PRId64 "</text>\n", x0 + slot * ((double)i + 0.5), BARS_H + 40,
                                 a->steps[i].number);
         fputs("</svg>\n", fp);
 }
 
+typedef enum lane_kind { LANE_BUCKETS, LANE_DEVICE, LANE_HOST } lane_kind;
+
 typedef struct lane {
-        uint32_t track;
-        bool     device;
-        uint64_t drawn, skipped;
+        lane_kind kind;
+        uint32_t  track;        /* LANE_DEVICE, LANE_HOST */
+        int       device;       /* LANE_BUCKETS */
+        uint64_t  drawn, skipped;
 } lane;
 
 static int cmp_u32(const void *pa, const void *pb)
@@ -268,17 +441,104 @@ static int cmp_ivl(const void *pa, const void *pb)
         return (x->e > y->e) - (x->e < y->e);
 }
 
+/* The timeline's geometry: x of a time in the step, y of a lane. */
+typedef struct frame {
+        const tpa_step *s;
+        double          x0, scale;
+} frame;
+
+static double lane_y(size_t l)
+{
+        return 24 + (double)l * LANE_H;
+}
+
+/* One coloured piece of a lane, [t0, t1) of the step, its group named in
+ * the rect so that tests (and readers of the SVG) see what it shows. */
+static void piece(FILE *fp, const frame *f, size_t l, const char *cls, tpa_ns t0, tpa_ns t1,
+                  tpa_group g, const char *name, tpa_ns dur)
+{
+        double x = f->x0 + (double)(t0 - f->s->start) * f->scale;
+        double w = (double)(t1 - t0) * f->scale;
+        char t[32];
+
+        fprintf(fp, "<rect class=\"%s g-%s\" data-group=\"%s\" x=\"%.2f\" y=\"%.1f\" "
+                "width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", cls,
+                tpa_group_name(g), tpa_group_name(g), x, lane_y(l) + 2, w < 0.5 ? 0.5 : w,
+                LANE_H - 8, group_color[g]);
+        if (name != NULL) {
+                tpa_report__html_escape(fp, name);
+                fprintf(fp, " (%s): ", tpa_report__time(t, sizeof(t), (double)dur));
+        }
+        fprintf(fp, "%s %s</title></rect>\n", tpa_group_name(g),
+                tpa_report__time(t, sizeof(t), (double)(t1 - t0)));
+}
+
+/* The first of the n spans (one device's, in time order) that ends after t. */
+static size_t span_at(const tpa_span *v, size_t n, tpa_ns t)
+{
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (v[mid].end <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* The spans of device d in step s, in time order; *n of them. */
+static const tpa_span *device_spans(const tpa_step *s, int d, size_t *n)
+{
+        size_t i = 0, k;
+
+        while (i < s->span_count && s->spans[i].device != d)
+                i++;
+        for (k = i; k < s->span_count && s->spans[k].device == d; k++)
+                ;
+        *n = k - i;
+        return s->spans + i;
+}
+
+static void lane_name(char *buf, size_t size, const tpa_analysis *a, const tpa_trace *tr,
+                      const lane *l)
+{
+        if (l->kind != LANE_BUCKETS)
+                lane_label(buf, size, tr, l->track);
+        else if (a->device_count > 1 && (size_t)l->device < a->device_count)
+                snprintf(buf, size, "buckets, %s", a->device_names[l->device]);
+        else
+                snprintf(buf, size, "step time by bucket");
+        tpa_utf8__trim(buf);
+        if (strlen(buf) > 28)
+                strcpy(buf + tpa_utf8__cut(buf, 25), "...");
+}
+
+/*
+ * The median kept step, lane by lane: first the partition itself (each
+ * device's, as the analysis kept it), so its colours are the breakdown's;
+ * then the device streams with work in the window, their events coloured
+ * by what they are; then the thread driving the step and the threads of
+ * the input pipeline, their events coloured by the bucket each moment of
+ * them went to (a host op that waits for input is input, one that runs
+ * beside a kernel is compute). Without kept spans, host events are
+ * coloured by their kind.
+ */
 static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_error *err)
 {
         const tpa_step *s = median_step(a);
         const tpa_event *ev = tpa_trace_events(tr);
         size_t n = tpa_trace_event_count(tr), nthreads = tpa_trace_thread_count(tr);
+        size_t nstreams = 0, nlanes = 0, nbusy = 0, first_stream, stream_lanes, nhost_spans;
         uint32_t *streams = NULL;
-        size_t nstreams = 0, nlanes = 0, nbusy = 0;
-        lane lanes[LANES_MAX];
+        tpa_ns *input_ns = NULL;
         ivl *busy = NULL;
-        double x0 = LABEL_W, w = PAGE_W - LABEL_W - 10, scale;
+        const tpa_span *host_spans;
+        lane lanes[LANES_MAX];
         char t[32], label[160];
+        frame f;
+        ticks tk;
         int height;
 
         fputs("<h2>Timeline of the median step</h2>\n", fp);
@@ -286,106 +546,138 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                 fputs("<p>no kept step to draw</p>\n", fp);
                 return 0;
         }
-        /* Lanes: device streams with work in the window, then the driving
-         * thread (for a CPU-only trace, also the busiest other threads). */
         streams = calloc(nthreads + 1, sizeof(*streams));
+        input_ns = calloc(nthreads + 1, sizeof(*input_ns));
         busy = malloc((n + 1) * sizeof(*busy));
-        if (streams == NULL || busy == NULL) {
+        if (streams == NULL || input_ns == NULL || busy == NULL) {
                 free(streams);
+                free(input_ns);
                 free(busy);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
         for (size_t i = 0; i < n; i++) {
                 const tpa_event *e = &ev[i];
-                if (!is_device_kind(e->kind) || e->ts >= s->end || e->ts + e->dur <= s->start)
+                size_t k;
+                if (e->ts >= s->end || e->ts + e->dur <= s->start)
+                        continue;
+                if (e->kind == TPA_KIND_INPUT && e->track < nthreads)
+                        input_ns[e->track] += (e->ts + e->dur < s->end ? e->ts + e->dur : s->end) -
+                                              (e->ts > s->start ? e->ts : s->start);
+                if (!is_device_kind(e->kind))
                         continue;
                 busy[nbusy++] = (ivl){ e->ts, e->ts + e->dur };
                 if (tpa_trace_thread_c(tr, e->track)->role != TPA_TRACK_STREAM)
                         continue;
-                size_t k;
                 for (k = 0; k < nstreams && streams[k] != e->track; k++)
                         ;
                 if (k == nstreams)
                         streams[nstreams++] = e->track;
         }
         qsort(streams, nstreams, sizeof(*streams), cmp_u32);
-        for (size_t k = 0; k < nstreams && nlanes < LANES_MAX - 1; k++)
-                lanes[nlanes++] = (lane){ .track = streams[k], .device = true };
-        if (s->driver_track != UINT32_MAX && s->driver_track < nthreads)
-                lanes[nlanes++] = (lane){ .track = s->driver_track };
+        for (size_t i = 0; i < s->span_count && nlanes < BUCKET_LANES_MAX; i++)
+                if (i == 0 || s->spans[i].device != s->spans[i - 1].device)
+                        lanes[nlanes++] = (lane){ .kind = LANE_BUCKETS,
+                                                  .device = s->spans[i].device };
+        first_stream = nlanes;
+        for (size_t k = 0; k < nstreams && nlanes < LANES_MAX - 1 - INPUT_LANES_MAX; k++)
+                lanes[nlanes++] = (lane){ .kind = LANE_DEVICE, .track = streams[k] };
+        stream_lanes = nlanes - first_stream;
+        if (s->driver_track < nthreads)
+                lanes[nlanes++] = (lane){ .kind = LANE_HOST, .track = s->driver_track };
+        for (int k = 0; k < INPUT_LANES_MAX; k++) {
+                uint32_t best = UINT32_MAX;
+                for (uint32_t th = 0; th < nthreads; th++)
+                        if (th != s->driver_track && input_ns[th] > 0 &&
+                            (best == UINT32_MAX || input_ns[th] > input_ns[best]))
+                                best = th;
+                if (best == UINT32_MAX)
+                        break;
+                input_ns[best] = 0;
+                lanes[nlanes++] = (lane){ .kind = LANE_HOST, .track = best };
+        }
         free(streams);
+        free(input_ns);
+        host_spans = device_spans(s, s->slowest_device >= 0 ? s->slowest_device : 0,
+                                  &nhost_spans);
 
-        scale = w / (double)s->step_time;
+        f = (frame){ s, LABEL_W, (PAGE_W - LABEL_W - 10) / (double)s->step_time };
+        tk = nice_ticks((double)s->step_time, 8);
         height = 30 + (int)nlanes * LANE_H + 20;
         fprintf(fp, "<p class=\"muted\">step %" PRId64 ", %s, %zu lane%s</p>\n", s->number,
                 tpa_report__time(t, sizeof(t), (double)s->step_time), nlanes,
                 nlanes == 1 ? "" : "s");
-        fprintf(fp, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                "height=\"%d\" viewBox=\"0 0 %d %d\">\n", PAGE_W, height, PAGE_W, height);
-        for (int k = 0; k <= 4; k++) {
-                double x = x0 + w * k / 4.0;
+        fprintf(fp, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" "
+                "viewBox=\"0 0 %d %d\">\n<text x=\"4\" y=\"14\">time in the step</text>\n",
+                PAGE_W, height);
+        for (int k = 0; k * tk.step <= (double)s->step_time; k++) {
+                double x = f.x0 + k * tk.step * f.scale;
                 fprintf(fp, "<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
-                        "<text x=\"%.1f\" y=\"14\" text-anchor=\"%s\">+%s</text>\n", x, x,
-                        height - 20, x, k == 4 ? "end" : k == 0 ? "start" : "middle",
-                        tpa_report__time(t, sizeof(t),
-                                                         (double)s->step_time * k / 4.0));
+                        "<text class=\"tick\" x=\"%.1f\" y=\"14\" text-anchor=\"%s\">%s</text>\n",
+                        x, x, height - 20, x, k == 0 ? "start" : "middle",
+                        tick_label(t, sizeof(t), &tk, k));
         }
         for (size_t l = 0; l < nlanes; l++) {
-                double y = 24 + (double)l * LANE_H;
-                lane_label(label, sizeof(label), tr, lanes[l].track);
-                tpa_utf8__trim(label);
+                static const char *const cls[] = { "lane-buckets", "lane-device", "lane-host" };
+                static const char *const mark[] = { "&#9638;", "&#9632;", "&#9675;" };
+                lane_name(label, sizeof(label), a, tr, &lanes[l]);
                 fprintf(fp, "<g class=\"lane %s\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                         "height=\"%d\" fill=\"#fafafa\" stroke=\"#eee\"/>"
-                        "<text x=\"4\" y=\"%.1f\">%s ", lanes[l].device ? "lane-device"
-                        : "lane-host", x0, y, w, LANE_H - 4, y + 13,
-                        lanes[l].device ? "&#9632;" : "&#9675;");
-                if (strlen(label) > 28)
-                        strcpy(label + tpa_utf8__cut(label, 25), "...");
+                        "<text x=\"4\" y=\"%.1f\">%s ", cls[lanes[l].kind], f.x0, lane_y(l),
+                        PAGE_W - LABEL_W - 10.0, LANE_H - 4, lane_y(l) + 13, mark[lanes[l].kind]);
                 tpa_report__html_escape(fp, label);
                 fputs("</text></g>\n", fp);
+                if (lanes[l].kind == LANE_BUCKETS) {
+                        size_t ns;
+                        const tpa_span *sp = device_spans(s, lanes[l].device, &ns);
+                        for (size_t i = 0; i < ns; i++)
+                                piece(fp, &f, l, "span", sp[i].start, sp[i].end,
+                                      tpa_bucket_group(sp[i].bucket), NULL, 0);
+                }
         }
         /* Events, longest first so short ones stay visible on top. Two
          * passes (long, then short) keep this without a sort. */
         for (int pass = 0; pass < 2; pass++) {
                 for (size_t i = 0; i < n; i++) {
                         const tpa_event *e = &ev[i];
+                        const char *name = tpa_trace_str(tr, e->name);
                         tpa_ns a0, a1;
-                        double x, ew;
                         size_t l;
 
                         if (e->ts >= s->end || e->ts + e->dur <= s->start ||
                             e->kind == TPA_KIND_ANNOTATION || e->kind == TPA_KIND_STEP ||
-                            e->dur <= 0)
+                            e->dur <= 0 ||
+                            (pass == 0) != ((double)e->dur * 50 >= (double)s->step_time))
                                 continue;
-                        for (l = 0; l < nlanes && lanes[l].track != e->track; l++)
+                        for (l = first_stream; l < nlanes && lanes[l].track != e->track; l++)
                                 ;
                         if (l == nlanes)
                                 continue;
-                        if ((pass == 0) != (e->dur * 50 >= s->step_time))
-                                continue;
-                        a0 = e->ts > s->start ? e->ts : s->start;
-                        a1 = e->ts + e->dur < s->end ? e->ts + e->dur : s->end;
-                        x = x0 + (double)(a0 - s->start) * scale;
-                        ew = (double)(a1 - a0) * scale;
                         if (lanes[l].drawn >= EVENTS_MAX) {
                                 lanes[l].skipped++;
                                 continue;
                         }
-                        lanes[l].drawn++;
-                        fprintf(fp, "<rect class=\"ev\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-                                "height=\"%d\" fill=\"%s\" fill-opacity=\"0.85\"><title>",
-                                x, 24 + (double)l * LANE_H + 2, ew < 0.5 ? 0.5 : ew,
-                                LANE_H - 8, group_color[kind_group(e->kind, a->cpu_only)]);
-                        tpa_report__html_escape(fp, tpa_trace_str(tr, e->name));
-                        fprintf(fp, " (%s)</title></rect>\n",
-                                tpa_report__time(t, sizeof(t), (double)e->dur));
+                        a0 = e->ts > s->start ? e->ts : s->start;
+                        a1 = e->ts + e->dur < s->end ? e->ts + e->dur : s->end;
+                        if (lanes[l].kind == LANE_DEVICE || nhost_spans == 0) {
+                                lanes[l].drawn++;
+                                piece(fp, &f, l, "ev", a0, a1, kind_group(e->kind, a->cpu_only),
+                                      name, e->dur);
+                                continue;
+                        }
+                        for (size_t k = span_at(host_spans, nhost_spans, a0);
+                             k < nhost_spans && host_spans[k].start < a1; k++) {
+                                const tpa_span *sp = &host_spans[k];
+                                lanes[l].drawn++;
+                                piece(fp, &f, l, "ev", sp->start > a0 ? sp->start : a0,
+                                      sp->end < a1 ? sp->end : a1, tpa_bucket_group(sp->bucket),
+                                      name, e->dur);
+                        }
                 }
         }
         /* Device idle gaps: holes in the union of device work, at least
          * gap.min long, across the device lanes. */
-        if (nbusy > 0 && nstreams > 0) {
+        if (nbusy > 0 && stream_lanes > 0) {
                 tpa_ns cur = s->start;
-                size_t ndev = nstreams < LANES_MAX - 1 ? nstreams : LANES_MAX - 1;
                 qsort(busy, nbusy, sizeof(*busy), cmp_ivl);
                 for (size_t i = 0; i <= nbusy; i++) {
                         tpa_ns gs = cur, ge = i < nbusy ? busy[i].s : s->end;
@@ -393,14 +685,14 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                                 ge = s->end;
                         /* Outlined only when wide enough not to hide the
                          * kernels around it. */
-                        double gx = x0 + (double)(gs - s->start) * scale;
-                        double gw = (double)(ge - gs) * scale;
+                        double gx = f.x0 + (double)(gs - s->start) * f.scale;
+                        double gw = (double)(ge - gs) * f.scale;
                         if (ge - gs >= a->gap_min && ge > gs)
-                                fprintf(fp, "<rect class=\"gap\" x=\"%.2f\" y=\"22\" "
+                                fprintf(fp, "<rect class=\"gap\" x=\"%.2f\" y=\"%.1f\" "
                                         "width=\"%.2f\" height=\"%.1f\" fill=\"#e53935\" "
                                         "fill-opacity=\"0.25\"%s><title>device idle %s"
-                                        "</title></rect>\n", gx, gw < 0.5 ? 0.5 : gw,
-                                        (double)ndev * LANE_H,
+                                        "</title></rect>\n", gx, lane_y(first_stream) - 2,
+                                        gw < 0.5 ? 0.5 : gw, (double)stream_lanes * LANE_H,
                                         gw >= 4 ? " stroke=\"#e53935\"" : "",
                                         tpa_report__time(t, sizeof(t), (double)(ge - gs)));
                         if (i < nbusy && busy[i].e > cur)
@@ -415,7 +707,6 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
         free(busy);
         return 0;
 }
-
 int tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
                     tpa_error *err)
 {
@@ -428,9 +719,10 @@ int tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         css(fp);
         fputs("</head><body>\n", fp);
         summary(fp, tr, a, path);
+        tables(fp, a);
         bars(fp, a);
         rc = timeline(fp, tr, a, err);
-        tables(fp, a);
+        evidence(fp, a);
         fprintf(fp, "<p class=\"muted\">tfprof-analyze %s</p>\n</body></html>\n", tpa_version());
         return rc;
 }

@@ -201,10 +201,11 @@ void tpa_report__html_escape(FILE *fp, const char *s)
         }
 }
 
-void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
+/* Write s[0, cut) escaped for Markdown, n bytes of `s` being readable: a
+ * character that would cross `cut` is left out whole. */
+static void md_escape_to(FILE *fp, const char *s, size_t n, size_t cut)
 {
         const unsigned char *u = (const unsigned char *)s;
-        size_t n = strlen(s), cut = n > max ? (max > 3 ? max - 3 : 0) : n;
 
         for (size_t i = 0; i < cut;) {
                 size_t k = utf8_seq(u + i, n - i);
@@ -230,8 +231,20 @@ void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
                 }
                 i += k;
         }
+}
+
+void tpa_report__md_escape(FILE *fp, const char *s, size_t max)
+{
+        size_t n = strlen(s), cut = n > max ? (max > 3 ? max - 3 : 0) : n;
+
+        md_escape_to(fp, s, n, cut);
         if (cut < n)
                 fputs("...", fp);
+}
+
+void tpa_report__md_escape_span(FILE *fp, const char *s, size_t len)
+{
+        md_escape_to(fp, s, len, len);
 }
 
 tpa_json_out *tpa_report__json_open(FILE *fp)

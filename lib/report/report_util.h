@@ -43,6 +43,8 @@ void tpa_report__html_escape(FILE *fp, const char *s);
 /* Write `s` for a Markdown table cell (| and ` and < escaped, newlines
  * as spaces), at most `max` bytes, "..." when cut. */
 void tpa_report__md_escape(FILE *fp, const char *s, size_t max);
+/* The same for the `len` bytes at `s`, all of them. */
+void tpa_report__md_escape_span(FILE *fp, const char *s, size_t len);
 
 /* yajl_gen output on its way to a FILE*, with each empty container that
  * beautify spreads over lines ("[\n\n    ]") closed up as "[]" or "{}".

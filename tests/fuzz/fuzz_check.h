@@ -211,6 +211,7 @@ static inline void fuzz_analyze(const tpa_trace *tr)
         if (rules == NULL && tpa_rules_new_default(&rules, NULL) < 0)
                 abort();        /* the shipped rules always load */
         ao.rules = rules;
+        ao.keep_spans = true;   /* the HTML report draws them */
         r = tpa_analyze(&a, tr, &ao, &err);
         if (r < 0) {
                 FUZZ_ASSERT(r == err.code);

@@ -3,8 +3,8 @@
  * png_colors.c - what a screenshot shows, without Python: decode an 8-bit
  * RGB or RGBA non-interlaced PNG (what Chromium writes) with zlib, then
  * print its size, the number of distinct colours and the fraction of
- * non-white pixels, and exit 1 unless each colour given as RRGGBB covers
- * at least 50 pixels.
+ * non-white pixels, and the pixels of each colour given as RRGGBB; exit 1
+ * unless each of those covers at least 50 pixels.
  *
  *   png_colors FILE.png [RRGGBB...]
  */
@@ -106,7 +106,8 @@ int main(int argc, char **argv)
                 size_t n = 0;
                 for (size_t i = 0; i < (size_t)w * h; i++)
                         n += px[i] == want;
-                printf("colour %s: %s\n", argv[k], n >= 50 ? "present" : "MISSING");
+                printf("colour %s: %s, %zu pixels\n", argv[k], n >= 50 ? "present" : "MISSING",
+                       n);
                 bad |= n < 50;
         }
         qsort(px, (size_t)w * h, sizeof(*px), cmp_u32);

@@ -549,6 +549,53 @@ static void test_analysis__two_devices(void)
         tpa_trace_free(b.tr);
 }
 
+/* With keep_spans, each device's spans tile the step window in time order,
+ * joined where the bucket does not change, and add up to its row of
+ * device_ns; without, there are none. */
+static void test_analysis__spans(void)
+{
+        tb b = mk(2);
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a = NULL;
+        const tpa_step *s;
+        bool tiled = true, summed = true;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 0, 60, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 60, 40, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        o.warmup = 0;
+        o.keep_spans = true;
+        ok(tpa_analyze(&a, b.tr, &o, &err) == 0, "test_analysis__spans: analyze");
+        s = &a->steps[0];
+        tap_eq((int64_t)s->span_count, 3, "test_analysis__spans: two on GPU:0, one on GPU:1");
+        for (int d = 0; d < 2; d++) {
+                tpa_ns at = s->start, sum[TPA_BUCKET__COUNT] = { 0 };
+                for (size_t i = 0; i < s->span_count; i++) {
+                        const tpa_span *sp = &s->spans[i];
+                        if (sp->device != d)
+                                continue;
+                        tiled &= sp->start == at && sp->end > sp->start;
+                        at = sp->end;
+                        sum[sp->bucket] += sp->end - sp->start;
+                }
+                tiled &= at == s->end;
+                for (int k = 0; k < TPA_BUCKET__COUNT; k++)
+                        summed &= sum[k] == s->device_ns[d * TPA_BUCKET__COUNT + k];
+        }
+        ok(tiled, "test_analysis__spans: each device's spans tile the window");
+        ok(summed, "test_analysis__spans: and add up to its bucket times");
+        tap_eq(s->spans[1].bucket, TPA_BUCKET_HOST_COMPUTE, "test_analysis__spans: GPU:0 idle");
+        tpa_analysis_free(a);
+        a = run(&b, NULL, 0);
+        ok(a->steps[0].spans == NULL && a->steps[0].span_count == 0,
+           "test_analysis__spans: none unless asked");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 static void test_analysis__profiler_steps(void)
 {
         tb b = mk(1);
@@ -1419,6 +1466,7 @@ int main(void)
         test_analysis__kineto_framework();
         test_analysis__tf1_executor_gaps();
         test_analysis__two_devices();
+        test_analysis__spans();
         test_analysis__profiler_steps();
         test_analysis__tf_train_markers();
         test_analysis__tf2_steps_line();

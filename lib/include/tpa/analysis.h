@@ -25,6 +25,10 @@ typedef struct tpa_analysis_options {
          * more than one CPU, else one; 1: one; 2: two, whatever the size
          * (tests). The result is the same, bit for bit. */
         int              threads;
+        /* Keep each step's partition as time spans (tpa_step.spans), for
+         * a report that draws it (HTML); off, the analysis keeps only
+         * the sums. */
+        bool             keep_spans;
 } tpa_analysis_options;
 /* Below this the analysis takes milliseconds, and starting a thread at
  * each of its stages would not pay. */
@@ -68,6 +72,14 @@ typedef enum tpa_group {
 const char *tpa_group_name(tpa_group g);        /* "compute", "transfer", ... */
 tpa_group   tpa_bucket_group(tpa_bucket b);
 
+/* A stretch of a step's window that the partition gave one bucket, on one
+ * device (an index into tpa_analysis.device_names; 0 on a CPU-only trace). */
+typedef struct tpa_span {
+        tpa_ns     start, end;          /* [start, end) */
+        int        device;
+        tpa_bucket bucket;
+} tpa_span;
+
 typedef struct tpa_step {
         int64_t      number;            /* as the trace numbers it */
         tpa_ns       start, end;        /* the window, [start, end) */
@@ -85,6 +97,11 @@ typedef struct tpa_step {
         tpa_finding *findings;          /* what the rules found in this step */
         size_t       finding_count;
         double      *metric;            /* values by metric index (tpa_analysis_metric) */
+        /* With tpa_analysis_options.keep_spans: the partition, device by
+         * device, each in time order, neighbours in one bucket joined;
+         * the spans of a device tile the window. Else NULL, 0. */
+        tpa_span    *spans;
+        size_t       span_count;
 } tpa_step;
 
 /* A device idle gap and the host events that overlapped it most. */

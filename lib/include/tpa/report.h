@@ -46,10 +46,14 @@ int  tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                          const char *path);
 
-/* One self-contained HTML page (no network): the summary, step times as
- * bars stacked by bucket group (inline SVG), and the timeline of the median
- * kept step (device streams and the driving host thread as lanes, idle
- * gaps marked), drawn from the trace's events. TPA_ENOMEM only. */
+/* One self-contained HTML page (no network) as wide as the window: the
+ * summary, step times as bars stacked by bucket group (inline SVG), the
+ * timeline of the median kept step, and the text report's tables (per
+ * step, idle gaps, copies, top ops). The timeline's first lanes are the
+ * step's partition, in the breakdown's colours, when the analysis kept it
+ * (tpa_analysis_options.keep_spans); then device streams, the driving host
+ * thread and the input pipeline's threads, idle gaps marked, drawn from
+ * the trace's events. TPA_ENOMEM only. */
 int  tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
                      tpa_error *err);
 
