@@ -347,6 +347,49 @@ int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 
+/* The top-op tables (top_ops.c, DESIGN.md 5.4). The metrics' pass over
+ * the events marks the events of each: those of kept steps with time in
+ * them, lane by lane (a host thread, a device stream); tpa_top__tables()
+ * then nests each lane's events step by step into every op's self and
+ * total time. Memory (bench/): a bit per event while marked, then 4 bytes
+ * per event of the tables; nothing else is kept per event. */
+typedef struct tpa_top_lanes {
+        uint64_t *mark;         /* while marking: a bit per event of the trace */
+        size_t   *count[2];     /* while marking: per part, events per thread */
+        uint32_t *idx;          /* then lane l's events: idx[at[l]..at[l + 1]) */
+        size_t   *at;
+        size_t    nlane;
+        bool      sorted;       /* each lane's events in start order */
+        bool      host;         /* the host table: exposed time, one group */
+} tpa_top_lanes;
+
+typedef struct tpa_top {
+        tpa_top_lanes          host, dev;
+        struct tpa_top_tables *tables;  /* by name, per table and part */
+} tpa_top;
+
+int  tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err);
+void tpa_top__free(tpa_top *t);         /* a zeroed one too */
+/* Event i, of thread `track`, into the table of L, by part `part` of a pass
+ * whose parts take chunks of whole 64-event words. Inline: the metrics'
+ * pass marks most host events. */
+static inline void tpa_top__mark(tpa_top_lanes *L, int part, size_t i, uint32_t track)
+{
+        L->mark[i / 64] |= (uint64_t)1 << (i % 64);
+        L->count[part][track]++;
+}
+/* Host op event i, by part `part` of the pass, `len` of it in its kept
+ * step: marked when the device leaves some of it exposed, else only
+ * counted. An op the device hides has no exposed time of its own, nor any
+ * to take from an op it nests in or share with another thread; the
+ * nesting passes skip it (speed, bench/: 3 in 5 host ops of its trace).
+ * `near`: the pass's hint into the device's intervals. */
+void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
+                      size_t *near);
+/* The tables into c->a->device_ops and host_ops, by self time, with
+ * fractions of kept_time (times the devices for the device table). */
+int  tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err);
+
 /* Make c->profiler_step, for tpa_analysis__collect_markers(): a look-up of
  * each event's name string was half of that pass (bench/). */
 int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);

@@ -3,8 +3,9 @@
  * metrics.c - the evidence of DESIGN.md 5.4 per step (device idle gaps,
  * copies, Python gaps on the driving thread, launches, what-if gains), the
  * run summary over kept steps (medians, top gaps with the host events that
- * overlapped them, copies per direction, top ops), the classes and findings
- * from the rules, and the metric names of doc/metrics.md.
+ * overlapped them, copies per direction, the events of the top ops for
+ * top_ops.c), the classes and findings from the rules, and the metric names
+ * of doc/metrics.md.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -263,100 +264,6 @@ static tpa_ns clipped(const tpa_event *e, const tpa_step *s)
         return b > a ? b - a : 0;
 }
 
-/* The name an op is known by: its framework op when the trace says.
- * `cursor`: see tpa_trace_get_aux_seq(); the caller asks in event order. */
-static tpa_str op_name(const tpa_actx *c, size_t i, size_t *cursor)
-{
-        int64_t v;
-        if (tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 &&
-            (size_t)v < tpa_trace_str_count(c->tr))
-                return (tpa_str)v;
-        return c->ev[i].name;
-}
-
-/* Time and count of an op, on the device or exposed on the host. */
-typedef struct op_acc {
-        tpa_ns   time;
-        uint64_t count;
-} op_acc;
-
-/* Per name (a slot per string of the trace), and the names it holds, in
- * the order first met: only those are summed and ranked (speed, bench/:
- * the 1 GB trace has 1.1 M strings and few op names; a scan of each
- * table, 18 MB, faulted in every page of it). */
-typedef struct op_table {
-        op_acc  *acc;
-        tpa_str *seen;          /* room for every string */
-        size_t   nseen;
-} op_table;
-
-static int op_table_new(op_table *t, size_t ns)
-{
-        t->acc = calloc(ns ? ns : 1, sizeof(*t->acc));
-        t->seen = malloc((ns ? ns : 1) * sizeof(*t->seen));
-        t->nseen = 0;
-        return t->acc != NULL && t->seen != NULL ? 0 : -1;
-}
-
-static void op_table_free(op_table *t)
-{
-        free(t->acc);
-        free(t->seen);
-}
-
-static inline void op_add(op_table *t, tpa_str name, tpa_ns time, uint64_t count)
-{
-        if (t->acc[name].count == 0)
-                t->seen[t->nseen++] = name;
-        t->acc[name].time += time;
-        t->acc[name].count += count;
-}
-
-static int cmp_op(const void *pa, const void *pb)
-{
-        const tpa_op_stat *x = pa, *y = pb;
-        if (x->time != y->time)
-                return x->time > y->time ? -1 : 1;
-        return strcmp(x->name, y->name);
-}
-
-/* The ops of table t with time, ranked (cmp_op: a total order, so the
- * order met does not matter). */
-static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **out,
-                   size_t *count, tpa_error *err)
-{
-        size_t n = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
-        tpa_op_stat *v;
-
-        for (size_t k = 0; k < t->nseen; k++)
-                n += t->acc[t->seen[k]].time > 0;
-        v = calloc(n ? n : 1, sizeof(*v));
-        if (v == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
-        n = 0;
-        for (size_t k = 0; k < t->nseen; k++) {
-                const op_acc *o = &t->acc[t->seen[k]];
-                if (o->time <= 0)
-                        continue;
-                v[n].name = tpa_trace_str(c->tr, t->seen[k]);
-                v[n].time = o->time;
-                v[n].count = o->count;
-                v[n].frac = total > 0 ? (double)o->time / total : 0;
-                n++;
-        }
-        qsort(v, n, sizeof(*v), cmp_op);
-        *out = v;
-        *count = n < top ? n : top;
-        return 0;
-}
-
-/* Exposed time of [s, e): not overlapped by any device activity. `hint`:
- * see tpa_ivl__first_after_near(); host events come in about time order. */
-static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
-{
-        return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
-}
-
 static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
 {
         if (l->n == l->cap) {
@@ -373,7 +280,7 @@ static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
 
 /* What the metrics' two passes share: the per-step pass keeps the device
  * idle gaps of each half of the steps apart, for the run's top gaps in step
- * order; the pass over the events fills the op tables. */
+ * order; the pass over the events marks the top ops' events. */
 /* The run's top gaps as the host side asks of every host event whether
  * it overlaps one: their starts in order and, for each, the latest end of
  * the gaps up to it (speed, bench/: a test of each gap per host event was
@@ -386,9 +293,8 @@ typedef struct gap_index {
 struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
         gap_index top;          /* the run's top gaps, from them */
-        op_table dev;           /* per name: device time (or CPU compute) */
+        tpa_top  tables;        /* the top ops' events, marked */
         /* per part, summed after (integers: in any order the same sums) */
-        op_table host[2];       /* per name: host time exposed (device idle) */
         size_t  *launches[2];   /* per step */
         atomic_size_t next;     /* the first event of the next chunk of the host side */
         tpa_index_list cand[2]; /* per part: host events overlapping a top gap */
@@ -540,11 +446,11 @@ static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e)
 }
 
 /* Device event i (or a CPU-only trace's CPU compute) into the metrics:
- * copies per step and the device time of each op (a CPU-only trace's
- * framework ops are its compute). The cursors follow the events' extras
- * in event order. */
+ * copies per step, and the events of the device top-op table, marked (a
+ * CPU-only trace's framework ops are its compute). The cursor follows the
+ * events' extras in event order. */
 static void device_event(tpa_actx *c, struct metrics_job *job, size_t i, long *hint,
-                         size_t *op_cursor, size_t *bytes_cursor)
+                         size_t *bytes_cursor)
 {
         tpa_analysis *a = c->a;
         const tpa_event *e = &c->ev[i];
@@ -578,7 +484,7 @@ static void device_event(tpa_actx *c, struct metrics_job *job, size_t i, long *h
         }
         if (s->excluded || t == 0)
                 return;
-        op_add(&job->dev, op_name(c, i, op_cursor), t, 1);
+        tpa_top__mark(&job->tables.dev, 0, i, e->track);
 }
 
 /* The device side: the events the channels' pass marked as device work
@@ -588,20 +494,21 @@ static void device_event(tpa_actx *c, struct metrics_job *job, size_t i, long *h
 static void device_events(tpa_actx *c, struct metrics_job *job)
 {
         long hint = -1;
-        size_t op_cursor = 0, bytes_cursor = 0;
+        size_t bytes_cursor = 0;
 
         for (size_t i = 0; i < c->n; i++)
                 if (c->hch[i] == HCH_DEVICE || c->hch[i] == HCH_CPU_COMPUTE)
-                        device_event(c, job, i, &hint, &op_cursor, &bytes_cursor);
+                        device_event(c, job, i, &hint, &bytes_cursor);
 }
 
 /* The host side, of events [lo, hi): launches per step (not into the
- * steps' metrics, which the device side writes), the exposed host time of
- * each op (a search of the device intervals per host event), and the host
- * events that overlap a top gap, into cand, for the summary. */
-static int host_events(tpa_actx *c, const gap_index *top, op_table *host, size_t *launches,
-                       tpa_index_list *cand, size_t lo, size_t hi, long *hint, size_t *near,
-                       tpa_error *err)
+ * steps' metrics, which the device side writes), the events of the host
+ * top-op table (tpa_top__host_op(): a search of the device intervals per
+ * host op), and the host events that overlap a top gap, into cand, for the
+ * summary. */
+static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
+                       size_t *launches, tpa_index_list *cand, size_t lo, size_t hi, long *hint,
+                       size_t *near, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         int r;
@@ -611,7 +518,7 @@ static int host_events(tpa_actx *c, const gap_index *top, op_table *host, size_t
                 int32_t d;
                 long k;
                 tpa_step *s;
-                tpa_ns t, s0;
+                tpa_ns t;
                 bool launch, op;
 
                 if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
@@ -628,11 +535,8 @@ static int host_events(tpa_actx *c, const gap_index *top, op_table *host, size_t
                         continue;
                 launches[k] += launch;
                 s = &a->steps[k];
-                t = clipped(e, s);
-                if (!op || s->excluded || t == 0)
-                        continue;
-                s0 = e->ts > s->start ? e->ts : s->start;
-                op_add(host, e->name, exposed(c, s0, s0 + t, near), 1);
+                if (op && !s->excluded && (t = clipped(e, s)) > 0)
+                        tpa_top__host_op(ops, c, part, i, t, near);
         }
         return 0;
 }
@@ -646,7 +550,7 @@ static int host_chunks(tpa_actx *c, struct metrics_job *job, int part, tpa_error
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
-                r = host_events(c, &job->top, &job->host[part], job->launches[part],
+                r = host_events(c, &job->top, &job->tables, part, job->launches[part],
                                 &job->cand[part], lo, c->n - lo > CHUNK ? lo + CHUNK : c->n,
                                 &hint, &near, err);
         return r;
@@ -681,16 +585,15 @@ static int merge_indexes(tpa_index_list *out, const tpa_index_list *a,
 int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
 {
         tpa_analysis *a = c->a;
-        size_t ns = tpa_trace_str_count(c->tr);
         size_t top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
         struct metrics_job job = { 0 };
         double kept_time = 0;
-        int r;
+        int r = tpa_top__new(&job.tables, c, err);
+        bool fail = false;
 
-        bool fail = op_table_new(&job.dev, ns) < 0;
-
+        if (r < 0)
+                return r;
         for (int p = 0; p < 2; p++) {
-                fail = op_table_new(&job.host[p], ns) < 0 || fail;
                 job.launches[p] = calloc(a->step_count ? a->step_count : 1,
                                          sizeof(*job.launches[p]));
                 fail = fail || job.launches[p] == NULL;
@@ -720,10 +623,6 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
             (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0 ||
             (r = merge_indexes(&c->gap_cand, &job.cand[0], &job.cand[1], err)) < 0)
                 goto out;
-        for (size_t k = 0; k < job.host[1].nseen; k++) {
-                const op_acc *o = &job.host[1].acc[job.host[1].seen[k]];
-                op_add(&job.host[0], job.host[1].seen[k], o->time, o->count);
-        }
         for (size_t k = 0; k < a->step_count; k++)
                 job.launches[0][k] += job.launches[1][k];
         for (size_t k = 0; k < a->step_count; k++) {
@@ -745,11 +644,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                                 cs->exposed += a->steps[k].bucket_ns[TPA_BUCKET_H2D + dir];
                 cs->exposed_frac = kept_time > 0 ? (double)cs->exposed / kept_time : 0;
         }
-        if ((r = top_ops(c, &job.dev, kept_time * (double)c->ndev, &a->device_ops,
-                         &a->device_op_count, err)) < 0 ||
-            (r = top_ops(c, &job.host[0], kept_time, &a->host_ops, &a->host_op_count,
-                         err)) < 0)
-                goto out;
+        r = tpa_top__tables(c, &job.tables, kept_time, err);
 out:
         free(job.gaps[0].v);
         free(job.gaps[1].v);
@@ -757,11 +652,9 @@ out:
         free(job.cand[1].v);
         free(job.top.start);
         free(job.top.end);
-        op_table_free(&job.dev);
-        for (int p = 0; p < 2; p++) {
-                op_table_free(&job.host[p]);
+        tpa_top__free(&job.tables);
+        for (int p = 0; p < 2; p++)
                 free(job.launches[p]);
-        }
         return r;
 }
 

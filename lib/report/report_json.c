@@ -527,6 +527,9 @@ static void ops(jw *w, const char *k, const tpa_op_stat *o, size_t n)
                 kv_i(w, "time_ns", o[i].time);
                 kv_u(w, "count", o[i].count);
                 kv_d(w, "frac", o[i].frac);
+                kv_i(w, "self_ns", o[i].self);
+                kv_d(w, "self_frac", o[i].self_frac);
+                kv_i(w, "total_ns", o[i].time);
                 obj_end(w);
         }
         arr_end(w);

@@ -314,15 +314,22 @@ static void section_host_gaps(FILE *fp, const tpa_analysis *a)
                 fmt_time(t3, sizeof(t3), (double)a->host_gap_median), a->host_gap_per_ms);
 }
 
+/* Self time (nested ops subtracted: the column sums to at most 100%), then
+ * total time, each with its share of the table's base. */
 static void section_ops(FILE *fp, const char *title, const tpa_op_stat *ops, size_t n)
 {
-        char t[32];
+        char t1[32], t2[32];
 
         fprintf(fp, "\n%s:%s\n", title, n ? "" : " none");
+        if (n > 0)
+                fprintf(fp, "  %11s %7s %11s %7s %7s  %s\n", "self", "%", "total", "%",
+                        "count", "op");
         for (size_t i = 0; i < n; i++) {
-                fprintf(fp, "  %11s %6.1f%% %7" PRIu64 "  ", fmt_time(t, sizeof(t),
-                        (double)ops[i].time), pct(ops[i].frac), ops[i].count);
-                put_cut(fp, ops[i].name, 68);
+                fprintf(fp, "  %11s %6.1f%% %11s %6.1f%% %7" PRIu64 "  ",
+                        fmt_time(t1, sizeof(t1), (double)ops[i].self), pct(ops[i].self_frac),
+                        fmt_time(t2, sizeof(t2), (double)ops[i].time), pct(ops[i].frac),
+                        ops[i].count);
+                put_cut(fp, ops[i].name, 49);
                 fputc('\n', fp);
         }
 }

@@ -10,12 +10,15 @@
  *   - the run's breakdown sums to 1 and device busy is at most 1;
  *   - accelerators by their own names: the MTIA trace's device is MTIA, its
  *     DMA is transfer and no advice names CUDA; the MI250 trace's device is
- *     a ROCm GPU.
+ *     a ROCm GPU;
+ *   - the self column of each top-op table sums to at most 100% of its
+ *     base, and no op's self time exceeds its total (20 rows a table).
  * Every file under the corpus that reads as a trace is checked; TF's own
  * analysis files (*.overview_page.pb, ...) and the XSpace twins of the
  * trace.json.gz files are left out. Skips when the corpus is absent.
  */
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,26 @@ static const char *bucket_of(const char *finding)
         return NULL;
 }
 
+/* A top-op table: self time, nested ops subtracted, sums to at most its
+ * base; an op's self time is at most its total. */
+static void check_ops(const char *rel, const char *table, const tpa_op_stat *ops, size_t n)
+{
+        double sum = 0;
+        bool self_ok = true;
+
+        for (size_t i = 0; i < n; i++) {
+                sum += ops[i].self_frac;
+                if (ops[i].self < 0 || ops[i].self > ops[i].time) {
+                        printf("# %s: %s self %" PRId64 " ns, total %" PRId64 " ns\n", rel,
+                               ops[i].name, ops[i].self, ops[i].time);
+                        self_ok = false;
+                }
+        }
+        ok(sum <= 1.0 + 1e-9 && self_ok,
+           "%s: %s ops' self time sums to %.1f%% (at most 100%%), none above its total", rel,
+           table, sum * 100);
+}
+
 static void check(const char *root, const char *rel, const tpa_rules *rules)
 {
         char path[8192 + 8192];
@@ -77,6 +100,7 @@ static void check(const char *root, const char *rel, const tpa_rules *rules)
 
         snprintf(path, sizeof(path), "%s/%s", root, rel);
         ao.rules = rules;
+        ao.top_n = 20;
         if (tpa_trace_new(&tr, &err) < 0 || tpa_read_path(tr, path, &ro, &err) < 0 ||
             tpa_analyze(&a, tr, &ao, &err) < 0) {
                 printf("# %s: not a trace (%s)\n", rel, err.msg);
@@ -136,6 +160,8 @@ static void check(const char *root, const char *rel, const tpa_rules *rules)
                 ok(sum > 0.999 && sum < 1.001 && busy >= 0 && busy <= 1.0 + 1e-9,
                    "%s: the breakdown sums to 1 (%.4f), device busy %.4f", rel, sum, busy);
         }
+        check_ops(rel, "device", a->device_ops, a->device_op_count);
+        check_ops(rel, "host", a->host_ops, a->host_op_count);
         tpa_analysis_free(a);
         tpa_trace_free(tr);
 }

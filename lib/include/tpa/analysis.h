@@ -129,11 +129,18 @@ typedef struct tpa_copy_stats {
         uint64_t small;                 /* copies below small_copy.max */
 } tpa_copy_stats;
 
+/* An op of a top table (doc/metrics.md). On a thread, events nest: `time`
+ * is the total, the time the op's events cover (one nested in another of
+ * the same name counts once); `self` is the part no other op of the table
+ * nested in it covers, so that the self column sums to at most the base.
+ * A device's kernels do not nest: their self time is their total. */
 typedef struct tpa_op_stat {
         const char *name;               /* borrowed from the trace */
-        tpa_ns      time;
+        tpa_ns      time;               /* total */
         uint64_t    count;
-        double      frac;               /* time / kept step time */
+        double      frac;               /* time / the table's base */
+        tpa_ns      self;
+        double      self_frac;          /* self / the table's base */
 } tpa_op_stat;
 
 typedef struct tpa_class_count {
@@ -189,9 +196,11 @@ typedef struct tpa_analysis {
         uint64_t     host_gap_count;
         tpa_ns       host_gap_ns, host_gap_median;
         double       host_gap_frac, host_gap_per_ms;
-        tpa_op_stat *device_ops;        /* by device time */
+        /* Top ops by self time: by device time (base: kept step time
+         * times devices), and by exposed host time (base: kept step time) */
+        tpa_op_stat *device_ops;
         size_t       device_op_count;
-        tpa_op_stat *host_ops;          /* by exposed host time */
+        tpa_op_stat *host_ops;
         size_t       host_op_count;
         double       gain_frac[TPA_GROUP__COUNT];  /* what-if, median over kept steps */
         double      *run_metric;        /* values by metric index */

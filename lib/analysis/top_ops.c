@@ -1,0 +1,765 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_ops.c - the top-op tables of DESIGN.md 5.4: each op's total time
+ * (where its events cover, one nested in another of its name counted once)
+ * and self time (nested ops subtracted, time that lanes share split among
+ * them, so that the column sums to at most the table's base), from the
+ * events the metrics' pass marked, lane by lane and step by step.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_internal.h"
+
+/* The name an op is known by: its framework op when the trace says.
+ * `cursor`: see tpa_trace_get_aux_seq(); a lane's events come in about
+ * event order. */
+static tpa_str op_name(const tpa_actx *c, size_t i, size_t *cursor)
+{
+        int64_t v;
+        if (tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 &&
+            (size_t)v < tpa_trace_str_count(c->tr))
+                return (tpa_str)v;
+        return c->ev[i].name;
+}
+
+/* Time and count of an op, on the device or exposed on the host: the
+ * total, where its events on a lane cover (one nested in another of its
+ * name counts once), and the self time, where no other op of the table
+ * nested in it runs. `cover_end` is the end of the time its events covered
+ * so far on the lane of thread `cover_track` - 1, for the nesting pass. */
+typedef struct op_acc {
+        tpa_ns   time, self;
+        uint64_t count;
+        tpa_ns   cover_end;
+        uint32_t cover_track;
+} op_acc;
+
+/* Per name (a slot per string of the trace), and the names it holds, in
+ * the order first met: only those are summed and ranked (speed, bench/:
+ * the 1 GB trace has 1.1 M strings and few op names; a scan of each
+ * table, 18 MB, faulted in every page of it). */
+typedef struct op_table {
+        op_acc  *acc;
+        tpa_str *seen;          /* room for every string */
+        size_t   nseen;
+} op_table;
+
+static int op_table_new(op_table *t, size_t ns)
+{
+        t->acc = calloc(ns ? ns : 1, sizeof(*t->acc));
+        t->seen = malloc((ns ? ns : 1) * sizeof(*t->seen));
+        t->nseen = 0;
+        return t->acc != NULL && t->seen != NULL ? 0 : -1;
+}
+
+static void op_table_free(op_table *t)
+{
+        free(t->acc);
+        free(t->seen);
+}
+
+static inline op_acc *op_slot(op_table *t, tpa_str name)
+{
+        if (t->acc[name].count == 0)
+                t->seen[t->nseen++] = name;
+        return &t->acc[name];
+}
+
+static inline void op_add(op_table *t, tpa_str name, tpa_ns time, tpa_ns self, uint64_t count)
+{
+        op_acc *o = op_slot(t, name);
+
+        o->time += time;
+        o->self += self;
+        o->count += count;
+}
+
+/* By self time, then total time, then name: the self column is the one
+ * that sums to at most the table's base. */
+static int cmp_op(const void *pa, const void *pb)
+{
+        const tpa_op_stat *x = pa, *y = pb;
+        if (x->self != y->self)
+                return x->self > y->self ? -1 : 1;
+        if (x->time != y->time)
+                return x->time > y->time ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+/* The ops of table t with time, ranked (cmp_op: a total order, so the
+ * order met does not matter). */
+static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **out,
+                   size_t *count, tpa_error *err)
+{
+        size_t n = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
+        tpa_op_stat *v;
+
+        for (size_t k = 0; k < t->nseen; k++)
+                n += t->acc[t->seen[k]].time > 0;
+        v = calloc(n ? n : 1, sizeof(*v));
+        if (v == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        n = 0;
+        for (size_t k = 0; k < t->nseen; k++) {
+                const op_acc *o = &t->acc[t->seen[k]];
+                if (o->time <= 0)
+                        continue;
+                v[n].name = tpa_trace_str(c->tr, t->seen[k]);
+                v[n].time = o->time;
+                v[n].self = o->self;
+                v[n].count = o->count;
+                v[n].frac = total > 0 ? (double)o->time / total : 0;
+                v[n].self_frac = total > 0 ? (double)o->self / total : 0;
+                n++;
+        }
+        qsort(v, n, sizeof(*v), cmp_op);
+        *out = v;
+        *count = n < top ? n : top;
+        return 0;
+}
+
+/* Exposed time of [s, e): not overlapped by any device activity. `hint`:
+ * see tpa_ivl__first_after_near(); a lane's events come in time order. */
+static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
+{
+        return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
+}
+
+/* Start, then the longer first (a parent before what nests in it), then
+ * name: the order of a lane's events, total up to equal ones. */
+static bool op_before(const tpa_actx *c, uint32_t i, uint32_t j)
+{
+        const tpa_event *x = &c->ev[i], *y = &c->ev[j];
+
+        if (x->ts != y->ts)
+                return x->ts < y->ts;
+        if (x->dur != y->dur)
+                return x->dur > y->dur;
+        return x->name < y->name;
+}
+
+/* The lanes from the marks, each sorted (op_before()) as its events come,
+ * in event order: read order is about time order, and an event out of
+ * place moves back past the lane's few events before it, still in the
+ * cache. Past a budget of moves (events far out of order), the rest is
+ * only appended and L->sorted is false. The marks go. */
+static int lanes_build(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
+{
+        size_t m = 0, budget, *pos, *lane = calloc(c->ntracks + 1, sizeof(*lane));
+
+        if (lane == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        if (c->n > UINT32_MAX) {
+                free(lane);
+                return tpa_error_setf(err, TPA_ELIMIT, "%zu events, more than the top ops "
+                                      "take (%lu)", c->n, (unsigned long)UINT32_MAX);
+        }
+        L->nlane = 0;
+        for (size_t tk = 0; tk < c->ntracks; tk++) {
+                size_t k = L->count[0][tk] + L->count[1][tk];
+                lane[tk] = L->nlane;
+                L->nlane += k > 0;
+                m += k;
+        }
+        L->idx = malloc((m ? m : 1) * sizeof(*L->idx));
+        L->at = calloc(L->nlane + 1, sizeof(*L->at));
+        pos = malloc((L->nlane + 1) * sizeof(*pos));
+        if (L->idx == NULL || L->at == NULL || pos == NULL) {
+                free(lane);
+                free(pos);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t tk = 0; tk < c->ntracks; tk++)
+                if (L->count[0][tk] + L->count[1][tk] > 0)
+                        L->at[lane[tk] + 1] = L->count[0][tk] + L->count[1][tk];
+        for (size_t l = 0; l < L->nlane; l++)
+                L->at[l + 1] += L->at[l];
+        memcpy(pos, L->at, (L->nlane + 1) * sizeof(*pos));
+        budget = m + 64;
+        for (size_t w = 0; w <= c->n / 64; w++)
+                for (uint64_t bits = L->mark[w]; bits != 0; bits &= bits - 1) {
+                        uint32_t i = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+                        size_t l = lane[c->ev[i].track], j = pos[l]++;
+                        for (; j > L->at[l] && budget > 0 && op_before(c, i, L->idx[j - 1]);
+                             j--, budget--)
+                                L->idx[j] = L->idx[j - 1];
+                        L->idx[j] = i;
+                }
+        L->sorted = budget > 0;
+        free(pos);
+        free(lane);
+        free(L->mark);
+        free(L->count[0]);
+        free(L->count[1]);
+        L->mark = NULL;
+        L->count[0] = L->count[1] = NULL;
+        return 0;
+}
+
+/* Sort a lane's events: bottom-up merge sort through tmp (room for n). */
+static void sort_lane(const tpa_actx *c, uint32_t *v, size_t n, uint32_t *tmp)
+{
+        for (size_t w = 1; w < n; w *= 2) {     /* runs of w, then 2w */
+                for (size_t lo = 0; lo < n; lo += 2 * w) {
+                        size_t m = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+                        size_t i = lo, j = m, o = lo;
+                        while (i < m || j < hi)
+                                tmp[o++] = j == hi || (i < m && !op_before(c, v[j], v[i]))
+                                           ? v[i++] : v[j++];
+                }
+                memcpy(v, tmp, n * sizeof(*v));
+        }
+}
+
+/* Sort the lanes of a part's half of the events (lanes whole), unless
+ * lanes_build() did. */
+static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_error *err)
+{
+        size_t m = L->nlane ? L->at[L->nlane] : 0, l0 = 0, l1, most = 0;
+        uint32_t *tmp;
+
+        if (L->sorted)
+                return 0;
+        while (l0 < L->nlane && L->at[l0 + 1] <= m / 2)
+                l0++;
+        l1 = part == 0 ? l0 : L->nlane;
+        l0 = part == 0 ? 0 : l0;
+        for (size_t l = l0; l < l1; l++)
+                if (L->at[l + 1] - L->at[l] > most)
+                        most = L->at[l + 1] - L->at[l];
+        if ((tmp = malloc((most ? most : 1) * sizeof(*tmp))) == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t l = l0; l < l1; l++)
+                sort_lane(c, L->idx + L->at[l], L->at[l + 1] - L->at[l], tmp);
+        free(tmp);
+        return 0;
+}
+
+/* Where k >= 2 lanes of a group (the host threads; a device's streams)
+ * run ops at once, [s, e): each has 1/k of that time in the self column.
+ * `cut` is what the zones of the step before it take off. */
+typedef struct share_zone {
+        tpa_ns  s, e;
+        int64_t k;
+        tpa_ns  cut;
+} share_zone;
+
+/* An op event open on its lane, in the nesting pass. */
+typedef struct nest_open {
+        tpa_ns  e, self;
+        tpa_str name;
+} nest_open;
+
+/* A part's nesting pass over a table's lanes, a step at a time. */
+struct nest {
+        const tpa_actx      *c;
+        const tpa_top_lanes *L;
+        op_table            *t;
+        const tpa_step      *step;      /* in hand */
+        share_zone          *zone;      /* of the group in hand, in the step */
+        size_t               nzone, zcap;
+        size_t               zfirst;    /* the first zone ending after the event */
+        tpa_ns               at;        /* the time the zones are searched for */
+        size_t               near;      /* exposed()'s hint */
+        nest_open           *stack;
+        size_t               cap;
+        tpa_ns              *buf;       /* the zones' scratch: 4 x bufn */
+        size_t               bufn;
+};
+
+/* What the table counts of [s, e): its exposed time on the host, else all
+ * of it. */
+static tpa_ns op_base(struct nest *n, tpa_ns s, tpa_ns e)
+{
+        return n->L->host ? exposed(n->c, s, e, &n->near) : e - s;
+}
+
+/* What zone z takes off [s, e), of which the table counts `base`. */
+static tpa_ns zone_cut(struct nest *n, size_t z, tpa_ns s, tpa_ns e, tpa_ns base)
+{
+        const share_zone *zn = &n->zone[z];
+        tpa_ns a = s > zn->s ? s : zn->s, b = e < zn->e ? e : zn->e, part;
+
+        if (b <= a)
+                return 0;
+        part = a == s && b == e ? base : op_base(n, a, b);
+        return part - part / zn->k;
+}
+
+static bool zone_ends_by(const void *ctx, size_t i)
+{
+        const struct nest *n = ctx;
+        return n->zone[i].e <= n->at;
+}
+
+static bool zone_starts_before(const void *ctx, size_t i)
+{
+        const struct nest *n = ctx;
+        return n->zone[i].s < n->at;
+}
+
+/* What the table counts of [s, e) in the self column, of `base` it counts
+ * in all (-1: not known yet): each zone's time over its k lanes, rounded
+ * down, so that a parent's is at least the sum of its children's. Zones
+ * wholly inside come from the running sum of their cuts. s is at least
+ * the start of the event in hand. */
+static tpa_ns op_share(struct nest *n, tpa_ns s, tpa_ns e, tpa_ns base)
+{
+        size_t z0, z1;
+        tpa_ns share;
+
+        if (base < 0)
+                base = op_base(n, s, e);
+        if (n->zfirst == n->nzone || n->zone[n->zfirst].s >= e)
+                return base;
+        n->at = s;
+        z0 = tpa_analysis__gallop(n->nzone, n->zfirst, zone_ends_by, n);
+        n->at = e;
+        z1 = tpa_analysis__gallop(n->nzone, z0, zone_starts_before, n);  /* after the last */
+        if (z1 <= z0)
+                return base;
+        share = base - zone_cut(n, z0, s, e, base);
+        if (z1 - 1 > z0)
+                share -= n->zone[z1 - 1].cut - n->zone[z0 + 1].cut +
+                         zone_cut(n, z1 - 1, s, e, base);
+        return share;
+}
+
+/* The end of event i in step n->step: it is clipped to it. */
+static tpa_ns op_end(const struct nest *n, uint32_t i)
+{
+        const tpa_event *e = &n->c->ev[i];
+
+        return e->ts + e->dur < n->step->end ? e->ts + e->dur : n->step->end;
+}
+
+/* The events idx[lo..hi) of one lane in the step in hand into the table.
+ * Each event is the child of the events open at its start on the lane, the
+ * latest started first: its time is theirs no longer, each up to its end
+ * (an event that overlaps its parent's end without nesting goes on to the
+ * parent's parent). In an op's total, time already covered by another
+ * event of its name on the lane is not counted again. `cursor`: the lane's
+ * for op_name(). */
+static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_error *err)
+{
+        size_t depth = 0;
+
+        n->zfirst = 0;
+        for (size_t r = lo; r < hi; r++) {
+                uint32_t i = n->L->idx[r];
+                const tpa_event *ev = &n->c->ev[i];
+                tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
+                tpa_ns s = ev->ts, e = op_end(n, i), at = s, from, value, share;
+                uint32_t lane = (uint32_t)ev->track + 1;       /* as op_acc keeps it */
+                op_acc *o;
+
+                while (depth > 0 && n->stack[depth - 1].e <= s) {
+                        depth--;
+                        n->t->acc[n->stack[depth].name].self += n->stack[depth].self;
+                }
+                while (n->zfirst < n->nzone && n->zone[n->zfirst].e <= s)
+                        n->zfirst++;
+                value = op_base(n, s, e);
+                share = op_share(n, s, e, value);
+                for (size_t j = depth; j-- > 0 && at < e;) {
+                        nest_open *p = &n->stack[j];
+                        tpa_ns to = p->e < e ? p->e : e;
+                        if (p->e <= at)
+                                continue;       /* ended, under one still open */
+                        p->self -= at == s && to == e ? share : op_share(n, at, to, -1);
+                        at = to;
+                }
+                o = op_slot(n->t, name);
+                from = o->cover_track == lane && o->cover_end > s ? o->cover_end : s;
+                if (from < e)
+                        o->time += from == s ? value : op_base(n, from, e);
+                if (o->cover_track != lane || o->cover_end < e) {
+                        o->cover_track = lane;
+                        o->cover_end = e;
+                }
+                o->count++;
+                if (depth == n->cap) {
+                        size_t cap = n->cap ? n->cap * 2 : 64;
+                        nest_open *st = realloc(n->stack, cap * sizeof(*st));
+                        if (st == NULL)
+                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        n->stack = st;
+                        n->cap = cap;
+                }
+                n->stack[depth++] = (nest_open){ e, share, name };
+        }
+        while (depth > 0) {
+                depth--;
+                n->t->acc[n->stack[depth].name].self += n->stack[depth].self;
+        }
+        return 0;
+}
+
+/* As nest_lane(), for a lane whose events in the step are apart (a
+ * device's kernels on a stream), where no other lane shares its time:
+ * each event's time is its self time and its total. */
+static void flat_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor)
+{
+        for (size_t r = lo; r < hi; r++) {
+                uint32_t i = n->L->idx[r];
+                const tpa_event *ev = &n->c->ev[i];
+                tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
+                tpa_ns value = op_base(n, ev->ts, op_end(n, i));
+                op_acc *o = op_slot(n->t, name);
+
+                o->time += value;
+                o->self += value;
+                o->count++;
+        }
+}
+
+/* The group of lane l: its device's index for a stream, else 0 (the host
+ * threads; a CPU-only trace's, its pseudo-device). */
+static size_t lane_group(const struct nest *n, size_t l)
+{
+        int32_t t;
+
+        if (n->L->host)
+                return 0;
+        t = n->c->track_cls[n->c->ev[n->L->idx[n->L->at[l]]].track];
+        return t < 0 ? 0 : (size_t)t;
+}
+
+/* The sorted runs v[at[i]..at[i + 1]) for i < nrun, merged in pairs round
+ * by round through tmp (room for at[nrun]); returns the sorted array, v or
+ * tmp. at[] is overwritten. */
+static tpa_ns *merge_runs(tpa_ns *v, tpa_ns *tmp, size_t *at, size_t nrun)
+{
+        while (nrun > 1) {
+                size_t w = 0;
+                tpa_ns *x;
+                for (size_t k = 0; k < nrun; k += 2) {
+                        size_t i = at[k], m = at[k + 1], end = k + 1 < nrun ? at[k + 2] : m;
+                        size_t j = m, o = i;
+                        while (i < m || j < end)
+                                tmp[o++] = j == end || (i < m && v[i] <= v[j]) ? v[i++] : v[j++];
+                        at[w++] = at[k];
+                }
+                at[w] = at[nrun];
+                nrun = w;
+                x = v;
+                v = tmp;
+                tmp = x;
+        }
+        return v;
+}
+
+/* True when no two of the lanes lane[0..nl) are busy at once in the step
+ * in hand, by the spans of their events there, [first[l], last[l]). */
+static bool spans_apart(const size_t *lane, size_t nl, const tpa_ns *first, const tpa_ns *last)
+{
+        for (size_t p = 0; p < nl; p++)
+                for (size_t q = p + 1; q < nl; q++)
+                        if (first[lane[p]] < last[lane[q]] && first[lane[q]] < last[lane[p]])
+                                return false;
+        return true;
+}
+
+/* The zones of the step in hand from its lanes lane[0..nl), of one group,
+ * whose events there are idx[cur[l]..end[l]) within [first[l], last[l]):
+ * each lane's union, then the times when k >= 2 lanes are busy (none when
+ * the spans are apart: a device's copies before and after its kernels).
+ * `runs`: room for 2 (nl + 1). */
+static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_t *cur,
+                      const size_t *end, const tpa_ns *first, const tpa_ns *last, size_t *runs,
+                      tpa_error *err)
+{
+        size_t nev = 0, nu = 0, k = 0, i = 0, j = 0, nz = 0;
+        tpa_ns *st, *en, prev = 0, cut = 0;
+
+        n->nzone = 0;
+        if (nl < 2 || spans_apart(lane, nl, first, last))
+                return 0;
+        for (size_t q = 0; q < nl; q++)
+                nev += end[lane[q]] - cur[lane[q]];
+        if (nev > n->bufn) {
+                tpa_ns *b = realloc(n->buf, 4 * nev * sizeof(*b));
+                if (b == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                n->buf = b;
+                n->bufn = nev;
+        }
+        st = n->buf;
+        en = n->buf + nev;
+        for (size_t q = 0; q < nl; q++) {
+                runs[q] = nu;
+                for (size_t r = cur[lane[q]]; r < end[lane[q]]; r++) {
+                        tpa_ns s = n->c->ev[n->L->idx[r]].ts, e = op_end(n, n->L->idx[r]);
+                        if (r > cur[lane[q]] && s <= en[nu - 1]) {
+                                if (e > en[nu - 1])
+                                        en[nu - 1] = e;
+                                continue;
+                        }
+                        st[nu] = s;
+                        en[nu++] = e;
+                }
+        }
+        runs[nl] = nu;
+        memcpy(runs + nl + 1, runs, (nl + 1) * sizeof(*runs));
+        st = merge_runs(st, n->buf + 2 * nev, runs, nl);
+        en = merge_runs(en, n->buf + 3 * nev, runs + nl + 1, nl);
+        if (2 * nu + 1 > n->zcap) {
+                share_zone *z = realloc(n->zone, (2 * nu + 1) * sizeof(*z));
+                if (z == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                n->zone = z;
+                n->zcap = 2 * nu + 1;
+        }
+        /* the number of lanes busy from one start or end to the next (an
+         * end before a start at the same time: intervals are half-open) */
+        while (i < nu || j < nu) {
+                tpa_ns t = i < nu && st[i] < en[j] ? st[i] : en[j];
+                if (k >= 2 && t > prev) {
+                        if (nz > 0 && n->zone[nz - 1].e == prev && n->zone[nz - 1].k == (int64_t)k)
+                                n->zone[nz - 1].e = t;
+                        else
+                                n->zone[nz++] = (share_zone){ prev, t, (int64_t)k, 0 };
+                }
+                if (i < nu && st[i] < en[j]) {
+                        i++;
+                        k++;
+                } else {
+                        j++;
+                        k--;
+                }
+                prev = t;
+        }
+        n->nzone = nz;
+        for (size_t q = 0; q < nz; q++) {
+                tpa_ns part = op_base(n, n->zone[q].s, n->zone[q].e);
+                n->zone[q].cut = cut;
+                cut += part - part / n->zone[q].k;
+        }
+        return 0;
+}
+
+/* The first event of lane l from time t on. */
+static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
+{
+        size_t lo = n->L->at[l], hi = n->L->at[l + 1];
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (n->c->ev[n->L->idx[mid]].ts < t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* The nesting pass of a part: its half of the steps, in order, into table
+ * t. No event nests across steps (each is clipped to its own), so a step
+ * takes the lanes with events in it, a list per step kept as their next
+ * events come (not every lane at every step: a trace may have many threads
+ * and many steps). */
+static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, int part,
+                      tpa_error *err)
+{
+        const tpa_analysis *a = c->a;
+        struct nest n = { .c = c, .L = L, .t = t };
+        size_t lo, hi, nl = L->nlane, ng = L->host ? 1 : c->ndev;
+        size_t *cur = malloc((nl + 1) * sizeof(*cur)), *end = malloc((nl + 1) * sizeof(*end));
+        size_t *next = malloc((nl + 1) * sizeof(*next)), *cursor = calloc(nl + 1, sizeof(*cursor));
+        size_t *act = malloc((nl + 1) * sizeof(*act)), *grp = malloc((nl + 1) * sizeof(*grp));
+        size_t *runs = malloc((2 * nl + 2) * sizeof(*runs)), *head;
+        tpa_ns *first = malloc((nl + 1) * sizeof(*first)), *last = malloc((nl + 1) * sizeof(*last));
+        bool *apart = malloc((nl + 1) * sizeof(*apart));
+        int r = 0;
+
+        tpa_analysis__half(a->step_count, part, &lo, &hi);
+        head = malloc((hi - lo + 1) * sizeof(*head));
+        if (cur == NULL || end == NULL || next == NULL || cursor == NULL || act == NULL ||
+            grp == NULL || runs == NULL || head == NULL || first == NULL || last == NULL ||
+            apart == NULL) {
+                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto out;
+        }
+        for (size_t k = lo; k < hi; k++)
+                head[k - lo] = SIZE_MAX;
+        /* each lane into the list of the step of its next event */
+        for (size_t l = 0; l < nl && lo < hi; l++) {
+                long k;
+                cur[l] = lane_from(&n, l, a->steps[lo].start);
+                if (cur[l] < L->at[l + 1] &&
+                    (k = tpa_analysis__step_of(a, c->ev[L->idx[cur[l]]].ts, NULL)) >= 0 &&
+                    (size_t)k < hi) {
+                        next[l] = head[(size_t)k - lo];
+                        head[(size_t)k - lo] = l;
+                }
+        }
+        for (size_t k = lo; k < hi && r == 0; k++) {
+                size_t na = 0;
+                long hint = (long)k;
+                n.step = &a->steps[k];
+                /* each lane's events in the step, their span, and whether
+                 * they are apart (none starts before the last one ends) */
+                for (size_t l = head[k - lo]; l != SIZE_MAX; l = next[l]) {
+                        act[na++] = l;
+                        first[l] = last[l] = c->ev[L->idx[cur[l]]].ts;
+                        apart[l] = true;
+                        for (end[l] = cur[l]; end[l] < L->at[l + 1]; end[l]++) {
+                                uint32_t i = L->idx[end[l]];
+                                if (c->ev[i].ts >= n.step->end)
+                                        break;
+                                apart[l] = apart[l] && c->ev[i].ts >= last[l];
+                                if (op_end(&n, i) > last[l])
+                                        last[l] = op_end(&n, i);
+                        }
+                }
+                for (size_t g = 0; g < ng && r == 0; g++) {
+                        size_t ngl = 0;
+                        for (size_t q = 0; q < na; q++)
+                                if (lane_group(&n, act[q]) == g)
+                                        grp[ngl++] = act[q];
+                        if (ngl == 0 ||
+                            (r = step_zones(&n, grp, ngl, cur, end, first, last, runs, err)) < 0)
+                                continue;
+                        for (size_t q = 0; q < ngl && r == 0; q++) {
+                                size_t l = grp[q];
+                                if (apart[l] && n.nzone == 0)
+                                        flat_lane(&n, cur[l], end[l], &cursor[l]);
+                                else
+                                        r = nest_lane(&n, cur[l], end[l], &cursor[l], err);
+                        }
+                }
+                for (size_t q = 0; q < na; q++) {
+                        size_t l = act[q];
+                        long ks;
+                        cur[l] = end[l];
+                        if (cur[l] < L->at[l + 1] &&
+                            (ks = tpa_analysis__step_of(a, c->ev[L->idx[cur[l]]].ts, &hint)) >= 0 &&
+                            (size_t)ks < hi) {
+                                next[l] = head[(size_t)ks - lo];
+                                head[(size_t)ks - lo] = l;
+                        }
+                }
+        }
+out:
+        free(cur);
+        free(end);
+        free(next);
+        free(cursor);
+        free(act);
+        free(grp);
+        free(runs);
+        free(head);
+        free(first);
+        free(last);
+        free(apart);
+        free(n.zone);
+        free(n.stack);
+        free(n.buf);
+        return r;
+}
+
+/* The tables, by name: the host's and the device's, per part. */
+struct tpa_top_tables {
+        op_table t[2][2];
+};
+
+void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
+                      size_t *near)
+{
+        const tpa_event *e = &c->ev[i];
+
+        if (exposed(c, e->ts, e->ts + len, near) > 0)
+                tpa_top__mark(&t->host, part, i, e->track);
+        else
+                op_slot(&t->tables->t[0][part], e->name)->count++;
+}
+
+int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
+{
+        tpa_top_lanes *L[2] = { &t->host, &t->dev };
+        size_t ns = tpa_trace_str_count(c->tr);
+
+        memset(t, 0, sizeof(*t));
+        t->host.host = true;
+        if ((t->tables = calloc(1, sizeof(*t->tables))) == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (int k = 0; k < 2; k++) {
+                L[k]->mark = calloc(c->n / 64 + 1, sizeof(*L[k]->mark));
+                L[k]->count[0] = calloc(c->ntracks + 1, sizeof(*L[k]->count[0]));
+                L[k]->count[1] = calloc(c->ntracks + 1, sizeof(*L[k]->count[1]));
+                if (L[k]->mark == NULL || L[k]->count[0] == NULL || L[k]->count[1] == NULL ||
+                    op_table_new(&t->tables->t[k][0], ns) < 0 ||
+                    op_table_new(&t->tables->t[k][1], ns) < 0) {
+                        tpa_top__free(t);
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                }
+        }
+        return 0;
+}
+
+void tpa_top__free(tpa_top *t)
+{
+        tpa_top_lanes *L[2] = { &t->host, &t->dev };
+
+        for (int k = 0; k < 2; k++) {
+                free(L[k]->mark);
+                free(L[k]->count[0]);
+                free(L[k]->count[1]);
+                free(L[k]->idx);
+                free(L[k]->at);
+                for (int p = 0; t->tables != NULL && p < 2; p++)
+                        op_table_free(&t->tables->t[k][p]);
+        }
+        free(t->tables);
+        memset(t, 0, sizeof(*t));
+}
+
+/* The lanes of the host table on part 0, of the device table on part 1. */
+static int lanes_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_top *t = arg;
+
+        return lanes_build(part == 0 ? &t->host : &t->dev, c, err);
+}
+
+/* Half of the lanes of each table, sorted, when lanes_build() ran out of
+ * moves (events far out of time order). */
+static int sort_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_top *t = arg;
+        int r = sort_lanes(c, &t->host, part, err);
+
+        return r < 0 ? r : sort_lanes(c, &t->dev, part, err);
+}
+
+/* Half of the steps, into the part's tables. */
+static int nest_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_top *t = arg;
+        int r = nest_steps(c, &t->host, &t->tables->t[0][part], part, err);
+
+        return r < 0 ? r : nest_steps(c, &t->dev, &t->tables->t[1][part], part, err);
+}
+
+int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
+{
+        tpa_analysis *a = c->a;
+        int r;
+
+        if ((r = tpa_analysis__in_two(c, lanes_part, t, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, sort_part, t, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, nest_part, t, err)) < 0)
+                return r;
+        /* the parts' sums (integers: in any order the same) */
+        for (int k = 0; k < 2; k++)
+                for (size_t j = 0; j < t->tables->t[k][1].nseen; j++) {
+                        tpa_str name = t->tables->t[k][1].seen[j];
+                        const op_acc *o = &t->tables->t[k][1].acc[name];
+                        op_add(&t->tables->t[k][0], name, o->time, o->self, o->count);
+                }
+        if ((r = top_ops(c, &t->tables->t[1][0], kept_time * (double)c->ndev, &a->device_ops,
+                         &a->device_op_count, err)) < 0)
+                return r;
+        return top_ops(c, &t->tables->t[0][0], kept_time, &a->host_ops, &a->host_op_count, err);
+}
