@@ -116,6 +116,10 @@ def _run(args, ok=(0,)):
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode not in ok:
         message = stderr.strip() or f"no message (exit status {proc.returncode})"
+        if "error while loading shared libraries" in stderr:
+            # The wheel links the system's libraries rather than bundling them.
+            message += (" (the wheel needs the system's yajl, zlib and protobuf-c: on"
+                        " Debian/Ubuntu apt-get install libyajl2 zlib1g libprotobuf-c1)")
         raise TfprofError(proc.returncode, message, argv)
     return proc.returncode, proc.stdout.decode("utf-8"), stderr
 
