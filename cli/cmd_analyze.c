@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "job_load.h"
 #include "output.h"
 #include "render.h"
 #include "run_load.h"
@@ -82,6 +83,35 @@ static int aggregate(FILE *fp, tpa_analysis *const *runs, const char *const *nam
         free(r);
         free(p);
         return EXIT_OK;
+}
+
+/* The job view after the per-rank reports, when the traces are ranks of
+ * one job (DESIGN.md 5.6): in place of the short table in text, a last
+ * document in JSON. */
+static int job_view(FILE *fp, const cli_args *args, tpa_trace *const *traces,
+                    tpa_analysis *const *runs, const char *const *names, size_t n)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        cli_job j = { 0 };
+        int rc = EXIT_OK;
+
+        if ((j.ranks = calloc(n, sizeof(*j.ranks))) == NULL) {
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
+                if (tpa_rank_from_trace(&j.ranks[i], traces[i], runs[i], names[i], &err) < 0)
+                        rc = cli_report_error(&err, names[i]);
+                j.count += rc == EXIT_OK;
+        }
+        if (rc == EXIT_OK)
+                rc = cli_job_build(&j);
+        if (rc == EXIT_OK) {
+                fputc('\n', fp);
+                rc = cli_render_job(fp, args, j.job);
+        }
+        cli_job_free(&j);
+        return rc;
 }
 
 /* The traces and their analyses outlive the command: the process ends
@@ -232,8 +262,13 @@ int cmd_analyze(const cli_args *args)
                 cli_out_discard(&out);
                 goto done;
         }
-        if (n > 1 && cli_render_is_text(args) &&
-            (rc = aggregate(out.fp, runs, names, (size_t)n)) != EXIT_OK) {
+        if (cli_traces_are_ranks(args, traces, (size_t)n)) {
+                if ((rc = job_view(out.fp, args, traces, runs, names, (size_t)n)) != EXIT_OK) {
+                        cli_out_discard(&out);
+                        goto done;
+                }
+        } else if (n > 1 && cli_render_is_text(args) &&
+                   (rc = aggregate(out.fp, runs, names, (size_t)n)) != EXIT_OK) {
                 cli_out_discard(&out);
                 goto done;
         }
