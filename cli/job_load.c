@@ -110,17 +110,17 @@ int cli_render_job(FILE *fp, const cli_args *args, const tpa_job *job)
         return EXIT_OK;
 }
 
-bool cli_traces_are_ranks(const cli_args *args, tpa_trace *const *traces, size_t n)
+bool cli_ranks_are_a_job(const cli_args *args, const tpa_rank *const *ranks, size_t n)
 {
         if (args->ranks)
                 return true;
         if (n < 2)
                 return false;
         for (size_t i = 0; i < n; i++) {
-                if (traces[i] == NULL || tpa_trace_dist(traces[i])->rank < 0)
+                if (ranks[i]->rank < 0)
                         return false;
                 for (size_t k = 0; k < i; k++)
-                        if (tpa_trace_dist(traces[k])->rank == tpa_trace_dist(traces[i])->rank)
+                        if (ranks[k]->rank == ranks[i]->rank)
                                 return false;
         }
         return true;

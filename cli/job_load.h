@@ -24,8 +24,8 @@ int  cli_job_build(cli_job *j);
 void cli_job_free(cli_job *j);
 /* Render the job view in args->format; an exit code. */
 int  cli_render_job(FILE *fp, const cli_args *args, const tpa_job *job);
-/* True when the traces are ranks of one job: --ranks, or every trace says
- * its rank (Kineto distributedInfo) and no two say the same. */
-bool cli_traces_are_ranks(const cli_args *args, tpa_trace *const *traces, size_t n);
+/* True when the ranks are the ranks of one job: --ranks, or every one
+ * says its rank (Kineto distributedInfo) and no two say the same. */
+bool cli_ranks_are_a_job(const cli_args *args, const tpa_rank *const *ranks, size_t n);
 
 #endif
