@@ -563,9 +563,9 @@ static void settle_first(marker *m, tpa_settle st[2])
                 for (size_t i = 0; i < st[p].ne; i++)
                         if (st[p].ends[i] > start && st[p].ends[i] < first)
                                 start = st[p].ends[i];
-        for (int p = 0; p < 2; p++) {
-                qsort(st[p].orphans, st[p].no, sizeof(*st[p].orphans), cmp_ivl_start);
-        }
+        for (int p = 0; p < 2; p++)
+                if (st[p].no > 0)       /* qsort(NULL, 0, ...) is undefined */
+                        qsort(st[p].orphans, st[p].no, sizeof(*st[p].orphans), cmp_ivl_start);
         /* the orphans of both parts, in start order, while they chain on */
         for (size_t i = 0, j = 0; i < st[0].no || j < st[1].no;) {
                 const tpa_ivl *o = j >= st[1].no ||
