@@ -108,6 +108,8 @@ static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***
                 cli_errorf("out of memory");
                 return rc;
         }
+        if (count == 0)
+                return EXIT_OK;         /* found is NULL: nothing to sort */
         qsort(found, count, sizeof(*found), by_name);
         *cap += count;
         for (size_t i = 0; i < count; i++) {

@@ -29,6 +29,8 @@ static size_t merge(span *s, size_t n)
 {
         size_t k = 0;
 
+        if (n == 0)
+                return 0;       /* s may be NULL: qsort() must not see it */
         qsort(s, n, sizeof(*s), by_lo);
         for (size_t i = 0; i < n; i++) {
                 if (k > 0 && s[i].lo <= s[k - 1].hi) {
