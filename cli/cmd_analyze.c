@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "job_load.h"
 #include "output.h"
 #include "render.h"
 #include "run_load.h"
@@ -84,6 +85,43 @@ static int aggregate(FILE *fp, tpa_analysis *const *runs, const char *const *nam
         return EXIT_OK;
 }
 
+/* The job view after the per-rank reports, when the inputs are the ranks
+ * of one job (DESIGN.md 5.6): --ranks, or every input, trace or saved
+ * report, says its rank and no two say the same. In place of the short
+ * table in text, a last document in JSON. *shown: it was written. */
+static int job_view(FILE *fp, const cli_args *args, tpa_trace *const *traces,
+                    tpa_analysis *const *runs, const char *const *names, size_t n,
+                    bool *shown)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        cli_job j = { 0 };
+        int rc = EXIT_OK;
+
+        *shown = false;
+        if (n < 2 && !args->ranks)
+                return EXIT_OK;
+        if ((j.ranks = calloc(n, sizeof(*j.ranks))) == NULL) {
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
+                if (traces[i] != NULL
+                    ? tpa_rank_from_trace(&j.ranks[i], traces[i], runs[i], names[i], &err) < 0
+                    : tpa_report_load_rank(&j.ranks[i], names[i], &err) < 0)
+                        rc = cli_report_error(&err, names[i]);
+                j.count += rc == EXIT_OK;
+        }
+        if (rc == EXIT_OK && cli_ranks_are_a_job(args, (const tpa_rank *const *)j.ranks, n)) {
+                if ((rc = cli_job_build(&j)) == EXIT_OK) {
+                        fputc('\n', fp);
+                        rc = cli_render_job(fp, args, j.job);
+                        *shown = rc == EXIT_OK;
+                }
+        }
+        cli_job_free(&j);
+        return rc;
+}
+
 /* The traces and their analyses outlive the command: the process ends
  * after it, and freeing them block by block is work the system does at
  * once on exit (speed, bench/: 0.015-0.02 s of the run at 1 GB). Held
@@ -105,6 +143,7 @@ int cmd_analyze(const cli_args *args)
         char **labels = NULL;           /* names we made, owned */
         int *joined = NULL;             /* RunMetadata files read into each trace */
         cli_out out;
+        bool job_shown;
         int rc, n = 0;
 
         if (args->input_count == 0) {
@@ -234,8 +273,13 @@ int cmd_analyze(const cli_args *args)
                 cli_out_discard(&out);
                 goto done;
         }
-        if (n > 1 && cli_render_is_text(args) &&
-            (rc = aggregate(out.fp, runs, names, (size_t)n)) != EXIT_OK) {
+        if ((rc = job_view(out.fp, args, traces, runs, names, (size_t)n, &job_shown)) !=
+            EXIT_OK) {
+                cli_out_discard(&out);
+                goto done;
+        }
+        if (!job_shown && n > 1 && cli_render_is_text(args) &&
+                   (rc = aggregate(out.fp, runs, names, (size_t)n)) != EXIT_OK) {
                 cli_out_discard(&out);
                 goto done;
         }

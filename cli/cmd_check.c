@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "job_load.h"
 #include "output.h"
 #include "run_load.h"
 
@@ -68,7 +69,7 @@ static void class_list(const tpa_rules *r)
 /* The metrics `expr` names, with their values for the run: what a --fail-if
  * line shows beside "true" or "false". Words that are no metric of the run
  * (and, or, not, function and threshold names) are left out. */
-static void expr_metrics(tpa_check *k, const tpa_rules *rules, tpa_run *run)
+static void expr_metrics(tpa_check *k, const tpa_rules *rules, tpa_metric_fn fn, void *ctx)
 {
         const char *p = k->expr;
 
@@ -99,7 +100,7 @@ static void expr_metrics(tpa_check *k, const tpa_rules *rules, tpa_run *run)
                 memcpy(k->metrics[k->metric_count].name, start, len);
                 k->metrics[k->metric_count].name[len] = '\0';
                 if (seen || tpa_rules_threshold(rules, k->metrics[k->metric_count].name, &t) ||
-                    !tpa_run_metric_fn(run, start, len, &v))
+                    !fn(ctx, start, len, &v))
                         continue;
                 k->metrics[k->metric_count++].value = v;
         }
@@ -119,6 +120,72 @@ static int write_checks(FILE *fp, const cli_args *args, const tpa_check *checks,
         return EXIT_OK;
 }
 
+/* check of a job: several inputs (or --ranks) are the ranks of one job,
+ * reports or traces, and each --fail-if is evaluated over the job metrics
+ * (doc/metrics.md): `--fail-if 'straggler_excess > 10%'`. */
+static int check_job(const cli_args *args)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_rules *rules = NULL;
+        tpa_check *checks = NULL;
+        cli_job j = { 0 };
+        bool tripped = false;
+        cli_out out;
+        int rc;
+
+        if (args->baseline_count + args->fail_on_count > 0 || args->fail_if_count == 0) {
+                cli_errorf("check of several ranks takes --fail-if over the job metrics "
+                           "only");
+                fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
+                return EXIT_USAGE;
+        }
+        if (args->format != NULL && strcmp(args->format, "html") == 0)
+                return usage("check writes text, json or markdown, not", args->format);
+        if ((rc = cli_load_rules(&rules, args)) != EXIT_OK)
+                return rc;
+        if ((rc = cli_load_job(&j, args, rules)) != EXIT_OK)
+                goto done;
+        if (j.job->step_count == 0) {
+                cli_errorf("nothing to gate on: no step is kept by any rank");
+                rc = EXIT_INPUT;
+                goto done;
+        }
+        if ((checks = calloc((size_t)args->fail_if_count, sizeof(*checks))) == NULL) {
+                cli_errorf("out of memory");
+                rc = EXIT_INTERNAL;
+                goto done;
+        }
+        for (int i = 0; i < args->fail_if_count; i++) {
+                tpa_check *k = &checks[i];
+                double v;
+
+                if (tpa_rules_eval(rules, args->fail_if[i], tpa_job_metric_fn, j.job, &v,
+                                   &err) < 0) {
+                        rc = cli_report_error(&err, "--fail-if");
+                        goto done;
+                }
+                k->kind = TPA_CHECK_EXPR;
+                k->expr = args->fail_if[i];
+                k->tripped = v != 0;
+                tripped |= k->tripped;
+                expr_metrics(k, rules, tpa_job_metric_fn, j.job);
+        }
+        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
+                goto done;
+        if ((rc = write_checks(out.fp, args, checks, (size_t)args->fail_if_count)) != EXIT_OK) {
+                cli_out_discard(&out);
+                goto done;
+        }
+        rc = cli_out_commit(&out);
+        if (rc == EXIT_OK && tripped)
+                rc = EXIT_GATE;
+done:
+        free(checks);
+        cli_job_free(&j);
+        tpa_rules_free(rules);
+        return rc;
+}
+
 int cmd_check(const cli_args *args)
 {
         tpa_compare_options co = TPA_COMPARE_OPTIONS_INIT;
@@ -133,6 +200,8 @@ int cmd_check(const cli_args *args)
         cli_out out;
         int rc;
 
+        if (args->input_count > 1 || args->ranks)
+                return check_job(args);
         if (args->input_count != 1) {
                 cli_errorf("check takes one input, NEW (%d given)", args->input_count);
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
@@ -214,7 +283,7 @@ int cmd_check(const cli_args *args)
                 k->kind = TPA_CHECK_EXPR;
                 k->expr = args->fail_if[i];
                 k->tripped = v != 0;
-                expr_metrics(k, rules, cur);
+                expr_metrics(k, rules, tpa_run_metric_fn, cur);
         }
         for (int i = 0; i < args->fail_on_count; i++) {
                 tpa_check *k = &checks[n++];

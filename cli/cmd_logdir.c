@@ -7,6 +7,7 @@
  * no logdir among the inputs is a usage error. A directory with no profile runs goes to the reader as it is:
  * a folder of RunMetadata or tfevents files is one trace, a step per file.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,92 @@ static int list_runs(const char *dir, const tpa_logdir *ld)
                         printf("      %s\n", base != NULL ? base + 1 : p);
                 }
         }
+        return EXIT_OK;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+        size_t n = strlen(s), k = strlen(tail);
+
+        return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder that is no logdir, as the traces (or reports) of the ranks of
+ * one job: its .json and .json.gz files (every file with --ranks), sorted
+ * by name, appended to *inputs and owned by e. 0 files: *added is 0 and
+ * the folder goes to the reader as before (RunMetadata or tfevents). */
+static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***inputs,
+                      size_t *n, size_t *cap, size_t *added)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        char **found = NULL;
+        size_t count = 0, room = 0;
+        int rc = EXIT_OK;
+
+        *added = 0;
+        if (d == NULL)
+                return EXIT_OK;         /* the reader says why */
+        while (rc == EXIT_OK && (de = readdir(d)) != NULL) {
+                size_t len = strlen(dir) + strlen(de->d_name) + 2;
+                char *p;
+
+                if (de->d_name[0] == '.' ||
+                    (!any && !ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz")))
+                        continue;
+                if ((p = malloc(len)) == NULL) {
+                        rc = EXIT_INTERNAL;
+                        break;
+                }
+                snprintf(p, len, "%s/%s", dir, de->d_name);
+                if (tpa_logdir_is_dir(p)) {
+                        free(p);
+                        continue;
+                }
+                if (count == room) {
+                        char **f = realloc(found, (room = room ? room * 2 : 16) * sizeof(*f));
+                        if (f == NULL) {
+                                free(p);
+                                rc = EXIT_INTERNAL;
+                                break;
+                        }
+                        found = f;
+                }
+                found[count++] = p;
+        }
+        closedir(d);
+        if (rc == EXIT_OK && count > 0) {
+                const char **pi = realloc(*inputs, (*cap + count) * sizeof(**inputs));
+                char **po = realloc(e->paths, (e->count + count) * sizeof(*e->paths));
+                if (pi != NULL)
+                        *inputs = pi;
+                if (po != NULL)
+                        e->paths = po;
+                if (pi == NULL || po == NULL)
+                        rc = EXIT_INTERNAL;
+        }
+        if (rc != EXIT_OK) {
+                for (size_t i = 0; i < count; i++)
+                        free(found[i]);
+                free(found);
+                cli_errorf("out of memory");
+                return rc;
+        }
+        if (count == 0)
+                return EXIT_OK;         /* found is NULL: nothing to sort */
+        qsort(found, count, sizeof(*found), by_name);
+        *cap += count;
+        for (size_t i = 0; i < count; i++) {
+                e->paths[e->count++] = found[i];
+                (*inputs)[(*n)++] = found[i];
+        }
+        *added = count;
+        free(found);
         return EXIT_OK;
 }
 
@@ -63,10 +150,16 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 }
                 any_dir = true;
                 if (tpa_logdir_scan(&ld, in, &err) < 0) {
-                        /* Not a logdir: a folder of RunMetadata or tfevents
-                         * files is read as one trace, a step per file. */
+                        /* Not a logdir: a folder of traces or reports of
+                         * any name is the ranks of one job; a folder of
+                         * RunMetadata or tfevents files is read as one
+                         * trace, a step per file. */
+                        size_t added = 0;
                         if (err.code == TPA_EFORMAT && !args->list_runs) {
-                                inputs[n++] = in;
+                                rc = rank_files(in, args->ranks, own, &inputs, &n, &cap,
+                                                &added);
+                                if (added == 0)
+                                        inputs[n++] = in;
                                 continue;
                         }
                         rc = cli_report_error(&err, in);
@@ -104,6 +197,10 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         }
                         cap += run->host_count;
                 }
+                /* The hosts of one profile run are the ranks of one job
+                 * (DESIGN.md 5.6), numbered in host name order. */
+                if (run->host_count > 1)
+                        out->args.ranks = true;
                 for (size_t h = 0; h < run->host_count; h++) {
                         char *p = strdup(run->hosts[h].path);
                         if (p == NULL) {

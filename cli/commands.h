@@ -10,5 +10,6 @@ int cmd_diff(const cli_args *args);
 int cmd_check(const cli_args *args);
 int cmd_convert(const cli_args *args);
 int cmd_merge(const cli_args *args);
+int cmd_aggregate(const cli_args *args);
 
 #endif

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
                 case CMD_CHECK:   rc = cli_run_with_logdirs(cmd_check, &args); break;
                 case CMD_CONVERT: rc = cmd_convert(&args); break;
                 case CMD_MERGE:   rc = cmd_merge(&args); break;
+                case CMD_AGGREGATE: rc = cli_run_with_logdirs(cmd_aggregate, &args); break;
                 }
         }
         cli_free(&args);

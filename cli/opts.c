@@ -15,7 +15,7 @@ enum opt_id {
         O_HELP = 1, O_VERSION, O_QUIET, O_VERBOSE, O_STRICT, O_FORMAT, O_OUTPUT, O_COLOR,
         O_STEP_MARKER, O_WARMUP, O_RULES, O_RULES_REPLACE, O_RUN, O_LIST_RUNS, O_BASELINE,
         O_MAX_REGRESSION, O_FAIL_IF, O_FAIL_ON, O_FAIL_ON_SEVERITY, O_SET, O_PROGRESS,
-        O_NO_PROGRESS, O_MAX_EVENTS, O_TOP,
+        O_NO_PROGRESS, O_MAX_EVENTS, O_TOP, O_RANKS,
 };
 
 typedef struct opt_spec {
@@ -28,19 +28,24 @@ typedef struct opt_spec {
 } opt_spec;
 
 static const opt_spec specs[] = {
-        { O_FORMAT, 'f', "format", "FMT", CMD_ANALYZE | CMD_DIFF | CMD_CHECK,
+        { O_FORMAT, 'f', "format", "FMT", CMD_ANALYZE | CMD_DIFF | CMD_CHECK | CMD_AGGREGATE,
           "report format: text (default), json, markdown, html" },
         { O_OUTPUT, 'o', "output", "FILE", CMD_ALL,
           "write the report (or converted trace) to FILE instead of stdout" },
-        { O_STEP_MARKER, 0, "step-marker", "REGEX", CMD_ANALYZE | CMD_DIFF | CMD_CHECK,
+        { O_STEP_MARKER, 0, "step-marker", "REGEX", CMD_ANALYZE | CMD_DIFF | CMD_CHECK |
+          CMD_AGGREGATE,
           "events whose name matches REGEX (POSIX ERE) mark steps" },
-        { O_WARMUP, 0, "warmup", "auto|N", CMD_ANALYZE | CMD_DIFF | CMD_CHECK,
+        { O_WARMUP, 0, "warmup", "auto|N", CMD_ANALYZE | CMD_DIFF | CMD_CHECK |
+          CMD_AGGREGATE,
           "exclude warm-up steps: by evidence (auto, default) or the first N" },
-        { O_RULES, 0, "rules", "FILE", CMD_ANALYZE | CMD_DIFF | CMD_CHECK,
+        { O_RULES, 0, "rules", "FILE", CMD_ANALYZE | CMD_DIFF | CMD_CHECK |
+          CMD_AGGREGATE,
           "add the rules in FILE to the default set (later rules win)" },
-        { O_RULES_REPLACE, 0, "rules-replace", NULL, CMD_ANALYZE | CMD_DIFF | CMD_CHECK,
+        { O_RULES_REPLACE, 0, "rules-replace", NULL, CMD_ANALYZE | CMD_DIFF | CMD_CHECK |
+          CMD_AGGREGATE,
           "with --rules: FILE replaces the default rule set" },
-        { O_SET, 0, "set", "NAME=VALUE", CMD_ANALYZE | CMD_DIFF | CMD_CHECK,
+        { O_SET, 0, "set", "NAME=VALUE", CMD_ANALYZE | CMD_DIFF | CMD_CHECK |
+          CMD_AGGREGATE,
           "override a rule threshold, e.g. --set gap.min=20us" },
         { O_RUN, 0, "run", "NAME", CMD_ALL,
           "in a TensorBoard logdir, analyze run NAME (default: the newest)" },
@@ -51,7 +56,10 @@ static const opt_spec specs[] = {
         { O_MAX_REGRESSION, 0, "max-regression", "PCT", CMD_CHECK,
           "fail when median step time grows by more than PCT (e.g. 5%)" },
         { O_FAIL_IF, 0, "fail-if", "EXPR", CMD_CHECK,
-          "fail when the rule expression EXPR is true for the run (repeatable)" },
+          "fail when the rule expression EXPR is true for the run, or for the job of "
+          "several ranks (repeatable)" },
+        { O_RANKS, 0, "ranks", NULL, CMD_ANALYZE | CMD_CHECK | CMD_AGGREGATE,
+          "the inputs (files, or the files of a folder) are ranks of one job" },
         { O_FAIL_ON, 0, "fail-on", "CLASS", CMD_CHECK,
           "fail when the run is classified CLASS, e.g. input-bound (repeatable)" },
         { O_FAIL_ON_SEVERITY, 0, "fail-on-severity", "SEVERITY", CMD_ANALYZE,
@@ -90,6 +98,8 @@ static const struct {
           "RunMetadata, tfevents or XSpace to Chrome trace JSON" },
         { "merge", CMD_MERGE, "merge A B... -o OUT.json[.gz]",
           "several traces into one Chrome trace, one process group per input" },
+        { "aggregate", CMD_AGGREGATE, "aggregate [OPTIONS] REPORT...",
+          "the job view of several ranks from their JSON reports (or traces)" },
 };
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
@@ -237,6 +247,7 @@ static int apply(cli_args *a, const opt_spec *s, const char *value)
                 if (parse_u64(value, &a->max_events) < 0)
                         return usage_error("--max-events takes a number, not '%s'", value);
                 break;
+        case O_RANKS:           a->ranks = true; break;
         case O_TOP:
                 if (parse_u64(value, &n) < 0 || n == 0 || n > 1000)
                         return usage_error("--top takes a number from 1 to 1000, not '%s'",

@@ -15,8 +15,9 @@ typedef enum cli_cmd {
         CMD_CHECK   = 1 << 2,
         CMD_CONVERT = 1 << 3,
         CMD_MERGE   = 1 << 4,
+        CMD_AGGREGATE = 1 << 5,
 } cli_cmd;
-#define CMD_ALL (CMD_ANALYZE | CMD_DIFF | CMD_CHECK | CMD_CONVERT | CMD_MERGE)
+#define CMD_ALL (CMD_ANALYZE | CMD_DIFF | CMD_CHECK | CMD_CONVERT | CMD_MERGE | CMD_AGGREGATE)
 
 typedef enum cli_color { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } cli_color;
 
@@ -56,6 +57,7 @@ typedef struct cli_args {
         bool         no_progress;       /* --no-progress */
         uint64_t     max_events;        /* --max-events N; 0: none */
         int          top;               /* --top N rows in tables; 0: default */
+        bool         ranks;             /* --ranks: the inputs are ranks of one job */
 } cli_args;
 
 /* Parse argv into *args. Returns 0, or 2 after printing a usage error. */

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Make the two-rank distributed PyTorch fixtures in testdata/.
+"""Make the four-rank distributed PyTorch fixtures in testdata/.
 
     python3 tools/make_fixtures_dist.py
 
-Two ranks of one job (torch.multiprocessing.spawn, gloo backend over
-127.0.0.1, world size 2) train a small MLP with DistributedDataParallel on
+Four ranks of one job (torch.multiprocessing.spawn, gloo backend over
+127.0.0.1, world size 4) train a small MLP with DistributedDataParallel on
 CPU, each under torch.profiler.profile(schedule(wait=1, warmup=1, active=5)),
 CPU activity only. Each rank exports its own Kineto trace with
 prof.export_chrome_trace, which carries distributedInfo (rank, world_size,
 backend); it is gzipped deterministically to
-testdata/dist_rank{0,1}.pt.trace.json.gz. Rank 1 is the straggler: in one
-step it sleeps inside its forward pass (host compute of its own), so rank 0
-waits for it in the gradient all_reduce. The script checks sizes, step
-markers and distributedInfo, computes per-rank step times with plain json
-and writes the README rows.
+testdata/dist_rank{0,1,2,3}.pt.trace.json.gz. Rank 2 is the straggler: in
+every step it sleeps inside its forward pass (host compute of its own, in a
+record_function span "straggle_sleep"), so the other ranks wait for it in
+the gradient all_reduce. The script checks sizes, step markers and
+distributedInfo, computes per-rank step times and the measured sleep of
+each step with plain json, writes the README rows and the expected job
+figures (tests/cli/job/expect_dist.txt: per step, the straggler and its
+sleep, which its excess over the median rank must match within 5%).
 """
 
 import os
@@ -32,13 +35,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_util as fu  # noqa: E402
 
 SCRIPT = "tools/make_fixtures_dist.py"
-WORLD = 2
+WORLD = 4
 WAIT, WARMUP, ACTIVE = 1, 1, 5
 STEPS = WAIT + WARMUP + ACTIVE
-BATCH, FEATURES, HIDDEN, CLASSES = 64, 512, 1024, 4
-# The straggler: rank SLOW_RANK sleeps SLOW_MS in its forward pass of step
-# SLOW_STEP (a ProfilerStep#N number; steps are numbered from 0).
-SLOW_RANK, SLOW_STEP, SLOW_MS = 1, 4, 20
+BATCH, FEATURES, HIDDEN, CLASSES = 32, 128, 256, 4
+# The straggler: rank SLOW_RANK sleeps SLOW_MS in its forward pass of every
+# step.
+SLOW_RANK, SLOW_MS = 2, 150
+EXPECT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                      "cli", "job", "expect_dist.txt")
 PORT = 29517
 
 
@@ -56,7 +61,8 @@ class Straggle(torch.nn.Module):
 
     def forward(self, x):
         if self.sleep_s:
-            time.sleep(self.sleep_s)
+            with torch.profiler.record_function("straggle_sleep"):
+                time.sleep(self.sleep_s)
         return x
 
 
@@ -85,9 +91,7 @@ def child(rank, out_dir):
                                    repeat=1),
                  on_trace_ready=ready, record_shapes=False) as prof:
         for step, (x, y) in enumerate(data):
-            straggle.sleep_s = (SLOW_MS / 1000.0
-                                if rank == SLOW_RANK and step == SLOW_STEP
-                                else 0.0)
+            straggle.sleep_s = SLOW_MS / 1000.0 if rank == SLOW_RANK else 0.0
             opt.zero_grad()
             loss = loss_fn(model(x), y)
             loss.backward()     # DDP all_reduces the gradients here
@@ -113,15 +117,13 @@ def sanity(path):
     ms = [(b - a) / 1000.0 for a, b, _ in steps]
     windows = [(a, b) for a, b, _ in steps]
     gloo = [(a, b) for n, p, t, a, b, _ in evs if n.startswith("gloo:")]
-    slow = [(a, b) for a, b, n in steps if n == SLOW_STEP]
-    fwd = [(a, b) for n, p, t, a, b, _ in evs
-           if n == "DistributedDataParallel.forward"]
+    sleeps = [(a, b) for n, p, t, a, b, _ in evs if n == "straggle_sleep"]
     return {
         "rank": info.get("rank"),
         "steps": nums,
         "ms": ms,
         "gloo": fu.covered_fraction(windows, gloo),
-        "slow_fwd_ms": sum(fu.union_len(fwd, a, b) for a, b in slow) / 1000.0,
+        "sleep_ms": [fu.union_len(sleeps, a, b) / 1000.0 for a, b, _ in steps],
     }
 
 
@@ -142,19 +144,26 @@ def main(argv):
         if s["rank"] != rank:
             sys.exit("%s: distributedInfo rank %r" % (out, s["rank"]))
         figure = ("steps ProfilerStep#%s, step times %s ms, "
-                  "DistributedDataParallel.forward in step %d %.1f ms, "
+                  "straggle_sleep per step %s ms, "
                   "gloo collectives (gloo:* ops) %s of step time"
                   % (",".join(map(str, s["steps"])),
-                     " ".join("%.1f" % m for m in s["ms"]), SLOW_STEP,
-                     s["slow_fwd_ms"], fu.fmt_pct(s["gloo"])))
-        role = ("sleeps %d ms in its forward pass of step %d (the straggler)"
-                % (SLOW_MS, SLOW_STEP) if rank == SLOW_RANK else
-                "waits for rank %d in step %d's all_reduce"
-                % (SLOW_RANK, SLOW_STEP))
+                     " ".join("%.1f" % m for m in s["ms"]),
+                     " ".join("%.1f" % m for m in s["sleep_ms"]),
+                     fu.fmt_pct(s["gloo"])))
+        role = ("sleeps %d ms in its forward pass of every step (the "
+                "straggler)" % SLOW_MS if rank == SLOW_RANK else
+                "waits for rank %d in each step's all_reduce" % SLOW_RANK)
+        if rank == SLOW_RANK:
+            with open(EXPECT, "w") as f:
+                f.write("# tools/make_fixtures_dist.py: per step, the straggler "
+                        "and its measured sleep (ns)\n")
+                for n, ms in zip(s["steps"], s["sleep_ms"]):
+                    f.write("step %d straggler %d sleep_ns %d\n"
+                            % (n, rank, round(ms * 1e6)))
         fu.readme_row(fname(rank),
                       "PyTorch CPU Chrome trace (export_chrome_trace, gzip) "
-                      "of rank %d of 2 (distributedInfo rank %d, world_size "
-                      "2, backend gloo): DistributedDataParallel MLP "
+                      "of rank %d of 4 (distributedInfo rank %d, world_size "
+                      "4, backend gloo): DistributedDataParallel MLP "
                       "%d-%d-%d, batch %d per rank, SGD, 1 intra-op thread; "
                       "rank %d %s. Sanity: %s"
                       % (rank, rank, FEATURES, HIDDEN, CLASSES, BATCH, rank,

@@ -85,6 +85,7 @@ struct tpa_trace {
         tpa_format        format;
         tpa_dialect       dialect;
         tpa_runtime       runtime;
+        tpa_dist_info     dist;
         tpa_health        health;
         tpa_warning      *warnings;
         size_t            warning_count, warning_cap;
@@ -135,6 +136,7 @@ int tpa_trace_new(tpa_trace **out, tpa_error *err)
 
         if (tr == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        tr->dist = (tpa_dist_info)TPA_DIST_INFO_INIT;
         if (tpa_trace_intern(tr, &empty, "", 0, err) < 0) {
                 tpa_trace_free(tr);
                 return TPA_ENOMEM;
@@ -721,6 +723,9 @@ void tpa_trace_set_runtime(tpa_trace *tr, tpa_runtime r)
         if (tr->runtime == TPA_RUNTIME_UNKNOWN)
                 tr->runtime = r;
 }
+
+const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr) { return &tr->dist; }
+tpa_dist_info *tpa_trace_dist_mut(tpa_trace *tr) { return &tr->dist; }
 
 void tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
 {

@@ -49,7 +49,9 @@
 enum key {
         K_NONE = 0,
         /* top level */
-        K_TRACE_EVENTS, K_METADATA, K_KINETO,
+        K_TRACE_EVENTS, K_METADATA, K_KINETO, K_DIST,
+        /* distributedInfo */
+        D_RANK, D_WORLD_SIZE, D_BACKEND,
         /* event */
         K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
         /* args */
@@ -613,6 +615,8 @@ static enum key top_key(const char *k, size_t len)
                 return K_TRACE_EVENTS;
         if (len == 8 && memcmp(k, "metadata", 8) == 0)
                 return K_METADATA;
+        if (len == 15 && memcmp(k, "distributedInfo", 15) == 0)
+                return K_DIST;
         for (size_t i = 0; i < sizeof(kineto) / sizeof(kineto[0]); i++)
                 if (strlen(kineto[i]) == len && memcmp(k, kineto[i], len) == 0)
                         return K_KINETO;
@@ -622,6 +626,38 @@ static enum key top_key(const char *k, size_t len)
 static bool at_event_level(const tpa_chrome_parser *p)
 {
         return p->in_event && p->depth == p->ev_depth;
+}
+
+/* Directly inside Kineto's top-level "distributedInfo" object. */
+static bool in_dist_info(const tpa_chrome_parser *p)
+{
+        return !p->in_event && p->top == '{' && p->depth == 2 && p->top_key == K_DIST;
+}
+
+/* Kineto's "distributedInfo": {"backend": "gloo", "rank": 0,
+ * "world_size": 2, ...}; the first value read wins. */
+static void set_dist(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
+{
+        tpa_dist_info *d = tpa_trace_dist_mut(p->tr);
+        int64_t v = 0;
+        size_t i;
+
+        if (p->key == D_BACKEND && quoted && d->backend[0] == '\0') {
+                len = len < sizeof(d->backend) - 1 ? len : sizeof(d->backend) - 1;
+                memcpy(d->backend, s, len);
+                d->backend[len] = '\0';
+                return;
+        }
+        if (p->key != D_RANK && p->key != D_WORLD_SIZE)
+                return;
+        for (i = 0; i < len && i < 12 && s[i] >= '0' && s[i] <= '9'; i++)
+                v = v * 10 + (s[i] - '0');
+        if (i == 0 || i != len)
+                return;                 /* not a small non-negative integer */
+        if (p->key == D_RANK && d->rank < 0)
+                d->rank = v;
+        else if (p->key == D_WORLD_SIZE && d->world_size < 0)
+                d->world_size = v;
 }
 
 static bool at_args_level(const tpa_chrome_parser *p)
@@ -640,6 +676,10 @@ static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quote
 
         if (!quoted)
                 p->value_end = end;             /* for moved_back_start() */
+        if (in_dist_info(p)) {
+                set_dist(p, s, len, quoted);
+                return 1;
+        }
 
         if (at_event_level(p)) {
                 switch (p->key) {
@@ -738,6 +778,10 @@ static int on_string(void *ctx, const unsigned char *us, size_t len)
                         return 1;
                 }
         }
+        if (in_dist_info(p)) {
+                set_dist(p, s, len, true);
+                return 1;
+        }
         if (!at_args_level(p))
                 return 1;
         switch (p->key) {
@@ -805,8 +849,12 @@ static int on_map_key(void *ctx, const unsigned char *us, size_t len)
                 p->key = args_key(k, len);
         } else if (p->top == '{' && p->depth == 1) {
                 p->top_key = top_key(k, len);
-                if (p->top_key == K_KINETO)
+                if (p->top_key == K_KINETO || p->top_key == K_DIST)
                         p->hints.kineto_keys = true;
+        } else if (in_dist_info(p)) {
+                p->key = len == 4 && memcmp(k, "rank", 4) == 0 ? D_RANK
+                       : len == 10 && memcmp(k, "world_size", 10) == 0 ? D_WORLD_SIZE
+                       : len == 7 && memcmp(k, "backend", 7) == 0 ? D_BACKEND : K_NONE;
         } else if (p->in_meta && p->depth == 2) {
                 if (len == 13 && memcmp(k, "highres-ticks", 13) == 0)
                         p->hints.tf2_keys = true;

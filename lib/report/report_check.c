@@ -81,7 +81,7 @@ static const char *metric_value(char *buf, size_t size, const tpa_check_metric *
 {
         size_t n = strlen(m->name);
 
-        if (n > 5 && strcmp(m->name + n - 5, "_frac") == 0)
+        if ((n > 5 && strcmp(m->name + n - 5, "_frac") == 0) || tpa_job_metric_is_frac(m->name))
                 snprintf(buf, size, "%.1f%%", m->value * 100);
         else if (n > 3 && strcmp(m->name + n - 3, "_ns") == 0)
                 tpa_report__time(buf, size, m->value);

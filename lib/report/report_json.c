@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_json.c - the JSON report (schema "tfprof-analyze/report/v2",
+ * report_json.c - the JSON report (schema "tfprof-analyze/report/v3",
  * doc/report-json.md): every figure of the text report, keys in a fixed
  * order, integer nanoseconds with the unit in the key, fractions as plain
  * numbers. Written with report_util's JSON writer (yajl_gen's beautified
@@ -540,13 +540,19 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
 {
         jw w = { 0 };
         tpa_run *run = NULL;
+        tpa_rank *rank = NULL;
         int rc;
 
         rc = tpa_run_from_analysis(&run, a, err);
         if (rc < 0)
                 return rc;
+        if ((rc = tpa_rank_from_trace(&rank, tr, a, path, err)) < 0) {
+                tpa_run_free(run);
+                return rc;
+        }
         w.g = tpa_report__jw_new(fp);
         if (w.g == NULL) {
+                tpa_rank_free(rank);
                 tpa_run_free(run);
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         }
@@ -557,6 +563,8 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         kv_str(&w, "name", "tfprof-analyze");
         kv_str(&w, "version", tpa_version());
         obj_end(&w);
+        key(&w, "distributed");
+        tpa_report__json_rank(w.g, rank, &w.oom);
         section_input(&w, tr, a, path);
         key(&w, "devices");
         arr(&w);
@@ -603,6 +611,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         tpa_report__jw_free(w.g);
         free(w.buf);
         tpa_run_free(run);
+        tpa_rank_free(rank);
         if (w.oom)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         return 0;

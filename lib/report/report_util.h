@@ -13,6 +13,7 @@
 
 #include <tpa/common.h>
 #include <tpa/analysis.h>
+#include <tpa/job.h>
 
 /* Copy `len` bytes of `s` to `dst` (room for 3 * len + 1), replacing each
  * byte that is not part of valid UTF-8 with U+FFFD, and NUL-terminate.
@@ -132,5 +133,9 @@ void tpa_report__census_free(tpa_report_census *c);
  * census when `a` (may be NULL) has one. */
 void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                               const char *path);
+
+/* The `distributed` object of a rank's report (report_job_json.c); sets
+ * *oom when a string could not be repaired for lack of memory. */
+void tpa_report__json_rank(tpa_json_writer *g, const tpa_rank *r, bool *oom);
 
 #endif

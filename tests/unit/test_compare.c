@@ -159,9 +159,9 @@ static void test_compare__load_errors(void)
 {
         tpa_error err = TPA_ERROR_INIT;
         tpa_run *r = NULL;
-        static const char bad_syntax[] = "{\"schema\": \"tfprof-analyze/report/v2\", \"x\": [1,}";
+        static const char bad_syntax[] = "{\"schema\": \"tfprof-analyze/report/v3\", \"x\": [1,}";
         static const char bad_schema[] = "{\"schema\": \"tfprof-analyze/report/v9\"}";
-        static const char no_summary[] = "{\"schema\": \"tfprof-analyze/report/v2\"}";
+        static const char no_summary[] = "{\"schema\": \"tfprof-analyze/report/v3\"}";
         int rc;
 
         ok(tpa_report_sniff("  {\n \"schema\": 1", 17), "sniff: leading schema key");

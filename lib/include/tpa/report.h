@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "check.h"
 #include "compare.h"
+#include "job.h"
 #include "trace.h"
 
 /* "What was read": format and dialect, devices and their streams, host
@@ -34,7 +35,7 @@ void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
  * report_html.c, report_load.c, report_diff.c) ---- */
 
 /* The schema string every JSON report starts with (doc/report-json.md). */
-#define TPA_REPORT_SCHEMA "tfprof-analyze/report/v2"
+#define TPA_REPORT_SCHEMA "tfprof-analyze/report/v3"
 
 /* The JSON report: every figure of the text report, keys in a fixed order,
  * integer ns with the unit in the key. Deterministic. TPA_ENOMEM only. */
@@ -95,5 +96,26 @@ int  tpa_report_check_json(FILE *fp, const tpa_check *checks, size_t n, const ch
                            tpa_error *err);
 void tpa_report_check_markdown(FILE *fp, const tpa_check *checks, size_t n,
                                const char *new_path);
+
+/* ---- several ranks of one job (report_job*.c, DESIGN.md 5.6) ---- */
+
+/* The schema of the job document `aggregate --format json` writes. */
+#define TPA_JOB_SCHEMA "tfprof-analyze/job/v1"
+
+/* Read the `distributed` object of the saved JSON report at `path` (what
+ * the job view needs from one rank); the rest of the report is not read.
+ * On failure *out is untouched and `err` says what is wrong. */
+int  tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err);
+
+/* The job view: per step the straggler, its excess over the median rank
+ * and the spread; per rank collective time and its wait part, comm/compute
+ * overlap, launch delay and queue depth ("n/a" where a rank has no device
+ * launches). Text at most 100 columns; JSON (TPA_JOB_SCHEMA, TPA_ENOMEM
+ * only); Markdown for a PR comment; HTML with a ranks x steps heat map of
+ * step time, the straggler of each step marked. */
+void tpa_report_job_text(FILE *fp, const tpa_job *j);
+int  tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err);
+void tpa_report_job_markdown(FILE *fp, const tpa_job *j);
+void tpa_report_job_html(FILE *fp, const tpa_job *j);
 
 #endif

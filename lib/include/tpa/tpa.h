@@ -10,6 +10,7 @@
 #include "rules.h"
 #include "analysis.h"
 #include "compare.h"
+#include "job.h"
 #include "check.h"
 #include "chrome_writer.h"
 #include "logdir.h"

@@ -233,6 +233,19 @@ void        tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d);
 tpa_runtime tpa_trace_runtime(const tpa_trace *tr);
 void        tpa_trace_set_runtime(tpa_trace *tr, tpa_runtime r);
 
+/* Where the trace sits in a distributed job, as the profiler recorded it
+ * (Kineto's `distributedInfo`): rank and world size, -1 when unknown. */
+typedef struct tpa_dist_info {
+        int64_t rank;
+        int64_t world_size;
+        char    backend[24];    /* "gloo", "nccl"; "" when unknown */
+} tpa_dist_info;
+#define TPA_DIST_INFO_INIT { .rank = -1, .world_size = -1, .backend = "" }
+/* TPA_DIST_INFO_INIT until a reader sets it; the first input to set a
+ * field decides it. */
+const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr);
+tpa_dist_info       *tpa_trace_dist_mut(tpa_trace *tr);
+
 /* Parse health, filled by readers. */
 tpa_health       *tpa_trace_health(tpa_trace *tr);
 const tpa_health *tpa_trace_health_c(const tpa_trace *tr);

@@ -21,4 +21,4 @@ cat > t.json <<JSON
 ]}
 JSON
 tfprof-analyze --warmup 0 t.json | sed -n '/^verdict/,/^  step time/p;/^per step/,/^$/p'
-tfprof-analyze --warmup 0 --format json t.json | grep -E '"(verdict|class|breakdown_class|mixed|time_ns)"' | head -6
+tfprof-analyze --warmup 0 --format json t.json | sed -n '/^  "summary"/,/^  }/p' | grep -E '"(verdict|class|breakdown_class|mixed|time_ns)"' | head -6

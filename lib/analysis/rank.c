@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rank.c - what the cross-rank view needs from one analysed trace
+ * (tpa/job.h): its place in the job, collective time per step, the
+ * comm/compute overlap, kernel launch delay and per-stream queue depth.
+ * The last three follow HTA's definitions (get_comm_comp_overlap,
+ * get_cuda_kernel_launch_stats, get_queue_length_summary) so the figures
+ * can be checked against it (tests/cli/job/expect_hta.txt).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/job.h>
+
+typedef struct span {
+        tpa_ns lo, hi;
+} span;
+
+static int by_lo(const void *pa, const void *pb)
+{
+        const span *a = pa, *b = pb;
+
+        return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* Sort `s` and merge it in place into disjoint spans; returns the count. */
+static size_t merge(span *s, size_t n)
+{
+        size_t k = 0;
+
+        if (n == 0)
+                return 0;       /* s may be NULL: qsort() must not see it */
+        qsort(s, n, sizeof(*s), by_lo);
+        for (size_t i = 0; i < n; i++) {
+                if (k > 0 && s[i].lo <= s[k - 1].hi) {
+                        if (s[i].hi > s[k - 1].hi)
+                                s[k - 1].hi = s[i].hi;
+                } else {
+                        s[k++] = s[i];
+                }
+        }
+        return k;
+}
+
+/* The length of the intersection of two merged span lists. */
+static tpa_ns intersect(const span *a, size_t na, const span *b, size_t nb)
+{
+        tpa_ns sum = 0;
+        size_t i = 0, k = 0;
+
+        while (i < na && k < nb) {
+                tpa_ns lo = a[i].lo > b[k].lo ? a[i].lo : b[k].lo;
+                tpa_ns hi = a[i].hi < b[k].hi ? a[i].hi : b[k].hi;
+                if (hi > lo)
+                        sum += hi - lo;
+                if (a[i].hi < b[k].hi)
+                        i++;
+                else
+                        k++;
+        }
+        return sum;
+}
+
+static tpa_ns total(const span *s, size_t n)
+{
+        tpa_ns sum = 0;
+
+        for (size_t i = 0; i < n; i++)
+                sum += s[i].hi - s[i].lo;
+        return sum;
+}
+
+static bool on_stream(const tpa_trace *tr, const tpa_event *ev)
+{
+        return tpa_trace_thread_c(tr, ev->track)->role == TPA_TRACK_STREAM;
+}
+
+static bool is_comm(const tpa_trace *tr, const tpa_event *ev, bool cpu_only)
+{
+        return ev->kind == TPA_KIND_COLLECTIVE && (cpu_only || on_stream(tr, ev));
+}
+
+static bool is_comp(const tpa_trace *tr, const tpa_event *ev, bool cpu_only)
+{
+        if (cpu_only)
+                return ev->kind == TPA_KIND_HOST_OP;
+        return ev->kind == TPA_KIND_KERNEL && on_stream(tr, ev);
+}
+
+/* The spans of the events `keep` says yes to, merged; *out NULL when none. */
+static int collect(span **out, size_t *count, const tpa_trace *tr, bool cpu_only,
+                   bool (*keep)(const tpa_trace *, const tpa_event *, bool), tpa_error *err)
+{
+        const tpa_event *ev = tpa_trace_events(tr);
+        size_t n = tpa_trace_event_count(tr), k = 0;
+        span *s = NULL;
+
+        for (size_t i = 0; i < n; i++)
+                k += keep(tr, &ev[i], cpu_only);
+        if (k > 0 && (s = malloc(k * sizeof(*s))) == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (keep(tr, &ev[i], cpu_only))
+                        s[k++] = (span){ ev[i].ts, ev[i].ts + ev[i].dur };
+        *out = s;
+        *count = merge(s, k);
+        return 0;
+}
+
+/* Collective time in each step window: windows and merged spans are both
+ * in time order, so one pass over each. */
+static void step_collectives(tpa_rank *r, const tpa_analysis *a, const span *c, size_t nc)
+{
+        size_t k = 0;
+
+        for (size_t i = 0; i < a->step_count; i++) {
+                const tpa_step *st = &a->steps[i];
+                tpa_ns sum = 0;
+
+                while (k > 0 && c[k - 1].hi > st->start)
+                        k--;            /* windows never overlap, but be safe */
+                while (k < nc && c[k].hi <= st->start)
+                        k++;
+                for (size_t j = k; j < nc && c[j].lo < st->end; j++) {
+                        tpa_ns lo = c[j].lo > st->start ? c[j].lo : st->start;
+                        tpa_ns hi = c[j].hi < st->end ? c[j].hi : st->end;
+                        sum += hi - lo;
+                }
+                r->steps[i].collective = sum;
+        }
+}
+
+/* ---- launches ------------------------------------------------------------- */
+
+typedef struct launch {
+        uint32_t corr;
+        uint32_t track;                 /* the device event's, once matched */
+        tpa_ns   ts, end;
+} launch;
+
+static int by_corr(const void *pa, const void *pb)
+{
+        const launch *a = pa, *b = pb;
+
+        return (a->corr > b->corr) - (a->corr < b->corr);
+}
+
+static int by_ns(const void *pa, const void *pb)
+{
+        tpa_ns a = *(const tpa_ns *)pa, b = *(const tpa_ns *)pb;
+
+        return (a > b) - (a < b);
+}
+
+typedef struct qpoint {
+        uint32_t track;
+        tpa_ns   ts;
+        int      delta;                 /* +1 launch, -1 kernel start */
+} qpoint;
+
+static int by_track_ts(const void *pa, const void *pb)
+{
+        const qpoint *a = pa, *b = pb;
+
+        if (a->track != b->track)
+                return (a->track > b->track) - (a->track < b->track);
+        if (a->ts != b->ts)
+                return (a->ts > b->ts) - (a->ts < b->ts);
+        return (a->delta < b->delta) - (a->delta > b->delta);   /* launches first */
+}
+
+static char *stream_name(const tpa_trace *tr, uint32_t track)
+{
+        const tpa_thread *th = tpa_trace_thread_c(tr, track);
+        const tpa_process *p = tpa_trace_process_c(tr, th->process);
+        char buf[160], id[32];
+
+        if (tpa_id_is_number(th->tid))
+                snprintf(id, sizeof(id), "%lld", (long long)th->tid.num);
+        else
+                snprintf(id, sizeof(id), "%.30s", tpa_trace_str(tr, th->tid.str));
+        if (p->device >= 0)
+                snprintf(buf, sizeof(buf), "GPU:%d stream %s", (int)p->device, id);
+        else
+                snprintf(buf, sizeof(buf), "%.80s stream %s", tpa_trace_str(tr, p->name), id);
+        return strdup(buf);
+}
+
+/* Per-stream queue depth from the matched launches (sorted by track). */
+static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
+                  const tpa_event *ev, const size_t *dev_of, tpa_error *err)
+{
+        qpoint *q = malloc(2 * n * sizeof(*q) + 1);
+        size_t streams = 0;
+
+        if (q == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                q[2 * i] = (qpoint){ l[i].track, l[i].ts, +1 };
+                q[2 * i + 1] = (qpoint){ l[i].track, ev[dev_of[i]].ts, -1 };
+        }
+        qsort(q, 2 * n, sizeof(*q), by_track_ts);
+        for (size_t i = 0; i < 2 * n; i++)
+                streams += i == 0 || q[i].track != q[i - 1].track;
+        r->streams = calloc(streams + 1, sizeof(*r->streams));
+        if (r->streams == NULL) {
+                free(q);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < 2 * n;) {
+                tpa_rank_stream *s = &r->streams[r->stream_count++];
+                int64_t depth = 0, sum = 0, max = 0;
+                size_t j = i;
+
+                for (; j < 2 * n && q[j].track == q[i].track; j++) {
+                        depth += q[j].delta;
+                        sum += depth;
+                        if (depth > max)
+                                max = depth;
+                }
+                s->queue_mean = (double)sum / (double)(j - i);
+                s->queue_max = max;
+                if ((s->name = stream_name(tr, q[i].track)) == NULL) {
+                        free(q);
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                }
+                i = j;
+        }
+        free(q);
+        return 0;
+}
+
+/* Launch delay and queue depth: each device event with a correlation id
+ * is matched to the launch call carrying the same id. */
+static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
+{
+        const tpa_event *ev = tpa_trace_events(tr);
+        size_t n = tpa_trace_event_count(tr), nl = 0, nm = 0;
+        launch *l = NULL, *m = NULL;
+        size_t *dev_of = NULL;
+        tpa_ns *delay = NULL;
+        int rc = 0;
+
+        for (size_t i = 0; i < n; i++)
+                nl += ev[i].kind == TPA_KIND_LAUNCH && ev[i].corr != 0;
+        if (nl == 0)
+                return 0;
+        l = malloc(nl * sizeof(*l));
+        m = malloc(nl * sizeof(*m));
+        dev_of = malloc(nl * sizeof(*dev_of));
+        delay = malloc(nl * sizeof(*delay));
+        if (l == NULL || m == NULL || dev_of == NULL || delay == NULL) {
+                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto done;
+        }
+        nl = 0;
+        for (size_t i = 0; i < n; i++)
+                if (ev[i].kind == TPA_KIND_LAUNCH && ev[i].corr != 0)
+                        l[nl++] = (launch){ ev[i].corr, 0, ev[i].ts, ev[i].ts + ev[i].dur };
+        qsort(l, nl, sizeof(*l), by_corr);
+        for (size_t i = 0; i < n; i++) {
+                launch key = { .corr = ev[i].corr }, *hit;
+
+                if (ev[i].corr == 0 || !on_stream(tr, &ev[i]) || ev[i].kind == TPA_KIND_LAUNCH)
+                        continue;
+                hit = bsearch(&key, l, nl, sizeof(*l), by_corr);
+                if (hit == NULL)
+                        continue;
+                m[nm] = *hit;
+                m[nm].track = ev[i].track;
+                dev_of[nm] = i;
+                delay[nm] = ev[i].ts - hit->end > 0 ? ev[i].ts - hit->end : 0;
+                if (++nm == nl)
+                        break;
+        }
+        if (nm == 0)
+                goto done;
+        qsort(delay, nm, sizeof(*delay), by_ns);
+        r->launch_count = nm;
+        r->launch_delay_median = nm % 2 ? delay[nm / 2] : (delay[nm / 2 - 1] + delay[nm / 2]) / 2;
+        r->launch_delay_p90 = delay[(size_t)((double)(nm - 1) * 0.9 + 0.5)];
+        r->launch_delay_max = delay[nm - 1];
+        rc = queues(r, tr, m, nm, ev, dev_of, err);
+done:
+        free(l);
+        free(m);
+        free(dev_of);
+        free(delay);
+        return rc;
+}
+
+/* ---- tpa_rank --------------------------------------------------------------- */
+
+int tpa_rank_new(tpa_rank **out, tpa_error *err)
+{
+        tpa_rank *r = calloc(1, sizeof(*r));
+
+        if (r == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        r->rank = -1;
+        r->world_size = -1;
+        *out = r;
+        return 0;
+}
+
+void tpa_rank_free(tpa_rank *r)
+{
+        if (r == NULL)
+                return;
+        for (size_t i = 0; i < r->step_count; i++)
+                free(r->steps[i].class_name);
+        for (size_t i = 0; i < r->stream_count; i++)
+                free(r->streams[i].name);
+        free(r->steps);
+        free(r->streams);
+        free(r->path);
+        free(r->backend);
+        free(r);
+}
+
+int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
+                        const char *path, tpa_error *err)
+{
+        const tpa_dist_info *d = tpa_trace_dist(tr);
+        span *comm = NULL, *comp = NULL;
+        size_t ncomm = 0, ncomp = 0;
+        tpa_rank *r;
+        int rc;
+
+        if ((rc = tpa_rank_new(&r, err)) < 0)
+                return rc;
+        r->rank = d->rank;
+        r->world_size = d->world_size;
+        if ((path != NULL && (r->path = strdup(path)) == NULL) ||
+            (d->backend[0] != '\0' && (r->backend = strdup(d->backend)) == NULL) ||
+            (r->steps = calloc(a->step_count + 1, sizeof(*r->steps))) == NULL) {
+                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                goto fail;
+        }
+        for (size_t i = 0; i < a->step_count; i++) {
+                const tpa_step *s = &a->steps[i];
+                tpa_rank_step *t = &r->steps[r->step_count++];
+
+                t->number = s->number;
+                t->step_time = s->step_time;
+                t->excluded = s->excluded;
+                if (s->class_name != NULL && (t->class_name = strdup(s->class_name)) == NULL) {
+                        rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        goto fail;
+                }
+        }
+        if ((rc = collect(&comm, &ncomm, tr, a->cpu_only, is_comm, err)) < 0 ||
+            (rc = collect(&comp, &ncomp, tr, a->cpu_only, is_comp, err)) < 0)
+                goto fail;
+        step_collectives(r, a, comm, ncomm);
+        r->comm_ns = total(comm, ncomm);
+        r->overlap_ns = intersect(comm, ncomm, comp, ncomp);
+        if ((rc = launches(r, tr, err)) < 0)
+                goto fail;
+        free(comm);
+        free(comp);
+        *out = r;
+        return 0;
+fail:
+        free(comm);
+        free(comp);
+        tpa_rank_free(r);
+        return rc;
+}

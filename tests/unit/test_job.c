@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_job.c - the job view of several ranks: the straggler and its
+ * excess on hand-made ranks (a rank that others wait for in collectives),
+ * missing and excluded steps, ranks without rank numbers, the job
+ * metrics, and the distributed object of a report read back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+
+#include "tap.h"
+
+#define MS 1000000
+
+/* A rank of `n` steps numbered from 1: busy[s] ms of its own work, then
+ * it waits in the all-reduce until `end` ms after the step start, and the
+ * all-reduce itself takes 2 ms once all are in. */
+static tpa_rank *rank_of(int64_t number, const int *busy, const int *end, size_t n)
+{
+        tpa_rank *r = NULL;
+
+        if (tpa_rank_new(&r, NULL) < 0)
+                return NULL;
+        r->rank = number;
+        r->world_size = 3;
+        r->steps = calloc(n, sizeof(*r->steps));
+        for (size_t s = 0; s < n && r->steps != NULL; s++) {
+                r->steps[s].number = (int64_t)s + 1;
+                r->steps[s].step_time = (tpa_ns)(end[s] + 2) * MS;
+                r->steps[s].collective = (tpa_ns)(end[s] - busy[s] + 2) * MS;
+                r->step_count++;
+        }
+        return r;
+}
+
+static void test_job__straggler(void)
+{
+        /* rank 2 takes 30 ms of its own in every step, the others 10-12:
+         * everyone's step ends when rank 2 joins the all-reduce */
+        static const int b0[] = { 10, 11, 12 }, b1[] = { 12, 10, 11 }, b2[] = { 30, 30, 30 };
+        static const int end[] = { 30, 30, 30 };
+        tpa_rank *r[3] = { rank_of(1, b1, end, 3), rank_of(0, b0, end, 3),
+                           rank_of(2, b2, end, 3) };
+        tpa_job *j = NULL;
+        double v;
+
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 3, NULL) == 0, "straggler: builds");
+        if (j != NULL) {
+                tap_eq(j->ranks[0].rank, 0, "ranks in rank order");
+                tap_eq((int64_t)j->step_count, 3, "three steps");
+                for (size_t s = 0; s < 3; s++) {
+                        /* busy = step time less wait = own work + 2 ms; the
+                         * median rank's own work is 12, 11, 12 ms */
+                        tpa_ns median = s == 1 ? 11 : 12;
+                        tap_eq(j->ranks[j->steps[s].straggler].rank, 2, "step %zu: rank 2", s + 1);
+                        tap_eq(j->steps[s].excess, (30 - median) * MS,
+                               "step %zu: excess over the median rank", s + 1);
+                        tap_eq(j->steps[s].busy_median, (median + 2) * MS,
+                               "step %zu: the median rank's busy time", s + 1);
+                }
+                tap_eq(j->ranks[0].wait, (tpa_ns)(20 + 19 + 18) * MS, "rank 0 waited");
+                tap_eq(j->ranks[2].wait, 0, "the straggler did not wait");
+                tap_eq((int64_t)j->ranks[2].straggler_steps, 3, "straggler in every step");
+                tap_eq(j->ranks[j->top_straggler].rank, 2, "the job's straggler");
+                v = -1;
+                tpa_job_metric(j, "straggler_excess", 16, &v);
+                ok(v > 1.285 && v < 1.286, "straggler_excess is 18/14, the median step (%g)", v);
+                ok(tpa_job_metric(j, "missing_steps", 13, &v) && v == 0, "nothing missing");
+                ok(!tpa_job_metric(j, "input_frac", 10, &v), "a run metric is no job metric");
+                ok(tpa_job_metric_is_frac("straggler_excess"), "straggler_excess is a fraction");
+        }
+        tpa_job_free(j);
+        for (int i = 0; i < 3; i++)
+                tpa_rank_free(r[i]);
+}
+
+static void test_job__missing(void)
+{
+        static const int b[] = { 10, 10, 10 }, end[] = { 10, 10, 10 };
+        tpa_rank *r[2] = { rank_of(-1, b, end, 3), rank_of(-1, b, end, 2) };
+        tpa_job *j = NULL;
+        double v;
+
+        r[0]->steps[0].excluded = true;         /* warm-up on rank 0 */
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "missing: builds");
+        if (j != NULL) {
+                ok(j->ranks_by_position, "no rank numbers: by position");
+                tap_eq((int64_t)j->step_count, 3, "steps kept by any rank");
+                tap_eq((int64_t)j->ranks[0].missing, 1, "rank 0 lacks its excluded step");
+                tap_eq((int64_t)j->ranks[1].missing, 1, "rank 1 lacks step 3");
+                tap_eq(j->cells[0 * 3 + 0], -1, "the heat map marks it");
+                tap_eq((int64_t)j->steps_with_missing, 2, "two steps with a missing rank");
+                ok(tpa_job_metric(j, "missing_steps", 13, &v) && v == 2, "missing_steps 2");
+        }
+        tpa_job_free(j);
+        ok(tpa_job_build(&j, NULL, 0, NULL) == TPA_EINVAL, "no rank: EINVAL");
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
+/* A report written by the tool reads back into the same rank. */
+static void test_job__report_roundtrip(void)
+{
+        const char *dir = getenv("TPA_TESTDATA");
+        tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = NULL;
+        tpa_rank *r = NULL, *back = NULL;
+        char path[4096], out[] = "/tmp/tpa_test_job_XXXXXX";
+        int fd;
+        FILE *fp;
+
+        snprintf(path, sizeof(path), "%s/synth_gpu_rank1.pt.trace.json.gz", dir ? dir : "testdata");
+        ok(tpa_trace_new(&tr, NULL) == 0 && tpa_read_path(tr, path, NULL, NULL) == 0,
+           "roundtrip: reads the trace");
+        tap_eq(tpa_trace_dist(tr)->rank, 1, "distributedInfo rank");
+        tap_eq(tpa_trace_dist(tr)->world_size, 4, "distributedInfo world size");
+        ok(strcmp(tpa_trace_dist(tr)->backend, "nccl") == 0, "distributedInfo backend");
+        ok(tpa_analyze(&a, tr, &ao, NULL) == 0 &&
+           tpa_rank_from_trace(&r, tr, a, "x.json.gz", NULL) == 0, "rank from trace");
+        fd = mkstemp(out);
+        fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+        ok(fp != NULL && tpa_report_json(fp, tr, a, "x.json.gz", NULL) == 0, "report written");
+        if (fp != NULL)
+                fclose(fp);
+        ok(tpa_report_load_rank(&back, out, NULL) == 0, "distributed object read back");
+        if (r != NULL && back != NULL) {
+                tap_eq(back->rank, 1, "same rank");
+                tap_eq((int64_t)back->step_count, (int64_t)r->step_count, "same steps");
+                for (size_t s = 0; s < r->step_count && s < back->step_count; s++)
+                        ok(back->steps[s].collective == r->steps[s].collective &&
+                           back->steps[s].step_time == r->steps[s].step_time &&
+                           back->steps[s].excluded == r->steps[s].excluded,
+                           "step %zu: same time and collective time", s);
+                tap_eq(back->comm_ns, r->comm_ns, "same comm time");
+                tap_eq(back->overlap_ns, r->overlap_ns, "same overlap");
+                tap_eq((int64_t)back->launch_count, (int64_t)r->launch_count, "same launches");
+                tap_eq(back->launch_delay_p90, r->launch_delay_p90, "same launch p90");
+                tap_eq((int64_t)back->stream_count, (int64_t)r->stream_count, "same streams");
+        }
+        remove(out);
+        tpa_rank_free(back);
+        tpa_rank_free(r);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
+int main(void)
+{
+        test_job__straggler();
+        test_job__missing();
+        test_job__report_roundtrip();
+        return tap_done();
+}
