@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_aggregate.c - `tfprof-analyze aggregate REPORT...`: the job view of
- * several ranks (DESIGN.md 5.6) from their JSON reports, which each rank
+ * several ranks (doc/design.md 5.6) from their JSON reports, which each rank
  * wrote where its trace lives (srun, parallel --sshlogin), so traces never
  * travel. Traces are taken too (analysed here, one at a time); the view is
  * the same either way.

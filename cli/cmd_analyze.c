@@ -86,7 +86,7 @@ static int aggregate(FILE *fp, tpa_analysis *const *runs, const char *const *nam
 }
 
 /* The job view after the per-rank reports, when the inputs are the ranks
- * of one job (DESIGN.md 5.6): --ranks, or every input, trace or saved
+ * of one job (doc/design.md 5.6): --ranks, or every input, trace or saved
  * report, says its rank and no two say the same. In place of the short
  * table in text, a last document in JSON. *shown: it was written. */
 static int job_view(FILE *fp, const cli_args *args, tpa_trace *const *traces,
@@ -181,7 +181,7 @@ int cmd_analyze(const cli_args *args)
         if (rc != 0)
                 goto done;
         /* Read. RunMetadata files are one step each: consecutive ones on the
-         * command line are several steps of one run (DESIGN.md 3), so they
+         * command line are several steps of one run (doc/design.md 3), so they
          * go into one trace, reported under the first file's name. */
         for (int i = 0; i < args->input_count; i++) {
                 const char *path = args->inputs[i];

@@ -198,7 +198,7 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         cap += run->host_count;
                 }
                 /* The hosts of one profile run are the ranks of one job
-                 * (DESIGN.md 5.6), numbered in host name order. */
+                 * (doc/design.md 5.6), numbered in host name order. */
                 if (run->host_count > 1)
                         out->args.ranks = true;
                 for (size_t h = 0; h < run->host_count; h++) {

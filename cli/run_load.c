@@ -23,8 +23,8 @@ int cli_load_rules(tpa_rules **out, const cli_args *args)
             tpa_rules_load_file(r, args->rules, args->rules_replace, &err) < 0) {
                 int rc = cli_report_error(&err, args->rules);
                 tpa_rules_free(r);
-                /* STYLE.md 10: a rule file that is missing or unreadable is
-                 * a rules problem (4) like a bad one; only out of memory is not */
+                /* a rule file that is missing or unreadable is a rules
+                 * problem (4) like a bad one; only out of memory is not */
                 return err.code == TPA_ENOMEM ? rc : EXIT_RULES;
         }
         for (int i = 0; i < args->define_count; i++) {
@@ -63,7 +63,7 @@ bool cli_is_report(const char *path)
         return tpa_report_sniff(head, n);
 }
 
-/* A run with no kept steps has nothing to compare or gate on: DESIGN.md
+/* A run with no kept steps has nothing to compare or gate on: doc/design.md
  * 5.5 makes that an error, never a pass. */
 static int refuse_empty(tpa_run **out, const char *path, const char *why)
 {

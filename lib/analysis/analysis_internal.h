@@ -167,7 +167,7 @@ typedef struct tpa_marker_list {
 } tpa_marker_list;
 
 /* The sources of step markers that are events of one kind, in the order
- * they are tried (DESIGN.md 5.1); TF group ids come between the last two. */
+ * they are tried (doc/design.md 5.1); TF group ids come between the last two. */
 enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
 
 /* The steps' tables (steps.c), from find_devices()' pass over the events:
@@ -347,7 +347,7 @@ int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 
-/* The top-op tables (top_ops.c, DESIGN.md 5.4). The metrics' pass over
+/* The top-op tables (top_ops.c, doc/design.md 5.4). The metrics' pass over
  * the events marks the events of each: those of kept steps with time in
  * them, lane by lane (a host thread, a device stream); tpa_top__tables()
  * then nests each lane's events step by step into every op's self and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * job.c - the cross-rank view of one distributed job (DESIGN.md 5.6):
+ * job.c - the cross-rank view of one distributed job (doc/design.md 5.6):
  * ranks ordered by rank number, steps aligned by step number, per step the
  * straggler and its excess over the median rank, per rank the time it
  * waited in collectives for the others, and the job metrics `check`

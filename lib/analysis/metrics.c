@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * metrics.c - the evidence of DESIGN.md 5.4 per step (device idle gaps,
+ * metrics.c - the evidence of doc/design.md 5.4 per step (device idle gaps,
  * copies, Python gaps on the driving thread, launches, what-if gains), the
  * run summary over kept steps (medians, top gaps with the host events that
  * overlapped them, copies per direction, the events of the top ops for
@@ -738,7 +738,7 @@ static size_t class_order(const tpa_rules *rules, const char *name)
 
 /* The run's breakdown, time-weighted over the kept steps: bucket time
  * over step time, so that a long step weighs as much as its time, and
- * the figures made of it (DESIGN.md 5.5). Bucket times are per kept step,
+ * the figures made of it (doc/design.md 5.5). Bucket times are per kept step,
  * on average. */
 static void run_breakdown(tpa_analysis *a)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * partition.c - the partition of step time (DESIGN.md 5.3). For each step
+ * partition.c - the partition of step time (doc/design.md 5.3). For each step
  * and device, the boundaries of the merged channel intervals that touch the
  * window are sorted and swept; each span between two boundaries goes to the
  * first bucket whose channel is active, in priority order: compute,
@@ -19,7 +19,7 @@
  * whatever runs there, and only where a thread drives the step (a step
  * marker's, or the host thread with the most framework time). A TF1
  * RunMetadata or Timeline has none: it records the executor's threads, and
- * time with no op anywhere is idle (DESIGN.md 5.3).
+ * time with no op anywhere is idle (doc/design.md 5.3).
  */
 #include <stdlib.h>
 #include <string.h>

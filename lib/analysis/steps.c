@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * steps.c - find the steps (DESIGN.md 5.1): the first source that applies
+ * steps.c - find the steps (doc/design.md 5.1): the first source that applies
  * of --step-marker, ProfilerStep#N, TF host markers, the TF2 device Steps
  * line, TF group ids, other step events; else one step for the whole
  * trace. Each window runs from its marker's start to the later of its end

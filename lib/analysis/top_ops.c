@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * top_ops.c - the top-op tables of DESIGN.md 5.4: each op's total time
+ * top_ops.c - the top-op tables of doc/design.md 5.4: each op's total time
  * (where its events cover, one nested in another of its name counted once)
  * and self time (nested ops subtracted, time that lanes share split among
  * them, so that the column sums to at most the table's base), from the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * warmup.c - which steps the summary leaves out (DESIGN.md 5.2). --warmup N
+ * warmup.c - which steps the summary leaves out (doc/design.md 5.2). --warmup N
  * excludes the first N steps. --warmup auto excludes leading steps with
  * compilation evidence (TPA_FLAG_COMPILE on an event inside the step) or
  * whose time exceeds the steady state (median of the later steps) by more

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * read.c - sniff what a stream holds and hand it to the reader for that
- * format (DESIGN.md section 3). Content decides, never the file name.
+ * format (doc/design.md section 3). Content decides, never the file name.
  */
 #include <stdio.h>
 #include <stdlib.h>

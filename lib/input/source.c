@@ -13,7 +13,7 @@
  * (bench/bare_inflate --ours); its trailer is checked here too. Any other
  * member, and zlib-wrapped data, goes to zlib.
  *
- * Threaded mode (DESIGN.md section 10: inflate | parse): a second thread
+ * Threaded mode (doc/design.md section 10: inflate | parse): a second thread
  * inflates (or reads) into a ring of SLOTS chunk buffers and the caller's
  * thread takes them in order, so inflating and the transform overlap
  * parsing. It is used for files of THREAD_MIN bytes or more, gzip or not

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * chrome_json.c - the Chrome trace JSON reader: yajl callbacks, never a
- * DOM, fed by a push parser that takes chunks of any size (DESIGN.md
+ * DOM, fed by a push parser that takes chunks of any size (doc/design.md
  * section 3). Each record is collected into one fixed struct, turned into
  * a tpa_event when its '}' arrives, and classified by dialect once the
  * whole input is read (classify.c), because names (M records) may come last.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * classify.c - the dialect tables for Chrome trace JSON (DESIGN.md section
+ * classify.c - the dialect tables for Chrome trace JSON (doc/design.md section
  * 4): which profiler wrote the trace, which processes are devices (and
  * which GPU), which threads are streams, step lines or duplicate views, and
  * each event's kind. Name patterns are matched once per distinct name and
@@ -212,8 +212,8 @@ static bool is_async_copy(const char *s, size_t len)
  * "IteratorGetNextOp::DoCompute" and, as an eager dispatch scope,
  * "EagerLocalExecute: IteratorGetNext"; all three are input (XProf's
  * HOST_WAIT_INPUT is a name prefix test after its own IsRealCpuCompute
- * filter, anchors.md 1.3). Sync: the host waits for the device, in a
- * synchronize call or a blocking copy. Launch then covers the kernel-launch
+ * filter in xprof/convert/xplane_to_step_events.cc). Sync: the host waits
+ * for the device, in a synchronize call or a blocking copy. Launch then covers the kernel-launch
  * calls, the calls that enqueue a copy or a memset, and TF's runtime scopes
  * that wrap the ops they run rather than compute themselves (XProf's
  * IsRealCpuCompute leaves out EagerExecute*, EagerLocalExecute*,
@@ -618,7 +618,7 @@ static int cmp_linked(const void *pa, const void *pb)
 }
 
 /*
- * Kineto runtime calls by the device work they started (DESIGN.md 4): a
+ * Kineto runtime calls by the device work they started (doc/design.md 4): a
  * call that carries the correlation id of device work launched it (the
  * MTIA runtime's calls, cudaMemsetAsync, cudaMemcpy2DAsync: launches,
  * whatever their name), one that carries none is setup; and a copy

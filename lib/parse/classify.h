@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * classify.h - (library-internal) the dialect tables for Chrome trace JSON
- * (DESIGN.md section 4): which profiler wrote a trace (TF2 trace viewer,
+ * (doc/design.md section 4): which profiler wrote a trace (TF2 trace viewer,
  * TF1 Timeline, Kineto, generic Chrome), process and thread roles, device
  * ordinals, and each event's kind. The reader calls the name helpers while
  * it parses and tpa_classify__chrome() once the whole input is read, since

@@ -2,7 +2,7 @@
 /*
  * pb_trim.h - (library-internal) a binary protobuf cut short, made whole:
  * the complete messages before the cut, for the readers to read as usual
- * (DESIGN.md 8: a truncated input is analysed up to where it ends).
+ * (doc/design.md 8: a truncated input is analysed up to where it ends).
  */
 #ifndef TPA_PARSE_PB_TRIM_H
 #define TPA_PARSE_PB_TRIM_H

@@ -6,8 +6,7 @@
  *
  * Devices become processes named as TF's timeline.py names them
  * ("<device> Compute"), so that the TF1 tables in parse/classify.c give a
- * RunMetadata and its Timeline JSON the same kinds (DESIGN.md 4, anchors.md
- * 2.2 and 2.3):
+ * RunMetadata and its Timeline JSON the same kinds (doc/design.md 4):
  *
  *   <dev>/stream:all, <dev>/memcpy   duplicates of the per-stream devices:
  *                                    dropped, counted in duplicates_dropped

@@ -34,7 +34,7 @@ static const char *const group_color[TPA_GROUP__COUNT] = {
 };
 
 /* The group an event's time goes to; framework ops are compute when the
- * trace has no device, host time otherwise (DESIGN.md 4). */
+ * trace has no device, host time otherwise (doc/design.md 4). */
 static tpa_group kind_group(unsigned kind, bool cpu_only)
 {
         switch (kind) {
@@ -304,7 +304,7 @@ static void op_table(FILE *fp, const char *id, const char *title, const tpa_op_s
         fputs("</table>\n", fp);
 }
 
-/* What the text report shows after the verdict, in its order (DESIGN.md 6). */
+/* What the text report shows after the verdict, in its order (doc/design.md 6). */
 static void evidence(FILE *fp, const tpa_analysis *a)
 {
         step_table(fp, a);

@@ -288,7 +288,7 @@ static int syntax_error(const char *text, size_t size, const char *what, tpa_err
                 yajl_free(h);
         }
         /* yajl's message is "lexical error: ..." plus an arrow display on
-         * later lines: keep the first line only (STYLE.md 6). */
+         * later lines: keep the first line only. */
         snprintf(msg, sizeof(msg), "%s", what[0] ? what : "invalid JSON");
         n = strcspn(msg, "\n");
         msg[n] = '\0';

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_text.c - the text report (DESIGN.md 6): what was read, the steps
+ * report_text.c - the text report (doc/design.md 6): what was read, the steps
  * found and excluded, the verdict, the per-step table, top idle gaps,
  * copies, host gaps and top ops. Plain text, at most 100 columns, and
  * deterministic: it only formats what the analysis computed.
@@ -342,7 +342,7 @@ void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                            const char *path, bool color)
 {
-        /* the verdict first, what was read last (DESIGN.md 6) */
+        /* the verdict first, what was read last (doc/design.md 6) */
         fprintf(fp, "%s: %s, dialect %s\n", path, tpa_format_name(tpa_trace_format(tr)),
                 tpa_dialect_name(tpa_trace_dialect(tr)));
         if (a->step_count == 0) {

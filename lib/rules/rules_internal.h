@@ -9,7 +9,7 @@
 
 #include <tpa/rules.h>
 
-/* Caps on what a rule file controls (STYLE.md 5). */
+/* Caps on what a rule file controls. */
 #define TPA_RULES_MAX_BYTES   (1u << 20)  /* one rule file or expression */
 #define TPA_RULES_MAX_DEPTH   64          /* parentheses, calls, 'not', unary '-' */
 #define TPA_RULES_MAX_HEIGHT  256         /* expression tree height */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_invariants.c - what must hold of the verdict on every trace of the
- * corpus, tuned for or not (DESIGN.md 5.3, 5.5; issue 20's acceptance):
+ * corpus, tuned for or not (doc/design.md 5.3, 5.5; issue 20's acceptance):
  *   - no step and no run is compute-bound while its device computes less
  *     than 30% of the time;
  *   - the run's class is the class of the most kept-step time;

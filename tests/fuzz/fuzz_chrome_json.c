@@ -6,7 +6,7 @@
  * contracts checked). Then, for plain input, the push parser is fed the
  * same bytes whole and in chunks of 1..64 bytes: the events, the warnings
  * and the error (code and offset) must not depend on where the bytes were
- * cut (chrome_json.h promises it; STYLE.md 8). Then gzip'd and read with
+ * cut (chrome_json.h promises it). Then gzip'd and read with
  * and without an inflating thread (with one, the events array's records
  * are read side by side on two threads): the same again. Last, the input
  * as each record of an events array long enough to be cut into segments

@@ -482,7 +482,7 @@ static void test_analysis__kineto_framework(void)
 /* A TF1 Session.run on CPU (the shape of testdata/tf1_timeline.json: 45
  * small ops on one executor thread, 2-5 us apart, ~300 us a step). A TF1
  * trace records no thread that drives the step (no Python thread), so it
- * has no python bucket and the gaps between ops are idle (DESIGN.md 5.3),
+ * has no python bucket and the gaps between ops are idle (doc/design.md 5.3),
  * with no Python-gap finding. Ten 5 us ops 2 us apart: compute 50 of 68
  * us, idle 18 us. */
 static void test_analysis__tf1_executor_gaps(void)

@@ -44,7 +44,7 @@ typedef struct fixture {
  *   DataLoader, union of CPU ops 95.3% and 34.1%.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
- *   that time is idle (DESIGN.md 5.3), and the ops make it compute-bound;
+ *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
  *   the unexplained_idle finding says the trace may miss a thread.
  */
 static const fixture fixtures[] = {

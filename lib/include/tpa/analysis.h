@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/analysis.h - per-step analysis of a trace (DESIGN.md section 5):
+ * tpa/analysis.h - per-step analysis of a trace (doc/design.md section 5):
  * steps and their windows, warm-up exclusion, the partition of step time
  * into buckets, idle gaps, copies, host gaps, top ops, what-if gains, and
  * the classes and findings the rules give for each step and for the run.
@@ -35,7 +35,7 @@ typedef struct tpa_analysis_options {
 #define TPA_ANALYSIS_THREADED_EVENTS 100000
 #define TPA_ANALYSIS_OPTIONS_INIT { .step_marker = NULL, .warmup = -1, .rules = NULL, .top_n = 0 }
 
-/* The leaf buckets of the partition (DESIGN.md 5.3), in priority order.
+/* The leaf buckets of the partition (doc/design.md 5.3), in priority order.
  * Transfer is H2D..P2P, sync is HOST_WAIT..COLLECTIVE, host is
  * LAUNCH..HOST_COMPUTE: every kind of host overhead while the device
  * idles (on a CPU-only trace framework ops are the compute, and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/check.h - the outcome of a CI gate (DESIGN.md 7: check): one entry
+ * tpa/check.h - the outcome of a CI gate (doc/design.md 7: check): one entry
  * per condition, as the command line evaluated it, for the reports to
  * write (tpa_report_check_text() and its twins in tpa/report.h).
  */

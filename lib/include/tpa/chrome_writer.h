@@ -2,7 +2,7 @@
 /*
  * tpa/chrome_writer.h - write traces as Chrome trace JSON that
  * chrome://tracing and Perfetto load, and that tpa_read_path() reads back
- * into the same events (convert, merge; DESIGN.md 7):
+ * into the same events (convert, merge; doc/design.md 7):
  *
  *   {"displayTimeUnit":"ns","traceEvents":[ M process/thread names,
  *    X events with ts/dur in us printed exactly from ns, args ]}

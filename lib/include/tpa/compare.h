@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/compare.h - two runs side by side (DESIGN.md 7: diff and check).
+ * tpa/compare.h - two runs side by side (doc/design.md 7: diff and check).
  * A tpa_run is the part of an analysis that comparing needs: the kept
  * steps (time, group fractions, class), the run's medians and class, the
  * top ops and the run metrics. It comes from a fresh analysis

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/job.h - several ranks of one distributed job (DESIGN.md 5.6).
+ * tpa/job.h - several ranks of one distributed job (doc/design.md 5.6).
  *
  * A tpa_rank is what the cross-rank view needs from one rank: its place in
  * the job, its steps (time, collective time, class) and its communication

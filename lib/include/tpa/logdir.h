@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/logdir.h - TensorBoard logdirs (DESIGN.md 3): the profile runs under
+ * tpa/logdir.h - TensorBoard logdirs (doc/design.md 3): the profile runs under
  * <logdir>/.../plugins/profile/<run>/ and, in each, one trace file per host.
  *
  * A host with both <host>.xplane.pb and <host>.trace.json.gz gets the

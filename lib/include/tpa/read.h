@@ -2,7 +2,7 @@
 /*
  * tpa/read.h - readers: bytes from a file or stdin (gzip inflated as a
  * stream), sniffed and parsed by the reader for their format into a
- * tpa_trace (DESIGN.md section 3).
+ * tpa_trace (doc/design.md section 3).
  */
 #ifndef TPA_READ_H
 #define TPA_READ_H

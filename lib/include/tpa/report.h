@@ -18,7 +18,7 @@
  * threads, events by kind, time span, parse health. */
 void tpa_report_read_summary(FILE *fp, const tpa_trace *tr, const char *path);
 
-/* The text report of one analysed trace (DESIGN.md 6): what was read, steps
+/* The text report of one analysed trace (doc/design.md 6): what was read, steps
  * found and excluded, the verdict, per-step table, top idle gaps, copies,
  * host gaps, top ops. At most 100 columns, deterministic. */
 void tpa_report_text(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path);
@@ -97,7 +97,7 @@ int  tpa_report_check_json(FILE *fp, const tpa_check *checks, size_t n, const ch
 void tpa_report_check_markdown(FILE *fp, const tpa_check *checks, size_t n,
                                const char *new_path);
 
-/* ---- several ranks of one job (report_job*.c, DESIGN.md 5.6) ---- */
+/* ---- several ranks of one job (report_job*.c, doc/design.md 5.6) ---- */
 
 /* The schema of the job document `aggregate --format json` writes. */
 #define TPA_JOB_SCHEMA "tfprof-analyze/job/v1"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/rules.h - the rule engine (DESIGN.md 5.5): named thresholds, classes
+ * tpa/rules.h - the rule engine (doc/design.md 5.5): named thresholds, classes
  * (first match wins) and findings with message templates, written in a small
  * expression language over the metric names of doc/metrics.md. The language
  * is described in doc/rules.md.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpa/trace.h - the event model (DESIGN.md section 4): processes, threads
+ * tpa/trace.h - the event model (doc/design.md section 4): processes, threads
  * (tracks), compact events, interned strings, sparse per-event extras, and
  * the parse-health record. A tpa_trace owns everything reachable from it;
  * pointers it hands out stay valid until the next call that adds to it or

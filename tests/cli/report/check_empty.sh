@@ -1,5 +1,5 @@
 # A run with no steps has nothing to gate on: an error (exit 3) that says
-# why, never "ok" (DESIGN.md 5.5), as NEW or as the baseline.
+# why, never "ok" (doc/design.md 5.5), as NEW or as the baseline.
 cd "$TPA_TMP" || exit 99
 printf '{"traceEvents":[]}' > empty.json
 tfprof-analyze check empty.json --fail-if 'input_frac > 20%'
