@@ -521,6 +521,12 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         if (!fl->has[t])        /* no write: a line the parts share */
                                 fl->has[t] = true;
                         tpa_ext__device(&ext, e);
+                } else if (t >= 0 && e->kind == TPA_KIND_ANNOTATION) {
+                        /* a device seen only by its annotations (CUPTI's
+                         * range profiler records no kernel): a device that
+                         * did no work we can see, not a CPU-only trace */
+                        if (!fl->has[t])
+                                fl->has[t] = true;
                 } else if (t == TRACK_HOST) {
                         tpa_ext__host(&ext, e);
                         if (e->kind != TPA_KIND_INPUT)

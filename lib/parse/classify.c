@@ -361,7 +361,8 @@ static bool is_device_cat(const char *s, size_t len)
 {
         return eq(s, len, "kernel") || eq(s, len, "gpu_memcpy") || eq(s, len, "gpu_memset") ||
                eq(s, len, "Kernel") || eq(s, len, "Memcpy") || eq(s, len, "Memset") ||
-               eq(s, len, "gpu_user_annotation") || eq(s, len, "mtia_ccp_events");
+               eq(s, len, "gpu_user_annotation") || eq(s, len, "mtia_ccp_events") ||
+               eq(s, len, "cuda_profiler_range");
 }
 
 /*
