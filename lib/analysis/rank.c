@@ -320,12 +320,10 @@ void tpa_rank_free(tpa_rank *r)
         free(r);
 }
 
-int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
+int tpa_rank_from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
                         const char *path, tpa_error *err)
 {
         const tpa_dist_info *d = tpa_trace_dist(tr);
-        span *comm = NULL, *comp = NULL;
-        size_t ncomm = 0, ncomp = 0;
         tpa_rank *r;
         int rc;
 
@@ -351,6 +349,23 @@ int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis 
                         goto fail;
                 }
         }
+        *out = r;
+        return 0;
+fail:
+        tpa_rank_free(r);
+        return rc;
+}
+
+int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
+                        const char *path, tpa_error *err)
+{
+        span *comm = NULL, *comp = NULL;
+        size_t ncomm = 0, ncomp = 0;
+        tpa_rank *r;
+        int rc;
+
+        if ((rc = tpa_rank_from_steps(&r, tr, a, path, err)) < 0)
+                return rc;
         if ((rc = collect(&comm, &ncomm, tr, a->cpu_only, is_comm, err)) < 0 ||
             (rc = collect(&comp, &ncomp, tr, a->cpu_only, is_comp, err)) < 0)
                 goto fail;
