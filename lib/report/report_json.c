@@ -5,7 +5,10 @@
  * order, integer nanoseconds with the unit in the key, fractions as plain
  * numbers. Written with report_util's JSON writer (yajl_gen's beautified
  * layout, byte for byte); it only formats what the analysis computed, and
- * the same input always gives the same bytes.
+ * the same input always gives the same bytes. Also the cross-rank figures:
+ * the `distributed` object each rank's report carries (what `aggregate`
+ * needs, right after `tool` so that a reader can stop there), and the job
+ * document of `aggregate --format json` (schema "tfprof-analyze/job/v1").
  */
 #include <math.h>
 #include <pthread.h>
@@ -100,10 +103,18 @@ static void kv_b(jw *w, const char *k, bool v)
         key(w, k);
         tpa_report__jw_raw(w->g, v ? "true" : "false", v ? 4 : 5);
 }
+/* A value that is unknown when negative. */
+static void kv_i_or_null(jw *w, const char *k, int64_t v)
+{
+        key(w, k);
+        if (v < 0)
+                null(w);
+        else
+                num_i(w, v);
+}
 static void obj(jw *w) { tpa_report__jw_open(w->g, '{'); }
-static void obj_end(jw *w) { tpa_report__jw_close(w->g); }
 static void arr(jw *w) { tpa_report__jw_open(w->g, '['); }
-static void arr_end(jw *w) { tpa_report__jw_close(w->g); }
+static void end(jw *w) { tpa_report__jw_close(w->g); }       /* the innermost */
 
 static const char *const severity_names[] = { "info", "warning", "error" };
 
@@ -120,9 +131,9 @@ static void findings(jw *w, const tpa_finding *f, size_t n)
                         num_d(w, f[i].gain_frac);
                 else
                         null(w);
-                obj_end(w);
+                end(w);
         }
-        arr_end(w);
+        end(w);
 }
 
 /* Threads that hold events: device streams first, then host threads, then
@@ -143,7 +154,7 @@ static void tracks(jw *w, const tpa_trace *tr, const uint64_t *count)
         arr(w);
         if (count == NULL) {
                 w->oom = true;
-                arr_end(w);
+                end(w);
                 return;
         }
         for (size_t o = 0; o < sizeof(order); o++) {
@@ -173,10 +184,10 @@ static void tracks(jw *w, const tpa_trace *tr, const uint64_t *count)
                         else
                                 null(w);
                         kv_u(w, "events", count[t]);
-                        obj_end(w);
+                        end(w);
                 }
         }
-        arr_end(w);
+        end(w);
 }
 
 static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
@@ -199,7 +210,7 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
         obj(w);
         for (int k = 0; k < TPA_KIND__COUNT; k++)
                 kv_u(w, tpa_kind_name((tpa_kind)k), ec.by_kind[k]);
-        obj_end(w);
+        end(w);
         kv_i(w, "start_ns", ec.span ? ec.start : 0);
         kv_i(w, "end_ns", ec.span ? ec.end : 0);
         kv_i(w, "span_ns", ec.span ? ec.end - ec.start : 0);
@@ -219,7 +230,7 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
                 if (h->by_phase[c] > 0 && c > ' ' && c < 127)
                         kv_u(w, k, h->by_phase[c]);
         }
-        obj_end(w);
+        end(w);
         kv_u(w, "unknown_phase", h->unknown_phase);
         kv_u(w, "unmatched_begin", h->unmatched_begin);
         kv_u(w, "unmatched_end", h->unmatched_end);
@@ -239,11 +250,11 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
                 kv_str(w, "message", wa->msg);
                 kv_u(w, "count", wa->count);
                 kv_u(w, "first_offset", wa->first_offset);
-                obj_end(w);
+                end(w);
         }
-        arr_end(w);
-        obj_end(w);
-        obj_end(w);
+        end(w);
+        end(w);
+        end(w);
 }
 
 static void group_fracs(jw *w, const double *frac_by_bucket)
@@ -255,7 +266,7 @@ static void group_fracs(jw *w, const double *frac_by_bucket)
         obj(w);
         for (int i = 0; i < TPA_GROUP__COUNT; i++)
                 kv_d(w, tpa_group_name((tpa_group)i), g[i]);
-        obj_end(w);
+        end(w);
 }
 
 static void section_summary(jw *w, const tpa_analysis *a)
@@ -284,19 +295,19 @@ static void section_summary(jw *w, const tpa_analysis *a)
                 kv_str(w, "name", a->classes[i].name);
                 kv_u(w, "steps", a->classes[i].count);
                 kv_i(w, "time_ns", a->classes[i].time);
-                obj_end(w);
+                end(w);
         }
-        arr_end(w);
+        end(w);
         key(w, "group_frac");
         obj(w);
         for (int g = 0; g < TPA_GROUP__COUNT; g++)
                 kv_d(w, tpa_group_name((tpa_group)g), a->run_group_frac[g]);
-        obj_end(w);
+        end(w);
         key(w, "bucket_frac");
         obj(w);
         for (int b = 0; b < TPA_BUCKET__COUNT; b++)
                 kv_d(w, tpa_bucket_name((tpa_bucket)b), a->run_frac[b]);
-        obj_end(w);
+        end(w);
         key(w, "what_if");
         arr(w);
         for (int g = 1; g < TPA_GROUP__COUNT; g++) {
@@ -305,12 +316,12 @@ static void section_summary(jw *w, const tpa_analysis *a)
                 kv_d(w, "gain_frac", a->gain_frac[g]);
                 kv_i(w, "step_time_ns", (tpa_ns)llround((double)a->step_time_median *
                                                          (1.0 - a->gain_frac[g])));
-                obj_end(w);
+                end(w);
         }
-        arr_end(w);
+        end(w);
         key(w, "findings");
         findings(w, a->findings, a->finding_count);
-        obj_end(w);
+        end(w);
 }
 
 /* The objects of steps [lo, hi), items of the "steps" array. */
@@ -332,17 +343,17 @@ static void step_items(jw *w, const tpa_analysis *a, size_t lo, size_t hi)
                 obj(w);
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
                         kv_i(w, tpa_bucket_name((tpa_bucket)b), s->bucket_ns[b]);
-                obj_end(w);
+                end(w);
                 key(w, "bucket_frac");
                 obj(w);
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
                         kv_d(w, tpa_bucket_name((tpa_bucket)b), s->frac[b]);
-                obj_end(w);
+                end(w);
                 kv_str(w, "slowest_device", a->device_count > 1 && s->slowest_device >= 0
                        ? a->device_names[s->slowest_device] : NULL);
                 key(w, "findings");
                 findings(w, s->findings, s->finding_count);
-                obj_end(w);
+                end(w);
         }
 }
 
@@ -457,7 +468,7 @@ static void section_steps(jw *w, const tpa_analysis *a)
         arr(w);
         if (!a->threaded || a->step_count <= 2 * STEP_CHUNK || !steps_in_two(w, a))
                 step_items(w, a, 0, a->step_count);
-        arr_end(w);
+        end(w);
 }
 
 static void section_gaps(jw *w, const tpa_analysis *a)
@@ -485,13 +496,13 @@ static void section_gaps(jw *w, const tpa_analysis *a)
                         kv_str(w, "name", g->host[k].name);
                         kv_i(w, "overlap_ns", g->host[k].overlap);
                         kv_d(w, "frac", g->host[k].frac);
-                        obj_end(w);
+                        end(w);
                 }
-                arr_end(w);
-                obj_end(w);
+                end(w);
+                end(w);
         }
-        arr_end(w);
-        obj_end(w);
+        end(w);
+        end(w);
 }
 
 static void section_copies(jw *w, const tpa_analysis *a)
@@ -512,9 +523,9 @@ static void section_copies(jw *w, const tpa_analysis *a)
                 kv_i(w, "exposed_ns", c->exposed);
                 kv_d(w, "exposed_frac", c->exposed_frac);
                 kv_u(w, "small_count", c->small);
-                obj_end(w);
+                end(w);
         }
-        obj_end(w);
+        end(w);
 }
 
 static void ops(jw *w, const char *k, const tpa_op_stat *o, size_t n)
@@ -530,9 +541,9 @@ static void ops(jw *w, const char *k, const tpa_op_stat *o, size_t n)
                 kv_i(w, "self_ns", o[i].self);
                 kv_d(w, "self_frac", o[i].self_frac);
                 kv_i(w, "total_ns", o[i].time);
-                obj_end(w);
+                end(w);
         }
-        arr_end(w);
+        end(w);
 }
 
 int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const char *path,
@@ -566,7 +577,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         obj(&w);
         kv_str(&w, "name", "tfprof-analyze");
         kv_str(&w, "version", tpa_version());
-        obj_end(&w);
+        end(&w);
         key(&w, "distributed");
         tpa_report__json_rank(w.g, rank, &w.oom);
         section_input(&w, tr, a, path);
@@ -574,7 +585,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         arr(&w);
         for (size_t d = 0; d < a->device_count; d++)
                 str(&w, a->device_names[d]);
-        arr_end(&w);
+        end(&w);
         kv_b(&w, "cpu_only", a->cpu_only);
         key(&w, "thresholds");
         obj(&w);
@@ -582,7 +593,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         kv_i(&w, "host_gap_min_ns", a->host_gap_min);
         kv_i(&w, "small_copy_max_bytes", a->small_copy_max);
         kv_d(&w, "warmup_ratio", a->warmup_ratio);
-        obj_end(&w);
+        end(&w);
         kv_str(&w, "step_source", a->step_source);
         kv_str(&w, "step_note", a->step_note[0] != '\0' ? a->step_note : NULL);
         kv_b(&w, "no_step_markers", a->no_markers);
@@ -599,23 +610,208 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         kv_d(&w, "frac", a->host_gap_frac);
         kv_i(&w, "median_ns", a->host_gap_median);
         kv_d(&w, "per_ms", a->host_gap_per_ms);
-        obj_end(&w);
+        end(&w);
         key(&w, "top_ops");
         obj(&w);
         ops(&w, "device", a->device_ops, a->device_op_count);
         ops(&w, "host_exposed", a->host_ops, a->host_op_count);
-        obj_end(&w);
+        end(&w);
         key(&w, "metrics");
         obj(&w);
         for (size_t i = 0; i < run->metric_count; i++)
                 kv_d(&w, run->metrics[i].name, run->metrics[i].value);
-        obj_end(&w);
-        obj_end(&w);
+        end(&w);
+        end(&w);
         w.oom |= w.g->oom;      /* a chunk of steps lost bytes */
         tpa_report__jw_free(w.g);
         free(w.buf);
         tpa_run_free(run);
         tpa_rank_free(rank);
+        if (w.oom)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return 0;
+}
+
+/* ---- the cross-rank figures (design.md 5.6) ----------------------------- */
+
+void tpa_report__json_rank(tpa_json_writer *g, const tpa_rank *r, bool *oom)
+{
+        jw w = { .g = g };
+
+        obj(&w);
+        kv_i_or_null(&w, "rank", r->rank);
+        kv_i_or_null(&w, "world_size", r->world_size);
+        kv_str(&w, "backend", r->backend);
+        kv_str(&w, "path", r->path);
+        kv_i(&w, "comm_ns", r->comm_ns);
+        kv_i(&w, "overlap_ns", r->overlap_ns);
+        key(&w, "launch");
+        if (r->launch_count == 0) {
+                null(&w);
+        } else {
+                obj(&w);
+                kv_u(&w, "count", r->launch_count);
+                kv_i(&w, "delay_median_ns", r->launch_delay_median);
+                kv_i(&w, "delay_p90_ns", r->launch_delay_p90);
+                kv_i(&w, "delay_max_ns", r->launch_delay_max);
+                end(&w);
+        }
+        key(&w, "streams");
+        arr(&w);
+        for (size_t i = 0; i < r->stream_count; i++) {
+                obj(&w);
+                kv_str(&w, "name", r->streams[i].name);
+                kv_d(&w, "queue_mean", r->streams[i].queue_mean);
+                kv_i(&w, "queue_max", r->streams[i].queue_max);
+                end(&w);
+        }
+        end(&w);
+        key(&w, "steps");
+        arr(&w);
+        for (size_t i = 0; i < r->step_count; i++) {
+                const tpa_rank_step *s = &r->steps[i];
+                obj(&w);
+                kv_i(&w, "number", s->number);
+                kv_i(&w, "step_time_ns", s->step_time);
+                kv_i(&w, "collective_ns", s->collective);
+                kv_b(&w, "excluded", s->excluded);
+                kv_str(&w, "class", s->class_name);
+                end(&w);
+        }
+        end(&w);
+        end(&w);
+        *oom |= w.oom;
+        free(w.buf);
+}
+
+static void job_steps(jw *w, const tpa_job *j)
+{
+        key(w, "steps");
+        arr(w);
+        for (size_t s = 0; s < j->step_count; s++) {
+                const tpa_job_step *st = &j->steps[s];
+                obj(w);
+                kv_i(w, "number", st->number);
+                kv_u(w, "ranks", st->ranks);
+                kv_u(w, "missing", st->missing);
+                kv_i(w, "step_time_max_ns", st->step_time_max);
+                kv_i(w, "busy_median_ns", st->busy_median);
+                kv_d(w, "spread", st->spread);
+                key(w, "straggler");
+                obj(w);
+                kv_i(w, "rank", j->ranks[st->straggler].rank);
+                kv_i(w, "excess_ns", st->excess);
+                kv_d(w, "excess_frac", st->excess_frac);
+                kv_str(w, "class", st->straggler_class);
+                end(w);
+                key(w, "step_time_ns");
+                arr(w);
+                for (size_t r = 0; r < j->rank_count; r++) {
+                        tpa_ns v = j->cells[r * j->step_count + s];
+                        if (v < 0)
+                                null(w);
+                        else
+                                tpa_report__jw_int(w->g, v);
+                }
+                end(w);
+                end(w);
+        }
+        end(w);
+}
+
+static void job_ranks(jw *w, const tpa_job *j)
+{
+        key(w, "ranks");
+        arr(w);
+        for (size_t i = 0; i < j->rank_count; i++) {
+                const tpa_job_rank *jr = &j->ranks[i];
+                const tpa_rank *r = jr->r;
+                obj(w);
+                kv_i(w, "rank", jr->rank);
+                kv_str(w, "path", r->path);
+                kv_u(w, "steps", jr->steps);
+                kv_u(w, "missing_steps", jr->missing);
+                kv_u(w, "straggler_steps", jr->straggler_steps);
+                kv_i(w, "step_time_ns", jr->step_time);
+                kv_i(w, "collective_ns", jr->collective);
+                kv_i(w, "wait_ns", jr->wait);
+                kv_d(w, "wait_frac", jr->wait_frac);
+                key(w, "comm_overlap_frac");
+                if (jr->overlap_frac < 0)
+                        null(w);
+                else
+                        num_d(w, jr->overlap_frac);
+                key(w, "launch_delay");
+                if (r->launch_count == 0) {
+                        null(w);
+                } else {
+                        obj(w);
+                        kv_u(w, "count", r->launch_count);
+                        kv_i(w, "median_ns", r->launch_delay_median);
+                        kv_i(w, "p90_ns", r->launch_delay_p90);
+                        kv_i(w, "max_ns", r->launch_delay_max);
+                        end(w);
+                }
+                key(w, "queues");
+                arr(w);
+                for (size_t k = 0; k < r->stream_count; k++) {
+                        obj(w);
+                        kv_str(w, "stream", r->streams[k].name);
+                        kv_d(w, "mean", r->streams[k].queue_mean);
+                        kv_i(w, "max", r->streams[k].queue_max);
+                        end(w);
+                }
+                end(w);
+                end(w);
+        }
+        end(w);
+}
+
+int tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err)
+{
+        jw w = { .g = tpa_report__jw_new(fp) };
+
+        if (w.g == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        obj(&w);
+        kv_str(&w, "schema", TPA_JOB_SCHEMA);
+        key(&w, "tool");
+        obj(&w);
+        kv_str(&w, "name", "tfprof-analyze");
+        kv_str(&w, "version", tpa_version());
+        end(&w);
+        key(&w, "job");
+        obj(&w);
+        kv_u(&w, "rank_count", j->rank_count);
+        kv_i_or_null(&w, "world_size", j->world_size);
+        kv_b(&w, "ranks_by_position", j->ranks_by_position);
+        kv_u(&w, "step_count", j->step_count);
+        kv_u(&w, "steps_with_missing", j->steps_with_missing);
+        key(&w, "summary");
+        obj(&w);
+        kv_i(&w, "top_straggler", j->ranks[j->top_straggler].rank);
+        kv_u(&w, "top_straggler_steps", j->top_straggler_steps);
+        kv_i(&w, "excess_median_ns", j->excess_median);
+        kv_d(&w, "excess_frac_median", j->excess_frac_median);
+        kv_d(&w, "excess_frac_max", j->excess_frac_max);
+        kv_d(&w, "spread_median", j->spread_median);
+        end(&w);
+        job_steps(&w, j);
+        job_ranks(&w, j);
+        key(&w, "metrics");
+        obj(&w);
+        for (size_t m = 0; m < tpa_job_metric_count(); m++) {
+                const char *name = tpa_job_metric_name(m);
+                double v = 0;
+                tpa_job_metric(j, name, strlen(name), &v);
+                kv_d(&w, name, v);
+        }
+        end(&w);
+        end(&w);
+        end(&w);
+        w.oom |= w.g->oom;
+        tpa_report__jw_free(w.g);
+        free(w.buf);
         if (w.oom)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
         return 0;

@@ -134,7 +134,7 @@ void tpa_report__census_free(tpa_report_census *c);
 void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                               const char *path);
 
-/* The `distributed` object of a rank's report (report_job_json.c); sets
+/* The `distributed` object of a rank's report (report_json.c); sets
  * *oom when a string could not be repaired for lack of memory. */
 void tpa_report__json_rank(tpa_json_writer *g, const tpa_rank *r, bool *oom);
 
