@@ -120,6 +120,23 @@ static int write_checks(FILE *fp, const cli_args *args, const tpa_check *checks,
         return EXIT_OK;
 }
 
+/* The checks' report to -o (or stdout), then the exit status: 1 when one
+ * tripped. */
+static int emit_checks(const cli_args *args, const tpa_check *checks, size_t n, bool tripped)
+{
+        cli_out out;
+        int rc;
+
+        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
+                return rc;
+        if ((rc = write_checks(out.fp, args, checks, n)) != EXIT_OK) {
+                cli_out_discard(&out);
+                return rc;
+        }
+        rc = cli_out_commit(&out);
+        return rc == EXIT_OK && tripped ? EXIT_GATE : rc;
+}
+
 /* check of a job: several inputs (or --ranks) are the ranks of one job,
  * reports or traces, and each --fail-if is evaluated over the job metrics
  * (doc/metrics.md): `--fail-if 'straggler_excess > 10%'`. */
@@ -130,7 +147,6 @@ static int check_job(const cli_args *args)
         tpa_check *checks = NULL;
         cli_job j = { 0 };
         bool tripped = false;
-        cli_out out;
         int rc;
 
         if (args->baseline_count + args->fail_on_count > 0 || args->fail_if_count == 0) {
@@ -170,15 +186,7 @@ static int check_job(const cli_args *args)
                 tripped |= k->tripped;
                 expr_metrics(k, rules, tpa_job_metric_fn, j.job);
         }
-        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
-                goto done;
-        if ((rc = write_checks(out.fp, args, checks, (size_t)args->fail_if_count)) != EXIT_OK) {
-                cli_out_discard(&out);
-                goto done;
-        }
-        rc = cli_out_commit(&out);
-        if (rc == EXIT_OK && tripped)
-                rc = EXIT_GATE;
+        rc = emit_checks(args, checks, (size_t)args->fail_if_count, tripped);
 done:
         free(checks);
         cli_job_free(&j);
@@ -197,7 +205,6 @@ int cmd_check(const cli_args *args)
         double max = DEFAULT_MAX_REGRESSION, v;
         size_t n = 0;
         bool tripped = false;
-        cli_out out;
         int rc;
 
         if (args->input_count > 1 || args->ranks)
@@ -295,15 +302,7 @@ int cmd_check(const cli_args *args)
         }
         for (size_t i = 0; i < n; i++)
                 tripped |= checks[i].tripped;
-        if ((rc = cli_out_begin(&out, args->output)) != EXIT_OK)
-                goto done;
-        if ((rc = write_checks(out.fp, args, checks, n)) != EXIT_OK) {
-                cli_out_discard(&out);
-                goto done;
-        }
-        rc = cli_out_commit(&out);
-        if (rc == EXIT_OK && tripped)
-                rc = EXIT_GATE;
+        rc = emit_checks(args, checks, n, tripped);
 done:
         free(checks);
         for (int i = 0; i < CLI_BASELINE_MAX; i++) {

@@ -48,7 +48,7 @@
 
 /* Ring of inflated chunks: small enough that a chunk is still in the
  * shared cache when the parser reads it, enough of them that the inflater
- * rarely waits (bench/README.md has the measurements). */
+ * rarely waits (the measurements are in the commit that set them). */
 #define SLOT_SIZE (256u * 1024u)
 #define SLOTS     8u
 /* Below this size (compressed, for gzip) a file is read on the caller's

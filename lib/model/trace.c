@@ -110,7 +110,7 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *er
 
 /* Eight bytes at a time: every kernel event interns its name, and TF/CUDA
  * kernel names run to hundreds of bytes (Eigen templates), where FNV-1a's one
- * multiply per byte made tpa_trace_intern ~4% of reading (bench/README.md). */
+ * multiply per byte made tpa_trace_intern a noticeable part of reading. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
         const uint64_t k = 0x9e3779b97f4a7c15ull;
