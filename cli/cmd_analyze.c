@@ -122,6 +122,79 @@ static int job_view(FILE *fp, const cli_args *args, tpa_trace *const *traces,
         return rc;
 }
 
+/* The reports of cmd_analyze, one slot each: an input, or a part of a
+ * merged one. */
+struct slots {
+        tpa_trace    **traces;
+        tpa_analysis **runs;
+        tpa_run      **saved;   /* a saved report, in place of a trace */
+        const char   **names;   /* what each report is called */
+        char         **labels;  /* names made here, owned */
+        int           *joined;  /* RunMetadata files read into each trace */
+        size_t         cap;
+};
+
+static bool slots_grow(struct slots *s, size_t need)
+{
+        size_t old = s->cap;
+        void *p;
+
+        if (need <= old)
+                return true;
+#define GROW(a) do {                                                            \
+                if ((p = realloc(s->a, need * sizeof(*s->a))) == NULL)          \
+                        return false;                                           \
+                s->a = p;                                                       \
+                memset(s->a + old, 0, (need - old) * sizeof(*s->a));            \
+        } while (0)
+        GROW(traces);
+        GROW(runs);
+        GROW(saved);
+        GROW(names);
+        GROW(labels);
+        GROW(joined);
+#undef GROW
+        s->cap = need;
+        return true;
+}
+
+/* A file `merge` wrote is reported as its inputs were (doc/design.md 5.6):
+ * each part analysed alone, "FILE (INPUT)", then the job view when the
+ * parts are ranks. `tr` is taken over. The slots from *n on, `more` of
+ * them kept for the inputs still to read. */
+static int add_parts(struct slots *s, int *n, tpa_trace *tr, const char *path, size_t more)
+{
+        size_t k = tpa_trace_input_count(tr);
+        tpa_error err = TPA_ERROR_INIT;
+        int rc = EXIT_OK;
+
+        if (!slots_grow(s, (size_t)*n + k + more)) {
+                tpa_trace_free(tr);
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        for (size_t i = 0; i < k && rc == EXIT_OK; i++) {
+                const tpa_input_info *in = tpa_trace_input(tr, i);
+                const char *what = tpa_trace_str(tr, in->name);
+                size_t len = strlen(path) + strlen(what) + 4;
+                char *label = malloc(len);
+
+                if (label == NULL) {
+                        cli_errorf("out of memory");
+                        rc = EXIT_INTERNAL;
+                        break;
+                }
+                snprintf(label, len, "%s (%s)", path, what);
+                s->labels[*n] = label;
+                s->names[*n] = label;
+                if (tpa_trace_split_input(tr, i, &s->traces[*n], &err) < 0)
+                        rc = cli_report_error(&err, path);
+                (*n)++;
+        }
+        tpa_trace_free(tr);
+        return rc;
+}
+
 /* The traces and their analyses outlive the command: the process ends
  * after it, and freeing them block by block is work the system does at
  * once on exit (speed, bench/: 0.015-0.02 s of the run at 1 GB). Held
@@ -136,12 +209,7 @@ int cmd_analyze(const cli_args *args)
         tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
         tpa_rules *rules = NULL;
-        tpa_trace **traces = NULL;
-        tpa_analysis **runs = NULL;
-        tpa_run **saved = NULL;         /* a saved report, in place of a trace */
-        const char **names = NULL;      /* what each report is called */
-        char **labels = NULL;           /* names we made, owned */
-        int *joined = NULL;             /* RunMetadata files read into each trace */
+        struct slots s = { 0 };
         cli_out out;
         bool job_shown;
         int rc, n = 0;
@@ -165,14 +233,7 @@ int cmd_analyze(const cli_args *args)
         ao.rules = rules;
         ao.top_n = args->top;
         ao.keep_spans = args->format != NULL && strcmp(args->format, "html") == 0;
-        traces = calloc((size_t)args->input_count, sizeof(*traces));
-        runs = calloc((size_t)args->input_count, sizeof(*runs));
-        names = calloc((size_t)args->input_count, sizeof(*names));
-        joined = calloc((size_t)args->input_count, sizeof(*joined));
-        labels = calloc((size_t)args->input_count, sizeof(*labels));
-        saved = calloc((size_t)args->input_count, sizeof(*saved));
-        if (traces == NULL || runs == NULL || names == NULL || joined == NULL ||
-            labels == NULL || saved == NULL) {
+        if (!slots_grow(&s, (size_t)args->input_count)) {
                 cli_errorf("out of memory");
                 rc = EXIT_INTERNAL;
                 goto done;
@@ -190,11 +251,11 @@ int cmd_analyze(const cli_args *args)
                 if (strcmp(path, "-") != 0 && cli_is_report(path)) {
                         /* Our own JSON report: shown again, not read as
                          * a trace of no events. */
-                        if (tpa_report_load(&saved[n], path, &err) < 0) {
+                        if (tpa_report_load(&s.saved[n], path, &err) < 0) {
                                 rc = cli_report_error(&err, path);
                                 break;
                         }
-                        names[n++] = path;
+                        s.names[n++] = path;
                         continue;
                 }
                 if (tpa_trace_new(&tr, &err) < 0) {
@@ -218,41 +279,47 @@ int cmd_analyze(const cli_args *args)
                         break;
                 }
                 cli_print_warnings(tr, path);
-                if (n > 0 && is_run_metadata(tr) && is_run_metadata(traces[n - 1])) {
+                if (n > 0 && is_run_metadata(tr) && is_run_metadata(s.traces[n - 1])) {
                         tpa_trace_free(tr);
-                        rc = tpa_read_path(traces[n - 1], path, &ro, &err);
+                        rc = tpa_read_path(s.traces[n - 1], path, &ro, &err);
                         if (rc < 0) {
                                 rc = cli_report_error(&err, path);
                                 break;
                         }
-                        joined[n - 1]++;
+                        s.joined[n - 1]++;
                         continue;
                 }
-                traces[n] = tr;
-                names[n] = path;
+                if (tpa_trace_input_count(tr) > 1) {
+                        rc = add_parts(&s, &n, tr, path, (size_t)(args->input_count - i - 1));
+                        if (rc != EXIT_OK)
+                                break;
+                        continue;
+                }
+                s.traces[n] = tr;
+                s.names[n] = path;
                 n++;
         }
         for (int i = 0; rc == EXIT_OK && i < n; i++) {
-                const char *path = names[i];
+                const char *path = s.names[i];
                 char label[1024];
 
-                if (saved[i] != NULL) {
+                if (s.saved[i] != NULL) {
                         if (i > 0)
                                 fputc('\n', out.fp);
-                        rc = cli_render_saved(out.fp, args, saved[i], path);
+                        rc = cli_render_saved(out.fp, args, s.saved[i], path);
                         continue;
                 }
-                if (joined[i] > 0) {
+                if (s.joined[i] > 0) {
                         snprintf(label, sizeof(label), "%s (+%d more RunMetadata files)",
-                                 path, joined[i]);
-                        names[i] = path = label_copy(&labels[i], label);
+                                 path, s.joined[i]);
+                        s.names[i] = path = label_copy(&s.labels[i], label);
                         if (path == NULL) {
                                 cli_errorf("out of memory");
                                 rc = EXIT_INTERNAL;
                                 break;
                         }
                 }
-                if (tpa_analyze(&runs[i], traces[i], &ao, &err) < 0) {
+                if (tpa_analyze(&s.runs[i], s.traces[i], &ao, &err) < 0) {
                         if (err.code == TPA_EINVAL) {
                                 cli_errorf("%s", err.msg);
                                 fprintf(stderr, "Try 'tfprof-analyze --help' for more "
@@ -264,40 +331,40 @@ int cmd_analyze(const cli_args *args)
                         }
                         break;
                 }
-                cli_print_step_note(runs[i], path);
+                cli_print_step_note(s.runs[i], path);
                 if (i > 0)
                         fputc('\n', out.fp);
-                rc = cli_render(out.fp, args, traces[i], runs[i], path);
+                rc = cli_render(out.fp, args, s.traces[i], s.runs[i], path);
         }
         if (rc != EXIT_OK) {
                 cli_out_discard(&out);
                 goto done;
         }
-        if ((rc = job_view(out.fp, args, traces, runs, names, (size_t)n, &job_shown)) !=
+        if ((rc = job_view(out.fp, args, s.traces, s.runs, s.names, (size_t)n, &job_shown)) !=
             EXIT_OK) {
                 cli_out_discard(&out);
                 goto done;
         }
         if (!job_shown && n > 1 && cli_render_is_text(args) &&
-                   (rc = aggregate(out.fp, runs, names, (size_t)n)) != EXIT_OK) {
+                   (rc = aggregate(out.fp, s.runs, s.names, (size_t)n)) != EXIT_OK) {
                 cli_out_discard(&out);
                 goto done;
         }
         rc = cli_out_commit(&out);
         if (rc == EXIT_OK && args->fail_on_severity != NULL)
-                rc = gate(args->fail_on_severity, (const tpa_analysis *const *)runs,
-                          (const tpa_run *const *)saved, (size_t)n);
+                rc = gate(args->fail_on_severity, (const tpa_analysis *const *)s.runs,
+                          (const tpa_run *const *)s.saved, (size_t)n);
 done:
-        for (int i = 0; saved != NULL && i < n; i++)
-                tpa_run_free(saved[i]);
-        free(saved);
-        for (int i = 0; labels != NULL && i < n; i++)
-                free(labels[i]);
-        kept_traces = traces;
-        kept_runs = runs;
-        free(names);
-        free(joined);
-        free(labels);
+        for (int i = 0; s.saved != NULL && i < n; i++)
+                tpa_run_free(s.saved[i]);
+        free(s.saved);
+        for (int i = 0; s.labels != NULL && i < n; i++)
+                free(s.labels[i]);
+        kept_traces = s.traces;
+        kept_runs = s.runs;
+        free(s.names);
+        free(s.joined);
+        free(s.labels);
         tpa_rules_free(rules);
         return rc;
 }

@@ -86,6 +86,8 @@ struct tpa_trace {
         tpa_dialect       dialect;
         tpa_runtime       runtime;
         tpa_dist_info     dist;
+        tpa_input_info   *inputs;       /* a merged file's inputs, by index */
+        size_t            input_count, input_cap;
         tpa_health        health;
         tpa_warning      *warnings;
         size_t            warning_count, warning_cap;
@@ -168,6 +170,7 @@ void tpa_trace_free(tpa_trace *tr)
         free(tr->aux_first);
         free(tr->aux_keys);
         free(tr->warnings);
+        free(tr->inputs);
         free(tr);
 }
 
@@ -731,6 +734,187 @@ void tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
 {
         tr->format = f;
         tr->dialect = d;
+}
+
+/* ---- merged inputs ------------------------------------------------------ */
+
+int tpa_trace_set_input(tpa_trace *tr, uint32_t process, uint32_t index,
+                        const tpa_input_info *in, tpa_error *err)
+{
+        if (index >= TPA_TRACK_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT, "too many merged inputs");
+        if (index >= tr->input_count) {
+                if (grow((void **)&tr->inputs, &tr->input_cap, (size_t)index + 1,
+                         sizeof(*tr->inputs), err) < 0)
+                        return TPA_ENOMEM;
+                for (size_t i = tr->input_count; i <= index; i++)
+                        tr->inputs[i] = (tpa_input_info){ .name = TPA_STR_EMPTY,
+                                                          .dist = TPA_DIST_INFO_INIT };
+                tr->input_count = (size_t)index + 1;
+        }
+        if (tr->inputs[index].name == TPA_STR_EMPTY)
+                tr->inputs[index] = *in;
+        tr->procs[process].input = index + 1;
+        return 0;
+}
+
+size_t tpa_trace_input_count(const tpa_trace *tr) { return tr->input_count; }
+
+const tpa_input_info *tpa_trace_input(const tpa_trace *tr, size_t index)
+{
+        return index < tr->input_count ? &tr->inputs[index] : NULL;
+}
+
+/* Strings of `from` interned into `to` as they are met; map[id] is the id
+ * in `to` + 1, 0 until then. */
+static int copy_str(tpa_trace *to, const tpa_trace *from, uint32_t *map, tpa_str id,
+                    tpa_str *out, tpa_error *err)
+{
+        if (map[id] == 0) {
+                if (tpa_trace_intern(to, out, from->str_ptr[id], from->str_len[id], err) < 0)
+                        return TPA_ENOMEM;
+                map[id] = *out + 1;
+        }
+        *out = map[id] - 1;
+        return 0;
+}
+
+static int copy_id(tpa_trace *to, const tpa_trace *from, uint32_t *map, tpa_id id,
+                   tpa_id *out, tpa_error *err)
+{
+        *out = id;
+        return id.str == TPA_STR_EMPTY ? 0 : copy_str(to, from, map, id.str, &out->str, err);
+}
+
+/* The extras of old event `i`, now event `at` of `to`: the entries of `aux`
+ * and `aux2` are in (event, key) order, so each cursor walks its array once
+ * over the whole split. */
+static int copy_aux(tpa_trace *to, const tpa_trace *from, uint32_t *map, size_t i, size_t at,
+                    size_t cur[2], tpa_error *err)
+{
+        const struct aux_entry *arr[2] = { from->aux, from->aux2 };
+        size_t count[2] = { from->aux_count, from->aux2_count };
+
+        for (int k = 0; k < 2; k++) {
+                for (; cur[k] < count[k] && AUX_EVENT(&arr[k][cur[k]]) <= i; cur[k]++) {
+                        const struct aux_entry *e = &arr[k][cur[k]];
+                        int64_t v = e->value;
+                        tpa_str s;
+
+                        if (AUX_EVENT(e) < i)
+                                continue;       /* an event of another input */
+                        if ((AUX_KEY(e) == TPA_AUX_OP || AUX_KEY(e) == TPA_AUX_CAT) &&
+                            v > 0 && (size_t)v < from->str_count) {
+                                if (copy_str(to, from, map, (tpa_str)v, &s, err) < 0)
+                                        return TPA_ENOMEM;
+                                v = s;
+                        }
+                        if (tpa_trace_set_aux(to, at, AUX_KEY(e), v, err) < 0)
+                                return TPA_ENOMEM;
+                }
+        }
+        return 0;
+}
+
+static int split_into(tpa_trace *to, const tpa_trace *from, size_t index, uint32_t *str_map,
+                      uint32_t *proc_map, uint32_t *thread_map, tpa_error *err)
+{
+        size_t cur[2] = { 0, 0 };
+
+        to->format = from->format;
+        to->dialect = from->dialect;
+        to->runtime = from->runtime;
+        to->dist = from->inputs[index].dist;
+        for (size_t i = 0; i < from->proc_count; i++) {
+                const tpa_process *p = &from->procs[i];
+                tpa_process *q;
+                tpa_id pid;
+                uint32_t n;
+
+                if (p->input != index + 1)
+                        continue;
+                if (copy_id(to, from, str_map, p->pid, &pid, err) < 0 ||
+                    tpa_trace_get_process(to, &n, pid, err) < 0)
+                        return err->code;
+                q = &to->procs[n];
+                if (copy_str(to, from, str_map, p->name, &q->name, err) < 0 ||
+                    copy_str(to, from, str_map, p->label, &q->label, err) < 0)
+                        return TPA_ENOMEM;
+                q->sort_index = p->sort_index;
+                q->device = p->device;
+                q->role = p->role;
+                proc_map[i] = n + 1;
+        }
+        for (size_t i = 0; i < from->thread_count; i++) {
+                const tpa_thread *t = &from->threads[i];
+                tpa_thread *u;
+                tpa_id tid;
+                uint32_t n;
+
+                if (proc_map[t->process] == 0)
+                        continue;
+                if (copy_id(to, from, str_map, t->tid, &tid, err) < 0 ||
+                    tpa_trace_get_thread(to, &n, proc_map[t->process] - 1, tid, err) < 0)
+                        return err->code;
+                u = &to->threads[n];
+                if (copy_str(to, from, str_map, t->name, &u->name, err) < 0)
+                        return TPA_ENOMEM;
+                u->sort_index = t->sort_index;
+                u->role = t->role;
+                thread_map[i] = n + 1;
+        }
+        for (size_t i = 0; i < from->event_count; i++) {
+                tpa_event ev = from->events[i];
+                size_t at;
+
+                if (thread_map[ev.track] == 0)
+                        continue;
+                ev.track = thread_map[ev.track] - 1;
+                if (copy_str(to, from, str_map, ev.name, &ev.name, err) < 0 ||
+                    tpa_trace_add_event(to, &ev, &at, err) < 0 ||
+                    copy_aux(to, from, str_map, i, at, cur, err) < 0)
+                        return err->code;
+        }
+        to->health = from->health;
+        to->health.events_kept = to->event_count;
+        for (size_t i = 0; i < from->warning_count; i++) {
+                if (grow((void **)&to->warnings, &to->warning_cap, i + 1,
+                         sizeof(*to->warnings), err) < 0)
+                        return TPA_ENOMEM;
+                to->warnings[i] = from->warnings[i];
+                if (copy_str(to, from, str_map, from->warnings[i].file,
+                             &to->warnings[i].file, err) < 0)
+                        return TPA_ENOMEM;
+                to->warning_count = i + 1;
+        }
+        return 0;
+}
+
+int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
+                          tpa_error *err)
+{
+        uint32_t *str_map = calloc(tr->str_count, sizeof(*str_map));
+        uint32_t *proc_map = calloc(tr->proc_count + 1, sizeof(*proc_map));
+        uint32_t *thread_map = calloc(tr->thread_count + 1, sizeof(*thread_map));
+        tpa_trace *part = NULL;
+        int rc;
+
+        *out = NULL;
+        if (index >= tr->input_count)
+                rc = tpa_error_setf(err, TPA_EINVAL, "no merged input %zu", index);
+        else if (str_map == NULL || proc_map == NULL || thread_map == NULL)
+                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        else if ((rc = tpa_trace_new(&part, err)) == 0)
+                rc = split_into(part, tr, index, str_map, proc_map, thread_map, err);
+        free(str_map);
+        free(proc_map);
+        free(thread_map);
+        if (rc < 0) {
+                tpa_trace_free(part);
+                return rc;
+        }
+        *out = part;
+        return 0;
 }
 
 tpa_health *tpa_trace_health(tpa_trace *tr) { return &tr->health; }

@@ -57,9 +57,12 @@ enum key {
         /* args */
         A_NAME, A_LABELS, A_SORT_INDEX, A_GROUP_ID, A_STEP_NUM, A_CORR,
         A_MEMCPY_DETAILS, A_BYTES, A_ANNOTATION, A_TF_FUNCTION_CALL,
+        A_RANK, A_WORLD_SIZE, A_BACKEND,        /* a merged input's (tpa_input) */
 };
 
-/* A growable byte buffer for arg strings kept until the record ends. */
+/* A growable byte buffer for arg strings kept until the record ends; a
+ * record has ARG_BUFS of them (name, labels, op, backend). */
+#define ARG_BUFS 4
 struct sbuf {
         char  *data;
         size_t len, cap;
@@ -133,7 +136,8 @@ struct record {
         uint64_t dur_offset;
         /* args */
         bool     has_sort_index, has_group, has_step, has_corr, has_bytes, compile;
-        int64_t  sort_index, step;
+        bool     has_rank, has_world_size;
+        int64_t  sort_index, step, rank, world_size;
         uint64_t group, corr, bytes;
 };
 
@@ -190,7 +194,7 @@ struct tpa_chrome_parser {
         uint32_t           ev_depth;    /* depth inside the event's map */
         enum key           key;
         struct record      rec;
-        struct sbuf        arg_name, arg_labels, arg_op;
+        struct sbuf        arg_name, arg_labels, arg_op, arg_backend;
         tpa_classify_hints hints;
         size_t             first_event;
 
@@ -570,6 +574,7 @@ static enum key args_key(const char *k, size_t len)
         switch (len) {
         case 4:
                 if (memcmp(k, "name", 4) == 0) return A_NAME;
+                if (memcmp(k, "rank", 4) == 0) return A_RANK;
                 break;
         case 5:
                 if (memcmp(k, "bytes", 5) == 0) return A_BYTES;
@@ -577,6 +582,9 @@ static enum key args_key(const char *k, size_t len)
                 break;
         case 6:
                 if (memcmp(k, "labels", 6) == 0) return A_LABELS;
+                break;
+        case 7:
+                if (memcmp(k, "backend", 7) == 0) return A_BACKEND;
                 break;
         case 8:
                 if (memcmp(k, "group_id", 8) == 0) return A_GROUP_ID;
@@ -589,6 +597,7 @@ static enum key args_key(const char *k, size_t len)
         case 10:
                 if (memcmp(k, "sort_index", 10) == 0) return A_SORT_INDEX;
                 if (memcmp(k, "annotation", 10) == 0) return A_ANNOTATION;
+                if (memcmp(k, "world_size", 10) == 0) return A_WORLD_SIZE;
                 break;
         case 11:
                 if (memcmp(k, "correlation", 11) == 0) return A_CORR;
@@ -717,6 +726,12 @@ static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quote
         case A_SORT_INDEX:
                 r->has_sort_index = parse_i64(s, len, &r->sort_index);
                 break;
+        case A_RANK:
+                r->has_rank = parse_i64(s, len, &r->rank);
+                break;
+        case A_WORLD_SIZE:
+                r->has_world_size = parse_i64(s, len, &r->world_size);
+                break;
         case A_GROUP_ID:
                 r->has_group = parse_u64(s, len, &r->group);
                 break;
@@ -789,6 +804,8 @@ static int on_string(void *ctx, const unsigned char *us, size_t len)
                 return sbuf_set(p, &p->arg_name, s, len);
         case A_LABELS:
                 return sbuf_set(p, &p->arg_labels, s, len);
+        case A_BACKEND:
+                return sbuf_set(p, &p->arg_backend, s, len);
         case A_ANNOTATION:
                 return sbuf_set(p, &p->arg_op, s, tpa_classify__op_prefix(s, len));
         case A_TF_FUNCTION_CALL:
@@ -812,6 +829,8 @@ static int on_string(void *ctx, const unsigned char *us, size_t len)
         case A_STEP_NUM:
         case A_CORR:
         case A_BYTES:
+        case A_RANK:
+        case A_WORLD_SIZE:
                 return on_scalar(p, s, len, true);
         default:
                 return 1;
@@ -886,6 +905,7 @@ static int on_start_map(void *ctx)
                 memset(&p->rec, 0, sizeof(p->rec));
                 p->rec.offset = offset_now(p) - 1;
                 p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
+                p->arg_backend.set = false;
                 p->coll_strs.len = 0;
                 p->coll_n = 0;
                 p->in_event = true;
@@ -982,6 +1002,33 @@ static bool is_dup_process(const tpa_chrome_parser *p, uint32_t proc)
         return proc < p->dup_cap && p->dup[proc];
 }
 
+/* A file `merge` wrote marks each process with the input it came from:
+ * {"ph":"M","pid":P,"name":"tpa_input","args":{"name":INPUT,"sort_index":
+ * INDEX,"rank":R,"world_size":W,"backend":B}}, the last three when the
+ * input said them (chrome_writer.c). */
+static int merged_input(tpa_chrome_parser *p, uint32_t proc)
+{
+        struct record *r = &p->rec;
+        tpa_input_info in = { .dist = TPA_DIST_INFO_INIT };
+        size_t len = p->arg_backend.len;
+        tpa_error e = TPA_ERROR_INIT;
+
+        if (!intern(p, &in.name, p->arg_name.data, p->arg_name.len))
+                return 0;
+        if (r->has_rank && r->rank >= 0)
+                in.dist.rank = r->rank;
+        if (r->has_world_size && r->world_size >= 0)
+                in.dist.world_size = r->world_size;
+        if (p->arg_backend.set) {
+                len = len < sizeof(in.dist.backend) - 1 ? len : sizeof(in.dist.backend) - 1;
+                memcpy(in.dist.backend, p->arg_backend.data, len);
+                in.dist.backend[len] = '\0';
+        }
+        if (tpa_trace_set_input(p->tr, proc, (uint32_t)r->sort_index, &in, &e) < 0)
+                return fail_code(p, &e);
+        return 1;
+}
+
 static int metadata(tpa_chrome_parser *p)
 {
         struct record *r = &p->rec;
@@ -1008,6 +1055,10 @@ static int metadata(tpa_chrome_parser *p)
                 if (!intern(p, &s, p->arg_labels.data, p->arg_labels.len))
                         return 0;
                 tpa_trace_process(p->tr, proc)->label = s;
+        } else if (wlen == 9 && memcmp(what, "tpa_input", 9) == 0 && p->arg_name.set &&
+                   r->has_sort_index && r->sort_index >= 0 && r->sort_index < TPA_TRACK_MAX) {
+                if (!merged_input(p, proc))
+                        return 0;
         } else if (wlen == 18 && memcmp(what, "process_sort_index", 18) == 0 &&
                    r->has_sort_index) {
                 tpa_trace_process(p->tr, proc)->sort_index = r->sort_index;
@@ -1263,6 +1314,7 @@ void tpa_chrome_parser_free(tpa_chrome_parser *p)
         free(p->arg_name.data);
         free(p->arg_labels.data);
         free(p->arg_op.data);
+        free(p->arg_backend.data);
         free(p->coll_strs.data);
         free(p->scan_buf.data);
         free(p->cats);
@@ -2169,12 +2221,13 @@ static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t
  * the strings to intern. */
 static int collect_record(tpa_chrome_parser *p)
 {
-        const struct sbuf *args[3] = { &p->arg_name, &p->arg_labels, &p->arg_op };
+        const struct sbuf *args[ARG_BUFS] = { &p->arg_name, &p->arg_labels, &p->arg_op,
+                                              &p->arg_backend };
         struct sbuf *o = p->coll;
         size_t need = sizeof(p->rec) + 1 + sizeof(p->coll_n) + p->coll_strs.len;
         unsigned char flags = 0, *q;
 
-        for (unsigned k = 0; k < 3; k++) {
+        for (unsigned k = 0; k < ARG_BUFS; k++) {
                 if (args[k]->set) {
                         flags |= (unsigned char)(1u << k);
                         need += sizeof(size_t) + args[k]->len;
@@ -2189,7 +2242,7 @@ static int collect_record(tpa_chrome_parser *p)
         memcpy(q, &p->rec, sizeof(p->rec));
         q += sizeof(p->rec);
         *q++ = flags;
-        for (unsigned k = 0; k < 3; k++) {
+        for (unsigned k = 0; k < ARG_BUFS; k++) {
                 if (args[k]->set) {
                         memcpy(q, &args[k]->len, sizeof(size_t));
                         q += sizeof(size_t);
@@ -2600,7 +2653,8 @@ static void *worker_main(void *arg)
 static int add_collected(tpa_chrome_parser *p, const struct sbuf *o)
 {
         const unsigned char *q = (const unsigned char *)o->data, *end = q + o->len;
-        struct sbuf *args[3] = { &p->arg_name, &p->arg_labels, &p->arg_op };
+        struct sbuf *args[ARG_BUFS] = { &p->arg_name, &p->arg_labels, &p->arg_op,
+                                        &p->arg_backend };
         tpa_str ids[RECORD_STRS + 1];
 
         ids[0] = TPA_STR_EMPTY;
@@ -2612,7 +2666,7 @@ static int add_collected(tpa_chrome_parser *p, const struct sbuf *o)
                 memcpy(&r, q, sizeof(r));
                 q += sizeof(r);
                 flags = *q++;
-                for (unsigned k = 0; k < 3; k++) {
+                for (unsigned k = 0; k < ARG_BUFS; k++) {
                         size_t len;
                         args[k]->set = false;
                         if (!(flags & (1u << k)))

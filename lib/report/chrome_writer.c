@@ -41,6 +41,7 @@ struct tpa_chrome_writer {
         char     zbuf[BUF_SIZE];
         size_t   len;
         int64_t  next_pid;
+        uint32_t next_input;    /* merged: inputs of earlier traces end here */
         uint64_t corr_base;     /* merged: ids of earlier inputs end here */
         uint64_t group_base;
         bool     first;         /* no record written yet */
@@ -329,13 +330,49 @@ static void put_meta(tpa_chrome_writer *w, const struct ids *c, const char *what
         puts_(w, "\":");
 }
 
+/* Merged, which input process `i` came from (tpa_trace_input): the input
+ * `label` names, or, for a trace that is itself a merge, the input it
+ * says, numbered after those of the traces before it. So the reader can
+ * take the merge apart again (tpa_trace_split_input). */
+static void put_input(tpa_chrome_writer *w, const struct ids *c, uint32_t i)
+{
+        const tpa_process *p = tpa_trace_process_c(c->tr, i);
+        const tpa_input_info *in = p->input != 0 ? tpa_trace_input(c->tr, p->input - 1) : NULL;
+        const tpa_dist_info *d = in != NULL ? &in->dist : tpa_trace_dist(c->tr);
+
+        if (in == NULL && c->label == NULL)
+                return;
+        put_meta(w, c, "tpa_input", i, NULL, "name");
+        if (in != NULL)
+                put_str(w, tpa_trace_str(c->tr, in->name), tpa_trace_str_len(c->tr, in->name));
+        else
+                put_str(w, c->label, strlen(c->label));
+        puts_(w, ",\"sort_index\":");
+        put_i64(w, (int64_t)w->next_input + (in != NULL ? (int64_t)p->input - 1 : 0));
+        if (d->rank >= 0) {
+                puts_(w, ",\"rank\":");
+                put_i64(w, d->rank);
+        }
+        if (d->world_size >= 0) {
+                puts_(w, ",\"world_size\":");
+                put_i64(w, d->world_size);
+        }
+        if (d->backend[0] != '\0') {
+                puts_(w, ",\"backend\":");
+                put_str(w, d->backend, strlen(d->backend));
+        }
+        puts_(w, "}}");
+}
+
 /* Kineto tells kinds by 'cat', not by name: write the category each kind
  * reads back as (parse/classify.c). Other dialects go by names alone. An
- * annotation on a host thread is a user_annotation: gpu_user_annotation
- * is device work's category, and would make its thread a stream. */
+ * annotation or a collective (gloo's) on a host thread is a
+ * user_annotation: gpu_user_annotation and kernel are device work's
+ * categories, and would make its thread a stream. */
 static const char *kineto_cat(unsigned kind, const tpa_thread *t)
 {
-        if (kind == TPA_KIND_ANNOTATION && t->role == TPA_TRACK_HOST)
+        if ((kind == TPA_KIND_ANNOTATION || kind == TPA_KIND_COLLECTIVE) &&
+            t->role == TPA_TRACK_HOST)
                 return "user_annotation";
         switch (kind) {
         case TPA_KIND_KERNEL:
@@ -404,6 +441,7 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                 /* merged inputs stay in groups, in input order */
                 put_i64(w, label == NULL && p->sort_index != 0 ? p->sort_index : base + i);
                 puts_(w, "}}");
+                put_input(w, &c, i);
         }
         for (uint32_t i = 0; i < nt; i++) {
                 const tpa_thread *t = tpa_trace_thread_c(tr, i);
@@ -471,6 +509,10 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                 puts_(w, any ? "}}" : "}");
         }
         w->next_pid = base + (int64_t)np;
+        if (tpa_trace_input_count(tr) > 0)
+                w->next_input += (uint32_t)tpa_trace_input_count(tr);
+        else if (label != NULL)
+                w->next_input++;
         for (uint32_t i = 0; label == NULL && i < np; i++) {
                 const tpa_process *p = tpa_trace_process_c(tr, i);
                 if (p->pid.str == TPA_STR_EMPTY && p->pid.num >= w->next_pid &&

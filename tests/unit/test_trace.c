@@ -206,6 +206,93 @@ static void test_trace__warnings(void)
         tpa_trace_free(tr);
 }
 
+/* A merged trace of two inputs, interleaved event by event, taken apart:
+ * each part holds its input's processes, threads, events in read order,
+ * extras (string-valued ones re-interned) and dist info, and nothing of
+ * the other's. */
+static void test_trace__split_input(void)
+{
+        tpa_trace *tr, *part[2] = { NULL, NULL };
+        uint32_t proc[2], thread[2];
+        tpa_str in_name[2], op[2], ev_name;
+        int bad = 0;
+
+        tpa_trace_new(&tr, NULL);
+        tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, TPA_DIALECT_KINETO);
+        tpa_trace_intern(tr, &ev_name, "shared", 6, NULL);
+        for (int k = 0; k < 2; k++) {
+                char s[16];
+                tpa_input_info in = { .dist = TPA_DIST_INFO_INIT };
+                int n = snprintf(s, sizeof(s), "rank%d.json", k);
+
+                tpa_trace_intern(tr, &in_name[k], s, (size_t)n, NULL);
+                n = snprintf(s, sizeof(s), "op-of-%d", k);
+                tpa_trace_intern(tr, &op[k], s, (size_t)n, NULL);
+                in.name = in_name[k];
+                in.dist.rank = k;
+                in.dist.world_size = 2;
+                tpa_trace_get_process(tr, &proc[k], (tpa_id){ .num = 10 + k }, NULL);
+                tpa_trace_get_thread(tr, &thread[k], proc[k], (tpa_id){ .num = 7 }, NULL);
+                tpa_trace_process(tr, proc[k])->device = k;
+                ok(tpa_trace_set_input(tr, proc[k], (uint32_t)k, &in, NULL) == 0,
+                   "test_trace__split_input: mark input %d", k);
+        }
+        for (int i = 0; i < 1000; i++) {
+                tpa_event ev = { .ts = i, .dur = 1, .name = ev_name, .track = thread[i % 2],
+                                 .kind = TPA_KIND_KERNEL, .corr = (uint32_t)i };
+                size_t at;
+
+                tpa_trace_add_event(tr, &ev, &at, NULL);
+                if (i % 3 == 0)
+                        tpa_trace_set_aux(tr, at, TPA_AUX_BYTES, i, NULL);
+                if (i % 5 == 0)
+                        tpa_trace_set_aux(tr, at, TPA_AUX_OP, op[i % 2], NULL);
+        }
+        tpa_trace_set_aux(tr, 4, TPA_AUX_STEP_NUM, 44, NULL);  /* out of order */
+        tap_eq((int64_t)tpa_trace_input_count(tr), 2, "test_trace__split_input: inputs");
+        for (int k = 0; k < 2; k++) {
+                const tpa_event *ev;
+                int64_t v;
+
+                ok(tpa_trace_split_input(tr, (size_t)k, &part[k], NULL) == 0,
+                   "test_trace__split_input: split %d", k);
+                tap_eq((int64_t)tpa_trace_event_count(part[k]), 500,
+                       "test_trace__split_input: part %d's events", k);
+                tap_eq((int64_t)tpa_trace_process_count(part[k]), 1,
+                       "test_trace__split_input: part %d's process", k);
+                tap_eq(tpa_trace_dist(part[k])->rank, k, "test_trace__split_input: rank %d", k);
+                tap_eq(tpa_trace_process_c(part[k], 0)->device, k,
+                       "test_trace__split_input: device kept");
+                ok(tpa_trace_input_count(part[k]) == 0 &&
+                   tpa_trace_process_c(part[k], 0)->input == 0,
+                   "test_trace__split_input: a part is no merge");
+                ok(tpa_trace_dialect(part[k]) == TPA_DIALECT_KINETO,
+                   "test_trace__split_input: dialect kept");
+                ev = tpa_trace_events(part[k]);
+                for (int j = 0; j < 500; j++) {
+                        int i = 2 * j + k;
+                        bad += ev[j].ts != i || ev[j].corr != (uint32_t)i ||
+                               strcmp(tpa_trace_str(part[k], ev[j].name), "shared") != 0;
+                        bad += tpa_trace_get_aux(part[k], (size_t)j, TPA_AUX_BYTES, &v) !=
+                               (i % 3 == 0) || (i % 3 == 0 && v != i);
+                        if (tpa_trace_get_aux(part[k], (size_t)j, TPA_AUX_OP, &v) !=
+                            (i % 5 == 0))
+                                bad++;
+                        else if (i % 5 == 0)
+                                bad += strcmp(tpa_trace_str(part[k], (tpa_str)v),
+                                              tpa_trace_str(tr, op[k])) != 0;
+                }
+        }
+        tap_eq(bad, 0, "test_trace__split_input: events and extras as they were");
+        ok(tpa_trace_get_aux(part[0], 2, TPA_AUX_STEP_NUM, &(int64_t){ 0 }),
+           "test_trace__split_input: an extra set out of order follows its event");
+        tpa_trace_free(part[0]);
+        ok(tpa_trace_split_input(tr, 2, &part[0], NULL) < 0 && part[0] == NULL,
+           "test_trace__split_input: no such input");
+        tpa_trace_free(part[1]);
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_trace__intern();
@@ -214,5 +301,6 @@ int main(void)
         test_trace__events_aux();
         test_trace__aux_walks();
         test_trace__warnings();
+        test_trace__split_input();
         return tap_done();
 }

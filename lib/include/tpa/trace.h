@@ -104,6 +104,8 @@ typedef struct tpa_process {
         tpa_str  label;         /* process_labels, or a GPU model */
         int64_t  sort_index;
         int32_t  device;        /* device ordinal (GPU:N) or -1 */
+        uint32_t input;         /* in a merged file, 1 + the index of the input it
+                                 * came from (tpa_trace_input); 0: not merged */
         uint8_t  role;          /* tpa_proc_role */
 } tpa_process;
 
@@ -245,6 +247,28 @@ typedef struct tpa_dist_info {
  * field decides it. */
 const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr);
 tpa_dist_info       *tpa_trace_dist_mut(tpa_trace *tr);
+
+/* A file written by `merge` holds several inputs, each process marked with
+ * the input it came from: the input's name as merge was given it, and where
+ * that input sat in a distributed job. */
+typedef struct tpa_input_info {
+        tpa_str       name;
+        tpa_dist_info dist;
+} tpa_input_info;
+/* Mark process `process` as input `index`'s; the first name and dist info
+ * given for an index are kept. TPA_ELIMIT past TPA_TRACK_MAX inputs. */
+int tpa_trace_set_input(tpa_trace *tr, uint32_t process, uint32_t index,
+                        const tpa_input_info *in, tpa_error *err);
+/* 0 for a trace that is no merge; else 1 + the highest index marked. */
+size_t                tpa_trace_input_count(const tpa_trace *tr);
+const tpa_input_info *tpa_trace_input(const tpa_trace *tr, size_t index);
+/* Input `index` of a merged trace as a trace of its own in *out: its
+ * processes, threads and events (in read order, with their extras), its
+ * dist info; format, dialect and runtime as the whole; the whole file's
+ * health and warnings, but for the events kept. So a part analyses as the
+ * input did before it was merged. */
+int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
+                          tpa_error *err);
 
 /* Parse health, filled by readers. */
 tpa_health       *tpa_trace_health(tpa_trace *tr);

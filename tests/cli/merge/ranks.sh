@@ -1,23 +1,30 @@
-# two ranks of one job (tools/make_fixtures_dist.py): one process group per
-# input, each rank's ProfilerStep#N markers in its own group, and the merged
-# report's steps (--format json) against each rank's own: step N of the job
-# spans rank 0's and rank 1's step N (from the earlier start, or where step
-# N-1 ends, to the later end)
+# two ranks of one job (tools/make_fixtures_dist.py) merged into one file:
+# one process group per input, each marked with the input it came from
+# (tpa_input: name, index, rank). Analysed, the merged file is reported as
+# its inputs were: each part alone, then the job view; each rank's steps
+# in the merged report (--format json, one document per part) equal that
+# rank's own, to the nanosecond, and so do its breakdown and class.
 r0=dist_rank0.pt.trace.json.gz r1=dist_rank1.pt.trace.json.gz
 tfprof-analyze merge $r0 $r1 -o "$TPA_TMP/m.json" || exit
-grep -o '"pid":[0-9]*,"name":"process_labels","args":{"labels":"[^"]*"' "$TPA_TMP/m.json"
-grep -o '"pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,"dur":[0-9.]*,"name":"ProfilerStep#[0-9]*"' \
-        "$TPA_TMP/m.json" | sed 's/"ts".*"name"://'
-# one line per step: number start_ns end_ns step_time_ns
+grep -o '"pid":[0-9]*,"name":"tpa_input","args":{[^}]*}' "$TPA_TMP/m.json"
+grep -c '"pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,"dur":[0-9.]*,"name":"ProfilerStep#[0-9]*"' \
+        "$TPA_TMP/m.json"
+# per document: number start_ns end_ns step_time_ns class of every step,
+# then the run's breakdown
 steps() {
-        tfprof-analyze --format json "$1" | sed -n '/^  "steps": \[/,/^  \]/p' |
-                grep -E '^      "(number|start_ns|end_ns|step_time_ns)": ' | sed 's/.*: //; s/,$//' |
-                paste -d' ' - - - -
+        tfprof-analyze --format json "$@" |
+                sed -n '/^  "steps": \[/,/^  \]/p; /^  "summary": {/,/^  }/p' |
+                grep -E '^      "(number|start_ns|end_ns|step_time_ns|class)": |^    "(class|[a-z_]*_frac)": ' |
+                sed 's/,$//'
 }
-steps $r0 >"$TPA_TMP/r0" && steps $r1 >"$TPA_TMP/r1" && steps "$TPA_TMP/m.json" >"$TPA_TMP/m" || exit
-for f in r0 r1 m; do echo "$f:"; cat "$TPA_TMP/$f"; done
-paste -d' ' "$TPA_TMP/r0" "$TPA_TMP/r1" "$TPA_TMP/m" | awk '
-        { lo = $2 < $6 ? $2 : $6; hi = $3 > $7 ? $3 : $7; s = lo > prev ? lo : prev
-          ok = $1 == $5 && $1 == $9 && $10 == s && $11 == hi && $12 == hi - s
-          print "step " $9 ": the ranks\047 step " $1 " windows " (ok ? "" : "NOT ") "joined"
-          prev = $11 }'
+steps $r0 >"$TPA_TMP/r0" && steps $r1 >"$TPA_TMP/r1" && steps "$TPA_TMP/m.json" >"$TPA_TMP/m" ||
+        exit
+cat "$TPA_TMP/r0" "$TPA_TMP/r1" | cmp - "$TPA_TMP/m" && echo "each rank's steps and breakdown: as alone"
+grep -c '"number"' "$TPA_TMP/m"
+tfprof-analyze "$TPA_TMP/m.json" | sed -n '/^job:/,$p' | sed "s|$TPA_TMP/||"
+# a merged file merged again, or converted, keeps its inputs apart
+tfprof-analyze merge "$TPA_TMP/m.json" dist_rank2.pt.trace.json.gz -o "$TPA_TMP/m3.json" &&
+        tfprof-analyze convert "$TPA_TMP/m3.json" -o "$TPA_TMP/m3c.json" || exit
+grep -o '"name":"tpa_input","args":{"name":"[^"]*","sort_index":[0-9]*,"rank":[0-9]*' \
+        "$TPA_TMP/m3c.json" | sort | uniq -c
+tfprof-analyze "$TPA_TMP/m3c.json" | grep '^job:'
