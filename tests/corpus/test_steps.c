@@ -2,7 +2,8 @@
 /*
  * test_steps.c - issue 27's step finding on real traces: detected
  * iterations in the ResNet50 autograd-API samples against the ProfilerStep
- * samples of the same num_workers, --step-marker boundaries, the MI250
+ * samples of the same num_workers, and against markers added at the
+ * detected starts; --step-marker boundaries, the MI250
  * trace's tail, and a copy of a real trace with one launch cut out (made
  * here, in memory: see missing_launch()). Skips when the corpus is absent.
  */
@@ -64,6 +65,45 @@ static bool same_steps(const tpa_analysis *a, const tpa_analysis *b)
         return true;
 }
 
+/* The trace with a ProfilerStep#N marker added on the driving thread from
+ * each detected step's start to the next's (the last to its end), as a
+ * profiler schedule would have recorded them: the steps and every bucket
+ * of every step come out the same, so what detection gives is what the
+ * markers would. */
+static void check_injected(tpa_trace *tr, const tpa_analysis *a, const tpa_rules *rules,
+                           int workers)
+{
+        tpa_analysis *m;
+        int bad = 0;
+
+        for (size_t i = 0; i < a->step_count; i++) {
+                const tpa_step *st = &a->steps[i];
+                tpa_event marker = { .ts = st->start, .dur = st->end - st->start,
+                                     .kind = TPA_KIND_STEP };
+                char name[32];
+                int n = snprintf(name, sizeof(name), "ProfilerStep#%zu", i);
+                size_t at;
+
+                marker.track = st->driver_track;
+                if (st->driver_track == UINT32_MAX ||
+                    tpa_trace_intern(tr, &marker.name, name, (size_t)n, NULL) < 0 ||
+                    tpa_trace_add_event(tr, &marker, &at, NULL) < 0 ||
+                    tpa_trace_set_aux(tr, at, TPA_AUX_STEP_NUM, (int64_t)i, NULL) < 0) {
+                        bad++;
+                        break;
+                }
+        }
+        m = bad == 0 ? analyze(tr, rules, NULL) : NULL;
+        ok(m != NULL && strcmp(m->step_source, "ProfilerStep#N") == 0 && same_steps(a, m),
+           "autograd nw%d: ProfilerStep markers at the detected starts give the same steps (%s)",
+           workers, m != NULL ? m->step_source : "-");
+        for (size_t i = 0; m != NULL && i < m->step_count && i < a->step_count; i++)
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                        bad += m->steps[i].bucket_ns[b] != a->steps[i].bucket_ns[b];
+        ok(m != NULL && bad == 0, "autograd nw%d: ... and every bucket of every step", workers);
+        tpa_analysis_free(m);
+}
+
 /* An autograd-API sample (no ProfilerStep) against the ProfilerStep one of
  * the same num_workers, recorded from the same script. */
 static void check_autograd(const char *corpus, const tpa_rules *rules, int workers)
@@ -109,11 +149,15 @@ static void check_autograd(const char *corpus, const tpa_rules *rules, int worke
                    strcmp(a->run_class, ref->run_class) == 0,
                    "autograd nw%d: class %s, as ProfilerStep's %s", workers,
                    a->run_class ? a->run_class : "-", ref->run_class ? ref->run_class : "-");
-                /* two runs of one script, not one trace: the DataLoader's
-                 * own share differs (nw0: 34.0% of the kept step time
-                 * against 26.7%, per step 18-38% against 8-31%), so the
-                 * time-weighted buckets are within 7 points, not the 3
-                 * the issue asks */
+                /* Two recordings of one script, not one trace, so within
+                 * 7 points, not the 3 the issue asks. The data differ
+                 * before any analysis: the DataLoader calls' own time is
+                 * 33.4% of the kept span here against 30.1% there, and the
+                 * ProfilerStep sample's first step starts when the kernels
+                 * queued before it end (36 ms in, as tb-profiler's does),
+                 * which leaves its first DataLoader call mostly outside:
+                 * input 7.7% in that step, 18-38% in every step here.
+                 * What detection itself adds is nothing: check_injected(). */
                 for (int g = 0; g < TPA_GROUP__COUNT; g++) {
                         double x = a->run_group_frac[g] * 100, y = ref->run_group_frac[g] * 100;
                         ok(fabs(x - y) <= 7.0, "autograd nw%d: %s %.1f%% within 7 points of %.1f%%",
@@ -122,6 +166,7 @@ static void check_autograd(const char *corpus, const tpa_rules *rules, int worke
                 tpa_analysis_free(ref);
         }
         tpa_trace_free(ref_tr);
+        check_injected(tr, a, rules, workers);
         tpa_analysis_free(a);
         tpa_trace_free(tr);
 }
