@@ -78,7 +78,7 @@ static void same(const struct run *a, const struct run *b)
 }
 
 /* `data` gzip'd and read; `threaded` as large inputs are: inflate, filter
- * and the records on threads of their own (chrome_json.c, "two threads"). */
+ * and the records on threads of their own (chrome_split.c, "two threads"). */
 static void parse_gzip(struct run *out, const uint8_t *data, size_t size, bool threaded)
 {
         tpa_read_options ro = fuzz_read_options(TPA_FORMAT_CHROME_JSON);

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome_parser.h - (library-internal) the Chrome JSON reader's parser
+ * state and the calls its units make of each other: chrome_json.c (yajl,
+ * error offsets, feed and finish, the reader), chrome_record.c (keys and
+ * values into records, records into events), chrome_filter.c (the byte
+ * filter), chrome_split.c (two threads) and chrome_scan.c (the segment
+ * scanner). Nothing outside lib/parse/chrome_*.c includes it.
+ */
+#ifndef TPA_PARSE_CHROME_PARSER_H
+#define TPA_PARSE_CHROME_PARSER_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "input/readers.h"
+#include "parse/chrome_filter.h"
+#include "parse/chrome_json.h"
+#include "parse/classify.h"
+
+/* The bytes tpa_chrome_parser_feed() copies at a time. */
+#define TPA_CHROME_OUT_SIZE 65536
+/* Slots of the cache of strings interned (a power of 2). */
+#define TPA_CHROME_NAME_CACHE 256
+/* Slots of the cache of pid/tid pairs looked up (a power of 2). */
+#define TPA_CHROME_TRACK_CACHE 16
+/* A segment's bytes, or its list of collected records, beyond which it is
+ * read alone (chrome_split.c). */
+#define TPA_CHROME_SEG_MAX (2u << 20)
+/* Strings one collected record may intern. */
+#define TPA_CHROME_RECORD_STRS 16
+
+/* Keys we act on, at the top level, in an event, in an event's args. */
+enum key {
+        K_NONE = 0,
+        /* top level */
+        K_TRACE_EVENTS, K_METADATA, K_KINETO, K_DIST,
+        /* distributedInfo */
+        D_RANK, D_WORLD_SIZE, D_BACKEND,
+        /* event */
+        K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+        /* args */
+        A_NAME, A_LABELS, A_SORT_INDEX, A_GROUP_ID, A_STEP_NUM, A_CORR,
+        A_MEMCPY_DETAILS, A_BYTES, A_ANNOTATION, A_TF_FUNCTION_CALL,
+        A_RANK, A_WORLD_SIZE, A_BACKEND,        /* a merged input's (tpa_input) */
+};
+
+/* A growable byte buffer for arg strings kept until the record ends; a
+ * record has TPA_CHROME_ARG_BUFS of them (name, labels, op, backend). */
+#define TPA_CHROME_ARG_BUFS 4
+struct sbuf {
+        char  *data;
+        size_t len, cap;
+        bool   set;
+};
+
+/* One record as read so far. */
+struct record {
+        uint64_t offset;        /* where its '{' is */
+        uint32_t keys;
+        char     ph;            /* 0: none; '?': not one character */
+        bool     has_ts, has_dur, has_pid, has_tid;
+        tpa_str  name, cat;
+        tpa_id   pid, tid;
+        tpa_ns   ts, dur;
+        uint64_t dur_offset;
+        /* args */
+        bool     has_sort_index, has_group, has_step, has_corr, has_bytes, compile;
+        bool     has_rank, has_world_size;
+        int64_t  sort_index, step, rank, world_size;
+        uint64_t group, corr, bytes;
+};
+
+/* An open B event, in a per-track stack threaded through one array. */
+struct open_b {
+        size_t   event;
+        uint32_t track;
+        uint32_t below;         /* index + 1 of the entry under it; 0: none */
+};
+
+struct tpa_chrome_parser {
+        tpa_trace         *tr;
+        yajl_handle        yh;
+        tpa_error          err;         /* the first error, kept for later calls */
+        /* For the calls on every record's path that fill an error only when
+         * they fail: clear until then, and nothing is parsed after it (a
+         * TPA_ERROR_INIT local is 250 bytes zeroed per call: 1% of reading). */
+        tpa_error          scratch;
+        /* The strings interned last, by a hash of their length and ends:
+         * names repeat (each op, each kernel, every step), and a hit costs
+         * one comparison instead of the UTF-8 check, the full hash and the
+         * table's probe. 0 is the empty string, right for len 0. */
+        tpa_str            names[TPA_CHROME_NAME_CACHE];
+        uint64_t           max_string;
+        uint32_t           max_depth;
+        bool               strict;
+
+        /* the filter, and what the parser keeps of its notes */
+        struct filter      filter;
+        uint64_t           in_off;      /* bytes taken from the caller */
+        uint64_t           fed;         /* bytes handed to yajl before `cur` */
+        bool               comma;       /* a ',' held (see struct filter) */
+        uint64_t           comma_at, comma_ws; /* ... and the spaces after it */
+        struct tok_state   comma_tok;
+        bool               str_skip;    /* a string too long is being counted */
+        uint64_t           str_start, str_raw, str_extra;
+        /* where the last number, true, false, null, "" or top-level value ended */
+        uint64_t           value_end;
+        /* the bytes yajl is parsing (empty between calls), the token state
+         * before cur[0] */
+        const unsigned char *cur;
+        size_t             cur_len;
+        struct tok_state   tok_snap;
+        unsigned char      out[TPA_CHROME_OUT_SIZE]; /* tpa_chrome_parser_feed()'s copy */
+
+        /* structure */
+        uint32_t           depth;
+        int                top;         /* 0: nothing yet, '[' or '{' */
+        uint32_t           events_depth; /* depth inside the events array; 0: none */
+        bool               events_open; /* ... and it has not ended */
+        enum key           top_key;
+        bool               in_meta;
+        bool               in_event, in_args;
+        uint32_t           ev_depth;    /* depth inside the event's map */
+        enum key           key;
+        struct record      rec;
+        struct sbuf        arg_name, arg_labels, arg_op, arg_backend;
+        tpa_classify_hints hints;
+        size_t             first_event;
+
+        /* per event 'cat', parallel to the events read by this parser */
+        tpa_str           *cats;
+        size_t             cat_count, cat_cap;
+
+        /* by name (tpa_str): 0 not looked at yet, 1 not a compile name, 2 one
+         * (names repeat: the prefix tests ran once per event) */
+        uint8_t           *compile_memo;
+        size_t             compile_cap;
+
+        /* processes that are TF1 duplicate views, by process index */
+        uint8_t           *dup;
+        size_t             dup_cap;
+
+        /* B/E matching */
+        struct open_b     *open;
+        size_t             open_count, open_cap;
+        uint32_t           open_free;   /* free list, index + 1 */
+        uint32_t          *open_top;    /* by track: index + 1 of its top */
+        size_t             open_top_cap;
+        tpa_ns             max_end;
+        uint64_t           lone_ends, first_lone_end; /* E with no B: count, first offset */
+        bool               any_event;
+
+        /* pid/tid pairs looked up, by a hash of the pair: the events of a
+         * few tracks interleave (host threads, streams), so the last pair
+         * alone missed every other event */
+        struct track_memo {
+                bool     valid;
+                tpa_id   pid, tid;
+                uint32_t proc, track;
+        } tracks[TPA_CHROME_TRACK_CACHE];
+
+        /* Collecting (chrome_split.c): a parser that reads a segment of
+         * records into `coll` for another to add, never touching tr. Each
+         * record's strings to intern go to coll_strs, in the order the
+         * record gave them; the record holds their number (1-based) in
+         * place of the tpa_str. */
+        struct sbuf       *coll;
+        struct sbuf        coll_strs;
+        uint32_t           coll_n;
+        /* While tpa_chrome__scan_segment() reads (yh is NULL then): the
+         * end of the token just read, from `fed`, and the strings it
+         * decoded. */
+        size_t             scan_at;
+        struct sbuf        scan_buf;
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static inline int tpa_chrome__grow(void **ptr, size_t *cap, size_t need, size_t elem,
+                                   tpa_error *err)
+{
+        size_t n = *cap ? *cap : 64;
+        void *q;
+
+        if (need <= *cap)
+                return 0;
+        while (n < need)
+                n *= 2;
+        q = realloc(*ptr, n * elem);
+        if (q == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        *ptr = q;
+        *cap = n;
+        return 0;
+}
+
+/* As tpa_chrome__grow(), with the new part zeroed. */
+static inline int tpa_chrome__grow_zero(void **ptr, size_t *cap, size_t need, size_t elem,
+                                        tpa_error *err)
+{
+        size_t old = *cap;
+
+        if (tpa_chrome__grow(ptr, cap, need, elem, err) < 0)
+                return TPA_ENOMEM;
+        if (*cap > old)
+                memset((char *)*ptr + old * elem, 0, (*cap - old) * elem);
+        return 0;
+}
+
+static inline uint64_t tpa_chrome__offset_now(const tpa_chrome_parser *p)
+{
+        return p->fed + (p->yh != NULL ? yajl_get_bytes_consumed(p->yh) : p->scan_at);
+}
+
+/* Store an error and return 0, which makes yajl cancel the parse. */
+int tpa_chrome__fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt, ...)
+        TPA_PRINTF(4, 5);
+
+/* Store `inner` as p's error unless it has one; return 0, as
+ * tpa_chrome__fail(). */
+static inline int tpa_chrome__fail_code(tpa_chrome_parser *p, const tpa_error *inner)
+{
+        if (p->err.code == TPA_OK)
+                p->err = *inner;
+        return 0;
+}
+
+static inline bool tpa_chrome__is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+/* ---- chrome_record.c ----------------------------------------------------- */
+
+/* The yajl callbacks, ctx a tpa_chrome_parser; the segment scanner
+ * (chrome_scan.c) calls them as yajl would. */
+extern const yajl_callbacks tpa_chrome__callbacks;
+int tpa_chrome__on_null(void *ctx);
+int tpa_chrome__on_boolean(void *ctx, int v);
+int tpa_chrome__on_number(void *ctx, const char *s, size_t len);
+int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len);
+int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len);
+int tpa_chrome__on_start_map(void *ctx);
+int tpa_chrome__on_end_map(void *ctx);
+int tpa_chrome__on_start_array(void *ctx);
+int tpa_chrome__on_end_array(void *ctx);
+/* Add the records a collecting parser wrote to `o` (see "two threads" in
+ * chrome_split.c) to p's trace, as if p had read them. */
+int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o);
+
+/* ---- chrome_json.c ------------------------------------------------------- */
+
+/* yajl takes data[0..len) (see there for `snap` and `end`). */
+int tpa_chrome__parse_bytes(tpa_chrome_parser *p, const unsigned char *data, size_t len,
+                            struct tok_state snap, struct tok_state end);
+/* A held ',' goes to yajl as `c` (',' or ' '), its spaces after it. */
+int tpa_chrome__release_comma(tpa_chrome_parser *p, unsigned char c);
+/* Hold the ',' the filter held at the chunk's end, if any. */
+void tpa_chrome__hold_tail(tpa_chrome_parser *p, const struct chunk_note *n, uint64_t base,
+                           size_t len);
+/* A filtered chunk and its note to yajl, reading alone. */
+int tpa_chrome__feed_filtered(tpa_chrome_parser *p, const unsigned char *d, size_t len,
+                              const struct chunk_note *n);
+
+#endif

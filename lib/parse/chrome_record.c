@@ -1,0 +1,1128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome_record.c - what the Chrome JSON reader makes of the values yajl
+ * (or the segment scanner) reports: the keys it acts on, each record
+ * collected into one fixed struct and turned into a tpa_event when its '}'
+ * arrives (doc/design.md section 3), B/E pairs matched, process and thread
+ * names taken from M records. A collecting parser (chrome_split.c) writes
+ * its records to a list instead, which tpa_chrome__add_collected() adds.
+ *
+ * Strings longer than max_string are an error (TPA_ELIMIT at the string),
+ * not truncated: a 1 MiB name is a broken or hostile trace.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/utf8.h"
+#include "parse/chrome_parser.h"
+#include "parse/classify.h"
+
+/* |ts| and dur beyond 2^61 ns (73 years) are garbage; below it, every sum
+ * and difference of two times fits in int64 (as in xspace.c). */
+#define TIME_MAX (INT64_C(1) << 61)
+
+/* ---- helpers ------------------------------------------------------------ */
+
+int tpa_chrome__fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt, ...)
+{
+        char msg[sizeof(p->err.msg)];
+        va_list ap;
+
+        if (p->err.code == TPA_OK) {
+                va_start(ap, fmt);
+                vsnprintf(msg, sizeof(msg), fmt, ap);
+                va_end(ap);
+                tpa_error_set(&p->err, code, offset, "%s", msg);
+                if (p->in_event && p->coll == NULL)
+                        p->err.event = tpa_trace_health_c(p->tr)->records_read + 1;
+        }
+        return 0;
+}
+
+/* A JSON integer's text to int64; false when it is not an integer or too big. */
+static inline bool parse_i64(const char *s, size_t len, int64_t *out)
+{
+        bool neg = false;
+        uint64_t v = 0;
+        size_t i = 0;
+
+        if (len > 0 && s[0] == '-') {
+                neg = true;
+                i = 1;
+        }
+        if (i == len)
+                return false;
+        if (len - i <= 18) {
+                /* Speed (bench/): ids have 1 to 19 digits on every record;
+                 * below 10^18 nothing overflows, one test for all digits */
+                unsigned bad = 0;
+                for (; i < len; i++) {
+                        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+                        bad |= d > 9;
+                        v = v * 10 + d;
+                }
+                if (bad)
+                        return false;
+        } else {
+                for (; i < len; i++) {
+                        if (!tpa_chrome__is_digit(s[i]) || v > (UINT64_MAX - 9) / 10)
+                                return false;
+                        v = v * 10 + (uint64_t)(s[i] - '0');
+                }
+                if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+                        return false;
+        }
+        *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+        return true;
+}
+
+static bool parse_u64(const char *s, size_t len, uint64_t *out)
+{
+        uint64_t v = 0;
+
+        if (len == 0)
+                return false;
+        for (size_t i = 0; i < len; i++) {
+                if (!tpa_chrome__is_digit(s[i]) || v > (UINT64_MAX - 9) / 10)
+                        return false;
+                v = v * 10 + (uint64_t)(s[i] - '0');
+        }
+        *out = v;
+        return true;
+}
+
+bool tpa_chrome__us_to_ns(const char *s, size_t len, tpa_ns *out)
+{
+        char digits[40];
+        size_t nd = 0, i = 0;
+        int64_t exp10 = 3;              /* microseconds to nanoseconds */
+        bool neg = false, any = false;
+        uint64_t v = 0;
+
+        /* Speed (bench/): "[-]D.DDD", exactly three decimals, the form the
+         * profilers write, each digit checked once. */
+        if (len >= 5 && s[len - 4] == '.') {
+                size_t k = s[0] == '-' ? 1 : 0, end = len - 4;
+                uint64_t w = 0;
+                unsigned d;
+
+                if (k < end && end - k <= 15) {
+                        for (; k < end && (d = (unsigned)(unsigned char)s[k] - '0') <= 9; k++)
+                                w = w * 10 + d;
+                        if (k == end) {
+                                for (k++; k < len && (d = (unsigned)(unsigned char)s[k] - '0') <= 9;
+                                     k++)
+                                        w = w * 10 + d;
+                                if (k == len) {
+                                        *out = s[0] == '-' ? -(int64_t)w : (int64_t)w;
+                                        return true;
+                                }
+                        }
+                }
+        }
+        /* Speed (bench/): "[-]D.FFF", the usual form (1 to 15 digits before
+         * the point, at most 3 after it), exactly, without the general path
+         * below: no digit is dropped, so nothing rounds. */
+        {
+                size_t k = len > 0 && s[0] == '-' ? 1 : 0, d0 = k, nf = 0;
+                uint64_t w = 0;
+
+                while (k < len && k - d0 < 15 && tpa_chrome__is_digit(s[k]))
+                        w = w * 10 + (uint64_t)(s[k++] - '0');
+                if (k > d0 && (k == len || (s[k] == '.' && len - k <= 4))) {
+                        if (k < len)
+                                for (k++; k < len && tpa_chrome__is_digit(s[k]); k++, nf++)
+                                        w = w * 10 + (uint64_t)(s[k] - '0');
+                        if (k == len) {
+                                for (; nf < 3; nf++)
+                                        w *= 10;
+                                *out = d0 ? -(int64_t)w : (int64_t)w;
+                                return true;
+                        }
+                }
+        }
+
+        if (i < len && (s[i] == '-' || s[i] == '+'))
+                neg = s[i++] == '-';
+        for (; i < len && tpa_chrome__is_digit(s[i]); i++) {
+                any = true;
+                if (nd == 0 && s[i] == '0')
+                        continue;       /* leading zeros */
+                if (nd >= sizeof(digits))
+                        return false;
+                digits[nd++] = s[i];
+        }
+        if (i < len && s[i] == '.') {
+                for (i++; i < len && tpa_chrome__is_digit(s[i]); i++) {
+                        any = true;
+                        if (nd == 0 && s[i] == '0') {
+                                exp10--;
+                                continue;
+                        }
+                        if (nd < sizeof(digits)) {
+                                digits[nd++] = s[i];
+                                exp10--;
+                        } else if (nd == sizeof(digits)) {
+                                /* far below a nanosecond: only rounding can see it */
+                                continue;
+                        }
+                }
+        }
+        if (!any)
+                return false;
+        if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+                bool eneg = false;
+                int64_t e = 0;
+                i++;
+                if (i < len && (s[i] == '-' || s[i] == '+'))
+                        eneg = s[i++] == '-';
+                if (i == len)
+                        return false;
+                for (; i < len && tpa_chrome__is_digit(s[i]); i++)
+                        if (e < 100000)
+                                e = e * 10 + (s[i] - '0');
+                exp10 += eneg ? -e : e;
+        }
+        if (i != len)
+                return false;
+        /* value = digits * 10^exp10 nanoseconds */
+        if (exp10 >= 0) {
+                for (size_t k = 0; k < nd; k++) {
+                        if (v > (UINT64_MAX - 9) / 10)
+                                return false;
+                        v = v * 10 + (uint64_t)(digits[k] - '0');
+                }
+                for (int64_t k = 0; k < exp10 && v != 0; k++) {
+                        if (v > UINT64_MAX / 10)
+                                return false;
+                        v *= 10;
+                }
+        } else {
+                int64_t keep = (int64_t)nd + exp10;     /* digits left of the point */
+                for (int64_t k = 0; k < keep; k++) {
+                        if (v > (UINT64_MAX - 9) / 10)
+                                return false;
+                        v = v * 10 + (uint64_t)(digits[k] - '0');
+                }
+                /* round half away from zero on the first dropped digit */
+                if (keep >= 0 && (size_t)keep < nd && digits[keep] >= '5')
+                        v++;
+        }
+        if (v > (uint64_t)INT64_MAX)
+                return false;
+        *out = neg ? -(int64_t)v : (int64_t)v;
+        return true;
+}
+
+static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t len)
+{
+        tpa_error *e = &p->scratch;
+
+        if (tpa_chrome__grow((void **)&b->data, &b->cap, len + 1, 1, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        memcpy(b->data, s, len);
+        b->len = len;
+        b->set = true;
+        return 1;
+}
+
+/* Every string kept goes through here: invalid UTF-8 is replaced and
+ * counted, at the offset of its record (model/utf8.h). */
+static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len);
+
+static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+{
+        tpa_error *e = &p->scratch;
+        uint64_t head = 0, tail = 0;
+        size_t slot;
+        tpa_str c;
+
+        if (p->coll != NULL)
+                return collect_str(p, out, s, len);
+        /* Kernel names share long prefixes (Eigen templates): both ends. */
+        if (len >= 8) {
+                memcpy(&head, s, 8);
+                memcpy(&tail, s + len - 8, 8);
+        } else if (len > 0) {
+                memcpy(&head, s, len);
+        }
+        slot = (size_t)(((head ^ (tail << 1) ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> 56) &
+               (TPA_CHROME_NAME_CACHE - 1);
+        c = p->names[slot];
+        /* A string stored repaired (invalid UTF-8) never equals its input,
+         * so it goes the long way each time and is counted each time. */
+        if (tpa_trace_str_len(p->tr, c) == len && memcmp(tpa_trace_str(p->tr, c), s, len) == 0) {
+                *out = c;
+                return 1;
+        }
+        if (tpa_utf8__intern(p->tr, out, s, len, p->rec.offset, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        p->names[slot] = *out;
+        return 1;
+}
+
+/* A pid or tid given as a number's text or a string: digits are a number,
+ * anything else ("stream 7", "Traces") an interned string. */
+static int set_id(tpa_chrome_parser *p, tpa_id *id, const char *s, size_t len)
+{
+        id->num = 0;
+        id->str = TPA_STR_EMPTY;
+        if (parse_i64(s, len, &id->num))
+                return 1;
+        if (len == 0) {
+                id->num = TPA_ID_EMPTY_STRING;
+                return 1;
+        }
+        return intern(p, &id->str, s, len);
+}
+
+static enum key event_key(const char *k, size_t len)
+{
+        switch (len) {
+        case 2:
+                if (memcmp(k, "ph", 2) == 0) return K_PH;
+                if (memcmp(k, "ts", 2) == 0) return K_TS;
+                break;
+        case 3:
+                if (memcmp(k, "pid", 3) == 0) return K_PID;
+                if (memcmp(k, "tid", 3) == 0) return K_TID;
+                if (memcmp(k, "cat", 3) == 0) return K_CAT;
+                if (memcmp(k, "dur", 3) == 0) return K_DUR;
+                break;
+        case 4:
+                if (memcmp(k, "name", 4) == 0) return K_NAME;
+                if (memcmp(k, "args", 4) == 0) return K_ARGS;
+                break;
+        }
+        return K_NONE;
+}
+
+static enum key args_key(const char *k, size_t len)
+{
+        switch (len) {
+        case 4:
+                if (memcmp(k, "name", 4) == 0) return A_NAME;
+                if (memcmp(k, "rank", 4) == 0) return A_RANK;
+                break;
+        case 5:
+                if (memcmp(k, "bytes", 5) == 0) return A_BYTES;
+                if (memcmp(k, "tf_op", 5) == 0) return A_ANNOTATION;
+                break;
+        case 6:
+                if (memcmp(k, "labels", 6) == 0) return A_LABELS;
+                break;
+        case 7:
+                if (memcmp(k, "backend", 7) == 0) return A_BACKEND;
+                break;
+        case 8:
+                if (memcmp(k, "group_id", 8) == 0) return A_GROUP_ID;
+                if (memcmp(k, "step_num", 8) == 0) return A_STEP_NUM;
+                if (memcmp(k, "iter_num", 8) == 0) return A_STEP_NUM;
+                break;
+        case 9:
+                if (memcmp(k, "num_bytes", 9) == 0) return A_BYTES;
+                break;
+        case 10:
+                if (memcmp(k, "sort_index", 10) == 0) return A_SORT_INDEX;
+                if (memcmp(k, "annotation", 10) == 0) return A_ANNOTATION;
+                if (memcmp(k, "world_size", 10) == 0) return A_WORLD_SIZE;
+                break;
+        case 11:
+                if (memcmp(k, "correlation", 11) == 0) return A_CORR;
+                break;
+        case 14:
+                if (memcmp(k, "correlation_id", 14) == 0) return A_CORR;
+                if (memcmp(k, "memcpy_details", 14) == 0) return A_MEMCPY_DETAILS;
+                break;
+        case 16:
+                if (memcmp(k, "tf_function_call", 16) == 0) return A_TF_FUNCTION_CALL;
+                break;
+        }
+        return K_NONE;
+}
+
+static enum key top_key(const char *k, size_t len)
+{
+        static const char *const kineto[] = {
+                "schemaVersion", "deviceProperties", "distributedInfo", "traceName",
+                "baseTimeNanoseconds", "cupti_version", "cuda_runtime_version",
+        };
+
+        if (len == 11 && memcmp(k, "traceEvents", 11) == 0)
+                return K_TRACE_EVENTS;
+        if (len == 8 && memcmp(k, "metadata", 8) == 0)
+                return K_METADATA;
+        if (len == 15 && memcmp(k, "distributedInfo", 15) == 0)
+                return K_DIST;
+        for (size_t i = 0; i < sizeof(kineto) / sizeof(kineto[0]); i++)
+                if (strlen(kineto[i]) == len && memcmp(k, kineto[i], len) == 0)
+                        return K_KINETO;
+        return K_NONE;
+}
+
+static bool at_event_level(const tpa_chrome_parser *p)
+{
+        return p->in_event && p->depth == p->ev_depth;
+}
+
+/* Directly inside Kineto's top-level "distributedInfo" object. */
+static bool in_dist_info(const tpa_chrome_parser *p)
+{
+        return !p->in_event && p->top == '{' && p->depth == 2 && p->top_key == K_DIST;
+}
+
+/* Kineto's "distributedInfo": {"backend": "gloo", "rank": 0,
+ * "world_size": 2, ...}; the first value read wins. */
+static void set_dist(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
+{
+        tpa_dist_info *d = tpa_trace_dist_mut(p->tr);
+        int64_t v = 0;
+        size_t i;
+
+        if (p->key == D_BACKEND && quoted && d->backend[0] == '\0') {
+                len = len < sizeof(d->backend) - 1 ? len : sizeof(d->backend) - 1;
+                memcpy(d->backend, s, len);
+                d->backend[len] = '\0';
+                return;
+        }
+        if (p->key != D_RANK && p->key != D_WORLD_SIZE)
+                return;
+        for (i = 0; i < len && i < 12 && s[i] >= '0' && s[i] <= '9'; i++)
+                v = v * 10 + (s[i] - '0');
+        if (i == 0 || i != len)
+                return;                 /* not a small non-negative integer */
+        if (p->key == D_RANK && d->rank < 0)
+                d->rank = v;
+        else if (p->key == D_WORLD_SIZE && d->world_size < 0)
+                d->world_size = v;
+}
+
+static bool at_args_level(const tpa_chrome_parser *p)
+{
+        return p->in_event && p->in_args && p->depth == p->ev_depth + 1;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+/* A number or a number-like string for the current key. `quoted`: it came
+ * as a string, so its text starts one byte after the token start. */
+static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
+{
+        struct record *r = &p->rec;
+        uint64_t end = tpa_chrome__offset_now(p), at = end - len - (quoted ? 2 : 0);
+
+        if (!quoted)
+                p->value_end = end;             /* for moved_back_start() */
+        if (in_dist_info(p)) {
+                set_dist(p, s, len, quoted);
+                return 1;
+        }
+
+        if (at_event_level(p)) {
+                switch (p->key) {
+                case K_TS:
+                        if (!tpa_chrome__us_to_ns(s, len, &r->ts))
+                                return tpa_chrome__fail(
+                                        p, TPA_EFORMAT, at,
+                                        "'%s' is not a number of microseconds", "ts");
+                        if (r->ts < -TIME_MAX || r->ts > TIME_MAX)
+                                return tpa_chrome__fail(p, TPA_EFORMAT, at,
+                                                        "'%s' is out of range", "ts");
+                        r->has_ts = true;
+                        break;
+                case K_DUR:
+                        if (!tpa_chrome__us_to_ns(s, len, &r->dur))
+                                return tpa_chrome__fail(
+                                        p, TPA_EFORMAT, at,
+                                        "'%s' is not a number of microseconds", "dur");
+                        if (r->dur > TIME_MAX)
+                                return tpa_chrome__fail(p, TPA_EFORMAT, at,
+                                                        "'%s' is out of range", "dur");
+                        r->has_dur = true;
+                        r->dur_offset = at;
+                        break;
+                case K_PID:
+                        r->has_pid = true;
+                        return set_id(p, &r->pid, s, len);
+                case K_TID:
+                        r->has_tid = true;
+                        return set_id(p, &r->tid, s, len);
+                default:
+                        break;
+                }
+                return 1;
+        }
+        if (!at_args_level(p))
+                return 1;
+        switch (p->key) {
+        case A_SORT_INDEX:
+                r->has_sort_index = parse_i64(s, len, &r->sort_index);
+                break;
+        case A_RANK:
+                r->has_rank = parse_i64(s, len, &r->rank);
+                break;
+        case A_WORLD_SIZE:
+                r->has_world_size = parse_i64(s, len, &r->world_size);
+                break;
+        case A_GROUP_ID:
+                r->has_group = parse_u64(s, len, &r->group);
+                break;
+        case A_STEP_NUM:
+                r->has_step = parse_i64(s, len, &r->step);
+                break;
+        case A_CORR:
+                r->has_corr = parse_u64(s, len, &r->corr);
+                break;
+        case A_BYTES:
+                r->has_bytes = parse_u64(s, len, &r->bytes);
+                break;
+        default:
+                break;
+        }
+        return 1;
+}
+
+int tpa_chrome__on_number(void *ctx, const char *s, size_t len)
+{
+        return on_scalar(ctx, s, len, false);
+}
+
+static int check_string(tpa_chrome_parser *p, size_t len)
+{
+        if (len > p->max_string) {
+                return tpa_chrome__fail(
+                        p, TPA_ELIMIT, tpa_chrome__offset_now(p) - len - 2,
+                        "a string of %zu bytes is longer than the limit of %llu bytes", len,
+                        (unsigned long long)p->max_string);
+        }
+        return 1;
+}
+
+int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
+{
+        tpa_chrome_parser *p = ctx;
+        const char *s = (const char *)us;
+        struct record *r = &p->rec;
+
+        if (len == 0 || p->depth == 0)
+                /* for moved_back_start(), garbage_start() */
+                p->value_end = tpa_chrome__offset_now(p);
+        if (!check_string(p, len))
+                return 0;
+        if (at_event_level(p)) {
+                switch (p->key) {
+                case K_PH:
+                        r->ph = len == 1 ? s[0] : '?';
+                        return 1;
+                case K_NAME:
+                        return intern(p, &r->name, s, len);
+                case K_CAT:
+                        return intern(p, &r->cat, s, len);
+                case K_PID:
+                case K_TID:
+                case K_TS:
+                case K_DUR:
+                        return on_scalar(p, s, len, true);
+                default:
+                        return 1;
+                }
+        }
+        if (in_dist_info(p)) {
+                set_dist(p, s, len, true);
+                return 1;
+        }
+        if (!at_args_level(p))
+                return 1;
+        switch (p->key) {
+        case A_NAME:
+                return sbuf_set(p, &p->arg_name, s, len);
+        case A_LABELS:
+                return sbuf_set(p, &p->arg_labels, s, len);
+        case A_BACKEND:
+                return sbuf_set(p, &p->arg_backend, s, len);
+        case A_ANNOTATION:
+                return sbuf_set(p, &p->arg_op, s, tpa_classify__op_prefix(s, len));
+        case A_TF_FUNCTION_CALL:
+                if (tpa_classify__is_traced_call(s, len))
+                        r->compile = true;
+                return 1;
+        case A_MEMCPY_DETAILS:
+                /* "size:100663296 dest:0 async:1" */
+                for (size_t i = 0; i + 5 <= len; i++) {
+                        if (memcmp(s + i, "size:", 5) == 0) {
+                                size_t j = i + 5, k = j;
+                                while (k < len && tpa_chrome__is_digit(s[k]))
+                                        k++;
+                                r->has_bytes = parse_u64(s + j, k - j, &r->bytes);
+                                break;
+                        }
+                }
+                return 1;
+        case A_SORT_INDEX:
+        case A_GROUP_ID:
+        case A_STEP_NUM:
+        case A_CORR:
+        case A_BYTES:
+        case A_RANK:
+        case A_WORLD_SIZE:
+                return on_scalar(p, s, len, true);
+        default:
+                return 1;
+        }
+}
+
+int tpa_chrome__on_null(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        p->value_end = tpa_chrome__offset_now(p);
+        return 1;
+}
+
+int tpa_chrome__on_boolean(void *ctx, int v)
+{
+        tpa_chrome_parser *p = ctx;
+
+        (void)v;
+        p->value_end = tpa_chrome__offset_now(p);
+        return 1;
+}
+
+int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
+{
+        tpa_chrome_parser *p = ctx;
+        const char *k = (const char *)us;
+
+        if (!check_string(p, len))
+                return 0;
+        if (at_event_level(p)) {
+                p->rec.keys++;
+                p->key = event_key(k, len);
+        } else if (at_args_level(p)) {
+                p->key = args_key(k, len);
+        } else if (p->top == '{' && p->depth == 1) {
+                p->top_key = top_key(k, len);
+                if (p->top_key == K_KINETO || p->top_key == K_DIST)
+                        p->hints.kineto_keys = true;
+        } else if (in_dist_info(p)) {
+                p->key = len == 4 && memcmp(k, "rank", 4) == 0 ? D_RANK
+                       : len == 10 && memcmp(k, "world_size", 10) == 0 ? D_WORLD_SIZE
+                       : len == 7 && memcmp(k, "backend", 7) == 0 ? D_BACKEND : K_NONE;
+        } else if (p->in_meta && p->depth == 2) {
+                if (len == 13 && memcmp(k, "highres-ticks", 13) == 0)
+                        p->hints.tf2_keys = true;
+        }
+        return 1;
+}
+
+/* ---- structure ---------------------------------------------------------- */
+
+static int enter(tpa_chrome_parser *p)
+{
+        if (p->depth >= p->max_depth) {
+                return tpa_chrome__fail(p, TPA_ELIMIT, tpa_chrome__offset_now(p) - 1,
+                                        "nesting deeper than %u levels", p->max_depth);
+        }
+        p->depth++;
+        return 1;
+}
+
+int tpa_chrome__on_start_map(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        if (p->depth == 0 && p->top == 0)
+                p->top = '{';
+        if (p->events_open && p->depth == p->events_depth && !p->in_event) {
+                if (!enter(p))
+                        return 0;
+                memset(&p->rec, 0, sizeof(p->rec));
+                p->rec.offset = tpa_chrome__offset_now(p) - 1;
+                p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
+                p->arg_backend.set = false;
+                p->coll_strs.len = 0;
+                p->coll_n = 0;
+                p->in_event = true;
+                p->in_args = false;
+                p->ev_depth = p->depth;
+                p->key = K_NONE;
+                return 1;
+        }
+        if (at_event_level(p) && p->key == K_ARGS)
+                p->in_args = true;
+        if (p->top == '{' && p->depth == 1 && p->top_key == K_METADATA)
+                p->in_meta = true;
+        return enter(p);
+}
+
+int tpa_chrome__on_start_array(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        if (p->depth == 0 && p->top == 0) {
+                p->top = '[';
+                p->events_depth = 1;
+                p->events_open = true;
+        } else if (p->top == '{' && p->depth == 1 && p->top_key == K_TRACE_EVENTS &&
+                   p->events_depth == 0) {
+                p->events_depth = 2;
+                p->events_open = true;
+        }
+        return enter(p);
+}
+
+int tpa_chrome__on_end_array(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        /* maps in a later array at the same depth are no records */
+        if (p->depth == p->events_depth)
+                p->events_open = false;
+        if (--p->depth == 0)
+                p->value_end = tpa_chrome__offset_now(p);   /* for garbage_start() */
+        return 1;
+}
+
+static int finish_event(tpa_chrome_parser *p);
+
+int tpa_chrome__on_end_map(void *ctx)
+{
+        tpa_chrome_parser *p = ctx;
+
+        if (p->in_event && p->depth == p->ev_depth) {
+                p->depth--;
+                p->in_event = false;
+                return finish_event(p);
+        }
+        if (p->in_args && p->depth == p->ev_depth + 1)
+                p->in_args = false;
+        if (p->in_meta && p->depth == 2)
+                p->in_meta = false;
+        if (--p->depth == 0)
+                p->value_end = tpa_chrome__offset_now(p);   /* for garbage_start() */
+        return 1;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
+{
+        struct record *r = &p->rec;
+        tpa_error *e = &p->scratch;
+
+        struct track_memo *m = &p->tracks[((uint64_t)r->pid.num * 31 + (uint64_t)r->tid.num +
+                                           r->pid.str * 7u + r->tid.str * 13u) &
+                                          (TPA_CHROME_TRACK_CACHE - 1)];
+
+        if (m->valid && m->pid.num == r->pid.num && m->pid.str == r->pid.str &&
+            m->tid.num == r->tid.num && m->tid.str == r->tid.str) {
+                *proc = m->proc;
+                *track = m->track;
+                return 1;
+        }
+        if (tpa_trace_get_process(p->tr, proc, r->pid, e) < 0 ||
+            tpa_trace_get_thread(p->tr, track, *proc, r->tid, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        m->valid = true;
+        m->pid = r->pid;
+        m->tid = r->tid;
+        m->proc = *proc;
+        m->track = *track;
+        return 1;
+}
+
+static bool is_dup_process(const tpa_chrome_parser *p, uint32_t proc)
+{
+        return proc < p->dup_cap && p->dup[proc];
+}
+
+/* A file `merge` wrote marks each process with the input it came from:
+ * {"ph":"M","pid":P,"name":"tpa_input","args":{"name":INPUT,"sort_index":
+ * INDEX,"rank":R,"world_size":W,"backend":B}}, the last three when the
+ * input said them (chrome_writer.c). */
+static int merged_input(tpa_chrome_parser *p, uint32_t proc)
+{
+        struct record *r = &p->rec;
+        tpa_input_info in = { .dist = TPA_DIST_INFO_INIT };
+        size_t len = p->arg_backend.len;
+        tpa_error e = TPA_ERROR_INIT;
+
+        if (!intern(p, &in.name, p->arg_name.data, p->arg_name.len))
+                return 0;
+        if (r->has_rank && r->rank >= 0)
+                in.dist.rank = r->rank;
+        if (r->has_world_size && r->world_size >= 0)
+                in.dist.world_size = r->world_size;
+        if (p->arg_backend.set) {
+                len = len < sizeof(in.dist.backend) - 1 ? len : sizeof(in.dist.backend) - 1;
+                memcpy(in.dist.backend, p->arg_backend.data, len);
+                in.dist.backend[len] = '\0';
+        }
+        if (tpa_trace_set_input(p->tr, proc, (uint32_t)r->sort_index, &in, &e) < 0)
+                return tpa_chrome__fail_code(p, &e);
+        return 1;
+}
+
+static int metadata(tpa_chrome_parser *p)
+{
+        struct record *r = &p->rec;
+        const char *what = tpa_trace_str(p->tr, r->name);
+        size_t wlen = tpa_trace_str_len(p->tr, r->name);
+        tpa_error e = TPA_ERROR_INIT;
+        uint32_t proc, track;
+        tpa_str s;
+
+        tpa_trace_health(p->tr)->metadata++;
+        if (tpa_trace_get_process(p->tr, &proc, r->pid, &e) < 0)
+                return tpa_chrome__fail_code(p, &e);
+        if (wlen == 12 && memcmp(what, "process_name", 12) == 0 && p->arg_name.set) {
+                if (!intern(p, &s, p->arg_name.data, p->arg_name.len))
+                        return 0;
+                tpa_trace_process(p->tr, proc)->name = s;
+                if (tpa_classify__is_tf1_duplicate(p->arg_name.data, p->arg_name.len)) {
+                        if (tpa_chrome__grow_zero((void **)&p->dup, &p->dup_cap, proc + 1, 1,
+                                                  &e) < 0)
+                                return tpa_chrome__fail_code(p, &e);
+                        p->dup[proc] = 1;
+                }
+        } else if (wlen == 14 && memcmp(what, "process_labels", 14) == 0 &&
+                   p->arg_labels.set) {
+                if (!intern(p, &s, p->arg_labels.data, p->arg_labels.len))
+                        return 0;
+                tpa_trace_process(p->tr, proc)->label = s;
+        } else if (wlen == 9 && memcmp(what, "tpa_input", 9) == 0 && p->arg_name.set &&
+                   r->has_sort_index && r->sort_index >= 0 && r->sort_index < TPA_TRACK_MAX) {
+                if (!merged_input(p, proc))
+                        return 0;
+        } else if (wlen == 18 && memcmp(what, "process_sort_index", 18) == 0 &&
+                   r->has_sort_index) {
+                tpa_trace_process(p->tr, proc)->sort_index = r->sort_index;
+        } else if (wlen == 11 && memcmp(what, "thread_name", 11) == 0 && p->arg_name.set) {
+                if (!intern(p, &s, p->arg_name.data, p->arg_name.len) ||
+                    !lookup_track(p, &proc, &track))
+                        return 0;
+                tpa_trace_thread(p->tr, track)->name = s;
+        } else if (wlen == 17 && memcmp(what, "thread_sort_index", 17) == 0 &&
+                   r->has_sort_index) {
+                if (!lookup_track(p, &proc, &track))
+                        return 0;
+                tpa_trace_thread(p->tr, track)->sort_index = r->sort_index;
+        }
+        return 1;
+}
+
+static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
+{
+        struct record *r = &p->rec;
+        tpa_error *e = &p->scratch;
+        tpa_event ev;
+        int64_t step;
+
+        memset(&ev, 0, sizeof(ev));
+        ev.ts = r->ts;
+        ev.dur = r->dur;
+        ev.name = r->name;
+        ev.track = track;
+        ev.kind = TPA_KIND_OTHER;
+        ev.corr = r->has_corr && r->corr <= UINT32_MAX ? (uint32_t)r->corr : 0;
+        ev.group = r->has_group && r->group < UINT32_MAX ? (uint32_t)r->group + 1 : 0;
+        if (tpa_trace_add_event(p->tr, &ev, index, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        if (tpa_chrome__grow((void **)&p->cats, &p->cat_cap, p->cat_count + 1, sizeof(*p->cats),
+                             e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        p->cats[p->cat_count++] = r->cat;
+        p->any_event = true;
+        if (r->ts + r->dur > p->max_end || p->cat_count == 1)
+                p->max_end = r->ts + r->dur;
+
+        if (r->has_bytes &&
+            tpa_trace_set_aux(p->tr, *index, TPA_AUX_BYTES, (int64_t)(r->bytes & INT64_MAX),
+                              e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        if (!r->has_step && r->name != TPA_STR_EMPTY) {
+                const char *n = tpa_trace_str(p->tr, r->name);
+                size_t nl = tpa_trace_str_len(p->tr, r->name);
+                /* only the markers: ProfilerStep#N, "train 12" (their first
+                 * byte first: speed, every event comes here) */
+                if ((n[0] == 'P' || n[0] == 't') &&
+                    ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
+                     (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0))))
+                        r->has_step = tpa_classify__step_from_name(n, nl, &r->step);
+        }
+        step = r->step;
+        if (r->has_step && tpa_trace_set_aux(p->tr, *index, TPA_AUX_STEP_NUM, step, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        if (p->arg_op.set && p->arg_op.len > 0) {
+                tpa_str op;
+                if (!intern(p, &op, p->arg_op.data, p->arg_op.len))
+                        return 0;
+                if (tpa_trace_set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
+                        return tpa_chrome__fail_code(p, e);
+        }
+        if (!r->compile && r->name != TPA_STR_EMPTY) {
+                if (tpa_chrome__grow_zero((void **)&p->compile_memo, &p->compile_cap,
+                                          (size_t)r->name + 1, 1, e) < 0)
+                        return tpa_chrome__fail_code(p, e);
+                if (p->compile_memo[r->name] == 0)
+                        p->compile_memo[r->name] = (uint8_t)(
+                                1 + tpa_classify__is_compile_name(
+                                            tpa_trace_str(p->tr, r->name),
+                                            tpa_trace_str_len(p->tr, r->name)));
+                r->compile = p->compile_memo[r->name] == 2;
+        }
+        if (r->compile && tpa_trace_add_flags(p->tr, *index, TPA_FLAG_COMPILE, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        return 1;
+}
+
+static int push_open(tpa_chrome_parser *p, uint32_t track, size_t event)
+{
+        tpa_error *e = &p->scratch;
+        uint32_t slot;
+
+        if (tpa_chrome__grow_zero((void **)&p->open_top, &p->open_top_cap, (size_t)track + 1,
+                 sizeof(*p->open_top), e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        if (p->open_free != 0) {
+                slot = p->open_free - 1;
+                p->open_free = p->open[slot].below;
+        } else {
+                if (tpa_chrome__grow((void **)&p->open, &p->open_cap, p->open_count + 1,
+                                     sizeof(*p->open), e) < 0)
+                        return tpa_chrome__fail_code(p, e);
+                slot = (uint32_t)p->open_count++;
+        }
+        p->open[slot].event = event;
+        p->open[slot].track = track;
+        p->open[slot].below = p->open_top[track];
+        p->open_top[track] = slot + 1;
+        return 1;
+}
+
+/* Pop the top open B of `track`; false when there is none. */
+static bool pop_open(tpa_chrome_parser *p, uint32_t track, size_t *event)
+{
+        uint32_t slot;
+
+        if (track >= p->open_top_cap || p->open_top[track] == 0)
+                return false;
+        slot = p->open_top[track] - 1;
+        *event = p->open[slot].event;
+        p->open_top[track] = p->open[slot].below;
+        p->open[slot].below = p->open_free;
+        p->open_free = slot + 1;
+        return true;
+}
+
+static bool known_phase(char ph)
+{
+        return ph != 0 && strchr("CsftbenNODSTFpPRcav", ph) != NULL;
+}
+
+static int collect_record(tpa_chrome_parser *p);
+
+static int finish_event(tpa_chrome_parser *p)
+{
+        struct record *r = &p->rec;
+        tpa_health *h;
+        uint32_t proc, track;
+        size_t index;
+
+        if (p->coll != NULL)
+                return collect_record(p);
+        h = tpa_trace_health(p->tr);
+        h->records_read++;
+        if (r->ph == 0) {
+                if (r->keys != 0)
+                        tpa_trace_warn(p->tr, r->offset, "records have no 'ph', ignoring");
+                h->empty_records++;
+                return 1;
+        }
+        switch (r->ph) {
+        case 'M':
+                return metadata(p);
+        case 'X':
+        case 'B':
+        case 'E':
+        case 'i':
+        case 'I':
+                break;
+        default:
+                if ((unsigned char)r->ph < 128)
+                        h->by_phase[(unsigned char)r->ph]++;
+                if (!known_phase(r->ph)) {
+                        h->unknown_phase++;
+                        if (r->ph == '?' || (unsigned char)r->ph < 32 ||
+                            (unsigned char)r->ph >= 127)
+                                tpa_trace_warn(p->tr, r->offset,
+                                               "events have an unknown phase, ignoring");
+                        else
+                                tpa_trace_warn(p->tr, r->offset,
+                                               "events have unknown phase '%c', ignoring",
+                                               r->ph);
+                }
+                return 1;
+        }
+        if (!r->has_ts) {
+                h->by_phase[(unsigned char)r->ph]++;
+                tpa_trace_warn(p->tr, r->offset, "events have no 'ts', ignoring");
+                return 1;
+        }
+        if (r->ph != 'X' || !r->has_dur)
+                r->dur = 0;
+        if (r->dur < 0)
+                return tpa_chrome__fail(p, TPA_EFORMAT, r->dur_offset, "'%s' is negative", "dur");
+        if (!lookup_track(p, &proc, &track))
+                return 0;
+        if (is_dup_process(p, proc)) {
+                h->duplicates_dropped++;
+                return 1;
+        }
+        if (r->ph == 'E') {
+                tpa_event *ev;
+                if (!pop_open(p, track, &index)) {
+                        h->unmatched_end++;
+                        if (p->lone_ends++ == 0)
+                                p->first_lone_end = r->offset;
+                        return 1;
+                }
+                ev = &tpa_trace_events_mut(p->tr)[index];
+                ev->dur = r->ts >= ev->ts ? r->ts - ev->ts : 0;
+                if (ev->ts + ev->dur > p->max_end)
+                        p->max_end = ev->ts + ev->dur;
+                return 1;
+        }
+        if (!add_event(p, track, &index))
+                return 0;
+        if (r->ph == 'B')
+                return push_open(p, track, index);
+        return 1;
+}
+
+/* ---- yajl --------------------------------------------------------------- */
+
+const yajl_callbacks tpa_chrome__callbacks = {
+        .yajl_null = tpa_chrome__on_null,
+        .yajl_boolean = tpa_chrome__on_boolean,
+        .yajl_number = tpa_chrome__on_number,
+        .yajl_string = tpa_chrome__on_string,
+        .yajl_start_map = tpa_chrome__on_start_map,
+        .yajl_map_key = tpa_chrome__on_map_key,
+        .yajl_end_map = tpa_chrome__on_end_map,
+        .yajl_start_array = tpa_chrome__on_start_array,
+        .yajl_end_array = tpa_chrome__on_end_array,
+};
+
+/* ---- the collecting side (see "two threads" in chrome_split.c) ---------- */
+
+static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+{
+        struct sbuf *b = &p->coll_strs;
+
+        if (p->coll_n == TPA_CHROME_RECORD_STRS)
+                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
+                                        "too many names in a record to collect; read it alone");
+        if (tpa_chrome__grow((void **)&b->data, &b->cap, b->len + sizeof(len) + len, 1,
+                             &p->scratch) < 0)
+                return tpa_chrome__fail_code(p, &p->scratch);
+        memcpy(b->data + b->len, &len, sizeof(len));
+        if (len > 0)
+                memcpy(b->data + b->len + sizeof(len), s, len);
+        b->len += sizeof(len) + len;
+        *out = ++p->coll_n;
+        return 1;
+}
+
+/* The record as finish_event() will want it: the struct, the args kept,
+ * the strings to intern. */
+static int collect_record(tpa_chrome_parser *p)
+{
+        const struct sbuf *args[TPA_CHROME_ARG_BUFS] = { &p->arg_name, &p->arg_labels,
+                                                         &p->arg_op, &p->arg_backend };
+        struct sbuf *o = p->coll;
+        size_t need = sizeof(p->rec) + 1 + sizeof(p->coll_n) + p->coll_strs.len;
+        unsigned char flags = 0, *q;
+
+        for (unsigned k = 0; k < TPA_CHROME_ARG_BUFS; k++) {
+                if (args[k]->set) {
+                        flags |= (unsigned char)(1u << k);
+                        need += sizeof(size_t) + args[k]->len;
+                }
+        }
+        if (o->len + need > TPA_CHROME_SEG_MAX)
+                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
+                                        "too many records in a segment to collect; read it alone");
+        if (tpa_chrome__grow((void **)&o->data, &o->cap, o->len + need, 1, &p->scratch) < 0)
+                return tpa_chrome__fail_code(p, &p->scratch);
+        q = (unsigned char *)o->data + o->len;
+        memcpy(q, &p->rec, sizeof(p->rec));
+        q += sizeof(p->rec);
+        *q++ = flags;
+        for (unsigned k = 0; k < TPA_CHROME_ARG_BUFS; k++) {
+                if (args[k]->set) {
+                        memcpy(q, &args[k]->len, sizeof(size_t));
+                        q += sizeof(size_t);
+                        if (args[k]->len > 0)
+                                memcpy(q, args[k]->data, args[k]->len);
+                        q += args[k]->len;
+                }
+        }
+        memcpy(q, &p->coll_n, sizeof(p->coll_n));
+        q += sizeof(p->coll_n);
+        if (p->coll_strs.len > 0)
+                memcpy(q, p->coll_strs.data, p->coll_strs.len);
+        o->len += need;
+        return 1;
+}
+
+int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
+{
+        const unsigned char *q = (const unsigned char *)o->data, *end = q + o->len;
+        struct sbuf *args[TPA_CHROME_ARG_BUFS] = { &p->arg_name, &p->arg_labels, &p->arg_op,
+                                                   &p->arg_backend };
+        tpa_str ids[TPA_CHROME_RECORD_STRS + 1];
+
+        ids[0] = TPA_STR_EMPTY;
+        while (q < end) {
+                struct record r;
+                unsigned char flags;
+                uint32_t n;
+
+                memcpy(&r, q, sizeof(r));
+                q += sizeof(r);
+                flags = *q++;
+                for (unsigned k = 0; k < TPA_CHROME_ARG_BUFS; k++) {
+                        size_t len;
+                        args[k]->set = false;
+                        if (!(flags & (1u << k)))
+                                continue;
+                        memcpy(&len, q, sizeof(len));
+                        q += sizeof(len);
+                        if (!sbuf_set(p, args[k], (const char *)q, len))
+                                return p->err.code;
+                        q += len;
+                }
+                memcpy(&n, q, sizeof(n));
+                q += sizeof(n);
+                p->rec = r;     /* its offset, for intern() */
+                for (uint32_t i = 0; i < n; i++) {
+                        size_t len;
+                        memcpy(&len, q, sizeof(len));
+                        q += sizeof(len);
+                        if (!intern(p, &ids[i + 1], (const char *)q, len))
+                                return p->err.code;
+                        q += len;
+                }
+                p->rec.name = ids[r.name];
+                p->rec.cat = ids[r.cat];
+                p->rec.pid.str = ids[r.pid.str];
+                p->rec.tid.str = ids[r.tid.str];
+                p->in_event = false;
+                if (!finish_event(p))
+                        return p->err.code;
+        }
+        return 0;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome_scan.c - the segment scanner: the records of a segment (see "two
+ * threads" in chrome_split.c) as profilers write them, read without yajl.
+ *
+ * yajl takes a byte at a time through a state machine: 38% of all the CPU
+ * of a full run (bench/). So a segment is first read by
+ * tpa_chrome__scan_segment(), which knows only the plain JSON that
+ * profilers write (strings with the short escapes, numbers, literals, the
+ * four spaces of RFC 8259) and calls the callbacks yajl would call, in the
+ * same order, with the same arguments, at the same offsets
+ * (tpa_chrome__offset_now() takes scan_at while yh is NULL). At anything
+ * else (a \u escape, '\v' or '\f' between tokens, a control byte in a
+ * string, a syntax error, nesting deeper than SCAN_DEPTH, the ']' of the
+ * events array) it gives up before calling anything for it, and yajl
+ * reads the segment again from its start. So what the scanner reads it
+ * reads as yajl does, and what it does not, yajl decides (test_chrome_json
+ * compares the two on damaged traces).
+ */
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "parse/chrome_scan.h"
+
+#define SCAN_DEPTH 64
+
+static inline size_t scan_ws(const unsigned char *b, size_t i, size_t n)
+{
+        while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
+                i++;
+        return i;
+}
+
+/* The index of the first '"', '\\' or control byte in b[i..n), or n. */
+static inline size_t scan_plain(const unsigned char *b, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
+        const __m128i v1f = _mm_set1_epi8(0x1f);
+
+        for (; i + 16 <= n; i += 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+                __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vq),
+                                                        _mm_cmpeq_epi8(v, vb)),
+                                           _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
+                unsigned m = (unsigned)_mm_movemask_epi8(hit);
+
+                if (m != 0)
+                        return i + (size_t)__builtin_ctz(m);
+        }
+#endif
+        while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
+                i++;
+        return i;
+}
+
+static bool scan_put(tpa_chrome_parser *c, const unsigned char *s, size_t len)
+{
+        struct sbuf *d = &c->scan_buf;
+
+        if (tpa_chrome__grow((void **)&d->data, &d->cap, d->len + len + 1, 1, &c->scratch) < 0)
+                return false;
+        memcpy(d->data + d->len, s, len);
+        d->len += len;
+        return true;
+}
+
+/* The string whose '"' is at b[*i]: its text in *s and *len (decoded into
+ * scan_buf when it has escapes, as yajl_string_decode() does), and *i past
+ * its closing '"'; its bytes before `from` are plain. false: give up. */
+static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
+                          const unsigned char **s, size_t *len, size_t from)
+{
+        size_t start = *i + 1, j = scan_plain(b, from, n);
+
+        if (j < n && b[j] == '"') {
+                *s = b + start;
+                *len = j - start;
+                *i = j + 1;
+                return true;
+        }
+        c->scan_buf.len = 0;
+        for (;;) {
+                unsigned char e;
+
+                if (j + 1 >= n || b[j] != '\\')
+                        return false;           /* the end, or a control byte */
+                switch (b[j + 1]) {
+                case '"': case '\\': case '/': e = b[j + 1]; break;
+                case 'b': e = '\b'; break;
+                case 'f': e = '\f'; break;
+                case 'n': e = '\n'; break;
+                case 'r': e = '\r'; break;
+                case 't': e = '\t'; break;
+                default: return false;          /* \u, or not an escape */
+                }
+                if (!scan_put(c, b + start, j - start) || !scan_put(c, &e, 1))
+                        return false;
+                start = j + 2;
+                j = scan_plain(b, start, n);
+                if (j < n && b[j] == '"')
+                        break;
+        }
+        if (!scan_put(c, b + start, j - start))
+                return false;
+        *s = (const unsigned char *)c->scan_buf.data;
+        *len = c->scan_buf.len;
+        *i = j + 1;
+        return true;
+}
+
+/* scan_str_rest() where the string ends, with no escape, in the 16 bytes
+ * after its '"' (most keys and names), inline: a call per string was a
+ * third of its cost. */
+static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
+                            const unsigned char **s, size_t *len)
+{
+        size_t start = *i + 1;
+
+#if defined(__SSE2__)
+        if (start + 16 <= n) {
+                const __m128i v1f = _mm_set1_epi8(0x1f);
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + start));
+                __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                        _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                           _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
+                unsigned m = (unsigned)_mm_movemask_epi8(hit);
+                size_t j = start + (size_t)__builtin_ctz(m | 0x10000u);
+
+                if (m != 0 && b[j] == '"') {
+                        *s = b + start;
+                        *len = j - start;
+                        *i = j + 1;
+                        return true;
+                }
+                return scan_str_rest(c, b, n, i, s, len, j);
+        }
+#endif
+        return scan_str_rest(c, b, n, i, s, len, start);
+}
+
+/* The end of the number at b[i] (yajl's grammar:
+ * -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or 0: give up, also
+ * when it reaches n (yajl would wait for more digits). */
+static size_t scan_num(const unsigned char *b, size_t i, size_t n)
+{
+        size_t k;
+
+        if (i < n && b[i] == '-')
+                i++;
+        if (i < n && b[i] == '0')
+                i++;
+        else if (i < n && b[i] >= '1' && b[i] <= '9')
+                while (i < n && tpa_chrome__is_digit((char)b[i]))
+                        i++;
+        else
+                return 0;
+        if (i < n && b[i] == '.') {
+                for (k = ++i; i < n && tpa_chrome__is_digit((char)b[i]); i++)
+                        ;
+                if (i == k)
+                        return 0;
+        }
+        if (i < n && (b[i] == 'e' || b[i] == 'E')) {
+                i++;
+                if (i < n && (b[i] == '+' || b[i] == '-'))
+                        i++;
+                for (k = i; i < n && tpa_chrome__is_digit((char)b[i]); i++)
+                        ;
+                if (i == k)
+                        return 0;
+        }
+        return i < n ? i : 0;
+}
+
+/* The length of the literal at b[i] (true, false, null), or 0. */
+static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
+{
+        const char *w = b[i] == 't' ? "true" : b[i] == 'f' ? "false" : "null";
+        size_t len = strlen(w);
+
+        return n - i >= len && memcmp(b + i, w, len) == 0 ? len : 0;
+}
+
+enum tpa_chrome_scan_result tpa_chrome__scan_segment(tpa_chrome_parser *c,
+                                                     const unsigned char *b, size_t n)
+{
+        unsigned char open[SCAN_DEPTH];         /* '{' or '[' by depth; 0: the events array */
+        unsigned depth = 0;
+        size_t i = 0, j, len;
+        const unsigned char *s;
+
+        open[0] = '[';
+value:  /* after '[', ':', or ',' in an array */
+        i = scan_ws(b, i, n);
+        if (i == n)
+                return depth == 0 ? TPA_CHROME_SCAN_OK : TPA_CHROME_SCAN_GIVE_UP;
+        switch (b[i]) {
+        case '{':
+        case '[':
+                if (++depth == SCAN_DEPTH)
+                        return TPA_CHROME_SCAN_GIVE_UP;
+                open[depth] = b[i];
+                c->scan_at = ++i;
+                if (!(open[depth] == '{' ? tpa_chrome__on_start_map(c)
+                                         : tpa_chrome__on_start_array(c)))
+                        return TPA_CHROME_SCAN_FAILED;
+                i = scan_ws(b, i, n);
+                if (i < n && b[i] == open[depth] + 2)   /* '}' or ']' */
+                        goto close;
+                if (open[depth] == '{')
+                        goto key;
+                goto value;
+        case '"':
+                if (!scan_str(c, b, n, &i, &s, &len))
+                        return TPA_CHROME_SCAN_GIVE_UP;
+                c->scan_at = i;
+                if (!tpa_chrome__on_string(c, s, len))
+                        return TPA_CHROME_SCAN_FAILED;
+                break;
+        case 't':
+        case 'f':
+        case 'n':
+                if ((len = scan_lit(b, i, n)) == 0)
+                        return TPA_CHROME_SCAN_GIVE_UP;
+                c->scan_at = i += len;
+                if (!(len == 4 && b[i - 4] == 'n' ? tpa_chrome__on_null(c)
+                                                  : tpa_chrome__on_boolean(c, len == 4)))
+                        return TPA_CHROME_SCAN_FAILED;
+                break;
+        default:
+                if ((j = scan_num(b, i, n)) == 0)
+                        return TPA_CHROME_SCAN_GIVE_UP;
+                c->scan_at = j;
+                if (!tpa_chrome__on_number(c, (const char *)b + i, j - i))
+                        return TPA_CHROME_SCAN_FAILED;
+                i = j;
+                break;
+        }
+after:  /* a value ended */
+        i = scan_ws(b, i, n);
+        if (i == n)
+                return TPA_CHROME_SCAN_GIVE_UP;
+        if (b[i] == ',') {
+                i++;
+                if (open[depth] == '{')
+                        goto key;
+                goto value;
+        }
+close:  /* b[i] must close open[depth], and not the events array */
+        if (depth == 0 || b[i] != open[depth] + 2)
+                return TPA_CHROME_SCAN_GIVE_UP;
+        c->scan_at = ++i;
+        if (!(open[depth--] == '{' ? tpa_chrome__on_end_map(c)
+                                   : tpa_chrome__on_end_array(c)))
+                return TPA_CHROME_SCAN_FAILED;
+        goto after;
+key:    /* after '{' or ',' in a map */
+        i = scan_ws(b, i, n);
+        if (i == n || b[i] != '"' || !scan_str(c, b, n, &i, &s, &len))
+                return TPA_CHROME_SCAN_GIVE_UP;
+        c->scan_at = i;
+        if (!tpa_chrome__on_map_key(c, s, len))
+                return TPA_CHROME_SCAN_FAILED;
+        i = scan_ws(b, i, n);
+        if (i == n || b[i] != ':')
+                return TPA_CHROME_SCAN_GIVE_UP;
+        i++;
+        goto value;
+}
+
