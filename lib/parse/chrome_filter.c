@@ -12,11 +12,8 @@
  */
 #include <string.h>
 
-#if defined(__GNUC__) && defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "parse/chrome_filter.h"
+#include "parse/json_scan.h"
 
 static bool is_punct(unsigned char c)
 {
@@ -148,55 +145,6 @@ static void nest_bytes(struct filter *f, struct chunk_note *n, const unsigned ch
 }
 
 #if defined(__GNUC__)
-/* Bit k of *q, *b, *c: d[k] is '"', '\\', ',' (k < 64). */
-static inline void block_masks(const unsigned char *d, uint64_t *q, uint64_t *b, uint64_t *c,
-                               uint64_t *s)
-{
-#if defined(__SSE2__)
-        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
-        const __m128i low = _mm_set1_epi8(0x20), vo = _mm_set1_epi8('{'), vx = _mm_set1_epi8('}');
-        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
-
-        for (unsigned k = 0; k < 4; k++) {
-                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(d + 16 * k));
-                __m128i l = _mm_or_si128(v, low);       /* '[' ']' to '{' '}' */
-                mq |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * k);
-                mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * k);
-                mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * k);
-                ms |= (uint64_t)(uint16_t)_mm_movemask_epi8(
-                              _mm_or_si128(_mm_cmpeq_epi8(l, vo), _mm_cmpeq_epi8(l, vx)))
-                      << (16 * k);
-        }
-#else
-        /* eight bytes at a time: 0x80 in each byte of x equal to the byte
-         * looked for (exactly: no borrow crosses bytes), then the eight
-         * flags gathered into one byte by a multiplication */
-        const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
-        const uint64_t gather = 0x0002040810204081u;
-        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
-
-        for (unsigned k = 0; k < 8; k++) {
-                uint64_t w, x;
-                memcpy(&w, d + 8 * k, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-                w = __builtin_bswap64(w);
-#endif
-#define EQ_BITS(byte) \
-        (x = w ^ (ones * (byte)), ((~(((x & low7) + low7) | x) & ~low7) * gather) >> 56)
-                mq |= EQ_BITS('"') << (8 * k);
-                mb |= EQ_BITS('\\') << (8 * k);
-                mc |= EQ_BITS(',') << (8 * k);
-                w |= ones * 0x20;                       /* '[' ']' to '{' '}' */
-                ms |= (EQ_BITS('{') | EQ_BITS('}')) << (8 * k);
-#undef EQ_BITS
-        }
-#endif
-        *q = mq;
-        *b = mb;
-        *c = mc;
-        *s = ms;
-}
-
 /* Bit k: the XOR of bits 0..k (with the quotes' mask: inside a string). */
 static inline uint64_t prefix_xor(uint64_t x)
 {
@@ -220,10 +168,14 @@ enum { BLOCK_DONE, BLOCK_ESCAPE, BLOCK_HELD };
 static int filter_block(struct filter *f, unsigned char *d, size_t i, size_t len,
                         uint64_t base, size_t from, struct tok_state t, struct chunk_note *n)
 {
-        uint64_t q, b, c, s, inside, opens;
+        tpa_json_masks m;
+        uint64_t q, c, s, inside, opens;
 
-        block_masks(d + i, &q, &b, &c, &s);
-        if (b != 0)
+        tpa_json__masks64(d + i, &m);
+        q = m.quote;
+        c = m.comma;
+        s = m.nest;
+        if (m.backslash != 0)
                 return BLOCK_ESCAPE;
         /* the opening quote counts as inside, the closing one not */
         inside = prefix_xor(q) ^ (f->in_str ? ~(uint64_t)0 : 0);

@@ -19,40 +19,14 @@
  */
 #include <string.h>
 
-#if defined(__GNUC__) && defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "parse/chrome_scan.h"
+#include "parse/json_scan.h"
 
 #define SCAN_DEPTH 64
 
 static inline size_t scan_ws(const unsigned char *b, size_t i, size_t n)
 {
         while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
-                i++;
-        return i;
-}
-
-/* The index of the first '"', '\\' or control byte in b[i..n), or n. */
-static inline size_t scan_plain(const unsigned char *b, size_t i, size_t n)
-{
-#if defined(__SSE2__)
-        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
-        const __m128i v1f = _mm_set1_epi8(0x1f);
-
-        for (; i + 16 <= n; i += 16) {
-                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-                __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vq),
-                                                        _mm_cmpeq_epi8(v, vb)),
-                                           _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
-                unsigned m = (unsigned)_mm_movemask_epi8(hit);
-
-                if (m != 0)
-                        return i + (size_t)__builtin_ctz(m);
-        }
-#endif
-        while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
                 i++;
         return i;
 }
@@ -74,7 +48,7 @@ static bool scan_put(tpa_chrome_parser *c, const unsigned char *s, size_t len)
 static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
                           const unsigned char **s, size_t *len, size_t from)
 {
-        size_t start = *i + 1, j = scan_plain(b, from, n);
+        size_t start = *i + 1, j = tpa_json__find_special(b, from, n);
 
         if (j < n && b[j] == '"') {
                 *s = b + start;
@@ -100,7 +74,7 @@ static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n
                 if (!scan_put(c, b + start, j - start) || !scan_put(c, &e, 1))
                         return false;
                 start = j + 2;
-                j = scan_plain(b, start, n);
+                j = tpa_json__find_special(b, start, n);
                 if (j < n && b[j] == '"')
                         break;
         }
@@ -120,14 +94,9 @@ static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t
 {
         size_t start = *i + 1;
 
-#if defined(__SSE2__)
+#ifdef TPA_JSON_HAVE_SSE2
         if (start + 16 <= n) {
-                const __m128i v1f = _mm_set1_epi8(0x1f);
-                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + start));
-                __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                        _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                           _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
-                unsigned m = (unsigned)_mm_movemask_epi8(hit);
+                unsigned m = tpa_json__special16(b + start);
                 size_t j = start + (size_t)__builtin_ctz(m | 0x10000u);
 
                 if (m != 0 && b[j] == '"') {

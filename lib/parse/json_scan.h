@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json_scan.h - (library-internal) the bytes of JSON text that matter to
+ * the readers, found many at a time: string ends, escapes and control
+ * bytes; quotes, commas and brackets in 64-byte blocks. A portable scalar
+ * version, built everywhere, and SSE2 (16 bytes a step) on every x86-64;
+ * tpa_json__find_special() and tpa_json__masks64() are the widest the
+ * build has. Both give the same answers (test_json_scan runs both).
+ */
+#ifndef TPA_PARSE_JSON_SCAN_H
+#define TPA_PARSE_JSON_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__SSE2__)
+#define TPA_JSON_HAVE_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* Bit k of each mask: byte k of a 64-byte block is one of these. */
+typedef struct tpa_json_masks {
+        uint64_t quote;         /* '"' */
+        uint64_t backslash;     /* '\\' */
+        uint64_t comma;         /* ',' */
+        uint64_t nest;          /* '{' '}' '[' ']' */
+} tpa_json_masks;
+
+/* The index of the first '"', '\\' or control byte (below 0x20) in
+ * b[i..n), or n. Reads only b[i..n). */
+static inline size_t tpa_json__find_special_scalar(const unsigned char *b, size_t i, size_t n)
+{
+        while (i < n && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20)
+                i++;
+        return i;
+}
+
+/* The masks of the 64 bytes at d. */
+static inline void tpa_json__masks64_scalar(const unsigned char *d, tpa_json_masks *m)
+{
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__)
+        /* eight bytes at a time: 0x80 in each byte of x equal to the byte
+         * looked for (exactly: no borrow crosses bytes), then the eight
+         * flags gathered into one byte by a multiplication */
+        const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+        const uint64_t gather = 0x0002040810204081u;
+
+        for (unsigned k = 0; k < 8; k++) {
+                uint64_t w, x, opens;
+                memcpy(&w, d + 8 * k, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+                w = __builtin_bswap64(w);
+#endif
+#define EQ_BITS(byte) \
+        (x = w ^ (ones * (byte)), ((~(((x & low7) + low7) | x) & ~low7) * gather) >> 56)
+                mq |= EQ_BITS('"') << (8 * k);
+                mb |= EQ_BITS('\\') << (8 * k);
+                mc |= EQ_BITS(',') << (8 * k);
+                w |= ones * 0x20;                       /* '[' ']' to '{' '}' */
+                /* one EQ_BITS() a statement: each assigns x */
+                opens = EQ_BITS('{');
+                ms |= (opens | EQ_BITS('}')) << (8 * k);
+#undef EQ_BITS
+        }
+#else
+        for (unsigned k = 0; k < 64; k++) {
+                uint64_t bit = UINT64_C(1) << k;
+                unsigned char x = d[k];
+
+                mq |= x == '"' ? bit : 0;
+                mb |= x == '\\' ? bit : 0;
+                mc |= x == ',' ? bit : 0;
+                ms |= x == '{' || x == '}' || x == '[' || x == ']' ? bit : 0;
+        }
+#endif
+        m->quote = mq;
+        m->backslash = mb;
+        m->comma = mc;
+        m->nest = ms;
+}
+
+#ifdef TPA_JSON_HAVE_SSE2
+/* Bit k (k < 16): b[k] is '"', '\\' or a control byte, as
+ * tpa_json__find_special() looks for; for callers that test the first 16
+ * bytes of a string inline. */
+static inline unsigned tpa_json__special16(const unsigned char *b)
+{
+        const __m128i v1f = _mm_set1_epi8(0x1f);
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                   _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f));
+
+        return (unsigned)_mm_movemask_epi8(hit);
+}
+
+static inline size_t tpa_json__find_special_sse2(const unsigned char *b, size_t i, size_t n)
+{
+        for (; i + 16 <= n; i += 16) {
+                unsigned m = tpa_json__special16(b + i);
+
+                if (m != 0)
+                        return i + (size_t)__builtin_ctz(m);
+        }
+        return tpa_json__find_special_scalar(b, i, n);
+}
+
+static inline void tpa_json__masks64_sse2(const unsigned char *d, tpa_json_masks *m)
+{
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
+        const __m128i low = _mm_set1_epi8(0x20), vo = _mm_set1_epi8('{'), vx = _mm_set1_epi8('}');
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
+
+        for (unsigned k = 0; k < 4; k++) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(d + 16 * k));
+                __m128i l = _mm_or_si128(v, low);       /* '[' ']' to '{' '}' */
+                mq |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * k);
+                mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * k);
+                mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * k);
+                ms |= (uint64_t)(uint16_t)_mm_movemask_epi8(
+                              _mm_or_si128(_mm_cmpeq_epi8(l, vo), _mm_cmpeq_epi8(l, vx)))
+                      << (16 * k);
+        }
+        m->quote = mq;
+        m->backslash = mb;
+        m->comma = mc;
+        m->nest = ms;
+}
+#endif
+
+/* The widest of the above that this build has. */
+static inline size_t tpa_json__find_special(const unsigned char *b, size_t i, size_t n)
+{
+#ifdef TPA_JSON_HAVE_SSE2
+        return tpa_json__find_special_sse2(b, i, n);
+#else
+        return tpa_json__find_special_scalar(b, i, n);
+#endif
+}
+
+static inline void tpa_json__masks64(const unsigned char *d, tpa_json_masks *m)
+{
+#ifdef TPA_JSON_HAVE_SSE2
+        tpa_json__masks64_sse2(d, m);
+#else
+        tpa_json__masks64_scalar(d, m);
+#endif
+}
+
+#endif
