@@ -197,7 +197,7 @@ static int add_parts(struct slots *s, int *n, tpa_trace *tr, const char *path, s
 
 /* The traces and their analyses outlive the command: the process ends
  * after it, and freeing them block by block is work the system does at
- * once on exit (speed, bench/: 0.015-0.02 s of the run at 1 GB). Held
+ * once on exit (speed: a measurable part of the run on a large trace). Held
  * here, they stay reachable, so leak checkers do not count them (as git's
  * UNLEAK() does); volatile, so that the stores are not dropped as dead. */
 static tpa_trace **volatile kept_traces;

@@ -132,7 +132,7 @@ def scenario_host(out_json):
 
 # The compiled scenario records from the very first step (no wait, no
 # warm-up in the schedule): the step in which torch.compile compiles must
-# be in the trace, for the warm-up rule to find (DESIGN 5.2).
+# be in the trace, for the warm-up rule to find (doc/design.md 5.2).
 COMPILED_ACTIVE = 3
 
 

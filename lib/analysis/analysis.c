@@ -161,8 +161,8 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
 }
 
 /* The union of two merged lists into *out, merged: runs of either list
- * in start order, copied whole (speed, bench/: a device's kernels, 0.86 M
- * intervals at 1 GB, with a few copies between them). */
+ * in start order, copied whole (speed: a device's kernels are long runs
+ * of intervals with a few copies between them). */
 static int union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
                   tpa_error *err)
 {
@@ -479,7 +479,7 @@ struct first_look {
         tpa_marker_list *markers;       /* per source */
         tpa_ext      *ext;      /* the steps' tables, this part's */
         /* the census for the report (tpa_analysis.events_*): a pass of the
-         * report's own was a third of its time at 1 GB (bench/) */
+         * report's own would be a large part of its time (bench/) */
         tpa_ns        start, end;
         uint64_t      by_kind[TPA_KIND__COUNT];
         uint64_t     *by_track; /* NULL: not counted */
@@ -538,8 +538,8 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                                 return r;
                 }
         }
-        /* sorted here, each part its own (speed, bench/: 0.003 s at 1 GB
-         * on one thread, after) */
+        /* sorted here, each part its own (speed: two halves sort in parallel,
+         * where one thread would sort the whole after) */
         tpa_analysis__ext_sort(&ext);
         *fl->ext = ext;
         fl->start = start;
@@ -793,13 +793,12 @@ static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t *near
  * The channels' pass: each device event into its device's channel list,
  * each host event of framework work into its host channel's, its thread's
  * and the union of all threads' (c->hch[] says where it went); and each
- * device event to the first window's settling. Speed (bench/): the pass
- * took 0.12 s at 1 GB on one thread. Each thread takes half of the events,
+ * device event to the first window's settling. Speed (bench/): on one thread the
+ * pass is a large part of the analysis. Each thread takes half of the events,
  * into lists of its own; lists are unions, merged after, the same
  * whichever thread took which half. Halves, not chunks taken in turn:
  * each thread's lists then come in time order (of the read), and their
- * merges took 0.025-0.031 s at 1 GB against 0.037-0.041 s for chunks of
- * 64 k events.
+ * merges are faster than those of chunks of 64 k events.
  */
 struct chan_lists {
         tpa_ivl_list *dev;              /* ndev x DEV_CH__COUNT */
@@ -872,8 +871,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
 
 /* The channels' pass over half of the events, then that half's lists
  * merged: each thread merges its own, and merge_part() only unites the
- * two halves' (speed, bench/: appending part 1's lists to part 0's and
- * merging the whole took 0.02-0.03 s at 1 GB, most of it on one thread). */
+ * two halves' (speed: appending part 1's lists to part 0's and merging the
+ * whole would do most of the work on one thread). */
 static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         struct chan_job *job = arg;
@@ -949,8 +948,8 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         r = join_list(&c->fw[t], &L->fw[t], err);
                 return r == 0 ? join_list(&c->fw_all, L->fw_all, err) : r;
         }
-        /* the unions of merged lists by runs (speed, bench/: pushing every
-         * interval again and merging made this 0.03-0.04 s at 1 GB) */
+        /* the unions of merged lists by runs (speed: pushing every
+         * interval again and merging is slower) */
         for (size_t d = 0; d < c->ndev; d++) {
                 for (int ch = 0; ch < DEV_CH__COUNT && r == 0; ch++)
                         r = join_list(&c->dev[d * DEV_CH__COUNT + (size_t)ch],
@@ -1050,8 +1049,8 @@ static int cmp_double(const void *pa, const void *pb)
  * as their bit patterns, which order them as numbers: least significant
  * byte first, through `tmp` (2n entries); the sorted values are the same
  * as qsort's. Speed (bench/): the run's medians sort each step metric over
- * all kept steps, and qsort's compare callback made them a tenth of
- * tpa_analyze() at 1 GB. Anything else (-0, negatives, NaN), or no `tmp`:
+ * all kept steps, and qsort's compare callback made them a
+ * noticeable part of tpa_analyze(). Anything else (-0, negatives, NaN), or no `tmp`:
  * qsort.
  */
 static void sort_doubles(double *v, size_t n, uint64_t *tmp)

@@ -25,8 +25,8 @@ typedef struct tpa_ivl_list {
  * transparent huge pages in "madvise" mode); else nothing changes. For
  * blocks written whole, or grown as they are written (an interval list),
  * so that a 2 MB page costs at most the one being filled: the analysis'
- * fresh memory came in 4 KB page faults, each a trap into the kernel
- * (speed, bench/: 13.5 k of them at 1 GB). */
+ * fresh memory otherwise comes in 4 KB pages, each first touch a trap
+ * into the kernel. */
 #define HUGE_MIN (4u << 20)
 void tpa_analysis__huge(void *p, size_t size);
 
@@ -119,8 +119,8 @@ enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
 
 /* What a track is to the analysis (tpa_actx.track_cls): a device's index
  * (>= 0), a host thread, or skipped; a Steps line is skipped, marked apart
- * for the markers' look at every event (speed, bench/: a look-up of its
- * thread's role per event of a skipped track, 0.9 M at 1 GB). */
+ * for the markers' look at every event (speed: otherwise a look-up of its
+ * thread's role per event of a skipped track). */
 #define TRACK_HOST  (-1)
 #define TRACK_SKIP  (-2)
 #define TRACK_STEPS (-3)

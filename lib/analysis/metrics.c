@@ -144,8 +144,8 @@ static int cmp_gap(const void *pa, const void *pb)
 }
 
 /* The `top` first gaps in cmp_gap() order of those offered, as a heap
- * whose root v[0] is the last of them (speed and memory, bench/: every
- * gap kept and sorted was 25 k gaps and 0.005 s at 1 GB, on one thread). */
+ * whose root v[0] is the last of them (speed and memory: a large trace
+ * has tens of thousands of gaps, and keeping and sorting all is waste). */
 typedef struct gap_list {
         tpa_gap *v;
         size_t   n, cap, top;
@@ -558,8 +558,8 @@ static int host_chunks(tpa_actx *c, struct metrics_job *job, int part, tpa_error
 
 /* The device side on part 0 (its sums are doubles, made in event order as
  * on one thread), then the host side in chunks on both parts, whichever
- * is free (speed, bench/: at 1 GB the host side alone takes about 0.07 s,
- * more than the device side, which reads the marks of c->hch). Each part
+ * is free (speed: the host side alone takes more than the device side,
+ * which reads the marks of c->hch). Each part
  * writes only its own fields and tables. */
 static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {

@@ -189,8 +189,8 @@ static inline bool is_profiler_step(const tpa_actx *c, size_t i)
 int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
 {
         c->str_count = tpa_trace_str_count(c->tr);
-        /* a bit per string (memory, bench/: 1.1 M strings at 1 GB, and the
-         * peak is the analysis's) */
+        /* a bit per string (memory: a large trace has millions of strings,
+         * and the peak is the analysis's) */
         c->profiler_step = calloc(c->str_count / 64 + 1, sizeof(*c->profiler_step));
         if (c->profiler_step == NULL)
                 return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
@@ -445,9 +445,9 @@ static void ext_free(tpa_actx *c)
 /* A slot per event: a large block is mapped page by page as it is
  * written, so the slots never used cost no memory. The tables are written
  * once, in the first pass, and freed before the analysis' peak of memory:
- * huge pages cost them no peak (speed, bench/: their 4 KB pages were some
- * 7000 page faults at 1 GB; with huge ones the first analysis in a
- * process took 0.015-0.03 s less, medians of 6 runs). */
+ * huge pages cost them no peak (speed: with 4 KB pages each fresh page is
+ * a trap into the kernel; huge ones make the first analysis in a process
+ * faster). */
 int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 {
         tpa_ext *x = c->ext;
@@ -469,7 +469,7 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 
 /* The latest end of key in both parts' tables (sorted), or -1; near[]
  * holds each part's hint for kv_find(). Not joined into one table:
- * moving part 1's up to part 0's was 0.012 s at 1 GB (bench/). */
+ * moving part 1's up to part 0's costs a copy of the whole (bench/). */
 static tpa_ns ext_find(const tpa_ext *x, bool grp, uint32_t key, size_t near[2])
 {
         tpa_ns a = grp ? kv_find(x[0].grp, x[0].ng, key, &near[0])
@@ -649,13 +649,13 @@ static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, ui
  *   device work it launched (windows of l, which may be empty, extended in
  *   ext[], by the marker's group already);
  * - those whose device work never came are kept for warm-up, which looks
- *   for a trailing step cut off (speed, bench/: a pass of its own over the
- *   events took 0.012 s at 1 GB): their starts go in the host table's
+ *   for a trailing step cut off (speed: it then needs no pass of its own
+ *   over the events): their starts go in the host table's
  *   block, which nothing needs after, each over entries read already;
  * - the host events in the first window give the settling its ids, when
  *   ids is not NULL.
- * Each part of the tables on a thread of its own (speed, bench/: the
- * 0.86 M launches at 1 GB took 0.014-0.019 s on one): part 1 extends its
+ * Each part of the tables on a thread of its own (speed: a large
+ * trace has a launch per kernel): part 1 extends its
  * own copy of the windows' ends, and its lost launches and ids go in its
  * own blocks; the caller joins them (launches()).
  */

@@ -47,7 +47,7 @@ int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len
                           uint64_t offset, tpa_error *err);
 
 /* ASCII first, 8 bytes at a time, inline: names are nearly always ASCII,
- * and interning is on every event's path (bench/ measures MB/s). */
+ * and interning is on every event's path. */
 static inline int tpa_utf8__intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
                                    uint64_t offset, tpa_error *err)
 {

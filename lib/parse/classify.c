@@ -110,7 +110,7 @@ bool tpa_classify__is_traced_call(const char *s, size_t len)
 }
 
 /*
- * Names of compilation at work, the warm-up evidence of DESIGN 5.2. For
+ * Names of compilation at work, the warm-up evidence of doc/design.md 5.2. For
  * torch.compile that is what dynamo_timed records while Dynamo traces and
  * Inductor compiles ("entire_frame_compile", "_compile.compile_inner
  * (dynamo_timed)", "backend_compile", "inductor_compile", ... in torch

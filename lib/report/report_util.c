@@ -533,9 +533,9 @@ void tpa_report__jw_string(tpa_json_writer *w, const char *s, size_t len)
 
         jw_before(w);
         /* a short one that needs no escape (every key, most names) straight
-         * into the buffer with its quotes (speed, bench/: the three puts and
-         * the scan of the general way were half of the JSON report's
-         * instructions at 1 GB, most of them for the steps' keys) */
+         * into the buffer with its quotes (speed: the general way's three puts
+         * and scan dominate the JSON report, most of it for the steps'
+         * keys) */
         if (len <= 64 && w->len + len + 2 <= sizeof(w->buf) && plain(s, len)) {
                 char *p = w->buf + w->len;
 

@@ -124,8 +124,8 @@ typedef struct tpa_report_census {
 } tpa_report_census;
 
 /* Fill *c from the analysis' census when `a` (may be NULL) has one, else by
- * a pass over the events (speed, bench/: the reports' own passes were a
- * third of the JSON report at 1 GB). Free it with tpa_report__census_free(). */
+ * a pass over the events (speed: a pass of the report's own over every
+ * event costs more than the rest of the JSON report). Free it with tpa_report__census_free(). */
 void tpa_report__census(tpa_report_census *c, const tpa_trace *tr, const tpa_analysis *a);
 void tpa_report__census_free(tpa_report_census *c);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The fan-out on Slurm (doc/fanout.md): a one-node Slurm started here from
-# Debian's packages (munge + slurmctld + slurmd on localhost, as
-# ../shared/reference/slurm-one-node.md found), then `srun -n 4`, one task
+# Debian's packages (munge + slurmctld + slurmd on localhost, in
+# a scratch-folder setup), then `srun -n 4`, one task
 # per rank, each analysing its rank's trace into a JSON report, then
 # `aggregate`: the job view must be the one from the traces.
 # Exit 77 (skip) with the reason only where the machine cannot start it:
