@@ -1,108 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * analysis_internal.h - (library-internal) what the analysis stages share:
- * the event classes, merged interval lists per channel, and the working
- * context that steps.c, warmup.c, partition.c and metrics.c fill in turn.
+ * the event classes, the channels' merged interval lists (intervals.h),
+ * and the working context that steps.c, warmup.c, partition.c and metrics.c fill in turn.
  */
 #ifndef TPA_ANALYSIS_INTERNAL_H
 #define TPA_ANALYSIS_INTERNAL_H
 
 #include <tpa/analysis.h>
 
-/* A half-open interval [s, e). */
-typedef struct tpa_ivl {
-        tpa_ns s, e;
-} tpa_ivl;
-
-/* Sorted, disjoint, non-touching intervals after tpa_ivl__merge(). */
-typedef struct tpa_ivl_list {
-        tpa_ivl *v;
-        size_t   n, cap;
-} tpa_ivl_list;
-
-/* Ask for huge pages for the block at p of `size` bytes, when it is
- * at least HUGE_MIN, where the system gives them on request (Linux's
- * transparent huge pages in "madvise" mode); else nothing changes. For
- * blocks written whole, or grown as they are written (an interval list),
- * so that a 2 MB page costs at most the one being filled: the analysis'
- * fresh memory otherwise comes in 4 KB pages, each first touch a trap
- * into the kernel. */
-#define HUGE_MIN (4u << 20)
-void tpa_analysis__huge(void *p, size_t size);
-
-/* Add [s, e) to the list, in a new interval (out of line: it may grow). */
-int    tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err);
-
-/* Add [s, e) to the list; an instant adds nothing. Inline: called for every
- * event, most of which join the last interval. */
-static inline int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
-{
-        if (e <= s)
-                return 0;               /* instants are no busy time */
-        if (l->n > 0 && s >= l->v[l->n - 1].s && s <= l->v[l->n - 1].e) {
-                /* Memory and speed (bench/): lists are only used merged, and
-                 * nested or back-to-back events (most, in read order) join the
-                 * last interval to the same union; this kept ~50 bytes per
-                 * event of raw intervals at the peak of tpa_analyze(). */
-                if (e > l->v[l->n - 1].e)
-                        l->v[l->n - 1].e = e;
-                return 0;
-        }
-        return tpa_ivl__append(l, s, e, err);
-}
-void   tpa_ivl__merge(tpa_ivl_list *l);
-/* The union of the k merged lists in[0..k) into *out (whatever it held
- * is dropped, not freed), merged. */
-int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_error *err);
-void   tpa_ivl__free(tpa_ivl_list *l);
-/* Index of the first interval whose end is after t. */
-size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);
-/* The first i in [0, n) for which before(ctx, i) is false, n if none
- * (`before` is true, then false, along the indexes), searched out from
- * `hint`, a guess such as the answer to the query before: by steps doubling
- * away from it, then by halves. Queries in about order cost O(log
- * distance), not O(log n). Inline, so that `before` is inlined too. */
-static inline size_t tpa_analysis__gallop(size_t n, size_t hint,
-                                          bool (*before)(const void *ctx, size_t i),
-                                          const void *ctx)
-{
-        size_t lo, hi, step = 1;
-
-        if (hint > n)
-                hint = n;
-        if (hint < n && before(ctx, hint)) {
-                lo = hint + 1;
-                while (lo + step <= n && before(ctx, lo + step - 1)) {
-                        lo += step;
-                        step *= 2;
-                }
-                hi = lo + step <= n ? lo + step - 1 : n;
-        } else {
-                hi = hint;
-                while (hi >= step && !before(ctx, hi - step)) {
-                        hi -= step;
-                        step *= 2;
-                }
-                lo = hi >= step ? hi - step + 1 : 0;
-        }
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (before(ctx, mid))
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
-}
-
-/* As tpa_ivl__first_after(), searching out from *hint (the answer of the
- * query before), which it updates: queries in about time order cost
- * O(log distance) instead of a search of the whole list. */
-size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint);
-/* Time in [s, e) covered by the list. */
-tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e);
-/* As tpa_ivl__covered(), with a hint as tpa_ivl__first_after_near()'s. */
-tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint);
+#include "intervals.h"
 
 /* Device channels (per device) and host channels (all host threads). */
 enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * intervals.c - the merged interval lists every analysis stage queries:
+ * append, sort and merge, the union of several lists, and the searches and
+ * coverage sums over a merged list (design.md 5.3's boundary sweep rests on
+ * them). Also the request for huge pages the lists' blocks make.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "intervals.h"
+
+void tpa_analysis__huge(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t a = ((uintptr_t)p + page - 1) / page * page;
+        uintptr_t e = ((uintptr_t)p + size) / page * page;
+
+        if (size >= HUGE_MIN && page > 0 && e > a)
+                (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+        (void)p;
+        (void)size;
+#endif
+}
+
+int tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
+{
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 16;
+                tpa_ivl *v = realloc(l->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                tpa_analysis__huge(v, cap * sizeof(*v));
+                l->v = v;
+                l->cap = cap;
+        }
+        l->v[l->n++] = (tpa_ivl){ s, e };
+        return 0;
+}
+
+static int cmp_ivl(const void *pa, const void *pb)
+{
+        const tpa_ivl *x = pa, *y = pb;
+
+        if (x->s != y->s)
+                return x->s < y->s ? -1 : 1;
+        return (x->e > y->e) - (x->e < y->e);
+}
+
+/* Sort v[0..n) by (s, e), stable, with `tmp` of n entries: a merge sort
+ * that skips merging two halves already in order, so the nearly sorted lists
+ * that traces give cost about n compares. Speed (bench/): qsort's compare
+ * callback made this ~30% of tpa_analyze(). */
+static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
+{
+        size_t mid = n / 2, i, j, k;
+
+        if (n <= 16) {
+                for (i = 1; i < n; i++) {
+                        tpa_ivl x = v[i];
+                        for (j = i; j > 0 && cmp_ivl(&v[j - 1], &x) > 0; j--)
+                                v[j] = v[j - 1];
+                        v[j] = x;
+                }
+                return;
+        }
+        sort_ivl(v, tmp, mid);
+        sort_ivl(v + mid, tmp, n - mid);
+        if (cmp_ivl(&v[mid - 1], &v[mid]) <= 0)
+                return;
+        memcpy(tmp, v, mid * sizeof(*v));
+        for (i = 0, j = mid, k = 0; i < mid; k++) {
+                if (j < n && cmp_ivl(&v[j], &tmp[i]) < 0)
+                        v[k] = v[j++];
+                else
+                        v[k] = tmp[i++];
+        }
+}
+
+void tpa_ivl__merge(tpa_ivl_list *l)
+{
+        size_t w = 0;
+        tpa_ivl *tmp;
+
+        if (l->n == 0)
+                return;
+        tmp = malloc((l->n / 2 + 1) * sizeof(*tmp));
+        if (tmp != NULL)
+                sort_ivl(l->v, tmp, l->n);
+        else
+                qsort(l->v, l->n, sizeof(*l->v), cmp_ivl);
+        for (size_t i = 1; i < l->n; i++) {
+                if (l->v[i].s <= l->v[w].e) {
+                        if (l->v[i].e > l->v[w].e)
+                                l->v[w].e = l->v[i].e;
+                } else {
+                        l->v[++w] = l->v[i];
+                }
+        }
+        l->n = w + 1;
+        free(tmp);
+        if (l->n < l->cap / 2) {        /* memory (bench/): give back the slack */
+                tpa_ivl *v = realloc(l->v, l->n * sizeof(*v));
+                if (v != NULL) {
+                        l->v = v;
+                        l->cap = l->n;
+                }
+        }
+}
+
+/* The number of intervals of src[0..n) that start at or before t: by
+ * steps doubling from the front (the runs taken are mostly short), then
+ * by halves. */
+static size_t starts_by(const tpa_ivl *src, size_t n, tpa_ns t)
+{
+        size_t lo = 0, hi = 1;
+
+        while (hi < n && src[hi - 1].s <= t) {
+                lo = hi;
+                hi *= 2;
+        }
+        if (hi > n)
+                hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (src[mid].s <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* Append the merged run src[0..n) to v[0..w) (merged, and whose starts
+ * are at or before src's), joining as tpa_ivl__merge() does; returns the
+ * new length. The run's first intervals may join the last one of v; after
+ * the first that does not, none can (a merged run does not touch itself),
+ * so the rest is copied whole. */
+static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
+{
+        size_t i = 0;
+
+        while (i < n && w > 0 && src[i].s <= v[w - 1].e) {
+                if (src[i].e > v[w - 1].e)
+                        v[w - 1].e = src[i].e;
+                i++;
+        }
+        memcpy(v + w, src + i, (n - i) * sizeof(*v));
+        return w + n - i;
+}
+
+/* The union of two merged lists into *out, merged: runs of either list
+ * in start order, copied whole (speed: a device's kernels are long runs
+ * of intervals with a few copies between them). */
+int tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
+                    tpa_error *err)
+{
+        size_t i = 0, j = 0, w = 0, total = a->n + b->n;
+        tpa_ivl *v = malloc((total ? total : 1) * sizeof(*v));
+
+        if (v == NULL)
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        tpa_analysis__huge(v, total * sizeof(*v));
+        while (i < a->n && j < b->n) {
+                size_t k;
+                if (a->v[i].s <= b->v[j].s) {
+                        k = i + starts_by(a->v + i, a->n - i, b->v[j].s);
+                        w = join_run(v, w, a->v + i, k - i);
+                        i = k;
+                } else {
+                        k = j + starts_by(b->v + j, b->n - j, a->v[i].s);
+                        w = join_run(v, w, b->v + j, k - j);
+                        j = k;
+                }
+        }
+        w = join_run(v, w, a->v + i, a->n - i);
+        w = join_run(v, w, b->v + j, b->n - j);
+        out->v = v;
+        out->n = w;
+        out->cap = total ? total : 1;
+        if (w < out->cap / 2) {         /* memory (bench/): give back the slack */
+                tpa_ivl *sh = realloc(v, (w ? w : 1) * sizeof(*sh));
+                if (sh != NULL) {
+                        out->v = sh;
+                        out->cap = w ? w : 1;
+                }
+        }
+        return 0;
+}
+
+static int cmp_list_size(const void *pa, const void *pb)
+{
+        const tpa_ivl_list *x = pa, *y = pb;
+
+        return (x->n > y->n) - (x->n < y->n);
+}
+
+int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_error *err)
+{
+        /* The non-empty lists, smallest first, united in pairs, round by
+         * round: a big list (kernels) is copied once or twice, not once per
+         * small one. lst[] holds the round's lists: the inputs' (borrowed)
+         * and then unions (own[]). */
+        tpa_ivl_list *lst = malloc((k ? k : 1) * sizeof(*lst));
+        bool *own = calloc(k ? k : 1, sizeof(*own));
+        size_t m = 0;
+        int r = 0;
+
+        memset(out, 0, sizeof(*out));
+        if (lst == NULL || own == NULL) {
+                free(lst);
+                free(own);
+                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        }
+        for (size_t j = 0; j < k; j++)
+                if (in[j].n > 0)
+                        lst[m++] = in[j];
+        qsort(lst, m, sizeof(*lst), cmp_list_size);
+        while (m > 1 && r == 0) {
+                size_t w = 0;
+                for (size_t j = 0; j + 1 < m; j += 2) {
+                        tpa_ivl_list u;
+                        if ((r = tpa_ivl__union2(&u, &lst[j], &lst[j + 1], err)) < 0)
+                                break;
+                        if (own[j])
+                                tpa_ivl__free(&lst[j]);
+                        if (own[j + 1])
+                                tpa_ivl__free(&lst[j + 1]);
+                        own[j] = own[j + 1] = false;
+                        lst[w] = u;             /* w <= j: read already */
+                        own[w++] = true;
+                }
+                if (r < 0)
+                        break;
+                if (m % 2 == 1) {               /* the odd one out, the largest */
+                        lst[w] = lst[m - 1];
+                        own[w++] = own[m - 1];
+                }
+                for (size_t j = w; j < m; j++)
+                        own[j] = false;         /* moved or freed */
+                m = w;
+        }
+        if (r == 0 && m == 1) {
+                if (own[0]) {
+                        *out = lst[0];
+                        own[0] = false;
+                } else if ((out->v = malloc(lst[0].n * sizeof(*out->v))) == NULL) {
+                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                } else {
+                        memcpy(out->v, lst[0].v, lst[0].n * sizeof(*out->v));
+                        out->n = out->cap = lst[0].n;
+                }
+        }
+        for (size_t j = 0; j < m; j++)
+                if (own[j])
+                        tpa_ivl__free(&lst[j]);
+        free(lst);
+        free(own);
+        return r;
+}
+
+void tpa_ivl__free(tpa_ivl_list *l)
+{
+        free(l->v);
+        memset(l, 0, sizeof(*l));
+}
+
+size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
+{
+        size_t lo = 0, hi = l->n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (l->v[mid].e <= t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+struct ivl_query {
+        const tpa_ivl_list *l;
+        tpa_ns              t;
+};
+
+static bool ends_by(const void *ctx, size_t i)
+{
+        const struct ivl_query *q = ctx;
+        return q->l->v[i].e <= q->t;
+}
+
+size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
+{
+        struct ivl_query q = { l, t };
+
+        *hint = tpa_analysis__gallop(l->n, *hint, ends_by, &q);
+        return *hint;
+}
+
+static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
+{
+        tpa_ns sum = 0;
+
+        for (; i < l->n && l->v[i].s < e; i++) {
+                tpa_ns a = l->v[i].s > s ? l->v[i].s : s;
+                tpa_ns b = l->v[i].e < e ? l->v[i].e : e;
+                if (b > a)
+                        sum += b - a;
+        }
+        return sum;
+}
+
+tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e)
+{
+        return covered_from(l, tpa_ivl__first_after(l, s), s, e);
+}
+
+tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint)
+{
+        return covered_from(l, tpa_ivl__first_after_near(l, s, hint), s, e);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_intervals.c - intervals.c: the union of merged interval lists against a
+ * brute-force answer, on small traces built in memory
+ * (analysis_fixture.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+#include <tpa/analysis.h>
+
+#include "analysis/analysis_internal.h"
+
+#include "analysis_fixture.h"
+#include "tap.h"
+
+/* ---- interval lists --------------------------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252u;
+
+static uint64_t rng(void)
+{
+        return tap_rand(&rng_state);
+}
+
+/* tpa_ivl__union() of k merged lists is what pushing all their intervals
+ * into one list and merging it gives: for 1 to 40 lists (past the 16 it
+ * takes in one pass), empty ones, touching, nested and far apart ones. */
+static void test_intervals__ivl_union(void)
+{
+        bool all = true;
+
+        for (size_t k = 1; k <= 40 && all; k++) {
+                for (int round = 0; round < 20 && all; round++) {
+                        tpa_ivl_list in[40], want = { 0 }, got = { 0 };
+                        tpa_error err = TPA_ERROR_INIT;
+
+                        memset(in, 0, sizeof(in));
+                        for (size_t j = 0; j < k; j++) {
+                                size_t n = rng() % 4 == 0 ? 0 : rng() % 300;
+                                tpa_ns t = (tpa_ns)(rng() % 1000);
+                                for (size_t i = 0; i < n; i++) {
+                                        tpa_ns s = t + (tpa_ns)(rng() % 50);
+                                        tpa_ns e = s + 1 + (tpa_ns)(rng() % 40);
+                                        t = rng() % 3 == 0 ? e : s;     /* touching or nested */
+                                        tpa_ivl__append(&in[j], s, e, &err);
+                                        tpa_ivl__append(&want, s, e, &err);
+                                }
+                                tpa_ivl__merge(&in[j]);
+                        }
+                        tpa_ivl__merge(&want);
+                        got.n = 12345;  /* dropped, as documented */
+                        all = tpa_ivl__union(&got, in, k, &err) == 0 && got.n == want.n &&
+                              (want.n == 0 ||
+                               memcmp(got.v, want.v, want.n * sizeof(*want.v)) == 0);
+                        if (!all)
+                                printf("# %zu lists, round %d: %zu intervals, want %zu\n", k,
+                                       round, got.n, want.n);
+                        for (size_t j = 0; j < k; j++)
+                                tpa_ivl__free(&in[j]);
+                        tpa_ivl__free(&want);
+                        tpa_ivl__free(&got);
+                }
+        }
+        ok(all, "test_intervals__ivl_union: the union of 1 to 40 lists is their merged pushes");
+}
+
+int main(void)
+{
+        test_intervals__ivl_union();
+        return tap_done();
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_metrics.c - metrics.c: input host time, device idle gaps and the host events
+ * that overlapped them, on small traces built in memory
+ * (analysis_fixture.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+#include <tpa/analysis.h>
+
+#include "analysis/analysis_internal.h"
+
+#include "analysis_fixture.h"
+#include "tap.h"
+
+/* Input work hidden under a kernel: input_host_frac counts it, input not. */
+static void test_metrics__input_host(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        double host = -1, exposed = -1;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", 0, 60, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 40, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 40, 0, 0);
+        a = run(&b, NULL, 0);
+        ok(tpa_analysis_metric(a, 0, "input_host_frac", 15, &host) && host == 0.6,
+           "test_metrics__input_host: all host input work");
+        ok(tpa_analysis_metric(a, 0, "input_frac", 10, &exposed) && exposed == 0.2,
+           "test_metrics__input_host: the exposed part");
+        ok(tpa_analysis_metric(a, -1, "input_host_frac", 15, &host) && host == 0.6,
+           "test_metrics__input_host: run median");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_metrics__gap_host_events(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 90, 10, 0, 0);
+        ev(&b, b.host2, TPA_KIND_INPUT, "IteratorGetNext", 10, 70, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "Foo", 20, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "tiny", 50, 0.001, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_eq((int64_t)a->gap_count, 2, "test_metrics__gap_host_events: two gaps");
+        tap_eq(a->gaps[0].len, 40 * US, "test_metrics__gap_host_events: longest first");
+        tap_eq(a->gaps[0].offset, 10 * US, "test_metrics__gap_host_events: offset");
+        tap_streq(a->gaps[0].host[0].name, "IteratorGetNext", "test_metrics__gap_host_events: top event");
+        ok(a->gaps[0].host[0].frac == 1.0, "test_metrics__gap_host_events: its share");
+        tap_streq(a->gaps[0].host[1].name, "Foo", "test_metrics__gap_host_events: then Foo");
+        ok(a->gaps[0].host[1].frac == 0.25, "test_metrics__gap_host_events: Foo's share");
+        tap_streq(a->gaps[1].host[0].name, "IteratorGetNext", "test_metrics__gap_host_events: second gap");
+        ok(a->gaps[1].host[0].frac > 0.74 && a->gaps[1].host[0].frac < 0.76,
+           "test_metrics__gap_host_events: partial overlap");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* The run's top gaps, as many as asked, the same as every gap sorted:
+ * longest first, then earliest, then by device. 300 steps on two GPUs,
+ * one hole each per step, of 12 lengths (so that many tie on length),
+ * GPU 1's at GPU 0's start and length every third step (a tie on both). */
+struct want_gap {
+        tpa_ns len, start;
+        int    device;
+};
+
+static int cmp_want(const void *pa, const void *pb)
+{
+        const struct want_gap *x = pa, *y = pb;
+
+        if (x->len != y->len)
+                return x->len > y->len ? -1 : 1;
+        if (x->start != y->start)
+                return x->start < y->start ? -1 : 1;
+        return x->device - y->device;
+}
+
+static void test_metrics__top_gaps(void)
+{
+        enum { STEPS = 300 };
+        static struct want_gap want[2 * STEPS];
+        static const int tops[] = { 1, 5, 37, 1000 };
+        size_t nw = 0;
+        tb b = mk(2);
+
+        for (int k = 0; k < STEPS; k++) {
+                double t0 = k * 1000.0;
+                char name[32];
+
+                snprintf(name, sizeof(name), "ProfilerStep#%d", k);
+                ev(&b, b.host, TPA_KIND_STEP, name, t0, 1000, 0, 0);
+                for (int d = 0; d < 2; d++) {
+                        int len = 10 + (k * 7 + d * 3 * (k % 3 != 0)) % 12 * 5;
+                        int at = d == 1 && k % 3 == 0 ? 100 : 100 + d * 50 + k % 5 * 10;
+
+                        ev(&b, d ? b.gpu1 : b.gpu0, TPA_KIND_KERNEL, "k", t0, at, 0, 0);
+                        ev(&b, d ? b.gpu1 : b.gpu0, TPA_KIND_KERNEL, "k", t0 + at + len,
+                           1000 - at - len, 0, 0);
+                        want[nw++] = (struct want_gap){ (tpa_ns)len * US,
+                                                        (tpa_ns)(t0 + at) * US, d };
+                }
+        }
+        qsort(want, nw, sizeof(want[0]), cmp_want);
+        for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
+                for (int threads = 1; threads <= 2; threads++) {
+                        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                        tpa_error err = TPA_ERROR_INIT;
+                        tpa_analysis *a = NULL;
+                        size_t n = (size_t)tops[t] < nw ? (size_t)tops[t] : nw, bad = 0;
+
+                        o.threads = threads;
+                        o.warmup = 0;
+                        o.top_n = tops[t];
+                        if (tpa_analyze(&a, b.tr, &o, &err) < 0) {
+                                printf("# tpa_analyze: %s\n", err.msg);
+                                ok(false, "test_metrics__top_gaps: analysis");
+                                continue;
+                        }
+                        tap_eq((int64_t)a->step_count, STEPS, "test_metrics__top_gaps: steps");
+                        tap_eq((int64_t)a->gap_count, (int64_t)n,
+                               "test_metrics__top_gaps: top %d, %d thread(s): how many",
+                               tops[t], threads);
+                        for (size_t i = 0; i < n && i < a->gap_count; i++)
+                                bad += a->gaps[i].len != want[i].len ||
+                                       a->gaps[i].start != want[i].start ||
+                                       a->gaps[i].device != want[i].device;
+                        tap_eq((int64_t)bad, 0,
+                               "test_metrics__top_gaps: top %d, %d thread(s): in order",
+                               tops[t], threads);
+                        tpa_analysis_free(a);
+                }
+        }
+        tpa_trace_free(b.tr);
+}
+
+/* The host events that explain a gap, when the top gaps of two devices
+ * nest: an event inside the outer gap after the inner one ends still
+ * overlaps the outer one (metrics.c asks the latest end of the gaps that
+ * start before an event, not the end of the last of them). */
+static void test_metrics__nested_gaps(void)
+{
+        tb b = mk(2);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 10, 0, 0);      /* GPU 0 idle 10-50 */
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 50, 50, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 0, 30, 0, 0);      /* GPU 1 idle 30-40 */
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 40, 60, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "Both", 35, 2, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "OuterLate", 42, 4, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "Neither", 60, 10, 0, 0);
+        a = run(&b, NULL, 0);
+        if (!ok(a != NULL && a->gap_count == 2, "test_metrics__nested_gaps: two gaps")) {
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+                return;
+        }
+        tap_eq(a->gaps[0].len, 40 * US, "test_metrics__nested_gaps: the outer first");
+        tap_streq(a->gaps[0].host[0].name, "OuterLate",
+                  "test_metrics__nested_gaps: outer: the event after the inner gap");
+        tap_streq(a->gaps[0].host[1].name, "Both", "test_metrics__nested_gaps: outer: both");
+        ok(a->gaps[0].host[2].name == NULL || strcmp(a->gaps[0].host[2].name, "Neither") != 0,
+           "test_metrics__nested_gaps: outer: not the event after it");
+        tap_streq(a->gaps[1].host[0].name, "Both", "test_metrics__nested_gaps: inner: both");
+        ok(a->gaps[1].host[1].name == NULL, "test_metrics__nested_gaps: inner: only that one");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+int main(void)
+{
+        test_metrics__input_host();
+        test_metrics__gap_host_events();
+        test_metrics__top_gaps();
+        test_metrics__nested_gaps();
+        return tap_done();
+}

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_partition.c - partition.c: each nanosecond of a step in one bucket, on CPU-only,
+ * single and multi-device traces of every dialect, on small traces built in memory
+ * (analysis_fixture.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+#include <tpa/analysis.h>
+
+#include "analysis/analysis_internal.h"
+
+#include "analysis_fixture.h"
+#include "tap.h"
+
+static void test_partition__kernel_and_input_gap(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+           0, 40, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 40, 5, 1, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", 50, 50, 1, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq((int64_t)a->step_count, 1, "test_partition__kernel_and_input_gap: one step");
+        tap_streq(a->step_source, "ProfilerStep#N", "test_partition__kernel_and_input_gap: source");
+        tap_eq(s->number, 1, "test_partition__kernel_and_input_gap: numbered as the trace");
+        tap_eq(s->step_time, 100 * US, "test_partition__kernel_and_input_gap: step time");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_partition__kernel_and_input_gap: compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 40 * US, "test_partition__kernel_and_input_gap: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 5 * US, "test_partition__kernel_and_input_gap: launch");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 5 * US, "test_partition__kernel_and_input_gap: python");
+        ok(sums_to_one(s), "test_partition__kernel_and_input_gap: fractions sum to 1");
+        ok(fabs(metric(a, 0, "input_frac") - 0.4) < 1e-12, "test_partition__kernel_and_input_gap: input_frac");
+        ok(fabs(metric(a, -1, "input_frac") - 0.4) < 1e-12, "test_partition__kernel_and_input_gap: run input_frac");
+        tap_eq((int64_t)metric(a, 0, "gap_count"), 1, "test_partition__kernel_and_input_gap: one gap");
+        tap_eq((int64_t)metric(a, 0, "gap_max_ns"), 50 * US, "test_partition__kernel_and_input_gap: gap length");
+        tap_eq((int64_t)metric(a, 0, "launch_count"), 1, "test_partition__kernel_and_input_gap: launches");
+        ok(fabs(metric(a, 0, "gain_input_frac") - 0.4) < 1e-12, "test_partition__kernel_and_input_gap: what-if");
+        tap_eq(s->driver_track, b.host, "test_partition__kernel_and_input_gap: driving thread");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_partition__copy_under_kernel(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+        size_t c;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#0", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        c = ev(&b, b.gpu0, TPA_KIND_COPY_H2D, "Memcpy HtoD", 30, 50, 0, 0);
+        tpa_trace_set_aux(b.tr, c, TPA_AUX_BYTES, 1000000, NULL);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_partition__copy_under_kernel: compute wins");
+        tap_eq(s->bucket_ns[TPA_BUCKET_H2D], 30 * US, "test_partition__copy_under_kernel: h2d exposed");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US, "test_partition__copy_under_kernel: host compute");
+        ok(sums_to_one(s), "test_partition__copy_under_kernel: fractions sum to 1");
+        tap_eq((int64_t)metric(a, 0, "h2d_count"), 1, "test_partition__copy_under_kernel: h2d count");
+        tap_eq((int64_t)metric(a, 0, "h2d_bytes"), 1000000, "test_partition__copy_under_kernel: bytes");
+        ok(fabs(metric(a, 0, "h2d_gbps") - 20.0) < 1e-9, "test_partition__copy_under_kernel: GB/s");
+        ok(fabs(metric(a, 0, "copy_exposed_frac") - 0.3) < 1e-12,
+           "test_partition__copy_under_kernel: exposed fraction");
+        tap_eq((int64_t)metric(a, 0, "small_copy_count"), 0, "test_partition__copy_under_kernel: not small");
+        tap_eq(a->copies[0].exposed, 30 * US, "test_partition__copy_under_kernel: run exposed");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_partition__sync_while_idle(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#0", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 20, 0, 0);
+        ev(&b, b.host, TPA_KIND_SYNC, "cudaStreamSynchronize", 10, 50, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_COLLECTIVE, "ncclAllReduce", 70, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 80, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_SYNC_HOST_WAIT], 40 * US, "test_partition__sync_while_idle: host wait");
+        tap_eq(s->bucket_ns[TPA_BUCKET_SYNC_COLLECTIVE], 10 * US, "test_partition__sync_while_idle: collective");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 10 * US, "test_partition__sync_while_idle: python rest");
+        ok(fabs(metric(a, 0, "sync_frac") - 0.5) < 1e-12, "test_partition__sync_while_idle: sync_frac");
+        ok(sums_to_one(s), "test_partition__sync_while_idle: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_partition__python_gap(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#5", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mul", 0, 10, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mul", 40, 10, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "aten::other_thread", 15, 5, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 50, 50, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 30 * US, "test_partition__python_gap: python");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US, "test_partition__python_gap: host compute");
+        tap_eq((int64_t)metric(a, 0, "host_gap_count"), 1, "test_partition__python_gap: one host gap");
+        tap_eq((int64_t)metric(a, 0, "host_gap_ns"), 30 * US, "test_partition__python_gap: its length");
+        ok(fabs(metric(a, 0, "host_gap_per_ms") - 10.0) < 1e-9, "test_partition__python_gap: per ms");
+        ok(sums_to_one(s), "test_partition__python_gap: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_partition__cpu_only(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::conv2d", 0, 60, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "enumerate(DataLoader)", 60, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        ok(a->cpu_only && a->device_count == 0, "test_partition__cpu_only: no device");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 60 * US, "test_partition__cpu_only: host ops are compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 20 * US, "test_partition__cpu_only: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 20 * US, "test_partition__cpu_only: python");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 0, "test_partition__cpu_only: no host compute");
+        tap_eq((int64_t)metric(a, 0, "cpu_only"), 1, "test_partition__cpu_only: metric");
+        ok(sums_to_one(s), "test_partition__cpu_only: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* A CPU-only TF2 step shaped like testdata/tf2_input_bound (TF 2.21: a
+ * tf.function fed by tf.data whose map runs a py_function): the python3
+ * thread waits in IteratorGetNext under the eager runtime's scopes while a
+ * tf.data thread runs the map function, then calls the function whose ops
+ * run on tf_Compute. Made up so that, in us: input is the IteratorGetNext
+ * scope [2, 88) = 86 (the map ops nested in it and the tf.data thread's work
+ * are input, not compute); compute is the function call [90, 99) = 9; the
+ * runtime scope around the wait, [0, 2) and [88, 90), is launch = 4; the
+ * python3 thread runs nothing in [99, 100) = 1. XProf's figure for the real
+ * fixture: 86.1% input. */
+static void test_partition__cpu_only_tf_input(void)
+{
+        static const char json[] =
+                "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\",\"args\":{\"name\":\"/host:CPU\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"python3\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"tf_Compute/42\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":3,\"name\":\"thread_name\","
+                "\"args\":{\"name\":\"tf_data_private_threadpool/-7\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"train 1\","
+                "\"args\":{\"group_id\":\"1\",\"step_num\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":90,"
+                "\"name\":\"TFE_Py_FastPathExecute_C\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":1,\"dur\":88,"
+                "\"name\":\"EagerExecute\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":2,\"dur\":86,"
+                "\"name\":\"EagerLocalExecute: IteratorGetNext\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":3,\"dur\":84,"
+                "\"name\":\"KernelAndDeviceFunc::Run\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":4,\"dur\":82,"
+                "\"name\":\"IteratorGetNextOp::DoCompute\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":5,\"dur\":80,"
+                "\"name\":\"Iterator::Map\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":6,\"dur\":78,"
+                "\"name\":\"InstantiatedCapturedFunction::Run\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":6,\"dur\":78,"
+                "\"name\":\"ThreadpoolListener::Region\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":7,\"dur\":76,"
+                "\"name\":\"ExecutorState::Process\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":8,\"dur\":74,\"name\":\"EagerPyFunc\","
+                "\"args\":{\"is_eager\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":90,\"dur\":9,\"name\":\"step\","
+                "\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":92,\"dur\":5,\"name\":\"MatMul\","
+                "\"args\":{\"group_id\":\"1\"}}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (!ok(a != NULL && a->step_count == 1 && a->cpu_only,
+                "test_partition__cpu_only_tf_input: one CPU-only step")) {
+                tpa_analysis_free(a);
+                tpa_rules_free(rules);
+                tpa_trace_free(tr);
+                return;
+        }
+        s = &a->steps[0];
+        tap_eq(kind_of(tr, "EagerLocalExecute: IteratorGetNext"), TPA_KIND_INPUT,
+               "test_partition__cpu_only_tf_input: the eager IteratorGetNext scope is input");
+        tap_eq(kind_of(tr, "TFE_Py_FastPathExecute_C"), TPA_KIND_LAUNCH,
+               "test_partition__cpu_only_tf_input: the C API entry is a runtime scope");
+        tap_eq(kind_of(tr, "KernelAndDeviceFunc::Run"), TPA_KIND_LAUNCH,
+               "test_partition__cpu_only_tf_input: the function runner is a runtime scope");
+        tap_eq(kind_of(tr, "EagerPyFunc"), TPA_KIND_INPUT,
+               "test_partition__cpu_only_tf_input: an op on a tf.data thread is input");
+        tap_eq(kind_of(tr, "MatMul"), TPA_KIND_HOST_OP,
+               "test_partition__cpu_only_tf_input: an op on tf_Compute is an op");
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 86 * US, "test_partition__cpu_only_tf_input: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 9 * US,
+               "test_partition__cpu_only_tf_input: compute is the function call only");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 4 * US,
+               "test_partition__cpu_only_tf_input: runtime scope outside the wait is launch");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 1 * US,
+               "test_partition__cpu_only_tf_input: python");
+        ok(sums_to_one(s), "test_partition__cpu_only_tf_input: fractions sum to 1");
+        tap_streq(a->run_class, "input-bound", "test_partition__cpu_only_tf_input: input-bound");
+        tap_eq((int64_t)metric(a, -1, "framework_tf"), 1,
+               "test_partition__cpu_only_tf_input: framework_tf");
+        tap_eq((int64_t)metric(a, -1, "framework_pytorch"), 0,
+               "test_partition__cpu_only_tf_input: not framework_pytorch");
+        ok(has_finding(a, "input_pipeline") && !has_finding(a, "input_loader") &&
+           !has_finding(a, "input_prefetch"),
+           "test_partition__cpu_only_tf_input: tf.data advice only");
+        ok(a->device_op_count >= 1 && strcmp(a->device_ops[0].name, "step") == 0,
+           "test_partition__cpu_only_tf_input: top compute op is the function call");
+        for (size_t i = 0; i < a->device_op_count; i++)
+                ok(strcmp(a->device_ops[i].name, "EagerPyFunc") != 0 &&
+                   strcmp(a->device_ops[i].name, "InstantiatedCapturedFunction::Run") != 0,
+                   "test_partition__cpu_only_tf_input: input work is no compute op (%s)",
+                   a->device_ops[i].name);
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
+/* CPU-only, with TF group ids: input work no step waits on (group 0, a
+ * prefetch thread) is neither input nor compute; an op nested in an input
+ * event on the same thread is input; a runtime scope (launch kind, no
+ * correlation id) with no op inside is launch. In us: input [0, 10) = 10,
+ * compute [10, 50) = 40, launch [50, 70) = 20, python [70, 100) = 30 (the
+ * background prefetch on the other thread does not hide the gap). */
+static void test_partition__cpu_only_background_input(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "train 1", 0, 100, 0, 1);
+        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", 0, 10, 0, 1);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "Cast", 2, 3, 0, 1);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "MatMul", 10, 40, 0, 1);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "EagerExecute", 50, 20, 0, 1);
+        ev(&b, b.host2, TPA_KIND_INPUT, "Iterator::Prefetch", 20, 80, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 10 * US,
+               "test_partition__cpu_only_background_input: input");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 40 * US,
+               "test_partition__cpu_only_background_input: compute (no nested or background)");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 20 * US,
+               "test_partition__cpu_only_background_input: launch");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 30 * US,
+               "test_partition__cpu_only_background_input: python");
+        ok(sums_to_one(s), "test_partition__cpu_only_background_input: fractions sum to 1");
+        ok(a->device_op_count == 1 && strcmp(a->device_ops[0].name, "MatMul") == 0,
+           "test_partition__cpu_only_background_input: the one compute op is MatMul");
+        tap_eq((int64_t)metric(a, 0, "framework_tf"), 0,
+               "test_partition__cpu_only_background_input: no dialect, not framework_tf");
+        tap_eq((int64_t)metric(a, 0, "framework_pytorch"), 0,
+               "test_partition__cpu_only_background_input: nor framework_pytorch");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* A Kineto CPU-only step: framework_pytorch, DataLoader advice only, and
+ * the collate op inside the DataLoader call is input, not compute. */
+static void test_partition__kineto_framework(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\","
+                "\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":70},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::stack\","
+                "\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":8},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":70,\"dur\":30}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (ok(a != NULL && a->step_count == 1, "test_partition__kineto_framework: one step")) {
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_INPUT], 70 * US,
+                       "test_partition__kineto_framework: input includes the nested collate");
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_COMPUTE], 30 * US,
+                       "test_partition__kineto_framework: compute");
+                tap_eq((int64_t)metric(a, -1, "framework_pytorch"), 1,
+                       "test_partition__kineto_framework: framework_pytorch");
+                tap_eq((int64_t)metric(a, -1, "framework_tf"), 0,
+                       "test_partition__kineto_framework: not framework_tf");
+                ok(has_finding(a, "input_loader") && !has_finding(a, "input_pipeline") &&
+                   !has_finding(a, "input_prefetch"),
+                   "test_partition__kineto_framework: DataLoader advice only");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
+/* A TF1 Session.run on CPU (the shape of testdata/tf1_timeline.json: 45
+ * small ops on one executor thread, 2-5 us apart, ~300 us a step). A TF1
+ * trace records no thread that drives the step (no Python thread), so it
+ * has no python bucket and the gaps between ops are idle (doc/design.md 5.3),
+ * with no Python-gap finding. Ten 5 us ops 2 us apart: compute 50 of 68
+ * us, idle 18 us. */
+static void test_partition__tf1_executor_gaps(void)
+{
+        char json[4096];
+        size_t len;
+        tpa_trace *tr;
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+
+        len = (size_t)snprintf(json, sizeof(json), "{\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":"
+                "\"/job:localhost/replica:0/task:0/device:CPU:0 Compute\"}}");
+        for (int k = 0; k < 10; k++)
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                        ",{\"ph\":\"X\",\"pid\":1,\"tid\":0,\"ts\":%d,\"dur\":5,"
+                                        "\"name\":\"MatMul\",\"args\":{\"op\":\"MatMul\"}}",
+                                        7 * k);
+        snprintf(json + len, sizeof(json) - len, "]}");
+        tr = read_json(json);
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+               "test_partition__tf1_executor_gaps: one CPU-only step")) {
+                const tpa_step *s = &a->steps[0];
+                tap_eq(s->step_time, 68 * US, "test_partition__tf1_executor_gaps: step time");
+                tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US,
+                       "test_partition__tf1_executor_gaps: compute");
+                tap_eq(s->bucket_ns[TPA_BUCKET_IDLE], 18 * US,
+                       "test_partition__tf1_executor_gaps: the gaps are idle");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 0,
+                       "test_partition__tf1_executor_gaps: no python bucket");
+                tap_streq(a->run_class, "compute-bound",
+                          "test_partition__tf1_executor_gaps: compute-bound");
+                ok(!has_finding(a, "python_gaps") && has_finding(a, "unexplained_idle"),
+                   "test_partition__tf1_executor_gaps: no Python-gap finding");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
+static void test_partition__two_devices(void)
+{
+        tb b = mk(2);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 0, 100, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq((int64_t)a->device_count, 2, "test_partition__two_devices: two devices");
+        tap_streq(a->device_names[0], "/device:GPU:0", "test_partition__two_devices: ordered by ordinal");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 75 * US, "test_partition__two_devices: mean compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 25 * US, "test_partition__two_devices: mean host");
+        tap_eq(s->device_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_partition__two_devices: GPU:0 row");
+        tap_eq(s->slowest_device, 1, "test_partition__two_devices: slowest named");
+        ok(sums_to_one(s), "test_partition__two_devices: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* With keep_spans, each device's spans tile the step window in time order,
+ * joined where the bucket does not change, and add up to its row of
+ * device_ns; without, there are none. */
+static void test_partition__spans(void)
+{
+        tb b = mk(2);
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a = NULL;
+        const tpa_step *s;
+        bool tiled = true, summed = true;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 0, 60, 0, 0);
+        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", 60, 40, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
+        o.warmup = 0;
+        o.keep_spans = true;
+        ok(tpa_analyze(&a, b.tr, &o, &err) == 0, "test_partition__spans: analyze");
+        s = &a->steps[0];
+        tap_eq((int64_t)s->span_count, 3, "test_partition__spans: two on GPU:0, one on GPU:1");
+        for (int d = 0; d < 2; d++) {
+                tpa_ns at = s->start, sum[TPA_BUCKET__COUNT] = { 0 };
+                for (size_t i = 0; i < s->span_count; i++) {
+                        const tpa_span *sp = &s->spans[i];
+                        if (sp->device != d)
+                                continue;
+                        tiled &= sp->start == at && sp->end > sp->start;
+                        at = sp->end;
+                        sum[sp->bucket] += sp->end - sp->start;
+                }
+                tiled &= at == s->end;
+                for (int k = 0; k < TPA_BUCKET__COUNT; k++)
+                        summed &= sum[k] == s->device_ns[d * TPA_BUCKET__COUNT + k];
+        }
+        ok(tiled, "test_partition__spans: each device's spans tile the window");
+        ok(summed, "test_partition__spans: and add up to its bucket times");
+        tap_eq(s->spans[1].bucket, TPA_BUCKET_HOST_COMPUTE, "test_partition__spans: GPU:0 idle");
+        tpa_analysis_free(a);
+        a = run(&b, NULL, 0);
+        ok(a->steps[0].spans == NULL && a->steps[0].span_count == 0,
+           "test_partition__spans: none unless asked");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+int main(void)
+{
+        test_partition__kernel_and_input_gap();
+        test_partition__copy_under_kernel();
+        test_partition__sync_while_idle();
+        test_partition__python_gap();
+        test_partition__cpu_only();
+        test_partition__cpu_only_tf_input();
+        test_partition__cpu_only_background_input();
+        test_partition__kineto_framework();
+        test_partition__tf1_executor_gaps();
+        test_partition__two_devices();
+        test_partition__spans();
+        return tap_done();
+}

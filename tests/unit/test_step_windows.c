@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_step_windows.c - steps.c: which markers make the steps and each step's window
+ * (tests/corpus/test_steps.c checks the same on real traces), on small traces built in memory
+ * (analysis_fixture.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+#include <tpa/analysis.h>
+
+#include "analysis/analysis_internal.h"
+
+#include "analysis_fixture.h"
+#include "tap.h"
+
+static void test_steps__profiler_steps(void)
+{
+        tb b = mk(1);
+        uint32_t ann;
+        tpa_analysis *a;
+
+        ann = mk_thread(b.tr, tpa_trace_thread(b.tr, b.gpu0)->process, 8, TPA_TRACK_ANNOTATION);
+        for (int i = 0; i < 3; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "ProfilerStep#%d", 7 + i);
+                ev(&b, b.host, TPA_KIND_STEP, name, 100.0 * i, 100, 0, 0);
+                ev(&b, ann, TPA_KIND_ANNOTATION, name, 100.0 * i + 5, 90, 0, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 100.0 * i + 10, 80, 0, 0);
+        }
+        a = run(&b, NULL, 0);
+        tap_eq((int64_t)a->step_count, 3, "test_steps__profiler_steps: device copies not counted");
+        tap_eq(a->steps[0].number, 7, "test_steps__profiler_steps: first is #7");
+        tap_eq(a->steps[2].number, 9, "test_steps__profiler_steps: last is #9");
+        tap_eq(a->steps[1].start, 100 * US, "test_steps__profiler_steps: window start");
+        tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_COMPUTE], 80 * US,
+               "test_steps__profiler_steps: annotations are not busy time");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_steps__tf_train_markers(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "train 12", 0, 50, 0, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "train 13", 50, 50, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_streq(a->step_source, "TF host step markers", "test_steps__tf_train_markers: source");
+        tap_eq((int64_t)a->step_count, 2, "test_steps__tf_train_markers: two steps");
+        tap_eq(a->steps[0].number, 12, "test_steps__tf_train_markers: numbered 12");
+        tap_eq(a->steps[1].number, 13, "test_steps__tf_train_markers: numbered 13");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_steps__tf2_steps_line(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        i = ev(&b, b.steps, TPA_KIND_STEP, "EagerKernelExecute 0", 10, 40, 0, 1);
+        tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, 4, NULL);
+        ev(&b, b.steps, TPA_KIND_STEP, "EagerKernelExecute 1", 60, 40, 0, 2);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 40, 0, 1);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 20, 0, 2);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "op", 0, 100, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_streq(a->step_source, "TF Steps line", "test_steps__tf2_steps_line: source");
+        tap_eq((int64_t)a->step_count, 2, "test_steps__tf2_steps_line: two steps");
+        tap_eq(a->steps[0].number, 4, "test_steps__tf2_steps_line: step_num aux");
+        tap_eq(a->steps[1].number, 1, "test_steps__tf2_steps_line: number from the name");
+        tap_eq(a->steps[0].step_time, 40 * US, "test_steps__tf2_steps_line: window");
+        tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US,
+               "test_steps__tf2_steps_line: host compute");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_steps__step_marker_regex(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 300, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "my_iter", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "my_iter", 100, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "my_iter", 200, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_OTHER, "other", 200, 100, 0, 0);
+        a = run(&b, "^my_it(er)$", 0);
+        tap_streq(a->step_source, "--step-marker", "test_steps__step_marker_regex: source");
+        tap_eq((int64_t)a->step_count, 3, "test_steps__step_marker_regex: three steps");
+        tap_eq(a->steps[2].number, 2, "test_steps__step_marker_regex: numbered in order");
+        tpa_analysis_free(a);
+        o.step_marker = "([";
+        ok(tpa_analyze(&a, b.tr, &o, &err) == TPA_EINVAL && strstr(err.msg, "--step-marker"),
+           "test_steps__step_marker_regex: bad regex is a usage error");
+        tpa_trace_free(b.tr);
+}
+
+static void test_steps__no_markers(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 20, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "op", 0, 50, 0, 0);
+        a = run(&b, NULL, -1);
+        ok(a->no_markers, "test_steps__no_markers: said");
+        tap_eq((int64_t)a->step_count, 1, "test_steps__no_markers: one step");
+        tap_eq(a->steps[0].step_time, 50 * US, "test_steps__no_markers: the whole trace");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* --step-marker marks boundaries: a step runs from one match's start to
+ * the next one's, the last to its thread's last event; a pattern that
+ * matches nothing is a note naming it, and the trace's own markers decide. */
+static void test_steps__boundary_markers(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#7", 0, 290, 0, 0);
+        for (int k = 0; k < 3; k++) {
+                ev(&b, b.host, TPA_KIND_HOST_OP, "load_batch", k * 100, 5, 0, 0);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "forward", k * 100 + 10, 80, 0, 0);
+        }
+        a = run(&b, "^load_batch$", 0);
+        if (ok(a != NULL && a->step_count == 3, "test_steps__boundary_markers: three steps")) {
+                tap_eq(a->steps[0].start, 0, "test_steps__boundary_markers: first start");
+                tap_eq(a->steps[0].step_time, 100 * US,
+                       "test_steps__boundary_markers: start to the next start");
+                tap_eq(a->steps[1].step_time, 100 * US,
+                       "test_steps__boundary_markers: second step");
+                tap_eq(a->steps[2].end, 290 * US,
+                       "test_steps__boundary_markers: the last to its thread's last event");
+                tap_streq(a->step_note, "", "test_steps__boundary_markers: no note");
+        }
+        tpa_analysis_free(a);
+        a = run(&b, "^nosuch$", 0);
+        if (ok(a != NULL, "test_steps__boundary_markers: no match analysed")) {
+                ok(strstr(a->step_note, "'^nosuch$'") != NULL,
+                   "test_steps__boundary_markers: the note names the pattern (%s)",
+                   a->step_note);
+                tap_streq(a->step_source, "ProfilerStep#N",
+                          "test_steps__boundary_markers: the trace's markers decide");
+                tap_eq((int64_t)a->step_count, 1,
+                       "test_steps__boundary_markers: one ProfilerStep");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* No marker: the iterations are detected, by the first recurring name in
+ * iteration order (DataLoader before the optimizer), as boundaries; the
+ * same steps on one thread and on two. */
+static void test_steps__detected_iterations(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a[2];
+        uint32_t corr = 1;
+
+        for (int k = 0; k < 4; k++) {
+                double t = k * 100;
+                ev(&b, b.host, TPA_KIND_INPUT,
+                   "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, 20, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", t + 25, 5, corr, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", t + 30, 50, corr++, 0);
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.step#SGD.step", t + 85, 10, 0, 0);
+        }
+        for (int th = 0; th < 2; th++) {
+                tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                o.warmup = 0;
+                o.threads = th + 1;
+                a[th] = NULL;
+                if (tpa_analyze(&a[th], b.tr, &o, &err) < 0)
+                        printf("# %s\n", err.msg);
+        }
+        if (ok(a[0] != NULL && a[1] != NULL && a[0]->step_count == 4,
+               "test_steps__detected_iterations: four steps")) {
+                bool same = a[1]->step_count == a[0]->step_count;
+                ok(strncmp(a[0]->step_source, "detected iterations: enumerate(DataLoader)#", 43)
+                   == 0, "test_steps__detected_iterations: says what it used (%s)",
+                   a[0]->step_source);
+                ok(!a[0]->no_markers, "test_steps__detected_iterations: not one step");
+                for (size_t k = 0; k < 4; k++) {
+                        tap_eq(a[0]->steps[k].start, (tpa_ns)k * 100 * US,
+                               "test_steps__detected_iterations: step %zu starts", k);
+                        same = same && a[1]->steps[k].start == a[0]->steps[k].start &&
+                               a[1]->steps[k].end == a[0]->steps[k].end;
+                }
+                tap_eq(a[0]->steps[0].step_time, 100 * US,
+                       "test_steps__detected_iterations: start to the next start");
+                ok(same, "test_steps__detected_iterations: the same on two threads");
+        }
+        tpa_analysis_free(a[0]);
+        tpa_analysis_free(a[1]);
+        tpa_trace_free(b.tr);
+}
+
+/* A last step far shorter than the rest with almost no device work is the
+ * profiler stopping inside it: excluded, "tail" (the verdict would come
+ * from it otherwise when warm-up takes the others). */
+static void test_steps__tail_step(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        for (int k = 0; k < 4; k++) {
+                double t = k * 1000, len = k < 3 ? 900 : 40;
+                i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t, len, 0, 0);
+                tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t, len, 0, 0);
+                if (k < 3)
+                        ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", t + 10, 800, 0, 0);
+        }
+        a = run(&b, NULL, -1);
+        if (ok(a != NULL && a->step_count == 4, "test_steps__tail_step: four steps")) {
+                ok(a->steps[3].excluded && strncmp(a->steps[3].reason, "tail", 4) == 0,
+                   "test_steps__tail_step: the last is a tail (%s)", a->steps[3].reason);
+                tap_eq((int64_t)a->kept_count, 3, "test_steps__tail_step: three kept");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* The first window's start moves past the step before's device work only:
+ * work queued by it (no launch in the trace) that runs on from the start
+ * moves it; an isolated copy 57 ms in whose launch the trace lacks does
+ * not (it is the window's own). */
+static void test_steps__orphan_copy(void)
+{
+        for (int queued = 0; queued < 2; queued++) {
+                tb b = mk(1);
+                tpa_analysis *a;
+
+                ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100000, 0, 0);
+                if (queued)
+                        ev(&b, b.gpu0, TPA_KIND_KERNEL, "backward_of_step_0", 100, 4900, 3, 0);
+                ev(&b, b.gpu0, TPA_KIND_COPY_D2H, "Memcpy DtoH (Device -> Pageable)", 57000, 100,
+                   9, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 60000, 5, 7, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", 61000, 39000, 7, 0);
+                a = run(&b, NULL, 0);
+                if (queued)
+                        tap_eq(a->steps[0].start, 5000 * US,
+                               "test_steps__orphan_copy: queued work of the step before "
+                               "moves the start");
+                else
+                        tap_eq(a->steps[0].start, 0,
+                               "test_steps__orphan_copy: a copy whose launch is missing "
+                               "moves no start");
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
+static void test_steps__extend_by_correlation(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 50, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 10, 5, 7, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 60, 7, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#2", 100, 50, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 110, 5, 8, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 160, 40, 8, 0);
+        a = run(&b, NULL, 0);
+        /* step 1's kernel runs to 120 us, past step 2's marker at 100 us:
+         * the kernel stays in step 1, step 2 starts when it ends */
+        tap_eq(a->steps[0].end, 120 * US, "test_steps__extend_by_correlation: extended to its kernel");
+        tap_eq(a->steps[1].start, 120 * US, "test_steps__extend_by_correlation: next start pushed");
+        tap_eq(a->steps[1].end, 200 * US, "test_steps__extend_by_correlation: extended to its kernel");
+        tap_eq(a->steps[1].step_time, 80 * US, "test_steps__extend_by_correlation: step time");
+        ok(sums_to_one(&a->steps[0]) && sums_to_one(&a->steps[1]),
+           "test_steps__extend_by_correlation: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* Device work launched before the first marker (the step the profile did
+ * not catch) still runs when it starts: the first window starts when that
+ * work ends, not before; input work from then on counts as usual. */
+static void test_steps__first_step_settles(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        double v = -1;
+
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k_before", 0, 30, 5, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 10, 90, 0, 0);
+        ev(&b, b.host, TPA_KIND_INPUT, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+           10, 40, 0, 0);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 50, 5, 7, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 55, 45, 7, 0);
+        a = run(&b, NULL, 0);
+        tap_eq(a->steps[0].start, 30 * US, "test_steps__first_step_settles: starts after earlier work");
+        tap_eq(a->steps[0].step_time, 70 * US, "test_steps__first_step_settles: step time");
+        tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_INPUT], 20 * US,
+               "test_steps__first_step_settles: exposed input");
+        ok(tpa_analysis_metric(a, 0, "input_host_frac", 15, &v) && v > 0.2857 && v < 0.2858,
+           "test_steps__first_step_settles: host input work 20 of 70 us");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        /* no device work of its own seen: the marker's start stands */
+        b = mk(1);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k_before", 0, 30, 5, 0);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 10, 90, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_eq(a->steps[0].start, 10 * US, "test_steps__first_step_settles: no own device work");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* The steps' tables come from find_devices()' pass in two halves of the
+ * events, and the first window settles in the channels' pass, in halves
+ * too: with the marker and its launches in the first half and all device
+ * work far into the second, the window still settles, extends by
+ * correlation and finds the lost launch, on one thread and on two. */
+static void test_steps__steps_across_parts(void)
+{
+        for (int threads = 1; threads <= 2; threads++) {
+                tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_analysis *a = NULL;
+                tb b = mk(1);
+
+                ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 10, 90, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 50, 5, 7, 0);
+                ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#2", 200, 50, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 210, 5, 9, 0);
+                for (int i = 0; i < 150000; i++)
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "filler", 1000 + i * 0.01, 0.005, 0, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "k_before", 0, 30, 5, 0);
+                ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 55, 65, 7, 0);
+                o.threads = threads;
+                o.warmup = -1;
+                if (tpa_analyze(&a, b.tr, &o, &err) < 0) {
+                        printf("# tpa_analyze: %s\n", err.msg);
+                        ok(false, "test_steps__steps_across_parts: analysis");
+                        tpa_trace_free(b.tr);
+                        continue;
+                }
+                tap_eq(a->step_count, 2, "test_steps__steps_across_parts: steps");
+                tap_eq(a->steps[0].start, 30 * US,
+                       "test_steps__steps_across_parts: settled after earlier work");
+                tap_eq(a->steps[0].end, 120 * US,
+                       "test_steps__steps_across_parts: extended to its kernel");
+                ok(a->steps[1].excluded && strstr(a->steps[1].reason, "missing") != NULL,
+                   "test_steps__steps_across_parts: a launch without its kernel cuts off "
+                   "the last step");
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
+int main(void)
+{
+        test_steps__profiler_steps();
+        test_steps__tf_train_markers();
+        test_steps__tf2_steps_line();
+        test_steps__step_marker_regex();
+        test_steps__no_markers();
+        test_steps__boundary_markers();
+        test_steps__detected_iterations();
+        test_steps__tail_step();
+        test_steps__orphan_copy();
+        test_steps__extend_by_correlation();
+        test_steps__first_step_settles();
+        test_steps__steps_across_parts();
+        return tap_done();
+}

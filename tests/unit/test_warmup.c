@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_warmup.c - warmup.c: warm-up steps and a trailing step cut off, on small traces built in memory
+ * (analysis_fixture.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpa/tpa.h>
+#include <tpa/analysis.h>
+
+#include "analysis/analysis_internal.h"
+
+#include "analysis_fixture.h"
+#include "tap.h"
+
+static void steps_of(tb *b, const double *times, int n)
+{
+        double t = 0;
+        for (int i = 0; i < n; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+                ev(b, b->host, TPA_KIND_STEP, name, t, times[i], 0, 0);
+                ev(b, b->gpu0, TPA_KIND_KERNEL, "k", t, times[i] / 2, 0, 0);
+                t += times[i];
+        }
+}
+
+static void test_warmup__warmup(void)
+{
+        static const double flat[] = { 100, 100, 100, 100, 100 };
+        static const double slow[] = { 300, 100, 102, 98, 100 };
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        steps_of(&b, flat, 5);
+        i = ev(&b, b.host, TPA_KIND_OTHER, "__inference_train_function_1", 10, 5, 0, 0);
+        tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
+        a = run(&b, NULL, -1);
+        ok(a->steps[0].excluded && strstr(a->steps[0].reason, "compil"),
+           "test_warmup__warmup: compile evidence excludes step 0");
+        ok(!a->steps[1].excluded, "test_warmup__warmup: step 1 kept");
+        tap_eq((int64_t)a->kept_count, 4, "test_warmup__warmup: four kept");
+        tpa_analysis_free(a);
+        a = run(&b, NULL, 2);
+        ok(a->steps[1].excluded && !a->steps[2].excluded, "test_warmup__warmup: --warmup 2");
+        tpa_analysis_free(a);
+        a = run(&b, NULL, 9);
+        ok(a->all_kept && a->kept_count == 5, "test_warmup__warmup: all would go: all kept");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        steps_of(&b, slow, 5);
+        a = run(&b, NULL, -1);
+        ok(a->steps[0].excluded && strstr(a->steps[0].reason, "median"),
+           "test_warmup__warmup: 3x slower first step excluded");
+        tap_eq((int64_t)a->kept_count, 4, "test_warmup__warmup: the rest kept");
+        tap_eq(a->step_time_median, 100 * US, "test_warmup__warmup: median of kept");
+        tap_eq(a->step_time_max, 102 * US, "test_warmup__warmup: max of kept");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+static void test_warmup__trailing_cut_off(void)
+{
+        static const double flat[] = { 100, 100, 100 };
+        tb b = mk(1);
+        tpa_analysis *a;
+        size_t i;
+
+        steps_of(&b, flat, 3);
+        i = ev(&b, b.host, TPA_KIND_HOST_OP, "never closed", 250, 50, 0, 0);
+        tpa_trace_add_flags(b.tr, i, TPA_FLAG_UNCLOSED, NULL);
+        a = run(&b, NULL, -1);
+        ok(a->steps[2].excluded && strstr(a->steps[2].reason, "cut off"),
+           "test_warmup__trailing_cut_off: last step excluded");
+        ok(!a->steps[0].excluded && !a->steps[1].excluded,
+           "test_warmup__trailing_cut_off: others kept");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        steps_of(&b, flat, 3);
+        ev(&b, b.host, TPA_KIND_LAUNCH, "cudaLaunchKernel", 210, 5, 77, 0);
+        a = run(&b, NULL, -1);
+        ok(a->steps[2].excluded, "test_warmup__trailing_cut_off: launch with no kernel");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+int main(void)
+{
+        test_warmup__warmup();
+        test_warmup__trailing_cut_off();
+        return tap_done();
+}
