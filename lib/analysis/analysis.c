@@ -152,8 +152,8 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
         }
 }
 
-/* What find_devices()' pass over half of the events finds: the processes
- * (by track class, for now) whose streams carry device work, and the input
+/* What find_devices_and_markers()' pass over half of the events finds: the
+ * processes (by track class, for now) whose streams carry device work, and the input
  * events of host threads that tpa_analysis__channels() wants first (speed,
  * bench/: they were a pass of its own, on the longer of its two threads). */
 struct first_look {
@@ -244,10 +244,14 @@ static uint64_t *by_track_new(size_t ntracks)
         return v;
 }
 
-/* Devices are processes whose streams carry device work (several processes
+/* The first pass over the events, on two threads: it finds the devices,
+ * collects the step markers of each source and fills the steps' tables
+ * (device work by correlation id and TF group, the host events that carry
+ * a correlation id), and counts the events for the report's census.
+ * Devices are processes whose streams carry device work (several processes
  * of one device grouped: same_device()); they are numbered by ordinal, then
  * by process order. */
-static int find_devices(tpa_actx *c, tpa_error *err)
+static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
 {
         enum { SLOT = 160 };
         size_t np = tpa_trace_process_count(c->tr), nd = 0;
@@ -940,7 +944,7 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
         else
                 c.threaded = opts->threads > 1;
         c.a->threaded = c.threaded;
-        if ((r = find_devices(&c, err)) < 0 ||
+        if ((r = find_devices_and_markers(&c, err)) < 0 ||
             (r = tpa_analysis__lists_and_steps(&c, err)) < 0)
                 goto fail;
         tpa_analysis__warmup(&c);

@@ -77,8 +77,8 @@ typedef struct tpa_marker_list {
  * they are tried (doc/design.md 5.1); TF group ids come between the last two. */
 enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__COUNT };
 
-/* The steps' tables (steps.c), from find_devices()' pass over the events:
- * device work by key (a correlation id, or a TF group) with its latest
+/* The steps' tables (steps.c), from find_devices_and_markers()' pass over
+ * the events: device work by key (a correlation id, or a TF group) with its latest
  * end, and the host events that carry a correlation id (launches, mostly). */
 typedef struct tpa_kv {
         uint32_t key;
@@ -101,8 +101,8 @@ typedef struct tpa_ext {
 } tpa_ext;
 
 /* Device event e, of a device kind on a stream-class track (a device's,
- * once find_devices() knows the devices: it makes its process one), into
- * the tables. Inline, in the pass's test of every event. */
+ * once find_devices_and_markers() knows the devices: it makes its process
+ * one), into the tables. Inline, in the pass's test of every event. */
 static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
 {
         tpa_ns end = e->ts + e->dur;
@@ -170,16 +170,16 @@ typedef struct tpa_actx {
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
         tpa_ivl_list      fw_all;       /* union of fw over host threads */
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
-                                           find_devices() for the channels, which free it */
+                                           the first pass, for the channels, which free it */
         bool              grouped;      /* some of them carry a TF group id */
         /* without --step-marker: the markers of each source, in event order,
-         * from find_devices()' pass, for the steps, which take them */
+         * from find_devices_and_markers()' pass, for the steps, which take them */
         tpa_marker_list   markers[SRC__COUNT];
         uint64_t         *profiler_step; /* bit per string: a "ProfilerStep#N" name */
         size_t            str_count;
         int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
-        tpa_ext           ext[2];       /* find_devices()' tables for the steps, per part */
+        tpa_ext           ext[2];       /* the first pass's tables for the steps, per part */
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
          * first one's settling when it is a host marker's */
         tpa_marker_list   windows;

@@ -248,8 +248,8 @@ int tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
 }
 
 /* Take the markers of the sources in `want` (bits) into l[source], as
- * tpa_analysis__collect_markers() found them in find_devices()' pass over
- * the events (speed, bench/: a pass here, and one per source before, was
+ * tpa_analysis__collect_markers() found them in find_devices_and_markers()'
+ * pass over the events (speed, bench/: a pass here, and one per source before, was
  * a third of the steps' time, on the longer of the two threads that build
  * lists and steps); host ones when a list has any: its device ones go
  * after. */
@@ -747,11 +747,11 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
 /* Extend each window to the device work its marker launched: device events
  * whose correlation id a host event inside the marker carries, and device
  * events of the marker's group; and find the lost launches (launches()).
- * Sorted tables keep it O(n log n); they come from find_devices()' pass
- * (speed, bench/: two passes of their own, one to make them and one to
- * look them up, were the longer of the two threads that built the lists
- * and the steps). The first marker's window settles when it is a host
- * marker. */
+ * Sorted tables keep it O(n log n); they come from
+ * find_devices_and_markers()' pass (speed, bench/: two passes of their
+ * own, one to make them and one to look them up, were the longer of the
+ * two threads that built the lists and the steps). The first marker's
+ * window settles when it is a host marker. */
 static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 {
         size_t near[2] = { 0, 0 }, ni = 0, npre = 0, nh = c->ext[0].nh + c->ext[1].nh;

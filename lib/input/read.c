@@ -161,14 +161,14 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
         tpa_format f = opts->format;
         int r;
 
-        r = tpa_source_peek(src, &head, &n, 4096, err);
+        r = tpa_source__peek(src, &head, &n, 4096, err);
         if (r < 0)
                 return r;
-        if (n == 0 && tpa_source_is_gzip(src) && tpa_source_truncated(src))
+        if (n == 0 && tpa_source__is_gzip(src) && tpa_source__truncated(src))
                 return tpa_error_set(err, TPA_EFORMAT, 0,
                                      "the gzip stream is cut short: it ends after %llu bytes, "
                                      "before any data",
-                                     (unsigned long long)tpa_source_bytes_in(src));
+                                     (unsigned long long)tpa_source__bytes_in(src));
         if (n == 0)
                 return tpa_error_set(err, TPA_EFORMAT, 0, "the input is empty");
         if (f == TPA_FORMAT_AUTO)
@@ -202,8 +202,8 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
         int r;
 
         r = dispatch(tr, src, opts, err);
-        h->bytes_in = before_in + tpa_source_bytes_in(src);
-        h->bytes_read = before_out + tpa_source_offset(src);
+        h->bytes_in = before_in + tpa_source__bytes_in(src);
+        h->bytes_read = before_out + tpa_source__offset(src);
         /* One warning for all of this input's strings that the readers
          * repaired (model/utf8.h), so that reports stay valid UTF-8. */
         if (r == 0 && h->invalid_utf8 > before_bad) {
@@ -235,10 +235,10 @@ static int read_step_dir(tpa_trace *tr, const char *dir, const tpa_read_options 
                 tpa_source *src;
                 tpa_format f;
 
-                r = tpa_source_open(&src, files[i], opts, err);
+                r = tpa_source__open(&src, files[i], opts, err);
                 if (r < 0)
                         break;
-                r = tpa_source_peek(src, &head, &len, 4096, err);
+                r = tpa_source__peek(src, &head, &len, 4096, err);
                 f = r == 0 ? tpa_read_sniff(head, len) : TPA_FORMAT_AUTO;
                 if (r == 0 && (f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT ||
                                f == TPA_FORMAT_TFEVENTS)) {
@@ -253,7 +253,7 @@ static int read_step_dir(tpa_trace *tr, const char *dir, const tpa_read_options 
                                 tpa_utf8__one_line(err->msg);
                         }
                 }
-                tpa_source_free(src);
+                tpa_source__free(src);
         }
         for (size_t i = 0; i < n; i++)
                 free(files[i]);
@@ -278,11 +278,11 @@ int tpa_read_path(tpa_trace *tr, const char *path, const tpa_read_options *opts,
                 tpa_trace_set_max_events(tr, opts->max_events);
         if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
                 return read_step_dir(tr, path, opts, err);
-        r = tpa_source_open(&src, path, opts, err);
+        r = tpa_source__open(&src, path, opts, err);
         if (r < 0)
                 return r;
         r = read_source(tr, src, opts, err);
-        tpa_source_free(src);
+        tpa_source__free(src);
         return r;
 }
 
@@ -298,10 +298,10 @@ int tpa_read_memory(tpa_trace *tr, const void *data, size_t size, const char *na
                 opts = &defaults;
         if (opts->max_events != 0)
                 tpa_trace_set_max_events(tr, opts->max_events);
-        r = tpa_source_open_memory(&src, data, size, opts, err);
+        r = tpa_source__open_memory(&src, data, size, opts, err);
         if (r < 0)
                 return r;
         r = read_source(tr, src, opts, err);
-        tpa_source_free(src);
+        tpa_source__free(src);
         return r;
 }

@@ -5,7 +5,7 @@
  * zlib's inflate() "will not automatically decode concatenated gzip streams"
  * (zlib.h), so on Z_STREAM_END with input left we inflateReset() and go on:
  * `cat a.gz b.gz` is valid gzip. A gzip stream cut short is not an error
- * here: the source ends, and tpa_source_truncated() says so.
+ * here: the source ends, and tpa_source__truncated() says so.
  *
  * A member whose header is the common kind (deflate, no header CRC, all of
  * it in the buffer) is read here and its deflate data inflated by
@@ -24,7 +24,7 @@
  * same bytes, offsets and errors as with one thread; only the inflating
  * thread touches the zlib state, the file and `raw` once it runs.
  *
- * A transform (tpa_source_set_transform) runs on the inflating thread on
+ * A transform (tpa_source__set_transform) runs on the inflating thread on
  * each slot before it is handed over, under the rule that every byte is
  * transformed once and in stream order: the slots already filled when it is
  * set are transformed then, on the caller's thread, under the lock that the
@@ -225,8 +225,8 @@ static bool small_file(int fd)
         return st.st_size < (off_t)THREAD_MIN;
 }
 
-int tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *opts,
-                    tpa_error *err)
+int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options *opts,
+                     tpa_error *err)
 {
         tpa_source *s = calloc(1, sizeof(*s));
         int r;
@@ -249,15 +249,15 @@ int tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *
                        (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1)))
                 r = ring_start(s, err);
         if (r < 0) {
-                tpa_source_free(s);
+                tpa_source__free(s);
                 return r;
         }
         *out = s;
         return 0;
 }
 
-int tpa_source_open_memory(tpa_source **out, const void *data, size_t size,
-                           const tpa_read_options *opts, tpa_error *err)
+int tpa_source__open_memory(tpa_source **out, const void *data, size_t size,
+                            const tpa_read_options *opts, tpa_error *err)
 {
         tpa_source *s = calloc(1, sizeof(*s));
         int r;
@@ -273,14 +273,14 @@ int tpa_source_open_memory(tpa_source **out, const void *data, size_t size,
         if (r == 0 && s->gzip && s->opts->threaded)
                 r = ring_start(s, err);
         if (r < 0) {
-                tpa_source_free(s);
+                tpa_source__free(s);
                 return r;
         }
         *out = s;
         return 0;
 }
 
-void tpa_source_free(tpa_source *s)
+void tpa_source__free(tpa_source *s)
 {
         if (s == NULL)
                 return;
@@ -775,8 +775,8 @@ static int ring_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error
         return 0;
 }
 
-int tpa_source_peek(tpa_source *s, const uint8_t **data, size_t *len, size_t want,
-                    tpa_error *err)
+int tpa_source__peek(tpa_source *s, const uint8_t **data, size_t *len, size_t want,
+                     tpa_error *err)
 {
         int r;
 
@@ -800,7 +800,7 @@ int tpa_source_peek(tpa_source *s, const uint8_t **data, size_t *len, size_t wan
         return 0;
 }
 
-int tpa_source_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error *err)
+int tpa_source__read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error *err)
 {
         int r;
 
@@ -846,8 +846,8 @@ static void ring_transform_filled(tpa_source *s)
         }
 }
 
-int tpa_source_set_transform(tpa_source *s, tpa_source_transform fn, void *state,
-                             size_t note_size, tpa_error *err)
+int tpa_source__set_transform(tpa_source *s, tpa_source_transform fn, void *state,
+                              size_t note_size, tpa_error *err)
 {
         struct ring *g = s->ring;
         size_t size = note_size ? note_size : 1;
@@ -894,9 +894,9 @@ int tpa_source_set_transform(tpa_source *s, tpa_source_transform fn, void *state
         return 0;
 }
 
-const void *tpa_source_note(const tpa_source *s) { return s->cur_note; }
+const void *tpa_source__note(const tpa_source *s) { return s->cur_note; }
 
-void tpa_source_set_idle(tpa_source *s, tpa_source_idle fn, void *state)
+void tpa_source__set_idle(tpa_source *s, tpa_source_idle fn, void *state)
 {
         struct ring *g = s->ring;
 
@@ -910,7 +910,7 @@ void tpa_source_set_idle(tpa_source *s, tpa_source_idle fn, void *state)
         pthread_mutex_unlock(&g->lock);
 }
 
-bool tpa_source_would_wait(tpa_source *s)
+bool tpa_source__would_wait(tpa_source *s)
 {
         struct ring *g = s->ring;
         const struct slot *sl;
@@ -927,8 +927,8 @@ bool tpa_source_would_wait(tpa_source *s)
         return wait;
 }
 
-int tpa_source_read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t max,
-                        tpa_error *err)
+int tpa_source__read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t max,
+                         tpa_error *err)
 {
         uint8_t *buf = NULL, *p;
         size_t used = 0, cap = 0;
@@ -937,7 +937,7 @@ int tpa_source_read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t max
         int r;
 
         for (;;) {
-                r = tpa_source_read(s, &chunk, &n, err);
+                r = tpa_source__read(s, &chunk, &n, err);
                 if (r < 0)
                         goto fail;
                 if (n == 0)
@@ -972,16 +972,16 @@ fail:
         return r;
 }
 
-uint64_t tpa_source_offset(const tpa_source *s) { return s->offset; }
-uint64_t tpa_source_bytes_in(const tpa_source *s)
+uint64_t tpa_source__offset(const tpa_source *s) { return s->offset; }
+uint64_t tpa_source__bytes_in(const tpa_source *s)
 {
         return s->ring != NULL ? s->ring->bytes_in : s->bytes_in;
 }
 
-bool tpa_source_is_gzip(const tpa_source *s) { return s->gzip; }
-bool tpa_source_threaded(const tpa_source *s) { return s->ring != NULL; }
+bool tpa_source__is_gzip(const tpa_source *s) { return s->gzip; }
+bool tpa_source__threaded(const tpa_source *s) { return s->ring != NULL; }
 
-bool tpa_source_truncated(const tpa_source *s)
+bool tpa_source__truncated(const tpa_source *s)
 {
         return s->ring != NULL ? s->ring->truncated : s->truncated;
 }

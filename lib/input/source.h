@@ -12,63 +12,63 @@
 typedef struct tpa_source tpa_source;
 
 /* Open `path` ("-": stdin). `name` for messages is the path. */
-int  tpa_source_open(tpa_source **out, const char *path, const tpa_read_options *opts,
-                     tpa_error *err);
-/* A source over memory the caller keeps alive until tpa_source_free(). */
-int  tpa_source_open_memory(tpa_source **out, const void *data, size_t size,
-                            const tpa_read_options *opts, tpa_error *err);
-void tpa_source_free(tpa_source *src);
+int  tpa_source__open(tpa_source **out, const char *path, const tpa_read_options *opts,
+                      tpa_error *err);
+/* A source over memory the caller keeps alive until tpa_source__free(). */
+int  tpa_source__open_memory(tpa_source **out, const void *data, size_t size,
+                             const tpa_read_options *opts, tpa_error *err);
+void tpa_source__free(tpa_source *src);
 
 /* The first bytes of the (inflated) stream, without consuming them: at
  * least min(want, stream size) bytes unless the stream ends first. */
-int  tpa_source_peek(tpa_source *src, const uint8_t **data, size_t *len, size_t want,
-                     tpa_error *err);
+int  tpa_source__peek(tpa_source *src, const uint8_t **data, size_t *len, size_t want,
+                      tpa_error *err);
 /* The next chunk of inflated bytes; *len == 0 at the end. The chunk stays
  * valid until the next call. */
-int  tpa_source_read(tpa_source *src, const uint8_t **data, size_t *len, tpa_error *err);
+int  tpa_source__read(tpa_source *src, const uint8_t **data, size_t *len, tpa_error *err);
 /* Everything left, in one malloc'd buffer owned by the caller; fails with
  * TPA_ELIMIT beyond `max` bytes. */
-int  tpa_source_read_all(tpa_source *src, uint8_t **data, size_t *len, uint64_t max,
-                         tpa_error *err);
+int  tpa_source__read_all(tpa_source *src, uint8_t **data, size_t *len, uint64_t max,
+                          tpa_error *err);
 
 /* A rewrite of the stream's bytes where they are produced: on the
  * inflating thread when there is one (so a parser's byte-level pass runs
  * beside inflate, not after it), else on the caller's thread inside
- * tpa_source_read(). `fn` sees every byte not yet handed out, in stream
- * order, each once, in the chunks tpa_source_read() will hand out; it may
+ * tpa_source__read(). `fn` sees every byte not yet handed out, in stream
+ * order, each once, in the chunks tpa_source__read() will hand out; it may
  * change bytes in place but never their number (offsets stay those of the
  * stream), and fills that chunk's `note` (note_size bytes), which
- * tpa_source_note() returns with the chunk. This layer knows nothing of
+ * tpa_source__note() returns with the chunk. This layer knows nothing of
  * what the bytes mean. Set it after any peek and before the first read;
- * tpa_source_set_transform(src, NULL, NULL, 0, NULL) detaches it, waiting
+ * tpa_source__set_transform(src, NULL, NULL, 0, NULL) detaches it, waiting
  * for a call in progress, so `state` may be freed after it. */
 typedef void (*tpa_source_transform)(void *state, uint8_t *data, size_t len, void *note);
-int  tpa_source_set_transform(tpa_source *src, tpa_source_transform fn, void *state,
-                              size_t note_size, tpa_error *err);
-/* The note of the chunk the last tpa_source_read() returned (NULL without
+int  tpa_source__set_transform(tpa_source *src, tpa_source_transform fn, void *state,
+                               size_t note_size, tpa_error *err);
+/* The note of the chunk the last tpa_source__read() returned (NULL without
  * a transform). */
-const void *tpa_source_note(const tpa_source *src);
+const void *tpa_source__note(const tpa_source *src);
 
 /* Work for the source's own thread when it is ahead: while every chunk it
  * may fill is full, it calls `fn(state)` instead of waiting, again as long
  * as that returns true (it did something). NULL detaches it, waiting for
  * a call under way to return. Nothing happens without a thread. */
 typedef bool (*tpa_source_idle)(void *state);
-void tpa_source_set_idle(tpa_source *src, tpa_source_idle fn, void *state);
+void tpa_source__set_idle(tpa_source *src, tpa_source_idle fn, void *state);
 
-/* True when tpa_source_read() would now wait for the inflating thread:
+/* True when tpa_source__read() would now wait for the inflating thread:
  * a hint for the caller, to do other work first (false when the source
  * has no thread of its own). */
-bool tpa_source_would_wait(tpa_source *src);
+bool tpa_source__would_wait(tpa_source *src);
 
 /* Bytes handed out so far (offset into the inflated stream). */
-uint64_t tpa_source_offset(const tpa_source *src);
+uint64_t tpa_source__offset(const tpa_source *src);
 /* Bytes read from the file so far (compressed). */
-uint64_t tpa_source_bytes_in(const tpa_source *src);
-bool     tpa_source_is_gzip(const tpa_source *src);
+uint64_t tpa_source__bytes_in(const tpa_source *src);
+bool     tpa_source__is_gzip(const tpa_source *src);
 /* True when a thread of its own inflates (or reads) the stream. */
-bool     tpa_source_threaded(const tpa_source *src);
+bool     tpa_source__threaded(const tpa_source *src);
 /* True when a gzip stream ended early (truncated); set once read returns 0. */
-bool     tpa_source_truncated(const tpa_source *src);
+bool     tpa_source__truncated(const tpa_source *src);
 
 #endif

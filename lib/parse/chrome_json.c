@@ -20,8 +20,8 @@
 
 /* ---- the parser and yajl ------------------------------------------------ */
 
-int tpa_chrome_parser_new(tpa_chrome_parser **out, tpa_trace *tr,
-                          const tpa_read_options *opts, tpa_error *err)
+int tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
+                           const tpa_read_options *opts, tpa_error *err)
 {
         tpa_chrome_parser *p = calloc(1, sizeof(*p));
 
@@ -47,7 +47,7 @@ int tpa_chrome_parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         return 0;
 }
 
-void tpa_chrome_parser_free(tpa_chrome_parser *p)
+void tpa_chrome__parser_free(tpa_chrome_parser *p)
 {
         if (p == NULL)
                 return;
@@ -321,8 +321,8 @@ int tpa_chrome__feed_filtered(tpa_chrome_parser *p, const unsigned char *d, size
         return 0;
 }
 
-int tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
-                           tpa_error *err)
+int tpa_chrome__parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
+                            tpa_error *err)
 {
         const unsigned char *s = data;
         struct chunk_note n;
@@ -367,7 +367,7 @@ static void close_open_events(tpa_chrome_parser *p)
                                (unsigned long long)h->unmatched_begin);
 }
 
-int tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
+int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
 {
         tpa_health *h = tpa_trace_health(p->tr);
         yajl_status st;
@@ -448,45 +448,45 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         size_t len;
         int r;
 
-        r = tpa_chrome_parser_new(&p, tr, opts, err);
+        r = tpa_chrome__parser_new(&p, tr, opts, err);
         if (r < 0)
                 return r;
         /* The filter runs where the bytes are made: beside inflate when the
          * source has its own thread. It starts where the stream does. */
-        p->filter.off = tpa_source_offset(src);
+        p->filter.off = tpa_source__offset(src);
         p->in_off = p->fed = p->filter.off;
-        r = tpa_source_set_transform(src, tpa_chrome__filter_chunk, &p->filter,
-                                     sizeof(struct chunk_note), err);
+        r = tpa_source__set_transform(src, tpa_chrome__filter_chunk, &p->filter,
+                                      sizeof(struct chunk_note), err);
         /* Beside an inflating thread, records are read on two (see "two
          * threads" in chrome_split.c); a trace in one chunk has nothing to split. */
-        if (r == 0 && tpa_source_threaded(src) && (sp = tpa_chrome__split_new(p, opts)) != NULL)
-                tpa_source_set_idle(src, tpa_chrome__split_help_inflating, sp);
+        if (r == 0 && tpa_source__threaded(src) && (sp = tpa_chrome__split_new(p, opts)) != NULL)
+                tpa_source__set_idle(src, tpa_chrome__split_help_inflating, sp);
         while (r == 0) {
                 if (sp != NULL && tpa_chrome__split_meanwhile(sp, src) < 0) {
                         r = report(p, err);
                         break;
                 }
-                r = tpa_source_read(src, &data, &len, err);
+                r = tpa_source__read(src, &data, &len, err);
                 if (r < 0 || len == 0)
                         break;
-                r = sp != NULL ? tpa_chrome__split_chunk(sp, data, len, tpa_source_note(src))
-                               : tpa_chrome__feed_filtered(p, data, len, tpa_source_note(src));
+                r = sp != NULL ? tpa_chrome__split_chunk(sp, data, len, tpa_source__note(src))
+                               : tpa_chrome__feed_filtered(p, data, len, tpa_source__note(src));
                 if (r < 0) {
                         report(p, err);
                         break;
                 }
                 if (opts->progress != NULL)
-                        opts->progress(opts->progress_ctx, tpa_source_bytes_in(src),
-                                       tpa_source_offset(src));
+                        opts->progress(opts->progress_ctx, tpa_source__bytes_in(src),
+                                       tpa_source__offset(src));
         }
         /* the segments before a source's error are read before it is */
         if (sp != NULL && tpa_chrome__split_end(sp) < 0)
                 r = report(p, err);
         if (r == 0)
-                r = tpa_chrome_parser_finish(p, tpa_source_truncated(src), err);
-        tpa_source_set_transform(src, NULL, NULL, 0, NULL);     /* before p->filter goes */
-        tpa_source_set_idle(src, NULL, NULL);                   /* before sp goes */
+                r = tpa_chrome__parser_finish(p, tpa_source__truncated(src), err);
+        tpa_source__set_transform(src, NULL, NULL, 0, NULL);     /* before p->filter goes */
+        tpa_source__set_idle(src, NULL, NULL);                   /* before sp goes */
         tpa_chrome__split_free(sp);
-        tpa_chrome_parser_free(p);
+        tpa_chrome__parser_free(p);
         return r;
 }

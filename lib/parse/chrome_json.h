@@ -14,18 +14,18 @@ typedef struct tpa_chrome_parser tpa_chrome_parser;
 
 /* A parser that adds what it reads to `tr` (borrowed; must outlive the
  * parser). `opts` may be NULL for defaults; its values are copied. */
-int  tpa_chrome_parser_new(tpa_chrome_parser **out, tpa_trace *tr,
-                           const tpa_read_options *opts, tpa_error *err);
+int  tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
+                            const tpa_read_options *opts, tpa_error *err);
 /* Parse the next `len` bytes of the (decompressed) stream. After an error
  * every later call fails with the same error. */
-int  tpa_chrome_parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
-                            tpa_error *err);
+int  tpa_chrome__parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
+                             tpa_error *err);
 /* The stream ended (`truncated`: the byte source itself ended early, e.g. a
  * cut gzip member). Closes open B events, classifies, sets the trace's
  * format and dialect. A missing final ']' or a cut-off tail is a warning
  * and health.truncated, or an error when opts->strict. */
-int  tpa_chrome_parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err);
-void tpa_chrome_parser_free(tpa_chrome_parser *p);      /* NULL is a no-op */
+int  tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err);
+void tpa_chrome__parser_free(tpa_chrome_parser *p);      /* NULL is a no-op */
 
 /* Microseconds, as the text of a JSON number ("6793.5895", "1.5e3", "-2"),
  * to nanoseconds, rounding half away from zero. False when the text is not

@@ -20,7 +20,7 @@
 #include "parse/chrome_json.h"
 #include "parse/classify.h"
 
-/* The bytes tpa_chrome_parser_feed() copies at a time. */
+/* The bytes tpa_chrome__parser_feed() copies at a time. */
 #define TPA_CHROME_OUT_SIZE 65536
 /* Slots of the cache of strings interned (a power of 2). */
 #define TPA_CHROME_NAME_CACHE 256
@@ -113,7 +113,7 @@ struct tpa_chrome_parser {
         const unsigned char *cur;
         size_t             cur_len;
         struct tok_state   tok_snap;
-        unsigned char      out[TPA_CHROME_OUT_SIZE]; /* tpa_chrome_parser_feed()'s copy */
+        unsigned char      out[TPA_CHROME_OUT_SIZE]; /* tpa_chrome__parser_feed()'s copy */
 
         /* structure */
         uint32_t           depth;

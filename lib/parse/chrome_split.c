@@ -27,9 +27,9 @@
  *
  * Who collects: every segment is queued. The worker takes the oldest;
  * this thread takes one whenever it would otherwise wait, for the next
- * chunk (tpa_source_would_wait()) or for a free slot, the head first; the
+ * chunk (tpa_source__would_wait()) or for a free slot, the head first; the
  * inflating thread takes the oldest while every chunk it may fill is full
- * (tpa_source_set_idle()). Each has its own collecting parser. Speed,
+ * (tpa_source__set_idle()). Each has its own collecting parser. Speed,
  * bench/: three threads share two CPUs, and before this the worker took
  * at most two while this thread collected the rest itself, so the worker
  * sat idle half the time.
@@ -341,7 +341,7 @@ static bool seg_help(tpa_chrome_split *sp)
         return seg_collect(sp, sp->mine, seg_to_help);
 }
 
-/* The inflating thread's work while it is ahead (tpa_source_set_idle()). */
+/* The inflating thread's work while it is ahead (tpa_source__set_idle()). */
 bool tpa_chrome__split_help_inflating(void *state)
 {
         tpa_chrome_split *sp = state;
@@ -415,7 +415,7 @@ static int seg_close(tpa_chrome_split *sp, uint64_t off, struct tok_state snap)
 
 int tpa_chrome__split_meanwhile(tpa_chrome_split *sp, tpa_source *src)
 {
-        while (sp->splitting && tpa_source_would_wait(src) && seg_help(sp))
+        while (sp->splitting && tpa_source__would_wait(src) && seg_help(sp))
                 if (seg_drain(sp, false) < 0)
                         return sp->p->err.code;
         return 0;
@@ -501,9 +501,9 @@ static void split_free(tpa_chrome_split *sp, bool started)
                 free(sp->seg[i].bytes.data);
                 free(sp->seg[i].out.data);
         }
-        tpa_chrome_parser_free(sp->mine);
-        tpa_chrome_parser_free(sp->theirs);
-        tpa_chrome_parser_free(sp->inflating);
+        tpa_chrome__parser_free(sp->mine);
+        tpa_chrome__parser_free(sp->theirs);
+        tpa_chrome__parser_free(sp->inflating);
         free(sp);
 }
 
@@ -524,9 +524,9 @@ tpa_chrome_split *tpa_chrome__split_new(tpa_chrome_parser *p, const tpa_read_opt
                 free(sp);
                 return NULL;
         }
-        if (tpa_chrome_parser_new(&sp->mine, p->tr, opts, &e) < 0 ||
-            tpa_chrome_parser_new(&sp->theirs, p->tr, opts, &e) < 0 ||
-            tpa_chrome_parser_new(&sp->inflating, p->tr, opts, &e) < 0) {
+        if (tpa_chrome__parser_new(&sp->mine, p->tr, opts, &e) < 0 ||
+            tpa_chrome__parser_new(&sp->theirs, p->tr, opts, &e) < 0 ||
+            tpa_chrome__parser_new(&sp->inflating, p->tr, opts, &e) < 0) {
                 split_free(sp, false);
                 return NULL;
         }

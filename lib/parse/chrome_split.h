@@ -26,7 +26,7 @@ int  tpa_chrome__split_meanwhile(tpa_chrome_split *sp, tpa_source *src);
 /* The inflating thread's work while it is ahead (a tpa_source_idle). */
 bool tpa_chrome__split_help_inflating(void *state);
 /* The input ended: every segment left is added, in order, before
- * tpa_chrome_parser_finish(). */
+ * tpa_chrome__parser_finish(). */
 int  tpa_chrome__split_end(tpa_chrome_split *sp);
 /* Stops the worker and frees; NULL is a no-op. */
 void tpa_chrome__split_free(tpa_chrome_split *sp);

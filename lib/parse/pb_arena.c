@@ -74,10 +74,10 @@ static void *arena_alloc(void *ctx, size_t size)
 static void arena_free(void *ctx, void *p)
 {
         (void)ctx;
-        (void)p;                        /* everything goes in tpa_pb_arena_free() */
+        (void)p;                        /* everything goes in tpa_pb__arena_free() */
 }
 
-void tpa_pb_arena_init(tpa_pb_arena *a, uint64_t limit)
+void tpa_pb__arena_init(tpa_pb_arena *a, uint64_t limit)
 {
         a->alloc.alloc = arena_alloc;
         a->alloc.free = arena_free;
@@ -89,7 +89,7 @@ void tpa_pb_arena_init(tpa_pb_arena *a, uint64_t limit)
         a->hit_limit = false;
 }
 
-void tpa_pb_arena_free(tpa_pb_arena *a)
+void tpa_pb__arena_free(tpa_pb_arena *a)
 {
         struct block *b = a->blocks, *next;
 
@@ -97,5 +97,5 @@ void tpa_pb_arena_free(tpa_pb_arena *a)
                 next = b->next;
                 free(b);
         }
-        tpa_pb_arena_init(a, a->limit);
+        tpa_pb__arena_init(a, a->limit);
 }

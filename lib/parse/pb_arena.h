@@ -2,7 +2,7 @@
 /*
  * pb_arena.h - (library-internal) an arena for protobuf-c: a
  * ProtobufCAllocator whose free does nothing, with a cap on the bytes it
- * hands out, so an unpacked message goes away in one tpa_pb_arena_free().
+ * hands out, so an unpacked message goes away in one tpa_pb__arena_free().
  * protobuf-c unpacks whole messages; the cap bounds what a hostile length
  * field can make it allocate.
  */
@@ -23,7 +23,7 @@ typedef struct tpa_pb_arena {
         bool     hit_limit;             /* an allocation failed on the cap */
 } tpa_pb_arena;
 
-void tpa_pb_arena_init(tpa_pb_arena *a, uint64_t limit);
-void tpa_pb_arena_free(tpa_pb_arena *a);        /* frees every block; may re-init */
+void tpa_pb__arena_init(tpa_pb_arena *a, uint64_t limit);
+void tpa_pb__arena_free(tpa_pb_arena *a);        /* frees every block; may re-init */
 
 #endif

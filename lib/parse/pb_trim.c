@@ -100,7 +100,7 @@ cut:
         return TPA_PB_WHOLE;
 }
 
-tpa_pb_trim_status tpa_pb_trim(uint8_t *data, size_t *len, const tpa_pb_path *path)
+tpa_pb_trim_status tpa_pb__trim(uint8_t *data, size_t *len, const tpa_pb_path *path)
 {
         size_t end;
         tpa_pb_trim_status st = trim(data, *len, path, 0, &end);
@@ -110,7 +110,7 @@ tpa_pb_trim_status tpa_pb_trim(uint8_t *data, size_t *len, const tpa_pb_path *pa
         return st;
 }
 
-int tpa_pb_cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err)
+int tpa_pb__cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err)
 {
         tpa_health *h = tpa_trace_health(tr);
 

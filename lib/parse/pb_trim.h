@@ -33,11 +33,11 @@ typedef enum tpa_pb_trim_status {
  * the messages around it rewritten in place (in as many bytes as before,
  * so every offset stays what it was in the input). Linear in the fields
  * on the path, whatever the input's size. */
-tpa_pb_trim_status tpa_pb_trim(uint8_t *data, size_t *len, const tpa_pb_path *path);
+tpa_pb_trim_status tpa_pb__trim(uint8_t *data, size_t *len, const tpa_pb_path *path);
 
 /* The input ends inside a message, after `len` bytes: with `strict` that
  * is an error (TPA_EFORMAT); else a warning, and the trace's health says
  * it was cut there. For the binary and the text readers alike. */
-int tpa_pb_cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err);
+int tpa_pb__cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err);
 
 #endif

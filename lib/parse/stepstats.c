@@ -412,7 +412,7 @@ int tpa_stepstats__add_bytes(tpa_trace *tr, const uint8_t *data, size_t len, uin
         Tpapb__StepStats *ss = NULL;
         int rc;
 
-        tpa_pb_arena_init(&arena, limit);
+        tpa_pb__arena_init(&arena, limit);
         /* A RunMetadata and a bare StepStats both open with field 1: the
          * device names ("/job:...", "/device:...") tell them apart. */
         rm = tpapb__run_metadata__unpack(&arena.alloc, len, data);
@@ -429,11 +429,11 @@ int tpa_stepstats__add_bytes(tpa_trace *tr, const uint8_t *data, size_t len, uin
                                      "memory than the limit allows")
                      : tpa_error_set(err, TPA_EFORMAT, offset,
                                      "not a valid RunMetadata or StepStats protobuf");
-                tpa_pb_arena_free(&arena);
+                tpa_pb__arena_free(&arena);
                 return rc;
         }
         rc = tpa_stepstats__add(tr, ss, step_name, step_num, format, err);
-        tpa_pb_arena_free(&arena);
+        tpa_pb__arena_free(&arena);
         return rc;
 }
 
@@ -453,7 +453,7 @@ int tpa_stepstats__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *
         size_t len;
         int rc;
 
-        rc = tpa_source_read_all(src, &data, &len, max, err);
+        rc = tpa_source__read_all(src, &data, &len, max, err);
         if (rc < 0)
                 return rc;
         rc = tpa_stepstats__add_bytes(tr, data, len, limit, NULL, -1, TPA_FORMAT_STEPSTATS, 0,
@@ -465,12 +465,12 @@ int tpa_stepstats__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *
                 if (whole == NULL && (whole = malloc(len)) == NULL)
                         break;
                 memcpy(whole, data, len);
-                if (tpa_pb_trim(whole, &n, &cut_paths[i]) == TPA_PB_CUT &&
+                if (tpa_pb__trim(whole, &n, &cut_paths[i]) == TPA_PB_CUT &&
                     tpa_stepstats__add_bytes(tr, whole, n, limit, NULL, -1, TPA_FORMAT_STEPSTATS,
                                              0, &e) == 0) {
                         if (err != NULL)
                                 *err = (tpa_error)TPA_ERROR_INIT;
-                        rc = tpa_pb_cut(tr, len, opts->strict, err);
+                        rc = tpa_pb__cut(tr, len, opts->strict, err);
                 }
         }
         free(whole);

@@ -455,7 +455,7 @@ int tpa_stepstats_text__read(tpa_trace *tr, tpa_source *src, const tpa_read_opti
         size_t len;
         int rc;
 
-        rc = tpa_source_read_all(src, &data, &len, max, err);
+        rc = tpa_source__read_all(src, &data, &len, max, err);
         if (rc < 0)
                 return rc;
         tpapb__step_stats__init(&p.ss);
@@ -463,7 +463,7 @@ int tpa_stepstats_text__read(tpa_trace *tr, tpa_source *src, const tpa_read_opti
         p.n = len;
         rc = parse_fields(&p, C_ROOT, NULL, 0, 0);
         if (rc == 0 && p.cut)
-                rc = tpa_pb_cut(tr, len, opts->strict, err);
+                rc = tpa_pb__cut(tr, len, opts->strict, err);
         if (rc == 0 && p.ss.n_dev_stats == 0)
                 rc = tpa_error_set(err, TPA_EFORMAT, 0, "no step_stats in this text protobuf");
         if (rc == 0)

@@ -92,7 +92,7 @@ static int gather(struct gather *g, size_t n, size_t *got, tpa_error *err)
         while (have < n) {
                 size_t take;
                 if (g->chunk_pos == g->chunk_len) {
-                        rc = tpa_source_read(g->src, &g->chunk, &g->chunk_len, err);
+                        rc = tpa_source__read(g->src, &g->chunk, &g->chunk_len, err);
                         if (rc < 0)
                                 return rc;
                         g->chunk_pos = 0;
@@ -160,10 +160,10 @@ static int read_records(tpa_trace *tr, struct gather *g, const tpa_read_options 
                         return tpa_error_set(err, TPA_EFORMAT, at + 12,
                                              "record data fails its checksum");
                 tpa_trace_health(tr)->records_read++;
-                tpa_pb_arena_init(&arena, max * 8 + (64u << 20));
+                tpa_pb__arena_init(&arena, max * 8 + (64u << 20));
                 ev = tpapb__event__unpack(&arena.alloc, (size_t)len, g->buf);
                 if (ev == NULL) {
-                        tpa_pb_arena_free(&arena);
+                        tpa_pb__arena_free(&arena);
                         return tpa_error_set(err, TPA_EFORMAT, at + 12,
                                              "record is not a valid Event protobuf");
                 }
@@ -178,7 +178,7 @@ static int read_records(tpa_trace *tr, struct gather *g, const tpa_read_options 
                                                       err);
                         any_step = true;
                 }
-                tpa_pb_arena_free(&arena);
+                tpa_pb__arena_free(&arena);
                 if (rc < 0)
                         return rc;
                 at += 12 + len + 4;

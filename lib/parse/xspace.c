@@ -1048,7 +1048,7 @@ static int read_plane(struct reader *r, const struct field *at, size_t *added)
         int rc;
 
         r->stat_count = r->event_count = 0;
-        tpa_pb_arena_init(&arena, r->arena_limit);
+        tpa_pb__arena_init(&arena, r->arena_limit);
         while ((rc = wire_next(r, &m, &f)) > 0) {
                 if ((rc = wire_expect(r, &f, f.num < 7 ? types[f.num] : -1, &m)) < 0)
                         goto out;
@@ -1100,7 +1100,7 @@ static int read_plane(struct reader *r, const struct field *at, size_t *added)
         }
         rc = 0;
 out:
-        tpa_pb_arena_free(&arena);
+        tpa_pb__arena_free(&arena);
         return rc;
 }
 
@@ -1149,7 +1149,7 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         size_t len, whole;
         int rc;
 
-        rc = tpa_source_read_all(src, &data, &len, max, err);
+        rc = tpa_source__read_all(src, &data, &len, max, err);
         if (rc < 0)
                 return rc;
         /* protobuf-c's structs for the metadata take a few times their wire
@@ -1159,8 +1159,8 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         find_used_pids(&r);
         /* Cut: the planes, lines and events that are whole, where they are. */
         whole = len;
-        rc = tpa_pb_trim(data, &whole, &xspace_path) == TPA_PB_CUT
-             ? tpa_pb_cut(tr, len, opts->strict, err) : 0;
+        rc = tpa_pb__trim(data, &whole, &xspace_path) == TPA_PB_CUT
+             ? tpa_pb__cut(tr, len, opts->strict, err) : 0;
         if (rc == 0)
                 rc = read_space(&r, data, whole);
         free(r.stats);

@@ -36,17 +36,17 @@ static void parse(struct run *out, const uint8_t *data, size_t size, size_t chun
         if (tpa_trace_new(&out->tr, &out->err) < 0)
                 abort();
         tpa_trace_set_max_events(out->tr, ro.max_events);
-        out->r = tpa_chrome_parser_new(&p, out->tr, &ro, &out->err);
+        out->r = tpa_chrome__parser_new(&p, out->tr, &ro, &out->err);
         if (out->r < 0)
                 abort();
         while (out->r == 0 && at < size) {
                 size_t n = size - at < chunk ? size - at : chunk;
-                out->r = tpa_chrome_parser_feed(p, data + at, n, &out->err);
+                out->r = tpa_chrome__parser_feed(p, data + at, n, &out->err);
                 at += n;
         }
         if (out->r == 0)
-                out->r = tpa_chrome_parser_finish(p, false, &out->err);
-        tpa_chrome_parser_free(p);
+                out->r = tpa_chrome__parser_finish(p, false, &out->err);
+        tpa_chrome__parser_free(p);
 }
 
 static void same(const struct run *a, const struct run *b)

@@ -40,7 +40,7 @@ static void check_against_protobuf_c(const uint8_t *data, size_t size)
         if ((whole = malloc(size + 1)) == NULL)
                 return;
         memcpy(whole, data, size);
-        if (tpa_pb_trim(whole, &size, &path) == TPA_PB_CUT)
+        if (tpa_pb__trim(whole, &size, &path) == TPA_PB_CUT)
                 FUZZ_ASSERT(r < 0 || cut);
         else
                 FUZZ_ASSERT(!cut);

@@ -94,19 +94,19 @@ static void parse(const char *data, size_t len, size_t chunk, bool strict, struc
 
         memset(r, 0, sizeof(*r));
         o.strict = strict;
-        if (tpa_trace_new(&tr, &err) < 0 || tpa_chrome_parser_new(&p, tr, &o, &err) < 0) {
+        if (tpa_trace_new(&tr, &err) < 0 || tpa_chrome__parser_new(&p, tr, &o, &err) < 0) {
                 r->code = TPA_ENOMEM;
                 tpa_trace_free(tr);
                 return;
         }
         rc = 0;
         for (size_t off = 0; off < len && rc == 0; off += chunk)
-                rc = tpa_chrome_parser_feed(p, data + off, len - off < chunk ? len - off : chunk,
-                                            &err);
+                rc = tpa_chrome__parser_feed(p, data + off, len - off < chunk ? len - off : chunk,
+                                             &err);
         if (rc == 0)
-                rc = tpa_chrome_parser_finish(p, false, &err);
+                rc = tpa_chrome__parser_finish(p, false, &err);
         collect(tr, rc, &err, r);
-        tpa_chrome_parser_free(p);
+        tpa_chrome__parser_free(p);
         tpa_trace_free(tr);
 }
 
@@ -347,12 +347,12 @@ static void test_chrome_json__ids(void)
                                         i ? "," : "", i, ids[i].text);
         len += (size_t)snprintf(json + len, sizeof(json) - len, "]");
         if (!tap_ok(tpa_trace_new(&tr, &err) == 0 &&
-                    tpa_chrome_parser_new(&p, tr, NULL, &err) == 0 &&
-                    tpa_chrome_parser_feed(p, json, len, &err) == 0 &&
-                    tpa_chrome_parser_finish(p, false, &err) == 0 &&
+                    tpa_chrome__parser_new(&p, tr, NULL, &err) == 0 &&
+                    tpa_chrome__parser_feed(p, json, len, &err) == 0 &&
+                    tpa_chrome__parser_finish(p, false, &err) == 0 &&
                     tpa_trace_event_count(tr) == n,
                     "test_chrome_json__ids: %zu events read", n)) {
-                tpa_chrome_parser_free(p);
+                tpa_chrome__parser_free(p);
                 tpa_trace_free(tr);
                 return;
         }
@@ -368,7 +368,7 @@ static void test_chrome_json__ids(void)
                         tap_ok(id.str != TPA_STR_EMPTY,
                                "test_chrome_json__ids: tid %s is a string", ids[i].text);
         }
-        tpa_chrome_parser_free(p);
+        tpa_chrome__parser_free(p);
         tpa_trace_free(tr);
 }
 
@@ -385,11 +385,11 @@ static void test_chrome_json__limits(void)
         memset(deep, '[', 100);
         deep[100] = 0;
         tpa_trace_new(&tr, &err);
-        tpa_chrome_parser_new(&p, tr, &o, &err);
-        rc = tpa_chrome_parser_feed(p, deep, 100, &err);
+        tpa_chrome__parser_new(&p, tr, &o, &err);
+        rc = tpa_chrome__parser_feed(p, deep, 100, &err);
         tap_eq(rc, TPA_ELIMIT, "test_chrome_json__limits: depth 65 is refused");
         tap_eq((int64_t)err.offset, 64, "test_chrome_json__limits: ... at the 65th '['");
-        tpa_chrome_parser_free(p);
+        tpa_chrome__parser_free(p);
         tpa_trace_free(tr);
 
         /* objects: at the 65th '{' itself, not the byte after it */
@@ -412,11 +412,11 @@ static void test_chrome_json__limits(void)
 
         o.max_string = 16;
         tpa_trace_new(&tr, &err);
-        tpa_chrome_parser_new(&p, tr, &o, &err);
-        rc = tpa_chrome_parser_feed(p, longstr, strlen(longstr), &err);
+        tpa_chrome__parser_new(&p, tr, &o, &err);
+        rc = tpa_chrome__parser_feed(p, longstr, strlen(longstr), &err);
         tap_eq(rc, TPA_ELIMIT, "test_chrome_json__limits: a 17-byte string over a 16-byte cap");
         tap_eq((int64_t)err.offset, 25, "test_chrome_json__limits: ... at its opening quote");
-        tpa_chrome_parser_free(p);
+        tpa_chrome__parser_free(p);
         tpa_trace_free(tr);
 }
 

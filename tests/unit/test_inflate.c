@@ -526,17 +526,17 @@ static struct drained drain(const uint8_t *gz, size_t n, int how)
                 if (fd < 0 || write(fd, gz, n) != (ssize_t)n)
                         abort();
                 close(fd);
-                r.rc = tpa_source_open(&src, path, &opts, &err);
+                r.rc = tpa_source__open(&src, path, &opts, &err);
                 unlink(path);
         } else {
-                r.rc = tpa_source_open_memory(&src, gz, n, &opts, &err);
+                r.rc = tpa_source__open_memory(&src, gz, n, &opts, &err);
         }
         if (r.rc == 0)
-                r.rc = tpa_source_read_all(src, &r.data, &r.len, UINT64_MAX, &err);
+                r.rc = tpa_source__read_all(src, &r.data, &r.len, UINT64_MAX, &err);
         if (r.rc == 0)
-                r.truncated = tpa_source_truncated(src);
+                r.truncated = tpa_source__truncated(src);
         snprintf(r.msg, sizeof(r.msg), "%s", r.rc < 0 ? err.msg : "");
-        tpa_source_free(src);
+        tpa_source__free(src);
         return r;
 }
 

@@ -91,12 +91,12 @@ static struct result drain(tpa_source *src, size_t peek)
 
         res.data = malloc(cap);
         if (peek > 0) {
-                res.rc = tpa_source_peek(src, &p, &n, peek, &err);
+                res.rc = tpa_source__peek(src, &p, &n, peek, &err);
                 if (res.rc < 0)
                         goto done;
         }
         for (;;) {
-                res.rc = tpa_source_read(src, &p, &n, &err);
+                res.rc = tpa_source__read(src, &p, &n, &err);
                 if (res.rc < 0 || n == 0)
                         break;
                 if (res.len + n > cap) {
@@ -108,9 +108,9 @@ static struct result drain(tpa_source *src, size_t peek)
                 res.len += n;
         }
 done:
-        res.offset = tpa_source_offset(src);
-        res.bytes_in = tpa_source_bytes_in(src);
-        res.truncated = tpa_source_truncated(src);
+        res.offset = tpa_source__offset(src);
+        res.bytes_in = tpa_source__bytes_in(src);
+        res.truncated = tpa_source__truncated(src);
         res.err_offset = err.offset;
         snprintf(res.msg, sizeof(res.msg), "%s", err.msg);
         return res;
@@ -123,10 +123,10 @@ static struct result read_memory(const void *data, size_t size, bool threaded, s
         struct result res;
 
         opts.threaded = threaded;
-        if (tpa_source_open_memory(&src, data, size, &opts, NULL) < 0)
+        if (tpa_source__open_memory(&src, data, size, &opts, NULL) < 0)
                 return (struct result){ .rc = -100 };
         res = drain(src, peek);
-        tpa_source_free(src);
+        tpa_source__free(src);
         return res;
 }
 
@@ -179,16 +179,16 @@ static void check_transform(tpa_source *src, size_t peek, const char *want, size
         int r;
 
         if (peek > 0)
-                tpa_source_peek(src, &p, &len, peek, NULL);
-        r = tpa_source_set_transform(src, xf, &st, sizeof(struct xf_note), NULL);
-        while (r == 0 && (r = tpa_source_read(src, &p, &len, NULL)) == 0 && len > 0) {
-                n = tpa_source_note(src);
+                tpa_source__peek(src, &p, &len, peek, NULL);
+        r = tpa_source__set_transform(src, xf, &st, sizeof(struct xf_note), NULL);
+        while (r == 0 && (r = tpa_source__read(src, &p, &len, NULL)) == 0 && len > 0) {
+                n = tpa_source__note(src);
                 if (n == NULL || n->start != at || n->len != len || at + len > want_len ||
                     memcmp(p, want + at, len) != 0)
                         bad++;
                 at += len;
         }
-        tpa_source_set_transform(src, NULL, NULL, 0, NULL);
+        tpa_source__set_transform(src, NULL, NULL, 0, NULL);
         ok(r == 0 && at == want_len && st.off == want_len && bad == 0,
            "test_source__transform: %s: every byte once, in order, notes with their chunks "
            "(%zu bad chunks)", what, bad);
@@ -279,7 +279,7 @@ static void test_source__trailer(void)
         free(hc);
 }
 
-/* The inflating thread's idle work (tpa_source_set_idle()). */
+/* The inflating thread's idle work (tpa_source__set_idle()). */
 struct idle {
         atomic_int  calls;
         atomic_bool inside;
@@ -336,59 +336,59 @@ static void test_source__idle(const uint8_t *gz, size_t gz_len, const char *text
 
         opts.threaded = true;
         alarm(60);
-        if (tpa_source_open_memory(&src, gz, gz_len, &opts, NULL) < 0) {
+        if (tpa_source__open_memory(&src, gz, gz_len, &opts, NULL) < 0) {
                 ok(false, "test_source__idle: opens");
                 return;
         }
-        tpa_source_set_idle(src, idle_fn, &d);
+        tpa_source__set_idle(src, idle_fn, &d);
         ok(until(&d.inside, NULL, 0), "test_source__idle: called once the ring is full");
         for (;;) {
-                if (!told && tpa_source_would_wait(src)) {
+                if (!told && tpa_source__would_wait(src)) {
                         told = true;
                         atomic_store(&d.release, true);
                 }
-                if (tpa_source_read(src, &p, &n, NULL) < 0 || n == 0)
+                if (tpa_source__read(src, &p, &n, NULL) < 0 || n == 0)
                         break;
                 same = same && got + n <= text_len && memcmp(text + got, p, n) == 0;
                 got += n;
         }
         ok(told, "test_source__idle: a read would wait once the ring is empty");
         ok(same && got == text_len, "test_source__idle: every byte, in order");
-        tpa_source_free(src);
+        tpa_source__free(src);
 
         /* called again while it did something, then the thread waits */
         d = (struct idle){ .busy = 5 };
-        tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
-        tpa_source_set_idle(src, idle_fn, &d);
+        tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
+        tpa_source__set_idle(src, idle_fn, &d);
         until(NULL, &d.calls, d.busy + 1);
         usleep(50 * 1000);
         tap_eq(atomic_load(&d.calls), d.busy + 1,
                "test_source__idle: called while it did something, and once more");
-        tpa_source_free(src);
+        tpa_source__free(src);
 
         /* detaching waits for a call under way */
         d = (struct idle){ .busy = 0, .hold = true };
-        tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
-        tpa_source_set_idle(src, idle_fn, &d);
+        tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
+        tpa_source__set_idle(src, idle_fn, &d);
         ok(until(&d.inside, NULL, 0), "test_source__idle: a call under way");
         pthread_create(&t, NULL, release_later, &d);
-        tpa_source_set_idle(src, NULL, NULL);
+        tpa_source__set_idle(src, NULL, NULL);
         ok(atomic_load(&d.release) && !atomic_load(&d.inside),
            "test_source__idle: detaching waited for it");
         pthread_join(t, NULL);
-        tpa_source_free(src);
+        tpa_source__free(src);
         alarm(0);
 
         /* without a thread, nothing is called and nothing would wait */
         opts.threaded = false;
         d = (struct idle){ .busy = 0 };
-        tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
-        tpa_source_set_idle(src, idle_fn, &d);
-        ok(!tpa_source_would_wait(src), "test_source__idle: one thread never waits");
-        while (tpa_source_read(src, &p, &n, NULL) == 0 && n > 0)
+        tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
+        tpa_source__set_idle(src, idle_fn, &d);
+        ok(!tpa_source__would_wait(src), "test_source__idle: one thread never waits");
+        while (tpa_source__read(src, &p, &n, NULL) == 0 && n > 0)
                 ;
         tap_eq(atomic_load(&d.calls), 0, "test_source__idle: one thread, never called");
-        tpa_source_free(src);
+        tpa_source__free(src);
 }
 
 int main(void)
@@ -422,15 +422,15 @@ int main(void)
                 size_t n;
 
                 opts.threaded = true;
-                tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
-                tpa_source_peek(src, &p, &n, 700000, NULL);
+                tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
+                tpa_source__peek(src, &p, &n, 700000, NULL);
                 ok(n >= 700000 && memcmp(p, text, 700000) == 0,
                    "test_source__threaded_peek: the first bytes, across chunks");
-                tpa_source_read(src, &p, &n, NULL);
+                tpa_source__read(src, &p, &n, NULL);
                 ok(n > 0 && memcmp(p, text, n) == 0,
                    "test_source__threaded_peek: read after peek starts at 0");
                 /* freeing in the middle stops the inflating thread */
-                tpa_source_free(src);
+                tpa_source__free(src);
                 ok(true, "test_source__threaded_free: freed mid-stream");
         }
         free(one.data);
@@ -462,13 +462,13 @@ int main(void)
                         int r;
 
                         opts.threaded = true;
-                        tpa_source_open_memory(&src, bad, gz_len, &opts, NULL);
-                        while ((r = tpa_source_read(src, &p, &n, NULL)) == 0 && n > 0)
+                        tpa_source__open_memory(&src, bad, gz_len, &opts, NULL);
+                        while ((r = tpa_source__read(src, &p, &n, NULL)) == 0 && n > 0)
                                 ;
                         tap_eq(r, TPA_EFORMAT, "test_source__corrupt: threaded fails");
-                        tap_eq(tpa_source_read(src, &p, &n, NULL), TPA_EFORMAT,
+                        tap_eq(tpa_source__read(src, &p, &n, NULL), TPA_EFORMAT,
                                "test_source__corrupt: and fails again when read again");
-                        tpa_source_free(src);
+                        tpa_source__free(src);
                 }
                 free(one.data);
                 free(two.data);
@@ -486,9 +486,9 @@ int main(void)
                 if (fd >= 0)
                         close(fd);
                 one = read_memory(gz, gz_len, false, 0);
-                if (tpa_source_open(&src, path, NULL, NULL) == 0) {
+                if (tpa_source__open(&src, path, NULL, NULL) == 0) {
                         two = drain(src, 4096);
-                        tpa_source_free(src);
+                        tpa_source__free(src);
                         same(&one, &two, "file");
                         free(two.data);
                 } else {
@@ -516,23 +516,23 @@ int main(void)
                                 opts.threaded = threaded;
                                 snprintf(what, sizeof(what), "gzip, %s, peek %zu",
                                          threaded ? "threaded" : "one thread", xpeeks[i]);
-                                tpa_source_open_memory(&src, gz, gz_len, &opts, NULL);
+                                tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
                                 check_transform(src, xpeeks[i], want, text_len, what);
-                                tpa_source_free(src);
+                                tpa_source__free(src);
                         }
                 }
-                tpa_source_open_memory(&src, text, text_len, NULL, NULL);
+                tpa_source__open_memory(&src, text, text_len, NULL, NULL);
                 check_transform(src, 4096, want, text_len, "plain memory");
-                tpa_source_free(src);
+                tpa_source__free(src);
                 /* a plain file above the threshold: read on a second thread */
                 fd = mkstemp(path);
                 ok(fd >= 0 && write(fd, text, text_len) == (ssize_t)text_len,
                    "test_source__transform: temp file written");
                 if (fd >= 0)
                         close(fd);
-                if (tpa_source_open(&src, path, NULL, NULL) == 0) {
+                if (tpa_source__open(&src, path, NULL, NULL) == 0) {
                         check_transform(src, 4096, want, text_len, "plain file");
-                        tpa_source_free(src);
+                        tpa_source__free(src);
                 } else {
                         ok(false, "test_source__transform: opens the plain file");
                 }

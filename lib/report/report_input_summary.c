@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_read.c - the "what was read" section of the text report: format
- * and dialect, devices and their streams, host threads, events by kind,
- * time span and parse health. Deterministic (sorted by count, then name)
+ * report_input_summary.c - the "what was read" section of the text report
+ * (not report_load.c, which reads saved JSON reports): format and dialect,
+ * devices and their streams, host threads, events by kind, time span and
+ * parse health. Deterministic (sorted by count, then name)
  * and at most 100 columns wide.
  */
 #include <inttypes.h>
