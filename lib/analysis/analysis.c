@@ -268,7 +268,7 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
         c->track_cls = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->track_cls));
         if (has == NULL || c->track_cls == NULL || pdev == NULL || rank == NULL ||
             rep == NULL || members == NULL || rep2 == NULL || members2 == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto done;
         }
         for (size_t t = 0; t < c->ntracks; t++) {
@@ -305,7 +305,7 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
         fl[0].markers = c->markers;
         fl[1].markers = markers1;
         if (fl[1].has == NULL || c->inp == NULL || fl[1].inp == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto done;
         }
         if ((r = tpa_analysis__ext_new(c, err)) < 0)
@@ -337,7 +337,7 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
                 if (n > l->cap) {
                         tpa_marker *v = realloc(l->v, n * sizeof(*v));
                         if (v == NULL) {
-                                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                r = tpa_error_oom(err);
                                 break;
                         }
                         l->v = v;
@@ -392,7 +392,7 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
         /* one block: the pointers, then a slot per device for its name */
         c->a->device_names = calloc(1, c->ndev * (sizeof(*c->a->device_names) + SLOT));
         if (c->a->device_names == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto done;
         }
         if (nd == 0)
@@ -680,7 +680,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
             job.part[1].near == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto out;
         }
         for (size_t t = 0; t < c->ntracks; t++)
@@ -933,7 +933,7 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
         c.opts = opts;
         c.a = calloc(1, sizeof(*c.a));
         if (c.a == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         c.a->gap_min = (tpa_ns)threshold(opts->rules, "gap.min", 10000);
         c.a->host_gap_min = (tpa_ns)threshold(opts->rules, "host_gap.min", 5000);
         c.a->small_copy_max = (tpa_ns)threshold(opts->rules, "small_copy.max", 65536);

@@ -22,7 +22,7 @@ int tpa_run_new(tpa_run **out, tpa_error *err)
         tpa_run *r = calloc(1, sizeof(*r));
 
         if (r == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         *out = r;
         return 0;
 }
@@ -132,7 +132,7 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
         return 0;
 oom:
         tpa_run_free(r);
-        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return tpa_error_oom(err);
 }
 
 bool tpa_run_metric_fn(void *ctx, const char *name, size_t len, double *out)
@@ -196,7 +196,7 @@ int tpa_compare_quantile(tpa_change *out, const tpa_ns *base, size_t nb, const t
         if (scratch == NULL || rel == NULL) {
                 free(scratch);
                 free(rel);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         memset(&c, 0, sizeof(c));
         for (size_t i = 0; i < nb; i++)
@@ -392,5 +392,5 @@ oom:
         free(tb);
         free(tn);
         tpa_comparison_free(c);
-        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return tpa_error_oom(err);
 }

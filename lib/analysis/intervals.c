@@ -33,7 +33,7 @@ int tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
                 size_t cap = l->cap ? l->cap * 2 : 16;
                 tpa_ivl *v = realloc(l->v, cap * sizeof(*v));
                 if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 tpa_analysis__huge(v, cap * sizeof(*v));
                 l->v = v;
                 l->cap = cap;
@@ -163,7 +163,7 @@ int tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list
         tpa_ivl *v = malloc((total ? total : 1) * sizeof(*v));
 
         if (v == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         tpa_analysis__huge(v, total * sizeof(*v));
         while (i < a->n && j < b->n) {
                 size_t k;
@@ -214,7 +214,7 @@ int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_erro
         if (lst == NULL || own == NULL) {
                 free(lst);
                 free(own);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (size_t j = 0; j < k; j++)
                 if (in[j].n > 0)
@@ -249,7 +249,7 @@ int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_erro
                         *out = lst[0];
                         own[0] = false;
                 } else if ((out->v = malloc(lst[0].n * sizeof(*out->v))) == NULL) {
-                        r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        r = tpa_error_oom(err);
                 } else {
                         memcpy(out->v, lst[0].v, lst[0].n * sizeof(*out->v));
                         out->n = out->cap = lst[0].n;

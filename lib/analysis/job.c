@@ -73,7 +73,7 @@ static int step_numbers(int64_t **out, size_t *count, const tpa_rank *const *ran
         for (size_t i = 0; i < n; i++)
                 total += ranks[i]->step_count;
         if ((v = malloc((total + 1) * sizeof(*v))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < n; i++)
                 for (size_t s = 0; s < ranks[i]->step_count; s++)
                         if (!ranks[i]->steps[s].excluded)
@@ -200,7 +200,7 @@ int tpa_job_build(tpa_job **out, const tpa_rank *const *ranks, size_t n, tpa_err
         if (n == 0)
                 return tpa_error_setf(err, TPA_EINVAL, "no rank to aggregate");
         if ((j = calloc(1, sizeof(*j))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         j->world_size = -1;
         j->rank_count = n;
         if ((j->ranks = calloc(n, sizeof(*j->ranks))) == NULL ||
@@ -237,7 +237,7 @@ nomem:
         free(busy);
         free(scratch);
         tpa_job_free(j);
-        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return tpa_error_oom(err);
 }
 
 void tpa_job_free(tpa_job *j)

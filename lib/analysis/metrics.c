@@ -167,7 +167,7 @@ static int keep_gap(gap_list *g, const tpa_gap *x, tpa_error *err)
                 size_t cap = g->cap ? g->cap * 2 : 32;
                 tpa_gap *v = realloc(g->v, (cap < g->top ? cap : g->top) * sizeof(*v));
                 if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 g->v = v;
                 g->cap = cap < g->top ? cap : g->top;
         }
@@ -270,7 +270,7 @@ static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
                 size_t cap = l->cap ? l->cap * 2 : 64;
                 size_t *v = realloc(l->v, cap * sizeof(*v));
                 if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 l->v = v;
                 l->cap = cap;
         }
@@ -344,7 +344,7 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         int r = 0;
 
         if (m == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         m[M_STEP_TIME] = st;
         for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
                 m[M_BUCKET_NS + b] = (double)s->bucket_ns[b];
@@ -390,7 +390,7 @@ static int steps_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         maxn = c->fw[t].n;
         scratch = malloc((maxn + 1) * sizeof(*scratch));
         if (scratch == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         tpa_analysis__half(c->a->step_count, part, &lo, &hi);
         for (size_t k = lo; k < hi && r == 0; k++)
                 r = step_metrics(c, k, &job->gaps[part], scratch, err);
@@ -414,7 +414,7 @@ static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
         gi->end = malloc((gi->n + 1) * sizeof(*gi->end));
         if (g == NULL || gi->start == NULL || gi->end == NULL) {
                 free(g);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         memcpy(g, a->gaps, gi->n * sizeof(*g));
         qsort(g, gi->n, sizeof(*g), cmp_gap_start);
@@ -601,7 +601,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         job.gaps[0].top = job.gaps[1].top = top;
         atomic_init(&job.next, 0);
         if (fail) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto out;
         }
         if ((r = tpa_analysis__in_two(c, steps_part, &job, err)) < 0)
@@ -609,7 +609,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         /* the run's top gaps: the top of both halves' */
         a->gaps = malloc((job.gaps[0].n + job.gaps[1].n + 1) * sizeof(*a->gaps));
         if (a->gaps == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto out;
         }
         for (int p = 0; p < 2; p++)
@@ -672,7 +672,7 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
         if (ov == NULL || shortest == NULL) {
                 free(ov);
                 free(shortest);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (size_t k = 0; k < ncand; k++) {
                 const tpa_event *e = &c->ev[cand[k]];
@@ -792,7 +792,7 @@ static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         tmp = malloc((kept + 1) * sizeof(*tmp));       /* NULL: medians by sorting */
         if (v == NULL) {
                 free(tmp);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         tpa_analysis__huge(v, (hi - lo) * kept * sizeof(*v));  /* written whole */
         for (size_t k = 0; k < a->step_count; k++) {
@@ -877,7 +877,7 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
         a->run_metric = calloc(M__COUNT, sizeof(*a->run_metric));
         if (v == NULL || a->run_metric == NULL) {
                 free(v);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         if ((r = tpa_analysis__in_two(c, medians_part, NULL, err)) < 0) {
                 free(v);
@@ -936,7 +936,7 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 return 0;
         a->classes = calloc(a->step_count + 1, sizeof(*a->classes));
         if (a->classes == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         if ((r = tpa_analysis__in_two(c, rules_part, NULL, err)) < 0)
                 return r;
         for (size_t k = 0; k < a->step_count; k++) {

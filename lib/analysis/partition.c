@@ -71,7 +71,7 @@ static int sort_edges(edges *E, tpa_error *err)
         if (E->tmp_cap < n) {
                 edge *t = realloc(E->tmp, n * sizeof(*t));
                 if (t == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 E->tmp = t;
                 E->tmp_cap = n;
         }
@@ -114,7 +114,7 @@ static int add_list(edges *E, const tpa_ivl_list *l, int ch, tpa_ns ws, tpa_ns w
                         size_t cap = E->cap ? E->cap * 2 : 64;
                         edge *v = realloc(E->v, cap * sizeof(*v));
                         if (v == NULL)
-                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                return tpa_error_oom(err);
                         E->v = v;
                         E->cap = cap;
                 }
@@ -195,7 +195,7 @@ static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
                 size_t cap = so->cap ? so->cap * 2 : 16;
                 tpa_span *v = realloc(s->spans, cap * sizeof(*v));
                 if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 s->spans = v;
                 so->cap = cap;
         }
@@ -247,7 +247,7 @@ static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
 
         s->device_ns = calloc(c->ndev * TPA_BUCKET__COUNT, sizeof(*s->device_ns));
         if (s->device_ns == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         s->driver_track = driver_of(c, k);
         for (size_t d = 0; d < c->ndev && r == 0; d++) {
                 tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;

@@ -99,7 +99,7 @@ static int collect(span **out, size_t *count, const tpa_trace *tr, bool cpu_only
         for (size_t i = 0; i < n; i++)
                 k += keep(tr, &ev[i], cpu_only);
         if (k > 0 && (s = malloc(k * sizeof(*s))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         k = 0;
         for (size_t i = 0; i < n; i++)
                 if (keep(tr, &ev[i], cpu_only))
@@ -196,7 +196,7 @@ static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
         size_t streams = 0;
 
         if (q == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < n; i++) {
                 q[2 * i] = (qpoint){ l[i].track, l[i].ts, +1 };
                 q[2 * i + 1] = (qpoint){ l[i].track, ev[dev_of[i]].ts, -1 };
@@ -207,7 +207,7 @@ static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
         r->streams = calloc(streams + 1, sizeof(*r->streams));
         if (r->streams == NULL) {
                 free(q);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (size_t i = 0; i < 2 * n;) {
                 tpa_rank_stream *s = &r->streams[r->stream_count++];
@@ -224,7 +224,7 @@ static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
                 s->queue_max = max;
                 if ((s->name = stream_name(tr, q[i].track)) == NULL) {
                         free(q);
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 }
                 i = j;
         }
@@ -252,7 +252,7 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
         dev_of = malloc(nl * sizeof(*dev_of));
         delay = malloc(nl * sizeof(*delay));
         if (l == NULL || m == NULL || dev_of == NULL || delay == NULL) {
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
                 goto done;
         }
         nl = 0;
@@ -298,7 +298,7 @@ int tpa_rank_new(tpa_rank **out, tpa_error *err)
         tpa_rank *r = calloc(1, sizeof(*r));
 
         if (r == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         r->rank = -1;
         r->world_size = -1;
         *out = r;
@@ -334,7 +334,7 @@ int tpa_rank_from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis 
         if ((path != NULL && (r->path = strdup(path)) == NULL) ||
             (d->backend[0] != '\0' && (r->backend = strdup(d->backend)) == NULL) ||
             (r->steps = calloc(a->step_count + 1, sizeof(*r->steps))) == NULL) {
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
                 goto fail;
         }
         for (size_t i = 0; i < a->step_count; i++) {
@@ -345,7 +345,7 @@ int tpa_rank_from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis 
                 t->step_time = s->step_time;
                 t->excluded = s->excluded;
                 if (s->class_name != NULL && (t->class_name = strdup(s->class_name)) == NULL) {
-                        rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        rc = tpa_error_oom(err);
                         goto fail;
                 }
         }

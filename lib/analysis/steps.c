@@ -28,7 +28,7 @@ static int push(marker_list *l, const marker *m, tpa_error *err)
                 size_t cap = l->cap ? l->cap * 2 : 16;
                 marker *v = realloc(l->v, cap * sizeof(*v));
                 if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 l->v = v;
                 l->cap = cap;
         }
@@ -147,7 +147,7 @@ static int from_regex(tpa_actx *c, marker_list *l, tpa_error *err)
         int r = 0, rc;
 
         if (memo == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         rc = regcomp(&re, c->opts->step_marker, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {
                 char msg[120];
@@ -193,7 +193,7 @@ int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
          * and the peak is the analysis's) */
         c->profiler_step = calloc(c->str_count / 64 + 1, sizeof(*c->profiler_step));
         if (c->profiler_step == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t s = 0; s < c->str_count; s++)
                 if (is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s)))
                         c->profiler_step[s / 64] |= UINT64_C(1) << (s % 64);
@@ -288,7 +288,7 @@ static int from_groups(tpa_actx *c, marker_list *l, tpa_error *err)
                 return 0;
         g = calloc((size_t)maxg + 1, sizeof(*g));
         if (g == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d;
@@ -458,7 +458,7 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
         x[0].host = malloc(n1 * sizeof(*x[0].host));
         if (x[0].corr == NULL || x[0].grp == NULL || x[0].host == NULL) {
                 ext_free(c);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         tpa_analysis__huge(x[0].corr, n1 * sizeof(*x[0].corr));
         tpa_analysis__huge(x[0].grp, n1 * sizeof(*x[0].grp));
@@ -518,7 +518,7 @@ int tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err)
                         size_t cap = st->cap ? st->cap * 2 : 256;
                         tpa_ns *v = realloc(st->ends, cap * sizeof(*v));
                         if (v == NULL)
-                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                return tpa_error_oom(err);
                         st->ends = v;
                         st->cap = cap;
                 }
@@ -529,7 +529,7 @@ int tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err)
                 size_t cap = st->ocap ? st->ocap * 2 : 256;
                 tpa_ivl *v = realloc(st->orphans, cap * sizeof(*v));
                 if (v == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 st->orphans = v;
                 st->ocap = cap;
         }
@@ -634,7 +634,7 @@ static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, ui
         if (c->settle == NULL) {
                 free(ids);
                 free(pre);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (int p = 0; p < 2; p++)
                 c->settle[p] = (tpa_settle){ .s = m->s, .group = m->group, .ids = ids,
@@ -716,7 +716,7 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
         /* part 1's ends start at nothing: the max of both is the same */
         job.ext[1] = malloc((l->n ? l->n : 1) * sizeof(*job.ext[1]));
         if (job.ext[1] == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t k = 0; k < l->n; k++)
                 job.ext[1][k] = INT64_MIN;
         job.ids[1] = ids != NULL ? ids + x[0].nh : NULL;
@@ -765,7 +765,7 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                 free(ext);
                 free(ids);
                 free(pre);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (size_t k = 0; k < l->n; k++) {
                 tpa_ns g = l->v[k].group != 0 ? ext_find(c->ext, true, l->v[k].group, near)
@@ -810,7 +810,7 @@ static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
         int r = 0;
 
         if (memo == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < c->n; i++) {
                 tpa_str s = c->ev[i].name;
                 if (s >= ns || !is_host_track(c, c->ev[i].track))
@@ -998,7 +998,7 @@ int tpa_analysis__steps_end(tpa_actx *c, tpa_error *err)
         c->marker_track = calloc(l.n ? l.n : 1, sizeof(*c->marker_track));
         if (a->steps == NULL || c->marker_track == NULL) {
                 free(l.v);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         tpa_analysis__huge(a->steps, l.n * sizeof(*a->steps));
         memset(a->steps, 0, (l.n ? l.n : 1) * sizeof(*a->steps));

@@ -99,7 +99,7 @@ static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **o
                 n += t->acc[t->seen[k]].time > 0;
         v = calloc(n ? n : 1, sizeof(*v));
         if (v == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         n = 0;
         for (size_t k = 0; k < t->nseen; k++) {
                 const op_acc *o = &t->acc[t->seen[k]];
@@ -149,7 +149,7 @@ static int lanes_build(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
         size_t m = 0, budget, *pos, *lane = calloc(c->ntracks + 1, sizeof(*lane));
 
         if (lane == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         if (c->n > UINT32_MAX) {
                 free(lane);
                 return tpa_error_setf(err, TPA_ELIMIT, "%zu events, more than the top ops "
@@ -168,7 +168,7 @@ static int lanes_build(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
         if (L->idx == NULL || L->at == NULL || pos == NULL) {
                 free(lane);
                 free(pos);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (size_t tk = 0; tk < c->ntracks; tk++)
                 if (L->count[0][tk] + L->count[1][tk] > 0)
@@ -229,7 +229,7 @@ static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_e
                 if (L->at[l + 1] - L->at[l] > most)
                         most = L->at[l + 1] - L->at[l];
         if ((tmp = malloc((most ? most : 1) * sizeof(*tmp))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t l = l0; l < l1; l++)
                 sort_lane(c, L->idx + L->at[l], L->at[l + 1] - L->at[l], tmp);
         free(tmp);
@@ -383,7 +383,7 @@ static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_e
                         size_t cap = n->cap ? n->cap * 2 : 64;
                         nest_open *st = realloc(n->stack, cap * sizeof(*st));
                         if (st == NULL)
-                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                return tpa_error_oom(err);
                         n->stack = st;
                         n->cap = cap;
                 }
@@ -481,7 +481,7 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         if (nev > n->bufn) {
                 tpa_ns *b = realloc(n->buf, 4 * nev * sizeof(*b));
                 if (b == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 n->buf = b;
                 n->bufn = nev;
         }
@@ -507,7 +507,7 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         if (2 * nu + 1 > n->zcap) {
                 share_zone *z = realloc(n->zone, (2 * nu + 1) * sizeof(*z));
                 if (z == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 n->zone = z;
                 n->zcap = 2 * nu + 1;
         }
@@ -578,7 +578,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
         if (cur == NULL || end == NULL || next == NULL || cursor == NULL || act == NULL ||
             grp == NULL || runs == NULL || head == NULL || first == NULL || last == NULL ||
             apart == NULL) {
-                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                r = tpa_error_oom(err);
                 goto out;
         }
         for (size_t k = lo; k < hi; k++)
@@ -683,7 +683,7 @@ int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
         memset(t, 0, sizeof(*t));
         t->host.host = true;
         if ((t->tables = calloc(1, sizeof(*t->tables))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (int k = 0; k < 2; k++) {
                 L[k]->mark = calloc(c->n / 64 + 1, sizeof(*L[k]->mark));
                 L[k]->count[0] = calloc(c->ntracks + 1, sizeof(*L[k]->count[0]));
@@ -692,7 +692,7 @@ int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
                     op_table_new(&t->tables->t[k][0], ns) < 0 ||
                     op_table_new(&t->tables->t[k][1], ns) < 0) {
                         tpa_top__free(t);
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 }
         }
         return 0;

@@ -80,7 +80,7 @@ static int cmp_run(const void *a, const void *b)
 
 static int oom(tpa_error *err)
 {
-        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+        return tpa_error_oom(err);
 }
 
 /* Add a warning to ld: "'PATH' ..., ignoring". */

@@ -195,7 +195,7 @@ static int sniff_gzip(tpa_source *s, tpa_error *err)
         if (s->gzip) {
                 memset(&s->z, 0, sizeof(s->z));
                 if (inflateInit2(&s->z, 15 + 32) != Z_OK)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 s->z_ready = true;
                 s->z_member_new = true;
         }
@@ -211,7 +211,7 @@ static int init(tpa_source *s, const tpa_read_options *opts, tpa_error *err)
         if (s->fd >= 0)
                 s->raw = malloc(RAW_SIZE);
         if (s->out == NULL || (s->fd >= 0 && s->raw == NULL))
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         return sniff_gzip(s, err);
 }
 
@@ -232,7 +232,7 @@ int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options 
         int r;
 
         if (s == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         if (strcmp(path, "-") == 0) {
                 s->fd = STDIN_FILENO;
         } else {
@@ -263,7 +263,7 @@ int tpa_source__open_memory(tpa_source **out, const void *data, size_t size,
         int r;
 
         if (s == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         s->fd = -1;
         s->mem = data;
         s->mem_size = size;
@@ -341,7 +341,7 @@ static int member_start(tpa_source *s, tpa_error *err)
         s->own_member = hsize > 0;
         if (s->own_member) {
                 if (s->own == NULL && (s->own = tpa_inflate__new()) == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 tpa_inflate__reset(s->own);
                 s->own_in_trailer = false;
                 s->own_trail_have = 0;
@@ -501,7 +501,7 @@ static int produce_into(tpa_source *s, uint8_t *out, size_t *end, size_t size, u
                                              (unsigned long long)(s->bytes_in - s->raw_len +
                                                                   s->raw_pos));
                 } else if (zr == Z_MEM_ERROR) {
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 } else if (zr == Z_BUF_ERROR && s->z.avail_out != 0 && s->z.avail_in != 0) {
                         return tpa_error_set(err, TPA_EFORMAT, base + *end,
                                              "gzip data is corrupt");
@@ -591,7 +591,7 @@ static int ring_start(tpa_source *s, tpa_error *err)
         unsigned i;
 
         if (g == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (i = 0; i < SLOTS; i++) {
                 g->slots[i].buf = malloc(SLOT_SIZE);
                 if (g->slots[i].buf == NULL)
@@ -873,11 +873,11 @@ int tpa_source__set_transform(tpa_source *s, tpa_source_transform fn, void *stat
                 s->note_size = 0;
                 free(s->note);
                 if ((s->note = calloc(1, size)) == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 for (unsigned i = 0; g != NULL && i < SLOTS; i++) {
                         free(g->slots[i].note);
                         if ((g->slots[i].note = calloc(1, size)) == NULL)
-                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                return tpa_error_oom(err);
                 }
                 s->note_size = note_size;
         }
@@ -954,7 +954,7 @@ int tpa_source__read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t ma
                                 cap *= 2;
                         p = realloc(buf, cap);
                         if (p == NULL) {
-                                r = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                r = tpa_error_oom(err);
                                 goto fail;
                         }
                         buf = p;
@@ -963,7 +963,7 @@ int tpa_source__read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t ma
                 used += n;
         }
         if (buf == NULL && (buf = malloc(1)) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         *data = buf;
         *len = used;
         return 0;

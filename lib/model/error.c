@@ -66,6 +66,11 @@ int tpa_error_set_sys(tpa_error *err, int errno_value, const char *fmt, ...)
         return err->code;
 }
 
+int tpa_error_oom(tpa_error *err)
+{
+        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+}
+
 const char *tpa_status_name(int code)
 {
         switch (code) {

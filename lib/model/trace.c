@@ -104,7 +104,7 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *er
                 n *= 2;
         p = realloc(*ptr, n * elem);
         if (p == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         *ptr = p;
         *cap = n;
         return 0;
@@ -137,7 +137,7 @@ int tpa_trace_new(tpa_trace **out, tpa_error *err)
         tpa_str empty;
 
         if (tr == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         tr->dist = (tpa_dist_info)TPA_DIST_INFO_INIT;
         if (tpa_trace_intern(tr, &empty, "", 0, err) < 0) {
                 tpa_trace_free(tr);
@@ -190,7 +190,7 @@ static char *str_alloc(tpa_trace *tr, size_t len, tpa_error *err)
 #endif
                 b = malloc(sizeof(*b) + size);
                 if (b == NULL) {
-                        tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        tpa_error_oom(err);
                         return NULL;
                 }
                 b->used = 0;
@@ -217,7 +217,7 @@ static int rehash(tpa_trace *tr, tpa_error *err)
         uint32_t *h = calloc(cap, sizeof(*h));
 
         if (h == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t id = 0; id < tr->str_count; id++) {
                 size_t i = hash_bytes(tr->str_ptr[id], tr->str_len[id]) & (cap - 1);
                 while (h[i] != 0)
@@ -285,7 +285,7 @@ int tpa_trace_intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa
                         return TPA_ENOMEM;
                 q = realloc(tr->str_len, cap * sizeof(uint32_t));
                 if (q == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 tr->str_len = q;
                 tr->str_cap = cap;
         }
@@ -345,7 +345,7 @@ static int proc_rehash(tpa_trace *tr, tpa_error *err)
         uint32_t *h = calloc(cap, sizeof(*h));
 
         if (h == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t p = 0; p < tr->proc_count; p++) {
                 size_t i = proc_key(tr->procs[p].pid) & (cap - 1);
                 while (h[i] != 0)
@@ -397,7 +397,7 @@ static int thread_rehash(tpa_trace *tr, tpa_error *err)
         uint32_t *h = calloc(cap, sizeof(*h));
 
         if (h == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t t = 0; t < tr->thread_count; t++) {
                 size_t i = thread_key(tr->threads[t].process, tr->threads[t].tid) & (cap - 1);
                 while (h[i] != 0)
@@ -903,7 +903,7 @@ int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
         if (index >= tr->input_count)
                 rc = tpa_error_setf(err, TPA_EINVAL, "no merged input %zu", index);
         else if (str_map == NULL || proc_map == NULL || thread_map == NULL)
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
         else if ((rc = tpa_trace_new(&part, err)) == 0)
                 rc = split_into(part, tr, index, str_map, proc_map, thread_map, err);
         free(str_map);

@@ -118,7 +118,7 @@ int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len
                 return tpa_trace_intern(tr, out, s, len, err);
         if (len > sizeof(stack) / 3) {
                 if (len > SIZE_MAX / 3 || (buf = malloc(3 * len)) == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
         }
         n = tpa_utf8__repair(buf, s, len);
         r = tpa_trace_intern(tr, out, buf, n, err);

@@ -191,7 +191,7 @@ static inline int tpa_chrome__grow(void **ptr, size_t *cap, size_t need, size_t 
                 n *= 2;
         q = realloc(*ptr, n * elem);
         if (q == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         *ptr = q;
         *cap = n;
         return 0;

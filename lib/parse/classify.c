@@ -640,7 +640,7 @@ static int runtime_links(tpa_trace *tr, size_t first, const tpa_str *cats,
         if (n == 0)
                 return 0;
         if ((v = malloc(n * sizeof(*v))) == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         n = 0;
         for (size_t i = first; i < ne; i++)
                 if (ev[i].corr != 0 && is_device_kind(ev[i].kind) &&
@@ -716,7 +716,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, d);
         role = calloc(nt + 1, 1);
         if (role == NULL) {
-                tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                tpa_error_oom(err);
                 goto fail;
         }
         /* role[] holds which Kineto threads are streams, for now */
@@ -728,7 +728,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         input_thread = calloc(nt + 1, 1);
         if (memo == NULL || ccmemo == NULL || nf == NULL || role == NULL ||
             input_thread == NULL) {
-                tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                tpa_error_oom(err);
                 goto fail;
         }
         for (uint32_t t = 0; t < nt; t++) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pb_trim.c - cut binary protobuf made whole (pb_trim.h). The fields of a
+ * pb_trim.c - the protobuf readers' input read whole, and cut binary
+ * protobuf made whole (pb_trim.h). The fields of a
  * message are stepped over by their lengths; only a field the input's end
  * falls in is looked into, and only when it is on the path.
  */
@@ -121,4 +122,15 @@ int tpa_pb__cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err)
         h->truncated = true;
         h->truncated_at = len;
         return 0;
+}
+
+uint64_t tpa_pb__max_message(const tpa_read_options *opts)
+{
+        return opts->max_message != 0 ? opts->max_message : 1024ull * 1024 * 1024;
+}
+
+int tpa_pb__read_all(tpa_source *src, const tpa_read_options *opts, uint8_t **data,
+                     size_t *len, tpa_error *err)
+{
+        return tpa_source__read_all(src, data, len, tpa_pb__max_message(opts), err);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pb_trim.h - (library-internal) a binary protobuf cut short, made whole:
- * the complete messages before the cut, for the readers to read as usual
- * (doc/design.md 8: a truncated input is analysed up to where it ends).
+ * pb_trim.h - (library-internal) what the protobuf readers share: the
+ * input read whole under the cap on one message, and a binary protobuf cut
+ * short made whole: the complete messages before the cut, for the readers
+ * to read as usual (doc/design.md 8: a truncated input is analysed up to
+ * where it ends).
  */
 #ifndef TPA_PARSE_PB_TRIM_H
 #define TPA_PARSE_PB_TRIM_H
@@ -11,7 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <tpa/read.h>
 #include <tpa/trace.h>
+
+#include "input/source.h"
 
 /* The path of repeated sub-messages a cut may fall in: at depth i, field
  * path[i] holds the messages of depth i + 1; the last is read whole or
@@ -39,5 +44,15 @@ tpa_pb_trim_status tpa_pb__trim(uint8_t *data, size_t *len, const tpa_pb_path *p
  * is an error (TPA_EFORMAT); else a warning, and the trace's health says
  * it was cut there. For the binary and the text readers alike. */
 int tpa_pb__cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err);
+
+/* The largest protobuf message a reader takes: opts->max_message, or 1 GiB
+ * when that is 0. */
+uint64_t tpa_pb__max_message(const tpa_read_options *opts);
+
+/* What is left of `src`, in one malloc'd buffer that the caller frees
+ * (*data, *len); fails with TPA_ELIMIT beyond tpa_pb__max_message(opts)
+ * bytes, and then *data is untouched. */
+int tpa_pb__read_all(tpa_source *src, const tpa_read_options *opts, uint8_t **data,
+                     size_t *len, tpa_error *err);
 
 #endif

@@ -36,7 +36,6 @@
 #include "parse/pb_trim.h"
 #include "parse/stepstats.h"
 
-#define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
 #define TIME_MAX (INT64_C(1) << 61)
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -359,8 +358,7 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                                         size_t n = cap ? cap * 2 : 64;
                                         struct fixup *f = realloc(fix, n * sizeof(*f));
                                         if (f == NULL) {
-                                                rc = tpa_error_setf(err, TPA_ENOMEM,
-                                                                    "out of memory");
+                                                rc = tpa_error_oom(err);
                                                 break;
                                         }
                                         fix = f;
@@ -379,7 +377,7 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
         }
         cats = calloc(tpa_trace_event_count(tr) - first + 1, sizeof(*cats));
         if (cats == NULL) {
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
                 goto out;
         }
         rc = tpa_classify__chrome(tr, first, cats, &(tpa_classify_hints){ 0 }, err);
@@ -447,13 +445,13 @@ static const tpa_pb_path cut_paths[] = {
 int tpa_stepstats__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                         tpa_error *err)
 {
-        uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
+        uint64_t max = tpa_pb__max_message(opts);
         uint64_t limit = max * 8 + (64u << 20);
         uint8_t *data, *whole = NULL;
         size_t len;
         int rc;
 
-        rc = tpa_source__read_all(src, &data, &len, max, err);
+        rc = tpa_pb__read_all(src, opts, &data, &len, err);
         if (rc < 0)
                 return rc;
         rc = tpa_stepstats__add_bytes(tr, data, len, limit, NULL, -1, TPA_FORMAT_STEPSTATS, 0,

@@ -21,7 +21,6 @@
 #include "parse/pb_trim.h"
 #include "parse/stepstats.h"
 
-#define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
 #define MAX_DEPTH 64
 
 struct parser {
@@ -72,13 +71,13 @@ static int fail(struct parser *p, const char *what)
 static int own(struct parser *p, void *ptr)
 {
         if (ptr == NULL)
-                return tpa_error_setf(p->err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(p->err);
         if (p->owned_count == p->owned_cap) {
                 size_t cap = p->owned_cap ? p->owned_cap * 2 : 64;
                 void **o = realloc(p->owned, cap * sizeof(*o));
                 if (o == NULL) {
                         free(ptr);
-                        return tpa_error_setf(p->err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(p->err);
                 }
                 p->owned = o;
                 p->owned_cap = cap;
@@ -95,7 +94,7 @@ static int push(struct parser *p, size_t *n, void ***array, void *item)
         if (*n == 0 || (*n & (*n - 1)) == 0) {
                 void **a = realloc(*array, (*n ? *n * 2 : 4) * sizeof(*a));
                 if (a == NULL)
-                        return tpa_error_setf(p->err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(p->err);
                 *array = a;
         }
         (*array)[(*n)++] = item;
@@ -449,13 +448,12 @@ static int parse_fields(struct parser *p, enum ctx ctx, void *msg, int depth, ch
 int tpa_stepstats_text__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                              tpa_error *err)
 {
-        uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
         struct parser p = { .err = err };
         uint8_t *data;
         size_t len;
         int rc;
 
-        rc = tpa_source__read_all(src, &data, &len, max, err);
+        rc = tpa_pb__read_all(src, opts, &data, &len, err);
         if (rc < 0)
                 return rc;
         tpapb__step_stats__init(&p.ss);

@@ -19,9 +19,8 @@
 #include "event.pb-c.h"
 #include "input/readers.h"
 #include "parse/pb_arena.h"
+#include "parse/pb_trim.h"
 #include "parse/stepstats.h"
-
-#define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
 
 static uint32_t crc_table[256];
 
@@ -85,7 +84,7 @@ static int gather(struct gather *g, size_t n, size_t *got, tpa_error *err)
         if (n > g->cap) {
                 uint8_t *b = realloc(g->buf, n);
                 if (b == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 g->buf = b;
                 g->cap = n;
         }
@@ -125,7 +124,7 @@ static int truncated(tpa_trace *tr, const tpa_read_options *opts, uint64_t at, t
 static int read_records(tpa_trace *tr, struct gather *g, const tpa_read_options *opts,
                         tpa_error *err)
 {
-        uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
+        uint64_t max = tpa_pb__max_message(opts);
         uint64_t at = 0;
         bool any_step = false;
         size_t got;

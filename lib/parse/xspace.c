@@ -42,7 +42,6 @@
 
 #define HOST_PID   501
 #define OTHER_PID  502
-#define DEFAULT_MAX_MESSAGE (1024ull * 1024 * 1024)
 #define TIME_MAX (INT64_C(1) << 61)
 
 /* The stats the Chrome reader reads from 'args', by the same names. */
@@ -443,7 +442,7 @@ static int index_metadata(struct reader *r)
         if (sok && r->stat_count > 0 && (uint64_t)smax < 4 * (uint64_t)r->stat_count + 256) {
                 r->stat_ids = (size_t)smax + 1;
                 if ((r->stat_by_id = calloc(r->stat_ids, sizeof(*r->stat_by_id))) == NULL)
-                        return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(r->err);
                 for (size_t i = 0; i < r->stat_count; i++)
                         r->stat_by_id[r->stats[i].id] = search_stat(r, r->stats[i].id);
         }
@@ -451,7 +450,7 @@ static int index_metadata(struct reader *r)
             (uint64_t)emax < 4 * (uint64_t)r->event_count + 256) {
                 r->event_ids = (size_t)emax + 1;
                 if ((r->event_by_id = calloc(r->event_ids, sizeof(*r->event_by_id))) == NULL)
-                        return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(r->err);
                 for (size_t i = 0; i < r->event_count; i++)
                         r->event_by_id[r->events[i].id] = search_event(r, r->events[i].id);
         }
@@ -468,7 +467,7 @@ static int reserve(const struct reader *r, void **arr, size_t *cap, size_t count
         if (count < *cap)
                 return 0;
         if ((p = realloc(*arr, n * size)) == NULL)
-                return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(r->err);
         *arr = p;
         *cap = n;
         return 0;
@@ -1125,7 +1124,7 @@ static int read_space(struct reader *r, const uint8_t *data, size_t len)
                 return rc;
         cats = calloc(added + 1, sizeof(*cats));
         if (cats == NULL)
-                return tpa_error_setf(r->err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(r->err);
         rc = tpa_classify__chrome(tr, first, cats, &(tpa_classify_hints){ .tf2_keys = true },
                                   r->err);
         free(cats);
@@ -1143,13 +1142,13 @@ static const tpa_pb_path xspace_path = { xspace_fields, 3 };
 int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                      tpa_error *err)
 {
-        uint64_t max = opts->max_message != 0 ? opts->max_message : DEFAULT_MAX_MESSAGE;
+        uint64_t max = tpa_pb__max_message(opts);
         struct reader r = { .tr = tr, .err = err, .other_pid = OTHER_PID };
         uint8_t *data;
         size_t len, whole;
         int rc;
 
-        rc = tpa_source__read_all(src, &data, &len, max, err);
+        rc = tpa_pb__read_all(src, opts, &data, &len, err);
         if (rc < 0)
                 return rc;
         /* protobuf-c's structs for the metadata take a few times their wire

@@ -189,14 +189,14 @@ int tpa_chrome_writer_open_stream(tpa_chrome_writer **out, FILE *fp, bool gzip,
 
         if (w == NULL || (name != NULL && (w->path = strdup(name)) == NULL)) {
                 free(w);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         /* windowBits 15 + 16: a gzip header and trailer around the data */
         if (gzip && deflateInit2(&w->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
                                  Z_DEFAULT_STRATEGY) != Z_OK) {
                 free(w->path);
                 free(w);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         w->fp = fp;
         w->gzip = gzip;
@@ -422,7 +422,7 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                         char *s = malloc(pl + 2 + ll + 1);
                         size_t n = 0;
                         if (s == NULL)
-                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                return tpa_error_oom(err);
                         memcpy(s, tpa_trace_str(tr, p->label), pl);
                         n = pl;
                         if (pl > 0 && ll > 0) {

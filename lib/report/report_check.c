@@ -314,7 +314,7 @@ int tpa_report_check_json(FILE *fp, const tpa_check *checks, size_t n, const cha
         bool tripped = false;
 
         if (w == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < n; i++)
                 tripped |= checks[i].tripped;
         tpa_report__jw_open(w, '{');

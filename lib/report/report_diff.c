@@ -143,7 +143,7 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
 
         if (g == NULL) {
                 free(out);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         yajl_gen_config(g, yajl_gen_beautify, 1);
         yajl_gen_config(g, yajl_gen_indent_string, "  ");

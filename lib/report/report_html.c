@@ -56,16 +56,6 @@ static bool is_device_kind(unsigned kind)
                kind == TPA_KIND_COLLECTIVE || tpa_kind_is_copy(kind);
 }
 
-static double step_group(const tpa_step *s, tpa_group g)
-{
-        double f = 0;
-
-        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                if (tpa_bucket_group((tpa_bucket)b) == g)
-                        f += s->frac[b];
-        return f;
-}
-
 /* The kept step whose time is nearest the median (the first on ties). */
 static const tpa_step *median_step(const tpa_analysis *a)
 {
@@ -205,7 +195,8 @@ static void step_table(FILE *fp, const tpa_analysis *a)
                         s->excluded ? " class=\"muted\"" : "", s->number,
                         tpa_report__time(t, sizeof(t), (double)s->step_time));
                 for (int g = 0; g < TPA_GROUP__COUNT; g++)
-                        fprintf(fp, "<td>%.1f%%</td>", step_group(s, (tpa_group)g) * 100);
+                        fprintf(fp, "<td>%.1f%%</td>",
+                                tpa_report__step_group(s, (tpa_group)g) * 100);
                 fputs("<td class=\"txt\">", fp);
                 if (s->excluded) {
                         fputs("excluded: ", fp);
@@ -395,7 +386,7 @@ static void bars(FILE *fp, const tpa_analysis *a)
                         continue;
                 }
                 for (int g = 0; g < TPA_GROUP__COUNT; g++) {
-                        double f = step_group(s, (tpa_group)g), bh = full * f;
+                        double f = tpa_report__step_group(s, (tpa_group)g), bh = full * f;
                         y -= bh;
                         fprintf(fp, "<rect class=\"bar g-%s\" data-step=\"%" PRId64 "\" "
                                 "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
@@ -553,7 +544,7 @@ static int timeline(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, tpa_er
                 free(streams);
                 free(input_ns);
                 free(busy);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         for (size_t i = 0; i < n; i++) {
                 const tpa_event *e = &ev[i];

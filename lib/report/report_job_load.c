@@ -264,7 +264,7 @@ int tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err)
                 return rc;
         }
         if ((h = yajl_alloc(&callbacks, NULL, &l)) == NULL) {
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
                 goto done;
         }
         while (st == yajl_status_ok) {
@@ -276,7 +276,7 @@ int tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err)
         if (ferror(fp)) {
                 rc = tpa_error_set_sys(err, errno, "cannot read");
         } else if (l.oom) {
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
         } else if (l.done) {
                 rc = 0;
         } else if (err->code != TPA_OK) {

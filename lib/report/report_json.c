@@ -569,7 +569,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         if (w.g == NULL) {
                 tpa_rank_free(rank);
                 tpa_run_free(run);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         obj(&w);
         kv_str(&w, "schema", TPA_REPORT_SCHEMA);
@@ -628,7 +628,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         tpa_run_free(run);
         tpa_rank_free(rank);
         if (w.oom)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         return 0;
 }
 
@@ -772,7 +772,7 @@ int tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err)
         jw w = { .g = tpa_report__jw_new(fp) };
 
         if (w.g == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         obj(&w);
         kv_str(&w, "schema", TPA_JOB_SCHEMA);
         key(&w, "tool");
@@ -813,6 +813,6 @@ int tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err)
         tpa_report__jw_free(w.g);
         free(w.buf);
         if (w.oom)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         return 0;
 }

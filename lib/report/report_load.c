@@ -46,8 +46,27 @@ static int bad(tpa_error *err, const char *what, const char *key)
                               key, what);
 }
 
-static int get_int(yajl_val obj, const char *key, const char *where, int64_t *out,
-                   tpa_error *err)
+static bool is_integer(yajl_val v)
+{
+        return YAJL_IS_INTEGER(v);
+}
+
+static bool is_number(yajl_val v)
+{
+        return YAJL_IS_NUMBER(v);
+}
+
+static bool is_string(yajl_val v)
+{
+        return YAJL_IS_STRING(v);
+}
+
+/* obj's `key` in *out, checked: TPA_EFORMAT, naming `where` + `key`, when
+ * it is missing, or when it is not null (where `null_ok`) and `is_type`
+ * is false of it, `type` saying what it should be. *out is NULL for null. */
+static int get_value(yajl_val obj, const char *key, const char *where, bool null_ok,
+                     bool (*is_type)(yajl_val), const char *type, yajl_val *out,
+                     tpa_error *err)
 {
         yajl_val v = get(obj, key);
         char full[96];
@@ -55,50 +74,49 @@ static int get_int(yajl_val obj, const char *key, const char *where, int64_t *ou
         snprintf(full, sizeof(full), "%s%s", where, key);
         if (v == NULL)
                 return bad(err, "is missing", full);
-        if (!YAJL_IS_INTEGER(v))
-                return bad(err, "is not an integer", full);
-        *out = YAJL_GET_INTEGER(v);
+        if (null_ok && YAJL_IS_NULL(v)) {
+                *out = NULL;
+                return 0;
+        }
+        if (!is_type(v))
+                return bad(err, type, full);
+        *out = v;
         return 0;
 }
 
-static int get_num(yajl_val obj, const char *key, const char *where, double *out,
-                   tpa_error *err)
+/* A number: an integer into *i when i is not NULL, else any number into
+ * *d, where null reads as 0. */
+static int get_number(yajl_val obj, const char *key, const char *where, int64_t *i,
+                      double *d, tpa_error *err)
 {
-        yajl_val v = get(obj, key);
-        char full[96];
+        yajl_val v = NULL;
+        int rc = i != NULL
+                 ? get_value(obj, key, where, false, is_integer, "is not an integer", &v, err)
+                 : get_value(obj, key, where, true, is_number, "is not a number", &v, err);
 
-        snprintf(full, sizeof(full), "%s%s", where, key);
-        if (v == NULL)
-                return bad(err, "is missing", full);
-        if (YAJL_IS_NULL(v)) {
-                *out = 0;
-                return 0;
-        }
-        if (!YAJL_IS_NUMBER(v))
-                return bad(err, "is not a number", full);
-        *out = YAJL_GET_DOUBLE(v);
-        return 0;
+        if (rc == 0 && i != NULL)
+                *i = YAJL_GET_INTEGER(v);
+        else if (rc == 0)
+                *d = v != NULL ? YAJL_GET_DOUBLE(v) : 0;
+        return rc;
 }
 
 /* NULL stays NULL; a string is copied. */
 static int get_str(yajl_val obj, const char *key, const char *where, char **out,
                    tpa_error *err)
 {
-        yajl_val v = get(obj, key);
-        char full[96];
+        yajl_val v = NULL;
+        int rc = get_value(obj, key, where, true, is_string, "is not a string", &v, err);
 
-        snprintf(full, sizeof(full), "%s%s", where, key);
-        if (v == NULL)
-                return bad(err, "is missing", full);
-        if (YAJL_IS_NULL(v)) {
+        if (rc < 0)
+                return rc;
+        if (v == NULL) {
                 *out = NULL;
                 return 0;
         }
-        if (!YAJL_IS_STRING(v))
-                return bad(err, "is not a string", full);
         *out = strdup(v->u.string);
         if (*out == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         return 0;
 }
 
@@ -110,7 +128,7 @@ static int group_fracs(yajl_val obj, const char *where, double *out, tpa_error *
                 return bad(err, "is not an object", where);
         snprintf(w, sizeof(w), "%s.", where);
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {
-                int rc = get_num(obj, tpa_group_name((tpa_group)g), w, &out[g], err);
+                int rc = get_number(obj, tpa_group_name((tpa_group)g), w, NULL, &out[g], err);
                 if (rc < 0)
                         return rc;
         }
@@ -128,7 +146,7 @@ static int load_findings(tpa_run *r, yajl_val arr, tpa_error *err)
                 return bad(err, "is not an array", "summary.findings");
         r->findings = calloc(arr->u.array.len + 1, sizeof(*r->findings));
         if (r->findings == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < arr->u.array.len; i++) {
                 yajl_val f = arr->u.array.values[i];
                 tpa_run_finding *d = &r->findings[r->finding_count];
@@ -141,7 +159,7 @@ static int load_findings(tpa_run *r, yajl_val arr, tpa_error *err)
                 if ((rc = get_str(f, "name", w, &d->name, err)) < 0 ||
                     (rc = get_str(f, "message", w, &d->message, err)) < 0 ||
                     (rc = get_str(f, "severity", w, &severity, err)) < 0 ||
-                    (rc = get_num(f, "gain_frac", w, &d->gain_frac, err)) < 0) {
+                    (rc = get_number(f, "gain_frac", w, NULL, &d->gain_frac, err)) < 0) {
                         free(severity);
                         return rc;
                 }
@@ -177,10 +195,10 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
         summary = get(root, "summary");
         if (summary == NULL || !YAJL_IS_OBJECT(summary))
                 return bad(err, "is not an object", "summary");
-        if ((rc = get_int(summary, "step_time_median_ns", "summary.", &v, err)) < 0)
+        if ((rc = get_number(summary, "step_time_median_ns", "summary.", &v, NULL, err)) < 0)
                 return rc;
         r->step_time_median = v;
-        if ((rc = get_int(summary, "step_time_p90_ns", "summary.", &v, err)) < 0)
+        if ((rc = get_number(summary, "step_time_p90_ns", "summary.", &v, NULL, err)) < 0)
                 return rc;
         r->step_time_p90 = v;
         if ((rc = get_str(summary, "class", "summary.", &r->run_class, err)) < 0 ||
@@ -195,7 +213,7 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                 return bad(err, "is not an array", "steps");
         r->steps = calloc(steps->u.array.len + 1, sizeof(*r->steps));
         if (r->steps == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < steps->u.array.len; i++) {
                 yajl_val s = steps->u.array.values[i], ex;
                 tpa_run_step *d = &r->steps[r->step_count];
@@ -209,8 +227,8 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                         return bad(err, "is not true or false", "steps[].excluded");
                 if (YAJL_IS_TRUE(ex))
                         continue;
-                if ((rc = get_int(s, "number", where, &d->number, err)) < 0 ||
-                    (rc = get_int(s, "step_time_ns", where, &d->step_time, err)) < 0)
+                if ((rc = get_number(s, "number", where, &d->number, NULL, err)) < 0 ||
+                    (rc = get_number(s, "step_time_ns", where, &d->step_time, NULL, err)) < 0)
                         return rc;
                 strcat(where, "group_frac");
                 if ((rc = group_fracs(get(s, "group_frac"), where, d->group_frac, err)) < 0)
@@ -225,7 +243,7 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                 return bad(err, "is not an array", "top_ops.device");
         r->ops = calloc(ops->u.array.len + 1, sizeof(*r->ops));
         if (r->ops == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < ops->u.array.len; i++) {
                 yajl_val o = ops->u.array.values[i];
                 tpa_run_op *d = &r->ops[r->op_count];
@@ -233,9 +251,9 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
 
                 if (!YAJL_IS_OBJECT(o))
                         return bad(err, "is not an object", "top_ops.device[]");
-                if ((rc = get_int(o, "time_ns", "top_ops.device[].", &d->time, err)) < 0 ||
-                    (rc = get_int(o, "count", "top_ops.device[].", &count, err)) < 0 ||
-                    (rc = get_num(o, "frac", "top_ops.device[].", &d->frac, err)) < 0)
+                if ((rc = get_number(o, "time_ns", "top_ops.device[].", &d->time, NULL, err)) < 0 ||
+                    (rc = get_number(o, "count", "top_ops.device[].", &count, NULL, err)) < 0 ||
+                    (rc = get_number(o, "frac", "top_ops.device[].", NULL, &d->frac, err)) < 0)
                         return rc;
                 d->count = (uint64_t)count;
                 r->op_count++;
@@ -254,7 +272,7 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                 return bad(err, "is not an object", "metrics");
         r->metrics = calloc(metrics->u.object.len + 1, sizeof(*r->metrics));
         if (r->metrics == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = 0; i < metrics->u.object.len; i++) {
                 yajl_val m = metrics->u.object.values[i];
                 tpa_run_metric *d = &r->metrics[r->metric_count];
@@ -265,7 +283,7 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                 d->value = YAJL_GET_DOUBLE(m);
                 d->name = strdup(metrics->u.object.keys[i]);
                 if (d->name == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 r->metric_count++;
         }
         return 0;
@@ -307,7 +325,7 @@ int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_err
                                      "not a tfprof-analyze report (no leading \"schema\" key)");
         text = malloc(size + 1);
         if (text == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         memcpy(text, data, size);
         text[size] = '\0';
         if (memchr(text, '\0', size) != NULL) {
@@ -364,7 +382,7 @@ int tpa_report_load(tpa_run **out, const char *path, tpa_error *err)
                         cap = cap ? cap * 2 : 65536;
                         b = realloc(buf, cap);
                         if (b == NULL) {
-                                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                rc = tpa_error_oom(err);
                                 goto out;
                         }
                         buf = b;

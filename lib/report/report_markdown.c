@@ -19,16 +19,6 @@ static const char *const group_labels[TPA_GROUP__COUNT] = {
         "compute", "transfer", "sync", "input", "host", "idle",
 };
 
-static double step_group(const tpa_step *s, tpa_group g)
-{
-        double f = 0;
-
-        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                if (tpa_bucket_group((tpa_bucket)b) == g)
-                        f += s->frac[b];
-        return f;
-}
-
 void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                          const char *path)
 {
@@ -121,7 +111,7 @@ void tpa_report_markdown(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 const tpa_step *s = &a->steps[i];
                 fprintf(fp, "| %" PRId64 " | %.3f |", s->number, (double)s->step_time / 1e6);
                 for (int g = 0; g < TPA_GROUP__COUNT; g++)
-                        fprintf(fp, " %.1f%% |", step_group(s, (tpa_group)g) * 100);
+                        fprintf(fp, " %.1f%% |", tpa_report__step_group(s, (tpa_group)g) * 100);
                 if (s->excluded) {
                         fputs(" excluded: ", fp);
                         tpa_report__md_escape(fp, s->reason, 96);

@@ -173,64 +173,83 @@ slow:
         return (size_t)snprintf(buf, 32, "%.6g", v);
 }
 
-void tpa_report__html_escape(FILE *fp, const char *s)
+double tpa_report__step_group(const tpa_step *s, tpa_group g)
 {
-        const unsigned char *u = (const unsigned char *)s;
-        size_t n = strlen(s);
+        double f = 0;
 
-        for (size_t i = 0; i < n;) {
-                size_t k = utf8_seq(u + i, n - i);
-                if (k == 0) {
-                        fputs("&#xfffd;", fp);
-                        i++;
-                        continue;
-                }
-                switch (u[i]) {
-                case '&':  fputs("&amp;", fp); break;
-                case '<':  fputs("&lt;", fp); break;
-                case '>':  fputs("&gt;", fp); break;
-                case '"':  fputs("&quot;", fp); break;
-                case '\'': fputs("&#39;", fp); break;
-                default:
-                        if (u[i] < 0x20)
-                                fputc(' ', fp);
-                        else
-                                fwrite(s + i, 1, k, fp);
-                }
-                i += k;
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++)
+                if (tpa_bucket_group((tpa_bucket)b) == g)
+                        f += s->frac[b];
+        return f;
+}
+
+/* What an escaper writes for a byte, NULL for the byte itself. */
+typedef const char *escape_fn(unsigned char c);
+
+static const char *html_entity(unsigned char c)
+{
+        switch (c) {
+        case '&':  return "&amp;";
+        case '<':  return "&lt;";
+        case '>':  return "&gt;";
+        case '"':  return "&quot;";
+        case '\'': return "&#39;";
+        default:   return NULL;
         }
 }
 
-/* Write s[0, cut) escaped for Markdown, n bytes of `s` being readable: a
- * character that would cross `cut` is left out whole. */
-static void md_escape_to(FILE *fp, const char *s, size_t n, size_t cut)
+static const char *md_entity(unsigned char c)
+{
+        switch (c) {
+        case '|':  return "\\|";
+        case '`':  return "\\`";
+        case '*':  return "\\*";
+        case '_':  return "\\_";
+        case '<':  return "&lt;";
+        case '>':  return "&gt;";
+        default:   return NULL;
+        }
+}
+
+/* Write s[0, cut) through `esc`, n bytes of `s` being readable: a
+ * character that would cross `cut` is left out whole, a byte of invalid
+ * UTF-8 is `bad`, a control character a space. */
+static void escape_to(FILE *fp, const char *s, size_t n, size_t cut, escape_fn *esc,
+                      const char *bad)
 {
         const unsigned char *u = (const unsigned char *)s;
 
         for (size_t i = 0; i < cut;) {
                 size_t k = utf8_seq(u + i, n - i);
+                const char *e;
                 if (k == 0) {
-                        fputs("\xef\xbf\xbd", fp);
+                        fputs(bad, fp);
                         i++;
                         continue;
                 }
                 if (i + k > cut)
                         break;
-                switch (u[i]) {
-                case '|':  fputs("\\|", fp); break;
-                case '`':  fputs("\\`", fp); break;
-                case '*':  fputs("\\*", fp); break;
-                case '_':  fputs("\\_", fp); break;
-                case '<':  fputs("&lt;", fp); break;
-                case '>':  fputs("&gt;", fp); break;
-                default:
-                        if (u[i] < 0x20)
-                                fputc(' ', fp);
-                        else
-                                fwrite(s + i, 1, k, fp);
-                }
+                if ((e = esc(u[i])) != NULL)
+                        fputs(e, fp);
+                else if (u[i] < 0x20)
+                        fputc(' ', fp);
+                else
+                        fwrite(s + i, 1, k, fp);
                 i += k;
         }
+}
+
+void tpa_report__html_escape(FILE *fp, const char *s)
+{
+        size_t n = strlen(s);
+
+        escape_to(fp, s, n, n, html_entity, "&#xfffd;");
+}
+
+/* Markdown's escape of s[0, cut), as escape_to(). */
+static void md_escape_to(FILE *fp, const char *s, size_t n, size_t cut)
+{
+        escape_to(fp, s, n, cut, md_entity, "\xef\xbf\xbd");
 }
 
 void tpa_report__md_escape(FILE *fp, const char *s, size_t max)

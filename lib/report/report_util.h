@@ -37,6 +37,9 @@ double tpa_report__device_busy(const tpa_analysis *a);
 /* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
 const char *tpa_report__time(char *buf, size_t size, double ns);
 
+/* The step's time fraction in the buckets of group g. */
+double tpa_report__step_group(const tpa_step *s, tpa_group g);
+
 /* Write `s` for HTML text or attribute values (& < > " ' escaped, invalid
  * UTF-8 replaced). */
 void tpa_report__html_escape(FILE *fp, const char *s);

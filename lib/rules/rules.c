@@ -110,7 +110,7 @@ static int rebuild_class_names(tpa_rules *r, tpa_error *err)
                 total += r->units[i]->class_count;
         names = malloc((total ? total : 1) * sizeof(*names));
         if (names == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         for (size_t i = r->unit_count; i-- > 0;) {
                 const rules_unit *u = r->units[i];
 
@@ -159,7 +159,7 @@ static int add_text(tpa_rules *r, const char *text, size_t len, const char *name
         units = malloc((keep + 1) * sizeof(*units));
         if (units == NULL) {
                 tpa_rules__unit_free(u);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         if (keep > 0)
                 memcpy(units, r->units, keep * sizeof(*units));
@@ -194,7 +194,7 @@ int tpa_rules_new_default(tpa_rules **out, tpa_error *err)
         int rc;
 
         if (r == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         rc = add_text(r, tpa_rules__default_text, tpa_rules__default_len, "default.tpr", false,
                       err);
         if (rc < 0) {
@@ -245,7 +245,7 @@ int tpa_rules_load_file(tpa_rules *r, const char *path, bool replace, tpa_error 
                         if (n == NULL) {
                                 fclose(fp);
                                 free(buf);
-                                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                                return tpa_error_oom(err);
                         }
                         buf = n;
                 }
@@ -314,11 +314,11 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
                                       (int)(vlen > 40 ? 40 : vlen), value);
         n = realloc(r->overrides, (r->override_count + 1) * sizeof(*n));
         if (n == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         r->overrides = n;
         n[r->override_count].name = strndup(name, nlen);
         if (n[r->override_count].name == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         n[r->override_count++].value = v;
         resolve_names(r);
         return 0;
@@ -393,7 +393,7 @@ static int found_grow(found *f, size_t len, tpa_error *err)
                 if (l == NULL || at == NULL) {
                         free(l);
                         free(at);
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 }
                 memcpy(l, f->list, f->n * sizeof(*l));
                 memcpy(at, f->text_at, f->n * sizeof(*at));
@@ -411,7 +411,7 @@ static int found_grow(found *f, size_t len, tpa_error *err)
                 char *t = f->heap_text ? realloc(f->text, cap) : malloc(cap);
 
                 if (t == NULL)
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 if (!f->heap_text)
                         memcpy(t, f->text, f->len);
                 f->text = t;
@@ -493,7 +493,7 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                 }
         }
         if (rc == 0 && f.n > 0 && (packed = pack_findings(&f)) == NULL)
-                rc = tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                rc = tpa_error_oom(err);
         found_free(&f);
         if (rc < 0)
                 return rc;

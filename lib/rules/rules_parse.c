@@ -379,7 +379,7 @@ static bool grow(void **items, size_t *cap, size_t count, size_t size)
 
 #define GROW(p, arr, count, cap) \
         (grow((void **)&(p)->u->arr, &(p)->u->cap, (p)->u->count, sizeof((p)->u->arr[0])) \
-         ? 0 : tpa_error_setf((p)->err, TPA_ENOMEM, "out of memory"))
+         ? 0 : tpa_error_oom((p)->err))
 
 static int intern(parser *p, const char *s, size_t len, rules_str *out)
 {
@@ -390,7 +390,7 @@ static int intern(parser *p, const char *s, size_t len, rules_str *out)
                 char *n = realloc(u->chars, ncap);
 
                 if (n == NULL)
-                        return tpa_error_setf(p->err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(p->err);
                 u->chars = n;
                 u->chars_cap = ncap;
         }
@@ -954,7 +954,7 @@ static int parse_finding(parser *p)
                         char *more = realloc(text, n + p->tok.len + 256);
 
                         if (more == NULL) {
-                                r = tpa_error_setf(p->err, TPA_ENOMEM, "out of memory");
+                                r = tpa_error_oom(p->err);
                                 break;
                         }
                         text = more;
@@ -1002,12 +1002,12 @@ int tpa_rules__parse(rules_unit **out, const char *text, size_t len, const char 
                 return fail_at(&p, 1, 1, "rule text larger than %u bytes", TPA_RULES_MAX_BYTES);
         p.u = calloc(1, sizeof(*p.u));
         if (p.u == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         if (path != NULL) {
                 p.u->path = strdup(path);
                 if (p.u->path == NULL) {
                         tpa_rules__unit_free(p.u);
-                        return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                        return tpa_error_oom(err);
                 }
         }
         r = lex(&p, false);

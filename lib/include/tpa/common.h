@@ -56,6 +56,8 @@ int tpa_error_setf(tpa_error *err, int code, const char *fmt, ...) TPA_PRINTF(3,
 /* As tpa_error_setf() with code TPA_EIO and sys_errno = errno_value. */
 int tpa_error_set_sys(tpa_error *err, int errno_value, const char *fmt, ...)
         TPA_PRINTF(3, 4);
+/* As tpa_error_setf(err, TPA_ENOMEM, "out of memory"): returns TPA_ENOMEM. */
+int tpa_error_oom(tpa_error *err);
 /* A short lower-case name for a status, e.g. "bad input". */
 const char *tpa_status_name(int code);
 
