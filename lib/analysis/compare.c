@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis_internal.h"
+#include "results_build.h"
 #include <tpa/compare.h>
 
 /* ---- tpa_run ---------------------------------------------------------------- */
@@ -17,7 +18,7 @@
 /* A tpa_run keeps every run metric the analysis has (doc/metrics.md). */
 #define RUN_METRIC_COUNT tpa_analysis_metric_count()
 
-int tpa_run_new(tpa_run **out, tpa_error *err)
+int tpa_run__new(tpa_run **out, tpa_error *err)
 {
         tpa_run *r = calloc(1, sizeof(*r));
 
@@ -70,7 +71,7 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
         tpa_run *r;
         size_t k = 0;
 
-        if (tpa_run_new(&r, err) < 0)
+        if (tpa_run__new(&r, err) < 0)
                 return TPA_ENOMEM;
         r->steps = calloc(a->kept_count ? a->kept_count : 1, sizeof(*r->steps));
         r->ops = calloc(a->device_op_count ? a->device_op_count : 1, sizeof(*r->ops));
@@ -174,9 +175,9 @@ static double rel_change(double base, double cur)
         return base > 0 ? cur / base - 1.0 : 0.0;
 }
 
-int tpa_compare_quantile(tpa_change *out, const tpa_ns *base, size_t nb, const tpa_ns *cur,
-                         size_t nc, double q, const tpa_compare_options *opts,
-                         tpa_error *err)
+int tpa_compare__quantile(tpa_change *out, const tpa_ns *base, size_t nb, const tpa_ns *cur,
+                          size_t nc, double q, const tpa_compare_options *opts,
+                          tpa_error *err)
 {
         tpa_compare_options o = opts ? *opts : (tpa_compare_options)TPA_COMPARE_OPTIONS_INIT;
         uint64_t rng;
@@ -326,11 +327,11 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                 tn[i] = cur->steps[i].step_time;
         c->base_steps = base->step_count;
         c->new_steps = cur->step_count;
-        rc = tpa_compare_quantile(&c->median, tb, base->step_count, tn, cur->step_count, 0.5,
-                                  &o, err);
+        rc = tpa_compare__quantile(&c->median, tb, base->step_count, tn, cur->step_count, 0.5,
+                                   &o, err);
         if (rc == 0)
-                rc = tpa_compare_quantile(&c->p90, tb, base->step_count, tn,
-                                          cur->step_count, 0.9, &o, err);
+                rc = tpa_compare__quantile(&c->p90, tb, base->step_count, tn,
+                                           cur->step_count, 0.9, &o, err);
         if (rc < 0) {
                 free(tb);
                 free(tn);

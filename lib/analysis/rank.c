@@ -13,6 +13,8 @@
 
 #include <tpa/job.h>
 
+#include "results_build.h"
+
 typedef struct span {
         tpa_ns lo, hi;
 } span;
@@ -293,7 +295,7 @@ done:
 
 /* ---- tpa_rank --------------------------------------------------------------- */
 
-int tpa_rank_new(tpa_rank **out, tpa_error *err)
+int tpa_rank__new(tpa_rank **out, tpa_error *err)
 {
         tpa_rank *r = calloc(1, sizeof(*r));
 
@@ -320,14 +322,14 @@ void tpa_rank_free(tpa_rank *r)
         free(r);
 }
 
-int tpa_rank_from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
-                        const char *path, tpa_error *err)
+int tpa_rank__from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
+                         const char *path, tpa_error *err)
 {
         const tpa_dist_info *d = tpa_trace_dist(tr);
         tpa_rank *r;
         int rc;
 
-        if ((rc = tpa_rank_new(&r, err)) < 0)
+        if ((rc = tpa_rank__new(&r, err)) < 0)
                 return rc;
         r->rank = d->rank;
         r->world_size = d->world_size;
@@ -364,7 +366,7 @@ int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis 
         tpa_rank *r;
         int rc;
 
-        if ((rc = tpa_rank_from_steps(&r, tr, a, path, err)) < 0)
+        if ((rc = tpa_rank__from_steps(&r, tr, a, path, err)) < 0)
                 return rc;
         if ((rc = collect(&comm, &ncomm, tr, a->cpu_only, is_comm, err)) < 0 ||
             (rc = collect(&comp, &ncomp, tr, a->cpu_only, is_comp, err)) < 0)

@@ -196,7 +196,7 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
 static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                        tpa_error *err)
 {
-        tpa_health *h = tpa_trace_health(tr);
+        tpa_health *h = tpa_trace__health(tr);
         uint64_t before_in = h->bytes_in, before_out = h->bytes_read;
         uint64_t before_bad = h->invalid_utf8;
         int r;
@@ -208,9 +208,9 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
          * repaired (model/utf8.h), so that reports stay valid UTF-8. */
         if (r == 0 && h->invalid_utf8 > before_bad) {
                 unsigned long long n = h->invalid_utf8 - before_bad;
-                tpa_trace_warn(tr, before_bad == 0 ? h->invalid_utf8_at : 0,
-                               "%llu %s invalid UTF-8, replaced by U+FFFD", n,
-                               n == 1 ? "string has" : "strings have");
+                tpa_trace__warn(tr, before_bad == 0 ? h->invalid_utf8_at : 0,
+                                "%llu %s invalid UTF-8, replaced by U+FFFD", n,
+                                n == 1 ? "string has" : "strings have");
         }
         return r;
 }
@@ -275,7 +275,7 @@ int tpa_read_path(tpa_trace *tr, const char *path, const tpa_read_options *opts,
         if (opts == NULL)
                 opts = &defaults;
         if (opts->max_events != 0)
-                tpa_trace_set_max_events(tr, opts->max_events);
+                tpa_trace__set_max_events(tr, opts->max_events);
         if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
                 return read_step_dir(tr, path, opts, err);
         r = tpa_source__open(&src, path, opts, err);
@@ -297,7 +297,7 @@ int tpa_read_memory(tpa_trace *tr, const void *data, size_t size, const char *na
         if (opts == NULL)
                 opts = &defaults;
         if (opts->max_events != 0)
-                tpa_trace_set_max_events(tr, opts->max_events);
+                tpa_trace__set_max_events(tr, opts->max_events);
         r = tpa_source__open_memory(&src, data, size, opts, err);
         if (r < 0)
                 return r;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpa/trace.h"
+#include "model/trace_build.h"
 #include "model/utf8.h"
 
 #define STR_BLOCK (256u * 1024u)
@@ -112,7 +112,7 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *er
 
 /* Eight bytes at a time: every kernel event interns its name, and TF/CUDA
  * kernel names run to hundreds of bytes (Eigen templates), where FNV-1a's one
- * multiply per byte made tpa_trace_intern a noticeable part of reading. */
+ * multiply per byte made tpa_trace__intern a noticeable part of reading. */
 static uint64_t hash_bytes(const char *s, size_t len)
 {
         const uint64_t k = 0x9e3779b97f4a7c15ull;
@@ -139,7 +139,7 @@ int tpa_trace_new(tpa_trace **out, tpa_error *err)
         if (tr == NULL)
                 return tpa_error_oom(err);
         tr->dist = (tpa_dist_info)TPA_DIST_INFO_INIT;
-        if (tpa_trace_intern(tr, &empty, "", 0, err) < 0) {
+        if (tpa_trace__intern(tr, &empty, "", 0, err) < 0) {
                 tpa_trace_free(tr);
                 return TPA_ENOMEM;
         }
@@ -256,7 +256,7 @@ bool tpa_trace_find_str(const tpa_trace *tr, tpa_str *out, const char *s, size_t
         return true;
 }
 
-int tpa_trace_intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa_error *err)
+int tpa_trace__intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len, tpa_error *err)
 {
         uint64_t h = hash_bytes(s, len);
         size_t i;
@@ -358,7 +358,7 @@ static int proc_rehash(tpa_trace *tr, tpa_error *err)
         return 0;
 }
 
-int tpa_trace_get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err)
+int tpa_trace__get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err)
 {
         tpa_process *p;
         size_t i;
@@ -410,8 +410,8 @@ static int thread_rehash(tpa_trace *tr, tpa_error *err)
         return 0;
 }
 
-int tpa_trace_get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id tid,
-                         tpa_error *err)
+int tpa_trace__get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id tid,
+                          tpa_error *err)
 {
         tpa_thread *t;
         size_t i;
@@ -448,14 +448,14 @@ int tpa_trace_get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id 
 
 size_t tpa_trace_process_count(const tpa_trace *tr) { return tr->proc_count; }
 size_t tpa_trace_thread_count(const tpa_trace *tr) { return tr->thread_count; }
-tpa_process *tpa_trace_process(tpa_trace *tr, uint32_t i) { return &tr->procs[i]; }
-tpa_thread *tpa_trace_thread(tpa_trace *tr, uint32_t i) { return &tr->threads[i]; }
+tpa_process *tpa_trace__process(tpa_trace *tr, uint32_t i) { return &tr->procs[i]; }
+tpa_thread *tpa_trace__thread(tpa_trace *tr, uint32_t i) { return &tr->threads[i]; }
 const tpa_process *tpa_trace_process_c(const tpa_trace *tr, uint32_t i) { return &tr->procs[i]; }
 const tpa_thread *tpa_trace_thread_c(const tpa_trace *tr, uint32_t i) { return &tr->threads[i]; }
 
 /* ---- events ------------------------------------------------------------ */
 
-int tpa_trace_add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index, tpa_error *err)
+int tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index, tpa_error *err)
 {
         if (tr->max_events != 0 && tr->event_count >= tr->max_events)
                 return tpa_error_setf(err, TPA_ELIMIT, "more than %llu events",
@@ -473,8 +473,8 @@ int tpa_trace_add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index, t
 
 size_t tpa_trace_event_count(const tpa_trace *tr) { return tr->event_count; }
 const tpa_event *tpa_trace_events(const tpa_trace *tr) { return tr->events; }
-tpa_event *tpa_trace_events_mut(tpa_trace *tr) { return tr->events; }
-void tpa_trace_set_max_events(tpa_trace *tr, uint64_t max) { tr->max_events = max; }
+tpa_event *tpa_trace__events_mut(tpa_trace *tr) { return tr->events; }
+void tpa_trace__set_max_events(tpa_trace *tr, uint64_t max) { tr->max_events = max; }
 
 bool tpa_trace_span(const tpa_trace *tr, tpa_ns *start, tpa_ns *end)
 {
@@ -594,8 +594,8 @@ static int aux_merge(tpa_trace *tr, tpa_error *err)
         return 0;
 }
 
-int tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
-                      tpa_error *err)
+int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
+                       tpa_error *err)
 {
         struct aux_entry k = { .ek = AUX_EK(event, key), .value = value }, *e;
         size_t i;
@@ -707,12 +707,12 @@ bool tpa_trace_next_aux(const tpa_trace *tr, tpa_aux_key key, size_t *event, int
         return true;
 }
 
-int tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err)
+int tpa_trace__add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err)
 {
         int64_t v = 0;
 
         tpa_trace_get_aux(tr, event, TPA_AUX_FLAGS, &v);
-        return tpa_trace_set_aux(tr, event, TPA_AUX_FLAGS, v | (int64_t)flags, err);
+        return tpa_trace__set_aux(tr, event, TPA_AUX_FLAGS, v | (int64_t)flags, err);
 }
 
 /* ---- format, health, warnings ------------------------------------------- */
@@ -721,16 +721,16 @@ tpa_format tpa_trace_format(const tpa_trace *tr) { return tr->format; }
 tpa_dialect tpa_trace_dialect(const tpa_trace *tr) { return tr->dialect; }
 tpa_runtime tpa_trace_runtime(const tpa_trace *tr) { return tr->runtime; }
 
-void tpa_trace_set_runtime(tpa_trace *tr, tpa_runtime r)
+void tpa_trace__set_runtime(tpa_trace *tr, tpa_runtime r)
 {
         if (tr->runtime == TPA_RUNTIME_UNKNOWN)
                 tr->runtime = r;
 }
 
 const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr) { return &tr->dist; }
-tpa_dist_info *tpa_trace_dist_mut(tpa_trace *tr) { return &tr->dist; }
+tpa_dist_info *tpa_trace__dist_mut(tpa_trace *tr) { return &tr->dist; }
 
-void tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
+void tpa_trace__set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
 {
         tr->format = f;
         tr->dialect = d;
@@ -738,8 +738,8 @@ void tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
 
 /* ---- merged inputs ------------------------------------------------------ */
 
-int tpa_trace_set_input(tpa_trace *tr, uint32_t process, uint32_t index,
-                        const tpa_input_info *in, tpa_error *err)
+int tpa_trace__set_input(tpa_trace *tr, uint32_t process, uint32_t index,
+                         const tpa_input_info *in, tpa_error *err)
 {
         if (index >= TPA_TRACK_MAX)
                 return tpa_error_setf(err, TPA_ELIMIT, "too many merged inputs");
@@ -771,7 +771,7 @@ static int copy_str(tpa_trace *to, const tpa_trace *from, uint32_t *map, tpa_str
                     tpa_str *out, tpa_error *err)
 {
         if (map[id] == 0) {
-                if (tpa_trace_intern(to, out, from->str_ptr[id], from->str_len[id], err) < 0)
+                if (tpa_trace__intern(to, out, from->str_ptr[id], from->str_len[id], err) < 0)
                         return TPA_ENOMEM;
                 map[id] = *out + 1;
         }
@@ -809,7 +809,7 @@ static int copy_aux(tpa_trace *to, const tpa_trace *from, uint32_t *map, size_t 
                                         return TPA_ENOMEM;
                                 v = s;
                         }
-                        if (tpa_trace_set_aux(to, at, AUX_KEY(e), v, err) < 0)
+                        if (tpa_trace__set_aux(to, at, AUX_KEY(e), v, err) < 0)
                                 return TPA_ENOMEM;
                 }
         }
@@ -834,7 +834,7 @@ static int split_into(tpa_trace *to, const tpa_trace *from, size_t index, uint32
                 if (p->input != index + 1)
                         continue;
                 if (copy_id(to, from, str_map, p->pid, &pid, err) < 0 ||
-                    tpa_trace_get_process(to, &n, pid, err) < 0)
+                    tpa_trace__get_process(to, &n, pid, err) < 0)
                         return err->code;
                 q = &to->procs[n];
                 if (copy_str(to, from, str_map, p->name, &q->name, err) < 0 ||
@@ -854,7 +854,7 @@ static int split_into(tpa_trace *to, const tpa_trace *from, size_t index, uint32
                 if (proc_map[t->process] == 0)
                         continue;
                 if (copy_id(to, from, str_map, t->tid, &tid, err) < 0 ||
-                    tpa_trace_get_thread(to, &n, proc_map[t->process] - 1, tid, err) < 0)
+                    tpa_trace__get_thread(to, &n, proc_map[t->process] - 1, tid, err) < 0)
                         return err->code;
                 u = &to->threads[n];
                 if (copy_str(to, from, str_map, t->name, &u->name, err) < 0)
@@ -871,7 +871,7 @@ static int split_into(tpa_trace *to, const tpa_trace *from, size_t index, uint32
                         continue;
                 ev.track = thread_map[ev.track] - 1;
                 if (copy_str(to, from, str_map, ev.name, &ev.name, err) < 0 ||
-                    tpa_trace_add_event(to, &ev, &at, err) < 0 ||
+                    tpa_trace__add_event(to, &ev, &at, err) < 0 ||
                     copy_aux(to, from, str_map, i, at, cur, err) < 0)
                         return err->code;
         }
@@ -917,10 +917,10 @@ int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
         return 0;
 }
 
-tpa_health *tpa_trace_health(tpa_trace *tr) { return &tr->health; }
+tpa_health *tpa_trace__health(tpa_trace *tr) { return &tr->health; }
 const tpa_health *tpa_trace_health_c(const tpa_trace *tr) { return &tr->health; }
 
-int tpa_trace_warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...)
+int tpa_trace__warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...)
 {
         char msg[sizeof(((tpa_warning *)0)->msg)];
         tpa_warning *w;

@@ -115,18 +115,18 @@ int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len
         int r;
 
         if (tpa_utf8__valid_prefix(s, len) == len)
-                return tpa_trace_intern(tr, out, s, len, err);
+                return tpa_trace__intern(tr, out, s, len, err);
         if (len > sizeof(stack) / 3) {
                 if (len > SIZE_MAX / 3 || (buf = malloc(3 * len)) == NULL)
                         return tpa_error_oom(err);
         }
         n = tpa_utf8__repair(buf, s, len);
-        r = tpa_trace_intern(tr, out, buf, n, err);
+        r = tpa_trace__intern(tr, out, buf, n, err);
         if (buf != stack)
                 free(buf);
         if (r < 0)
                 return r;
-        h = tpa_trace_health(tr);
+        h = tpa_trace__health(tr);
         if (h->invalid_utf8++ == 0)
                 h->invalid_utf8_at = offset;
         return 0;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tpa/trace.h"
+#include "model/trace_build.h"
 
 /* The length of the longest prefix of `s` that is valid UTF-8 (Unicode
  * 3.9, Table 3-7: no overlongs, surrogates or code points past U+10FFFF);
@@ -40,7 +40,7 @@ void tpa_utf8__one_line(char *msg);
  * holds at least 3 * len bytes. Returns the bytes written. */
 size_t tpa_utf8__repair(char *out, const char *s, size_t len);
 
-/* tpa_trace_intern(), with invalid UTF-8 replaced as above. Each string
+/* tpa_trace__intern(), with invalid UTF-8 replaced as above. Each string
  * repaired counts in the trace's health (invalid_utf8; invalid_utf8_at is
  * `offset` for the first one), for the reader's one warning. */
 int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
@@ -62,7 +62,7 @@ static inline int tpa_utf8__intern(tpa_trace *tr, tpa_str *out, const char *s, s
         for (; i < len; i++)
                 if ((unsigned char)s[i] >= 0x80)
                         return tpa_utf8__intern_slow(tr, out, s, len, offset, err);
-        return tpa_trace_intern(tr, out, s, len, err);
+        return tpa_trace__intern(tr, out, s, len, err);
 }
 
 #endif

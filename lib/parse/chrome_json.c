@@ -14,6 +14,7 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "model/trace_build.h"
 #include "parse/chrome_parser.h"
 #include "parse/chrome_split.h"
 #include "parse/classify.h"
@@ -344,8 +345,8 @@ int tpa_chrome__parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
 
 static void close_open_events(tpa_chrome_parser *p)
 {
-        tpa_health *h = tpa_trace_health(p->tr);
-        tpa_event *ev = tpa_trace_events_mut(p->tr);
+        tpa_health *h = tpa_trace__health(p->tr);
+        tpa_event *ev = tpa_trace__events_mut(p->tr);
 
         /* Every slot not on the free list is open; walk the per-track stacks. */
         for (size_t t = 0; t < p->open_top_cap; t++) {
@@ -353,23 +354,23 @@ static void close_open_events(tpa_chrome_parser *p)
                         size_t i = p->open[s - 1].event;
                         ev[i].dur = p->max_end > ev[i].ts ? p->max_end - ev[i].ts : 0;
                         h->unmatched_begin++;
-                        if (tpa_trace_add_flags(p->tr, i, TPA_FLAG_UNCLOSED, NULL) < 0)
+                        if (tpa_trace__add_flags(p->tr, i, TPA_FLAG_UNCLOSED, NULL) < 0)
                                 tpa_chrome__fail(p, TPA_ENOMEM, 0, "%s", "out of memory");
                 }
         }
         if (p->lone_ends > 0)
-                tpa_trace_warn(p->tr, p->first_lone_end,
-                               "%llu 'E' events have no 'B' before them; they are dropped",
-                               (unsigned long long)p->lone_ends);
+                tpa_trace__warn(p->tr, p->first_lone_end,
+                                "%llu 'E' events have no 'B' before them; they are dropped",
+                                (unsigned long long)p->lone_ends);
         if (h->unmatched_begin > 0)
-                tpa_trace_warn(p->tr, p->in_off,
-                               "%llu 'B' events never end; they are closed at the trace end",
-                               (unsigned long long)h->unmatched_begin);
+                tpa_trace__warn(p->tr, p->in_off,
+                                "%llu 'B' events never end; they are closed at the trace end",
+                                (unsigned long long)h->unmatched_begin);
 }
 
 int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
 {
-        tpa_health *h = tpa_trace_health(p->tr);
+        tpa_health *h = tpa_trace__health(p->tr);
         yajl_status st;
         tpa_error e = TPA_ERROR_INIT;
         bool cut = false;
@@ -395,7 +396,7 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
                 return report(p, err);
         }
         if (p->events_depth == 0 && p->top == '{')
-                tpa_trace_warn(p->tr, 0, "the trace has no 'traceEvents' array");
+                tpa_trace__warn(p->tr, 0, "the trace has no 'traceEvents' array");
         if (p->depth > 0) {
                 cut = true;
                 if (p->strict) {
@@ -405,12 +406,12 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
                         return report(p, err);
                 }
                 if (p->in_event)
-                        tpa_trace_warn(p->tr, p->rec.offset,
-                                       "the trace ends inside a record; read the %llu records "
-                                       "before it", (unsigned long long)h->records_read);
+                        tpa_trace__warn(p->tr, p->rec.offset,
+                                        "the trace ends inside a record; read the %llu records "
+                                        "before it", (unsigned long long)h->records_read);
                 else
-                        tpa_trace_warn(p->tr, p->in_off,
-                                       "the trace ends without its final ']'");
+                        tpa_trace__warn(p->tr, p->in_off,
+                                        "the trace ends without its final ']'");
         }
         if (truncated) {
                 cut = true;
@@ -420,8 +421,8 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
                                       (unsigned long long)p->in_off);
                         return report(p, err);
                 }
-                tpa_trace_warn(p->tr, p->in_off, "the compressed input ends early; read the "
-                               "first %llu bytes", (unsigned long long)p->in_off);
+                tpa_trace__warn(p->tr, p->in_off, "the compressed input ends early; read the "
+                                "first %llu bytes", (unsigned long long)p->in_off);
         }
         if (cut) {
                 h->truncated = true;

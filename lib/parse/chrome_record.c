@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/trace_build.h"
 #include "model/utf8.h"
 #include "parse/chrome_parser.h"
 #include "parse/classify.h"
@@ -377,7 +378,7 @@ static bool in_dist_info(const tpa_chrome_parser *p)
  * "world_size": 2, ...}; the first value read wins. */
 static void set_dist(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
 {
-        tpa_dist_info *d = tpa_trace_dist_mut(p->tr);
+        tpa_dist_info *d = tpa_trace__dist_mut(p->tr);
         int64_t v = 0;
         size_t i;
 
@@ -722,8 +723,8 @@ static int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
                 *track = m->track;
                 return 1;
         }
-        if (tpa_trace_get_process(p->tr, proc, r->pid, e) < 0 ||
-            tpa_trace_get_thread(p->tr, track, *proc, r->tid, e) < 0)
+        if (tpa_trace__get_process(p->tr, proc, r->pid, e) < 0 ||
+            tpa_trace__get_thread(p->tr, track, *proc, r->tid, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         m->valid = true;
         m->pid = r->pid;
@@ -760,7 +761,7 @@ static int merged_input(tpa_chrome_parser *p, uint32_t proc)
                 memcpy(in.dist.backend, p->arg_backend.data, len);
                 in.dist.backend[len] = '\0';
         }
-        if (tpa_trace_set_input(p->tr, proc, (uint32_t)r->sort_index, &in, &e) < 0)
+        if (tpa_trace__set_input(p->tr, proc, (uint32_t)r->sort_index, &in, &e) < 0)
                 return tpa_chrome__fail_code(p, &e);
         return 1;
 }
@@ -774,13 +775,13 @@ static int metadata(tpa_chrome_parser *p)
         uint32_t proc, track;
         tpa_str s;
 
-        tpa_trace_health(p->tr)->metadata++;
-        if (tpa_trace_get_process(p->tr, &proc, r->pid, &e) < 0)
+        tpa_trace__health(p->tr)->metadata++;
+        if (tpa_trace__get_process(p->tr, &proc, r->pid, &e) < 0)
                 return tpa_chrome__fail_code(p, &e);
         if (wlen == 12 && memcmp(what, "process_name", 12) == 0 && p->arg_name.set) {
                 if (!intern(p, &s, p->arg_name.data, p->arg_name.len))
                         return 0;
-                tpa_trace_process(p->tr, proc)->name = s;
+                tpa_trace__process(p->tr, proc)->name = s;
                 if (tpa_classify__is_tf1_duplicate(p->arg_name.data, p->arg_name.len)) {
                         if (tpa_chrome__grow_zero((void **)&p->dup, &p->dup_cap, proc + 1, 1,
                                                   &e) < 0)
@@ -791,24 +792,24 @@ static int metadata(tpa_chrome_parser *p)
                    p->arg_labels.set) {
                 if (!intern(p, &s, p->arg_labels.data, p->arg_labels.len))
                         return 0;
-                tpa_trace_process(p->tr, proc)->label = s;
+                tpa_trace__process(p->tr, proc)->label = s;
         } else if (wlen == 9 && memcmp(what, "tpa_input", 9) == 0 && p->arg_name.set &&
                    r->has_sort_index && r->sort_index >= 0 && r->sort_index < TPA_TRACK_MAX) {
                 if (!merged_input(p, proc))
                         return 0;
         } else if (wlen == 18 && memcmp(what, "process_sort_index", 18) == 0 &&
                    r->has_sort_index) {
-                tpa_trace_process(p->tr, proc)->sort_index = r->sort_index;
+                tpa_trace__process(p->tr, proc)->sort_index = r->sort_index;
         } else if (wlen == 11 && memcmp(what, "thread_name", 11) == 0 && p->arg_name.set) {
                 if (!intern(p, &s, p->arg_name.data, p->arg_name.len) ||
                     !lookup_track(p, &proc, &track))
                         return 0;
-                tpa_trace_thread(p->tr, track)->name = s;
+                tpa_trace__thread(p->tr, track)->name = s;
         } else if (wlen == 17 && memcmp(what, "thread_sort_index", 17) == 0 &&
                    r->has_sort_index) {
                 if (!lookup_track(p, &proc, &track))
                         return 0;
-                tpa_trace_thread(p->tr, track)->sort_index = r->sort_index;
+                tpa_trace__thread(p->tr, track)->sort_index = r->sort_index;
         }
         return 1;
 }
@@ -828,7 +829,7 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
         ev.kind = TPA_KIND_OTHER;
         ev.corr = r->has_corr && r->corr <= UINT32_MAX ? (uint32_t)r->corr : 0;
         ev.group = r->has_group && r->group < UINT32_MAX ? (uint32_t)r->group + 1 : 0;
-        if (tpa_trace_add_event(p->tr, &ev, index, e) < 0)
+        if (tpa_trace__add_event(p->tr, &ev, index, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         if (tpa_chrome__grow((void **)&p->cats, &p->cat_cap, p->cat_count + 1, sizeof(*p->cats),
                              e) < 0)
@@ -839,8 +840,8 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                 p->max_end = r->ts + r->dur;
 
         if (r->has_bytes &&
-            tpa_trace_set_aux(p->tr, *index, TPA_AUX_BYTES, (int64_t)(r->bytes & INT64_MAX),
-                              e) < 0)
+            tpa_trace__set_aux(p->tr, *index, TPA_AUX_BYTES, (int64_t)(r->bytes & INT64_MAX),
+                               e) < 0)
                 return tpa_chrome__fail_code(p, e);
         if (!r->has_step && r->name != TPA_STR_EMPTY) {
                 const char *n = tpa_trace_str(p->tr, r->name);
@@ -853,13 +854,13 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                         r->has_step = tpa_classify__step_from_name(n, nl, &r->step);
         }
         step = r->step;
-        if (r->has_step && tpa_trace_set_aux(p->tr, *index, TPA_AUX_STEP_NUM, step, e) < 0)
+        if (r->has_step && tpa_trace__set_aux(p->tr, *index, TPA_AUX_STEP_NUM, step, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         if (p->arg_op.set && p->arg_op.len > 0) {
                 tpa_str op;
                 if (!intern(p, &op, p->arg_op.data, p->arg_op.len))
                         return 0;
-                if (tpa_trace_set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
+                if (tpa_trace__set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
                         return tpa_chrome__fail_code(p, e);
         }
         if (!r->compile && r->name != TPA_STR_EMPTY) {
@@ -873,7 +874,7 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                                             tpa_trace_str_len(p->tr, r->name)));
                 r->compile = p->compile_memo[r->name] == 2;
         }
-        if (r->compile && tpa_trace_add_flags(p->tr, *index, TPA_FLAG_COMPILE, e) < 0)
+        if (r->compile && tpa_trace__add_flags(p->tr, *index, TPA_FLAG_COMPILE, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         return 1;
 }
@@ -933,11 +934,11 @@ static int finish_event(tpa_chrome_parser *p)
 
         if (p->coll != NULL)
                 return collect_record(p);
-        h = tpa_trace_health(p->tr);
+        h = tpa_trace__health(p->tr);
         h->records_read++;
         if (r->ph == 0) {
                 if (r->keys != 0)
-                        tpa_trace_warn(p->tr, r->offset, "records have no 'ph', ignoring");
+                        tpa_trace__warn(p->tr, r->offset, "records have no 'ph', ignoring");
                 h->empty_records++;
                 return 1;
         }
@@ -957,18 +958,18 @@ static int finish_event(tpa_chrome_parser *p)
                         h->unknown_phase++;
                         if (r->ph == '?' || (unsigned char)r->ph < 32 ||
                             (unsigned char)r->ph >= 127)
-                                tpa_trace_warn(p->tr, r->offset,
-                                               "events have an unknown phase, ignoring");
+                                tpa_trace__warn(p->tr, r->offset,
+                                                "events have an unknown phase, ignoring");
                         else
-                                tpa_trace_warn(p->tr, r->offset,
-                                               "events have unknown phase '%c', ignoring",
-                                               r->ph);
+                                tpa_trace__warn(p->tr, r->offset,
+                                                "events have unknown phase '%c', ignoring",
+                                                r->ph);
                 }
                 return 1;
         }
         if (!r->has_ts) {
                 h->by_phase[(unsigned char)r->ph]++;
-                tpa_trace_warn(p->tr, r->offset, "events have no 'ts', ignoring");
+                tpa_trace__warn(p->tr, r->offset, "events have no 'ts', ignoring");
                 return 1;
         }
         if (r->ph != 'X' || !r->has_dur)
@@ -989,7 +990,7 @@ static int finish_event(tpa_chrome_parser *p)
                                 p->first_lone_end = r->offset;
                         return 1;
                 }
-                ev = &tpa_trace_events_mut(p->tr)[index];
+                ev = &tpa_trace__events_mut(p->tr)[index];
                 ev->dur = r->ts >= ev->ts ? r->ts - ev->ts : 0;
                 if (ev->ts + ev->dur > p->max_end)
                         p->max_end = ev->ts + ev->dur;

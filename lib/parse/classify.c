@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/trace_build.h"
 #include "parse/classify.h"
 
 /* ---- small string tests -------------------------------------------------- */
@@ -384,7 +385,7 @@ static void kineto_devices(tpa_trace *tr, size_t first, const tpa_str *cats, uin
                     is_device_cat(tpa_trace_str(tr, c), tpa_trace_str_len(tr, c))) {
                         const tpa_thread *t = tpa_trace_thread_c(tr, ev[i].track);
                         stream[ev[i].track] = 1;
-                        tpa_trace_process(tr, t->process)->role = TPA_PROC_DEVICE;
+                        tpa_trace__process(tr, t->process)->role = TPA_PROC_DEVICE;
                 }
         }
 }
@@ -398,7 +399,7 @@ static void process_roles(tpa_trace *tr, tpa_dialect d, size_t first, const tpa_
         if (d == TPA_DIALECT_KINETO)
                 kineto_devices(tr, first, cats, stream);
         for (uint32_t i = 0; i < np; i++) {
-                tpa_process *pr = tpa_trace_process(tr, i);
+                tpa_process *pr = tpa_trace__process(tr, i);
                 const char *s = tpa_trace_str(tr, pr->name);
                 size_t len = tpa_trace_str_len(tr, pr->name);
                 const char *lab = tpa_trace_str(tr, pr->label);
@@ -460,7 +461,7 @@ static void thread_roles(tpa_trace *tr, tpa_dialect d, const uint8_t *stream)
         size_t nt = tpa_trace_thread_count(tr);
 
         for (uint32_t i = 0; i < nt; i++) {
-                tpa_thread *t = tpa_trace_thread(tr, i);
+                tpa_thread *t = tpa_trace__thread(tr, i);
                 const tpa_process *pr = tpa_trace_process_c(tr, t->process);
                 const char *s = tpa_trace_str(tr, t->name);
                 size_t len = tpa_trace_str_len(tr, t->name);
@@ -631,7 +632,7 @@ static int runtime_links(tpa_trace *tr, size_t first, const tpa_str *cats,
                          const uint8_t *ccmemo, tpa_error *err)
 {
         size_t ne = tpa_trace_event_count(tr), n = 0;
-        tpa_event *ev = tpa_trace_events_mut(tr);
+        tpa_event *ev = tpa_trace__events_mut(tr);
         linked *v;
 
         for (size_t i = first; i < ne; i++)
@@ -702,8 +703,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         tpa_dialect d = detect(tr, first, cats, hints);
         size_t ne = tpa_trace_event_count(tr);
         size_t ns = tpa_trace_str_count(tr);
-        tpa_event *ev = tpa_trace_events_mut(tr);
-        tpa_health *h = tpa_trace_health(tr);
+        tpa_event *ev = tpa_trace__events_mut(tr);
+        tpa_health *h = tpa_trace__health(tr);
         size_t nt = tpa_trace_thread_count(tr);
         uint8_t *memo = NULL;   /* by name id: host kind + 1 (low nibble), device kind + 1
                                    (high) */
@@ -713,7 +714,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
 
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
-                tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, d);
+                tpa_trace__set_format(tr, TPA_FORMAT_CHROME_JSON, d);
         role = calloc(nt + 1, 1);
         if (role == NULL) {
                 tpa_error_oom(err);
@@ -755,7 +756,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                         if (!has_step && (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
                                                 tpa_trace_str_len(tr, e->name), &step) ||
                                           (e->group != 0 && (step = e->group - 1, true))) &&
-                            tpa_trace_set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
+                            tpa_trace__set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
                                 goto fail;
                         break;
                 case TPA_TRACK_ANNOTATION:
@@ -812,7 +813,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         }
         if (d == TPA_DIALECT_KINETO && runtime_links(tr, first, cats, ccmemo, err) < 0)
                 goto fail;
-        tpa_trace_set_runtime(tr, runtime_of(tr, first, cats, d));
+        tpa_trace__set_runtime(tr, runtime_of(tr, first, cats, d));
         free(memo);
         free(ccmemo);
         free(nf);

@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 
+#include "model/trace_build.h"
 #include "parse/pb_trim.h"
 
 enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5 };
@@ -113,12 +114,12 @@ tpa_pb_trim_status tpa_pb__trim(uint8_t *data, size_t *len, const tpa_pb_path *p
 
 int tpa_pb__cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err)
 {
-        tpa_health *h = tpa_trace_health(tr);
+        tpa_health *h = tpa_trace__health(tr);
 
         if (strict)
                 return tpa_error_set(err, TPA_EFORMAT, len, "the input ends inside a message");
-        tpa_trace_warn(tr, len, "the input ends inside a message; read the complete "
-                       "messages before it");
+        tpa_trace__warn(tr, len, "the input ends inside a message; read the complete "
+                        "messages before it");
         h->truncated = true;
         h->truncated_at = len;
         return 0;

@@ -203,15 +203,15 @@ static int add_step(tpa_trace *tr, size_t first, tpa_ns lo, tpa_ns hi, const cha
                         proc = t->process;
         }
         if (proc == UINT32_MAX) {
-                if ((rc = tpa_trace_intern(tr, &id, "/host:steps Compute", 19, err)) < 0 ||
-                    (rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0)
+                if ((rc = tpa_trace__intern(tr, &id, "/host:steps Compute", 19, err)) < 0 ||
+                    (rc = tpa_trace__get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0)
                         return rc;
-                tpa_trace_process(tr, proc)->name = id;
+                tpa_trace__process(tr, proc)->name = id;
         }
-        if ((rc = tpa_trace_get_thread(tr, &track, proc, (tpa_id){ .num = -1 }, err)) < 0 ||
-            (rc = tpa_trace_intern(tr, &id, "steps", 5, err)) < 0)
+        if ((rc = tpa_trace__get_thread(tr, &track, proc, (tpa_id){ .num = -1 }, err)) < 0 ||
+            (rc = tpa_trace__intern(tr, &id, "steps", 5, err)) < 0)
                 return rc;
-        tpa_trace_thread(tr, track)->name = id;
+        tpa_trace__thread(tr, track)->name = id;
         if (tag != NULL)
                 snprintf(name, sizeof(name), "train %lld: %s", (long long)step_num, tag);
         else
@@ -221,9 +221,9 @@ static int add_step(tpa_trace *tr, size_t first, tpa_ns lo, tpa_ns hi, const cha
         ev.dur = hi - lo;
         ev.track = track;
         if ((rc = intern(tr, &ev.name, name, strlen(name), err)) < 0 ||
-            (rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0)
+            (rc = tpa_trace__add_event(tr, &ev, &idx, err)) < 0)
                 return rc;
-        return tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err);
+        return tpa_trace__set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err);
 }
 
 /* What the classifier cannot know from names alone. */
@@ -238,7 +238,7 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
         size_t first = tpa_trace_event_count(tr), nfix = 0, cap = 0;
         struct fixup *fix = NULL;
         tpa_ns lo = INT64_MAX, hi = INT64_MIN;
-        tpa_health *h = tpa_trace_health(tr);
+        tpa_health *h = tpa_trace__health(tr);
         tpa_str *cats = NULL;
         int rc = 0;
 
@@ -260,9 +260,9 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                         continue;
                 snprintf(pname, sizeof(pname), "%s Compute", dev);
                 if ((rc = intern(tr, &id, pname, strlen(pname), err)) < 0 ||
-                    (rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0)
+                    (rc = tpa_trace__get_process(tr, &proc, (tpa_id){ .str = id }, err)) < 0)
                         break;
-                tpa_trace_process(tr, proc)->name = id;
+                tpa_trace__process(tr, proc)->name = id;
                 for (size_t i = 0; i < ds->n_node_stats && rc == 0; i++) {
                         const Tpapb__NodeExecStats *ns = ds->node_stats[i];
                         const char *name, *op;
@@ -293,14 +293,14 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                         }
                         if (ev.dur < 0)
                                 ev.dur = 0;
-                        if ((rc = tpa_trace_get_thread(tr, &track, proc,
-                                                       (tpa_id){ .num = ns->thread_id },
-                                                       err)) < 0)
+                        if ((rc = tpa_trace__get_thread(tr, &track, proc,
+                                                        (tpa_id){ .num = ns->thread_id },
+                                                        err)) < 0)
                                 break;
                         for (size_t t = 0; t < ds->n_thread_names; t++)
                                 if (ds->thread_names[t]->key == ns->thread_id &&
-                                    tpa_trace_thread(tr, track)->name == TPA_STR_EMPTY &&
-                                    (rc = intern(tr, &tpa_trace_thread(tr, track)->name,
+                                    tpa_trace__thread(tr, track)->name == TPA_STR_EMPTY &&
+                                    (rc = intern(tr, &tpa_trace__thread(tr, track)->name,
                                                  ds->thread_names[t]->value,
                                                  strlen(ds->thread_names[t]->value),
                                                  err)) < 0)
@@ -336,7 +336,7 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                         if ((rc = intern(tr, &ev.name, name, name_len, err)) < 0)
                                 break;
                         ev.track = track;
-                        if ((rc = tpa_trace_add_event(tr, &ev, &idx, err)) < 0)
+                        if ((rc = tpa_trace__add_event(tr, &ev, &idx, err)) < 0)
                                 break;
                         if (ev.ts < lo)
                                 lo = ev.ts;
@@ -346,12 +346,12 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                                                          memcmp(op, name, op_len) != 0)) {
                                 tpa_str o;
                                 if ((rc = intern(tr, &o, op, op_len, err)) < 0 ||
-                                    (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_OP, o, err)) < 0)
+                                    (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_OP, o, err)) < 0)
                                         break;
                         }
                         if (gputrace && tpa_kind_is_copy(k) &&
                             label_bytes(ns->timeline_label, &bytes) &&
-                            (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, bytes, err)) < 0)
+                            (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_BYTES, bytes, err)) < 0)
                                 break;
                         if (k != TPA_KIND__COUNT) {
                                 if (nfix == cap) {
@@ -384,9 +384,9 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
         if (rc < 0)
                 goto out;
         for (size_t i = 0; i < nfix; i++)
-                tpa_trace_events_mut(tr)[fix[i].event].kind = fix[i].kind;
+                tpa_trace__events_mut(tr)[fix[i].event].kind = fix[i].kind;
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON)
-                tpa_trace_set_format(tr, format, TPA_DIALECT_TF1);
+                tpa_trace__set_format(tr, format, TPA_DIALECT_TF1);
 out:
         free(fix);
         free(cats);

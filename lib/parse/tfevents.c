@@ -18,6 +18,7 @@
 
 #include "event.pb-c.h"
 #include "input/readers.h"
+#include "model/trace_build.h"
 #include "parse/pb_arena.h"
 #include "parse/pb_trim.h"
 #include "parse/stepstats.h"
@@ -111,13 +112,13 @@ static int gather(struct gather *g, size_t n, size_t *got, tpa_error *err)
 
 static int truncated(tpa_trace *tr, const tpa_read_options *opts, uint64_t at, tpa_error *err)
 {
-        tpa_health *h = tpa_trace_health(tr);
+        tpa_health *h = tpa_trace__health(tr);
 
         if (opts->strict)
                 return tpa_error_set(err, TPA_EFORMAT, at, "the file ends inside a record");
         h->truncated = true;
         h->truncated_at = at;
-        tpa_trace_warn(tr, at, "the file ends inside a record; read the records before it");
+        tpa_trace__warn(tr, at, "the file ends inside a record; read the records before it");
         return 0;
 }
 
@@ -158,7 +159,7 @@ static int read_records(tpa_trace *tr, struct gather *g, const tpa_read_options 
                 if (masked_crc(g->buf, (size_t)len) != le32(g->buf + len))
                         return tpa_error_set(err, TPA_EFORMAT, at + 12,
                                              "record data fails its checksum");
-                tpa_trace_health(tr)->records_read++;
+                tpa_trace__health(tr)->records_read++;
                 tpa_pb__arena_init(&arena, max * 8 + (64u << 20));
                 ev = tpapb__event__unpack(&arena.alloc, (size_t)len, g->buf);
                 if (ev == NULL) {
@@ -183,9 +184,9 @@ static int read_records(tpa_trace *tr, struct gather *g, const tpa_read_options 
                 at += 12 + len + 4;
         }
         if (!any_step)
-                tpa_trace_warn(tr, 0, "no tagged_run_metadata records: nothing to analyze");
+                tpa_trace__warn(tr, 0, "no tagged_run_metadata records: nothing to analyze");
         if (tpa_trace_event_count(tr) == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
-                tpa_trace_set_format(tr, TPA_FORMAT_TFEVENTS, TPA_DIALECT_TF1);
+                tpa_trace__set_format(tr, TPA_FORMAT_TFEVENTS, TPA_DIALECT_TF1);
         return 0;
 }
 

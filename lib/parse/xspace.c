@@ -816,13 +816,13 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         ev.kind = TPA_KIND_OTHER;
         ev.corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
         ev.group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
-        rc = tpa_trace_add_event(tr, &ev, &idx, r->err);
+        rc = tpa_trace__add_event(tr, &ev, &idx, r->err);
         if (rc < 0)
                 return rc;
         (*added)++;
         if (rec->has_bytes &&
-            (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec->bytes & INT64_MAX),
-                                    r->err)) < 0)
+            (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec->bytes & INT64_MAX),
+                                     r->err)) < 0)
                 return rc;
         /* The JSON writer sorts args by key, and the Chrome reader keeps the
          * last: step_num over iter_num, tf_op over annotation. */
@@ -841,7 +841,7 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                 has_step = true;
                 step = nf->step;
         }
-        if (has_step && (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_STEP_NUM, step, r->err)) < 0)
+        if (has_step && (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_STEP_NUM, step, r->err)) < 0)
                 return rc;
         {
                 const char *op = rec->tf_op != NULL ? rec->tf_op : rec->op;
@@ -849,11 +849,12 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                 tpa_str id;
                 if (op != NULL && op_len > 0) {
                         if ((rc = tpa_utf8__intern(tr, &id, op, op_len, 0, r->err)) < 0 ||
-                            (rc = tpa_trace_set_aux(tr, idx, TPA_AUX_OP, id, r->err)) < 0)
+                            (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_OP, id, r->err)) < 0)
                                 return rc;
                 }
         }
-        if ((rec->compile || nf->compile) && (rc = tpa_trace_add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
+        if ((rec->compile || nf->compile) &&
+            (rc = tpa_trace__add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
                 return rc;
         return 0;
 }
@@ -962,8 +963,8 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
         if ((rc = walk_line(r, at, &xl)) < 0)
                 return rc;
         id = xl.display_id != 0 ? xl.display_id : xl.id;
-        rc = tpa_trace_get_thread(tr, &track, proc, (tpa_id){ .num = (int64_t)(uint32_t)id },
-                                  r->err);
+        rc = tpa_trace__get_thread(tr, &track, proc, (tpa_id){ .num = (int64_t)(uint32_t)id },
+                                   r->err);
         if (rc < 0)
                 return rc;
         if (xl.display_name_len > 0)
@@ -972,9 +973,9 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
                 rc = tpa_utf8__intern(tr, &nid, xl.name, xl.name_len, 0, r->err);
         if (rc < 0)
                 return rc;
-        tpa_trace_thread(tr, track)->name = nid;
+        tpa_trace__thread(tr, track)->name = nid;
         /* The viewer orders host threads as listed, device lines by id. */
-        tpa_trace_thread(tr, track)->sort_index = is_host ? (int64_t)index + 1
+        tpa_trace__thread(tr, track)->sort_index = is_host ? (int64_t)index + 1
                                                           : (int64_t)(uint32_t)id;
         if (xl.n_events == 0)
                 return 0;
@@ -982,7 +983,7 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
         while (wire_next(r, &m, &f) > 0) {      /* checked by walk_line() */
                 if (f.num != 4)
                         continue;
-                tpa_trace_health(tr)->records_read++;
+                tpa_trace__health(tr)->records_read++;
                 if ((rc = read_event(r, track, &xl, &f, added)) < 0)
                         return rc;
         }
@@ -1080,16 +1081,16 @@ static int read_plane(struct reader *r, const struct field *at, size_t *added)
                 pid = r->other_pid++;
         }
 
-        rc = tpa_trace_get_process(tr, &proc, (tpa_id){ .num = pid }, r->err);
+        rc = tpa_trace__get_process(tr, &proc, (tpa_id){ .num = pid }, r->err);
         if (rc < 0)
                 goto out;
         if (pid < HOST_PID)
                 r->pid_used[pid] = true;
-        p = tpa_trace_process(tr, proc);
+        p = tpa_trace__process(tr, proc);
         rc = tpa_utf8__intern(tr, &p->name, name, name_len, 0, r->err);
         if (rc < 0)
                 goto out;
-        tpa_trace_process(tr, proc)->sort_index = pid;
+        tpa_trace__process(tr, proc)->sort_index = pid;
         m = msg_of(at, "XPlane");
         while (wire_next(r, &m, &f) > 0) {      /* checked by the first walk */
                 if (f.num != 3)
@@ -1131,7 +1132,7 @@ static int read_space(struct reader *r, const uint8_t *data, size_t len)
         if (rc < 0)
                 return rc;
         if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON)
-                tpa_trace_set_format(tr, TPA_FORMAT_XSPACE, tpa_trace_dialect(tr));
+                tpa_trace__set_format(tr, TPA_FORMAT_XSPACE, tpa_trace_dialect(tr));
         return 0;
 }
 

@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "tpa/chrome_writer.h"
+#include "report_util.h"
 
 #define BUF_SIZE (64u * 1024u)
 
@@ -154,7 +155,7 @@ static void put_str(tpa_chrome_writer *w, const char *s, size_t n)
         put(w, "\"", 1);
 }
 
-size_t tpa_chrome_format_us(char *buf, tpa_ns ns)
+size_t tpa_chrome__format_us(char *buf, tpa_ns ns)
 {
         uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
         int n;
@@ -173,7 +174,7 @@ size_t tpa_chrome_format_us(char *buf, tpa_ns ns)
 static void put_us(tpa_chrome_writer *w, tpa_ns ns)
 {
         char b[32];
-        put(w, b, tpa_chrome_format_us(b, ns));
+        put(w, b, tpa_chrome__format_us(b, ns));
 }
 
 static void record_start(tpa_chrome_writer *w)

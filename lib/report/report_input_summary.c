@@ -278,13 +278,8 @@ static void health(FILE *fp, const tpa_trace *tr)
                 fprintf(fp, "    warnings: %zu kinds (on stderr)\n", tpa_trace_warning_count(tr));
 }
 
-void tpa_report_read_summary(FILE *fp, const tpa_trace *tr, const char *path)
-{
-        tpa_report__read_summary(fp, tr, NULL, path);
-}
-
-void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *an,
-                              const char *path)
+void tpa_report__input_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *an,
+                               const char *path)
 {
         const tpa_health *h = tpa_trace_health_c(tr);
         size_t n = tpa_trace_event_count(tr);

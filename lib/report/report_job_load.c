@@ -14,6 +14,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "tpa/report.h"
+#include "analysis/results_build.h"
 
 enum where { W_TOP, W_DIST, W_LAUNCH, W_STREAMS, W_STREAM, W_STEPS, W_STEP };
 
@@ -259,7 +260,7 @@ int tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err)
 
         if ((fp = fopen(path, "rb")) == NULL)
                 return tpa_error_set_sys(err, errno, "cannot open");
-        if ((rc = tpa_rank_new(&l.r, err)) < 0) {
+        if ((rc = tpa_rank__new(&l.r, err)) < 0) {
                 fclose(fp);
                 return rc;
         }

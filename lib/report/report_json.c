@@ -18,6 +18,7 @@
 
 #include "tpa/compare.h"
 #include "tpa/report.h"
+#include "analysis/results_build.h"
 #include "report_util.h"
 
 typedef struct jw {
@@ -560,7 +561,7 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         /* the job's figures for a trace that says it is a rank; another
          * trace's report carries its steps (design.md 5.6) */
         rc = tpa_trace_dist(tr)->rank >= 0 ? tpa_rank_from_trace(&rank, tr, a, path, err)
-                                           : tpa_rank_from_steps(&rank, tr, a, path, err);
+                                           : tpa_rank__from_steps(&rank, tr, a, path, err);
         if (rc < 0) {
                 tpa_run_free(run);
                 return rc;

@@ -14,6 +14,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "tpa/report.h"
+#include "analysis/results_build.h"
 #include "model/utf8.h"
 
 #define REPORT_MAX_BYTES (256u << 20)
@@ -346,7 +347,7 @@ int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_err
                 yajl_tree_free(root);
                 return bad(err, "is not an object", "(top level)");
         }
-        if ((rc = tpa_run_new(&r, err)) < 0) {
+        if ((rc = tpa_run__new(&r, err)) < 0) {
                 yajl_tree_free(root);
                 return rc;
         }

@@ -350,7 +350,7 @@ void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 fprintf(fp, "\nverdict: none %s\n", tpa_report__verdict_why(a, why, sizeof(why)));
                 section_steps(fp, a);
                 fputs("\nwhat was read:\n", fp);
-                tpa_report__read_summary(fp, tr, a, path);
+                tpa_report__input_summary(fp, tr, a, path);
                 return;
         }
         section_verdict(fp, a, color);
@@ -367,7 +367,7 @@ void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 section_ops(fp, "top host ops by exposed time (no op computing)", a->host_ops,
                             a->host_op_count);
         fputs("\nwhat was read:\n", fp);
-        tpa_report__read_summary(fp, tr, a, path);
+        tpa_report__input_summary(fp, tr, a, path);
 }
 
 void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,

@@ -34,6 +34,10 @@ const char *tpa_report__host_part(const tpa_analysis *a);
 /* Device busy time over kept step time (compute, copies, collectives). */
 double tpa_report__device_busy(const tpa_analysis *a);
 
+/* `ns` as microseconds, exactly: 1234567 -> "1234.567", as the Chrome
+ * writer prints times. `buf` holds at least 32 bytes. Returns the length. */
+size_t tpa_chrome__format_us(char *buf, tpa_ns ns);
+
 /* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
 const char *tpa_report__time(char *buf, size_t size, double ns);
 
@@ -132,10 +136,12 @@ typedef struct tpa_report_census {
 void tpa_report__census(tpa_report_census *c, const tpa_trace *tr, const tpa_analysis *a);
 void tpa_report__census_free(tpa_report_census *c);
 
-/* tpa_report_read_summary(), with the events counted from the analysis'
+/* The "what was read" section of the text report (report_input_summary.c):
+ * format and dialect, devices and their streams, host threads, events by
+ * kind, time span, parse health; the events counted from the analysis'
  * census when `a` (may be NULL) has one. */
-void tpa_report__read_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
-                              const char *path);
+void tpa_report__input_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
+                               const char *path);
 
 /* The `distributed` object of a rank's report (report_json.c); sets
  * *oom when a string could not be repaired for lack of memory. */

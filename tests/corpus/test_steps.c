@@ -17,6 +17,7 @@
 #include <tpa/tpa.h>
 
 #include "../unit/tap.h"
+#include "model/trace_build.h"
 
 #define SAMPLES "kineto-pytorch/tb_plugin/samples/"
 
@@ -86,9 +87,9 @@ static void check_injected(tpa_trace *tr, const tpa_analysis *a, const tpa_rules
 
                 marker.track = st->driver_track;
                 if (st->driver_track == UINT32_MAX ||
-                    tpa_trace_intern(tr, &marker.name, name, (size_t)n, NULL) < 0 ||
-                    tpa_trace_add_event(tr, &marker, &at, NULL) < 0 ||
-                    tpa_trace_set_aux(tr, at, TPA_AUX_STEP_NUM, (int64_t)i, NULL) < 0) {
+                    tpa_trace__intern(tr, &marker.name, name, (size_t)n, NULL) < 0 ||
+                    tpa_trace__add_event(tr, &marker, &at, NULL) < 0 ||
+                    tpa_trace__set_aux(tr, at, TPA_AUX_STEP_NUM, (int64_t)i, NULL) < 0) {
                         bad++;
                         break;
                 }

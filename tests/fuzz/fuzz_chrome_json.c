@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "fuzz_check.h"
+#include "model/trace_build.h"
 #include "parse/chrome_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,7 +36,7 @@ static void parse(struct run *out, const uint8_t *data, size_t size, size_t chun
         out->tr = NULL;
         if (tpa_trace_new(&out->tr, &out->err) < 0)
                 abort();
-        tpa_trace_set_max_events(out->tr, ro.max_events);
+        tpa_trace__set_max_events(out->tr, ro.max_events);
         out->r = tpa_chrome__parser_new(&p, out->tr, &ro, &out->err);
         if (out->r < 0)
                 abort();
@@ -99,7 +100,7 @@ static void parse_gzip(struct run *out, const uint8_t *data, size_t size, bool t
         if (deflate(&z, Z_FINISH) != Z_STREAM_END)
                 abort();
         ro.threaded = threaded;
-        tpa_trace_set_max_events(out->tr, ro.max_events);
+        tpa_trace__set_max_events(out->tr, ro.max_events);
         out->r = tpa_read_memory(out->tr, gz, z.total_out, "fuzz", &ro, &out->err);
         deflateEnd(&z);
         free(gz);

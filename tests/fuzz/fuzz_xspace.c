@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "fuzz_check.h"
+#include "model/trace_build.h"
 #include "parse/pb_trim.h"
 #include "xplane.pb-c.h"
 
@@ -35,7 +36,7 @@ static void check_against_protobuf_c(const uint8_t *data, size_t size)
         bool cut;
 
         r = tpa_read_memory(tr, data, size, "fuzz", &ro, &err);
-        cut = tpa_trace_health(tr)->truncated;
+        cut = tpa_trace__health(tr)->truncated;
         tpa_trace_free(tr);
         if ((whole = malloc(size + 1)) == NULL)
                 return;

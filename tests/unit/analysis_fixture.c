@@ -12,6 +12,7 @@
 #include <tpa/analysis.h>
 
 #include "analysis/analysis_internal.h"
+#include "model/trace_build.h"
 
 #include "analysis_fixture.h"
 
@@ -20,11 +21,11 @@ uint32_t mk_proc(tpa_trace *tr, int64_t pid, const char *name, int role, int dev
         uint32_t p;
         tpa_str s;
 
-        tpa_trace_get_process(tr, &p, (tpa_id){ .num = pid }, NULL);
-        tpa_trace_intern(tr, &s, name, strlen(name), NULL);
-        tpa_trace_process(tr, p)->name = s;
-        tpa_trace_process(tr, p)->role = (uint8_t)role;
-        tpa_trace_process(tr, p)->device = dev;
+        tpa_trace__get_process(tr, &p, (tpa_id){ .num = pid }, NULL);
+        tpa_trace__intern(tr, &s, name, strlen(name), NULL);
+        tpa_trace__process(tr, p)->name = s;
+        tpa_trace__process(tr, p)->role = (uint8_t)role;
+        tpa_trace__process(tr, p)->device = dev;
         return p;
 }
 
@@ -32,8 +33,8 @@ uint32_t mk_thread(tpa_trace *tr, uint32_t p, int64_t tid, int role)
 {
         uint32_t t;
 
-        tpa_trace_get_thread(tr, &t, p, (tpa_id){ .num = tid }, NULL);
-        tpa_trace_thread(tr, t)->role = (uint8_t)role;
+        tpa_trace__get_thread(tr, &t, p, (tpa_id){ .num = tid }, NULL);
+        tpa_trace__thread(tr, t)->role = (uint8_t)role;
         return t;
 }
 
@@ -68,14 +69,14 @@ size_t ev(tb *b, uint32_t track, int kind, const char *name, double ts_us,
         size_t idx;
 
         memset(&e, 0, sizeof(e));
-        tpa_trace_intern(b->tr, &e.name, name, strlen(name), NULL);
+        tpa_trace__intern(b->tr, &e.name, name, strlen(name), NULL);
         e.ts = (tpa_ns)(ts_us * US);
         e.dur = (tpa_ns)(dur_us * US);
         e.track = track;
         e.kind = (unsigned)kind;
         e.corr = corr;
         e.group = group;
-        tpa_trace_add_event(b->tr, &e, &idx, NULL);
+        tpa_trace__add_event(b->tr, &e, &idx, NULL);
         return idx;
 }
 

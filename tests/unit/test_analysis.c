@@ -14,6 +14,7 @@
 #include <tpa/analysis.h>
 
 #include "analysis/analysis_internal.h"
+#include "model/trace_build.h"
 
 #include "analysis_fixture.h"
 #include "tap.h"
@@ -44,8 +45,8 @@ static void test_analysis__device_processes(void)
                 uint32_t p = mk_proc(b.tr, 2, "/device:GPU:0", TPA_PROC_DEVICE, 0);
                 tpa_str l;
                 uint32_t t = mk_thread(b.tr, p, 7, TPA_TRACK_STREAM);
-                tpa_trace_intern(b.tr, &l, "b.json", 6, NULL);
-                tpa_trace_process(b.tr, p)->label = l;
+                tpa_trace__intern(b.tr, &l, "b.json", 6, NULL);
+                tpa_trace__process(b.tr, p)->label = l;
                 ev(&b, t, TPA_KIND_KERNEL, "k2", 50, 50, 0, 0);
         }
         ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
@@ -113,9 +114,9 @@ static void test_analysis__threaded_same(void)
                         uint32_t g = b.gpu0;
 
                         i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t0, len, 0, 0);
-                        tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                        tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
                         if (k == 0)
-                                tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
+                                tpa_trace__add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
                         ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", t0 + 5, 40 + k % 5, 0, 0);
                         ev(&b, b.host2, TPA_KIND_HOST_OP, "Prefetch", t0 + 2, 30, 0, 0);
                         for (int j = 0; j < 12; j++, corr++) {
@@ -128,8 +129,8 @@ static void test_analysis__threaded_same(void)
                                        j % 4 == 1 ? "MemcpyH2D" : j % 2 ? "conv" : "matmul",
                                        at + 6, 20 + (j * 7 + k) % 30, corr, 0);
                                 if (j % 4 == 1)
-                                        tpa_trace_set_aux(b.tr, i, TPA_AUX_BYTES,
-                                                          4096 << (j % 8), NULL);
+                                        tpa_trace__set_aux(b.tr, i, TPA_AUX_BYTES,
+                                                           4096 << (j % 8), NULL);
                         }
                         ev(&b, b.host, TPA_KIND_SYNC, "cudaStreamSynchronize", t0 + 600, 30, 0, 0);
                 }

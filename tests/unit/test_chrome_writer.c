@@ -13,6 +13,8 @@
 
 #include <tpa/tpa.h>
 
+#include "model/trace_build.h"
+#include "report/report_util.h"
 #include "tap.h"
 
 static void test_chrome_writer__format_us(void)
@@ -30,7 +32,7 @@ static void test_chrome_writer__format_us(void)
         char buf[32];
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                tpa_chrome_format_us(buf, cases[i].ns);
+                tpa_chrome__format_us(buf, cases[i].ns);
                 tap_streq(buf, cases[i].text, "%lld ns", (long long)cases[i].ns);
         }
 }
@@ -45,13 +47,13 @@ static tpa_trace *make_trace(void)
         size_t idx;
 
         tpa_trace_new(&tr, &err);
-        tpa_trace_get_process(tr, &p, (tpa_id){ .num = 1 }, &err);
-        tpa_trace_intern(tr, &tpa_trace_process(tr, p)->name, "/device:GPU:0", 13, &err);
-        tpa_trace_get_thread(tr, &t, p, (tpa_id){ .num = 7 }, &err);
-        tpa_trace_intern(tr, &tpa_trace_thread(tr, t)->name, "Stream #7(Compute)", 18, &err);
+        tpa_trace__get_process(tr, &p, (tpa_id){ .num = 1 }, &err);
+        tpa_trace__intern(tr, &tpa_trace__process(tr, p)->name, "/device:GPU:0", 13, &err);
+        tpa_trace__get_thread(tr, &t, p, (tpa_id){ .num = 7 }, &err);
+        tpa_trace__intern(tr, &tpa_trace__thread(tr, t)->name, "Stream #7(Compute)", 18, &err);
         ev.track = t;
-        tpa_trace_intern(tr, &ev.name, "k<\"quoted\"\\\n>", 13, &err);
-        tpa_trace_add_event(tr, &ev, &idx, &err);
+        tpa_trace__intern(tr, &ev.name, "k<\"quoted\"\\\n>", 13, &err);
+        tpa_trace__add_event(tr, &ev, &idx, &err);
         return tr;
 }
 
@@ -76,8 +78,8 @@ static void test_chrome_writer__merge(void)
         const char *out = "test_chrome_writer_merge.json";
         char *text;
 
-        tpa_trace_events_mut(a)[0].group = 3;   /* TF group_id 2 */
-        tpa_trace_events_mut(b)[0].group = 3;
+        tpa_trace__events_mut(a)[0].group = 3;   /* TF group_id 2 */
+        tpa_trace__events_mut(b)[0].group = 3;
         ok(tpa_chrome_writer_open(&w, out, &err) == 0 &&
            tpa_chrome_writer_add(w, a, "a.json", &err) == 0 &&
            tpa_chrome_writer_add(w, b, "b.pb", &err) == 0 &&
@@ -151,8 +153,8 @@ static void test_chrome_writer__merge_ranks(void)
         if (!ok(r0 != NULL && r1 != NULL, "kineto_small.json read twice"))
                 goto done;
         for (size_t i = 0; i < tpa_trace_event_count(r1); i++)
-                if (tpa_trace_events_mut(r1)[i].corr != 0)
-                        tpa_trace_events_mut(r1)[i].corr += 5;
+                if (tpa_trace__events_mut(r1)[i].corr != 0)
+                        tpa_trace__events_mut(r1)[i].corr += 5;
         ok(tpa_chrome_writer_open(&w, out, &err) == 0 &&
            tpa_chrome_writer_add(w, r0, "rank0.json", &err) == 0 &&
            tpa_chrome_writer_add(w, r1, "rank1.json", &err) == 0 &&
@@ -214,7 +216,7 @@ static void test_chrome_writer__merge_ids_cap(void)
         const char *out = "test_chrome_writer_cap.json";
         int rc;
 
-        tpa_trace_events_mut(b)[0].corr = UINT32_MAX - 2;
+        tpa_trace__events_mut(b)[0].corr = UINT32_MAX - 2;
         rc = tpa_chrome_writer_open(&w, out, &err);
         if (rc == 0)
                 rc = tpa_chrome_writer_add(w, a, "a.json", &err);

@@ -12,6 +12,7 @@
 
 #include <tpa/tpa.h>
 
+#include "analysis/results_build.h"
 #include "tap.h"
 
 /* 1 ms +- noise (deterministic: a fixed LCG). */
@@ -30,7 +31,7 @@ static void test_compare__identical(void)
         tpa_change c;
 
         sample(a, 30, 1.0, 0.05, 1);
-        ok(tpa_compare_quantile(&c, a, 30, a, 30, 0.5, NULL, NULL) == 0, "identical: runs");
+        ok(tpa_compare__quantile(&c, a, 30, a, 30, 0.5, NULL, NULL) == 0, "identical: runs");
         ok(c.rel == 0, "identical: change is 0 (%g)", c.rel);
         ok(c.ci_lo <= 0 && c.ci_hi >= 0, "identical: CI [%g, %g] holds 0", c.ci_lo, c.ci_hi);
         ok(!c.significant && !c.too_few, "identical: not significant");
@@ -43,7 +44,7 @@ static void test_compare__same_distribution(void)
 
         sample(a, 25, 1.0, 0.10, 7);
         sample(b, 25, 1.0, 0.10, 99);
-        ok(tpa_compare_quantile(&c, a, 25, b, 25, 0.5, NULL, NULL) == 0, "same: runs");
+        ok(tpa_compare__quantile(&c, a, 25, b, 25, 0.5, NULL, NULL) == 0, "same: runs");
         ok(!c.significant, "same distribution, other draws: not significant (%+.3f, CI %+.3f"
            " .. %+.3f)", c.rel, c.ci_lo, c.ci_hi);
 }
@@ -55,18 +56,18 @@ static void test_compare__shift(void)
 
         sample(a, 20, 1.0, 0.02, 3);
         sample(b, 20, 1.1, 0.02, 4);
-        ok(tpa_compare_quantile(&c, a, 20, b, 20, 0.5, NULL, NULL) == 0, "shift: runs");
+        ok(tpa_compare__quantile(&c, a, 20, b, 20, 0.5, NULL, NULL) == 0, "shift: runs");
         ok(fabs(c.rel - 0.10) < 0.02, "shift: change ~ +10%% (%g)", c.rel);
         ok(c.significant && c.ci_lo > 0.05 && c.ci_hi < 0.15, "shift: significant, CI "
            "[%g, %g] excludes 0 and holds 10%%", c.ci_lo, c.ci_hi);
-        ok(tpa_compare_quantile(&c2, a, 20, b, 20, 0.5, NULL, NULL) == 0 &&
+        ok(tpa_compare__quantile(&c2, a, 20, b, 20, 0.5, NULL, NULL) == 0 &&
            c2.ci_lo == c.ci_lo && c2.ci_hi == c.ci_hi, "shift: the interval is deterministic");
-        ok(tpa_compare_quantile(&c90, b, 20, a, 20, 0.9, NULL, NULL) == 0 &&
+        ok(tpa_compare__quantile(&c90, b, 20, a, 20, 0.9, NULL, NULL) == 0 &&
            c90.significant && c90.rel < 0, "shift: p90 the other way is a significant drop");
         {
                 tpa_compare_options o = TPA_COMPARE_OPTIONS_INIT;
                 o.seed = 12345;
-                ok(tpa_compare_quantile(&c2, a, 20, b, 20, 0.5, &o, NULL) == 0 &&
+                ok(tpa_compare__quantile(&c2, a, 20, b, 20, 0.5, &o, NULL) == 0 &&
                    c2.significant && c2.rel == c.rel, "shift: another seed, same verdict");
         }
 }
@@ -77,10 +78,10 @@ static void test_compare__too_few(void)
         tpa_change c;
         tpa_error err = TPA_ERROR_INIT;
 
-        ok(tpa_compare_quantile(&c, a, 2, b, 2, 0.5, NULL, NULL) == 0, "too few: runs");
+        ok(tpa_compare__quantile(&c, a, 2, b, 2, 0.5, NULL, NULL) == 0, "too few: runs");
         ok(c.too_few && c.significant && fabs(c.rel - 0.2) < 1e-9,
            "too few: point estimate only (%g)", c.rel);
-        ok(tpa_compare_quantile(&c, a, 0, b, 2, 0.5, NULL, &err) == TPA_EINVAL,
+        ok(tpa_compare__quantile(&c, a, 0, b, 2, 0.5, NULL, &err) == TPA_EINVAL,
            "empty sample: TPA_EINVAL");
 }
 
@@ -89,7 +90,7 @@ static tpa_run *make_run(double scale, const char *cls, const char *const *ops, 
 {
         tpa_run *r;
 
-        if (tpa_run_new(&r, NULL) < 0)
+        if (tpa_run__new(&r, NULL) < 0)
                 abort();
         r->steps = calloc(10, sizeof(*r->steps));
         r->ops = calloc(nops + 1, sizeof(*r->ops));

@@ -11,6 +11,7 @@
 
 #include <tpa/tpa.h>
 
+#include "analysis/results_build.h"
 #include "tap.h"
 
 #define MS 1000000
@@ -22,7 +23,7 @@ static tpa_rank *rank_of(int64_t number, const int *busy, const int *end, size_t
 {
         tpa_rank *r = NULL;
 
-        if (tpa_rank_new(&r, NULL) < 0)
+        if (tpa_rank__new(&r, NULL) < 0)
                 return NULL;
         r->rank = number;
         r->world_size = 3;

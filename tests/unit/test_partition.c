@@ -14,6 +14,7 @@
 #include <tpa/analysis.h>
 
 #include "analysis/analysis_internal.h"
+#include "model/trace_build.h"
 
 #include "analysis_fixture.h"
 #include "tap.h"
@@ -62,7 +63,7 @@ static void test_partition__copy_under_kernel(void)
         ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", 0, 100, 0, 0);
         ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 0, 50, 0, 0);
         c = ev(&b, b.gpu0, TPA_KIND_COPY_H2D, "Memcpy HtoD", 30, 50, 0, 0);
-        tpa_trace_set_aux(b.tr, c, TPA_AUX_BYTES, 1000000, NULL);
+        tpa_trace__set_aux(b.tr, c, TPA_AUX_BYTES, 1000000, NULL);
         a = run(&b, NULL, 0);
         s = &a->steps[0];
         tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 50 * US, "test_partition__copy_under_kernel: compute wins");

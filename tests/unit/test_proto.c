@@ -249,7 +249,7 @@ static void test_proto__xspace(void)
         ok(tpa_trace_format(tr) == TPA_FORMAT_XSPACE && tpa_trace_dialect(tr) == TPA_DIALECT_TF2,
            "format xspace, dialect tf2");
         tap_eq((int64_t)tpa_trace_event_count(tr), 7, "7 events: the internal one skipped");
-        tap_eq((int64_t)tpa_trace_health(tr)->records_read, 8, "8 records read");
+        tap_eq((int64_t)tpa_trace__health(tr)->records_read, 8, "8 records read");
         tap_eq((int64_t)tpa_trace_process_count(tr), 2, "2 processes: empty planes left out");
 
         e = find_event(tr, "train", &i);
@@ -308,7 +308,7 @@ static void test_proto__xspace_errors(void)
         ro.format = TPA_FORMAT_XSPACE;
         rc = tpa_read_memory(tr, buf, len / 2, "cut.xplane.pb", &ro, &err);
         tap_eq(rc, 0, "a cut XSpace reads up to the cut (%s)", err.msg);
-        ok(tpa_trace_health(tr)->truncated && tpa_trace_health(tr)->truncated_at == len / 2,
+        ok(tpa_trace__health(tr)->truncated && tpa_trace__health(tr)->truncated_at == len / 2,
            "... and says where it ends");
         tpa_trace_free(tr);
         tpa_trace_new(&tr, &err);
@@ -809,7 +809,7 @@ static void test_proto__tfevents(void)
                 ok(e != NULL && aux(tr, i, TPA_AUX_STEP_NUM) == 5,
                    "step named by the tag, numbered by Event.step");
                 ok(find_event(tr, "train 6: step5", NULL) != NULL, "second step is 6");
-                tap_eq((int64_t)tpa_trace_health(tr)->records_read, 3 + 2 * 7,
+                tap_eq((int64_t)tpa_trace__health(tr)->records_read, 3 + 2 * 7,
                        "3 records + 2 x 7 node stats read");
         }
         tpa_trace_free(tr);
@@ -835,7 +835,7 @@ static void test_proto__tfevents(void)
         /* cut inside the last frame: a warning, or an error when strict */
         tpa_trace_new(&tr, &err);
         rc = tpa_read_memory(tr, buf, len - 5, "cut", NULL, &err);
-        ok(rc == 0 && tpa_trace_health(tr)->truncated && count_kind(tr, TPA_KIND_STEP) == 1,
+        ok(rc == 0 && tpa_trace__health(tr)->truncated && count_kind(tr, TPA_KIND_STEP) == 1,
            "cut file: the records before the cut are read, truncated is set");
         tpa_trace_free(tr);
         tpa_trace_new(&tr, &err);
@@ -1100,7 +1100,7 @@ static void test_proto__every_cut(void)
                         tpa_trace_new(&tr, &err);
                         ro.strict = false;
                         if (tpa_read_memory(tr, data, n, files[i], &ro, &err) != 0 ||
-                            !tpa_trace_health(tr)->truncated)
+                            !tpa_trace__health(tr)->truncated)
                                 if (bad++ == 0)
                                         printf("# %s cut at %zu: %s\n", files[i], n, err.msg);
                         events = tpa_trace_event_count(tr);

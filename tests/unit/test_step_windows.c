@@ -14,6 +14,7 @@
 #include <tpa/analysis.h>
 
 #include "analysis/analysis_internal.h"
+#include "model/trace_build.h"
 
 #include "analysis_fixture.h"
 #include "tap.h"
@@ -24,7 +25,7 @@ static void test_steps__profiler_steps(void)
         uint32_t ann;
         tpa_analysis *a;
 
-        ann = mk_thread(b.tr, tpa_trace_thread(b.tr, b.gpu0)->process, 8, TPA_TRACK_ANNOTATION);
+        ann = mk_thread(b.tr, tpa_trace__thread(b.tr, b.gpu0)->process, 8, TPA_TRACK_ANNOTATION);
         for (int i = 0; i < 3; i++) {
                 char name[32];
                 snprintf(name, sizeof(name), "ProfilerStep#%d", 7 + i);
@@ -67,7 +68,7 @@ static void test_steps__tf2_steps_line(void)
         size_t i;
 
         i = ev(&b, b.steps, TPA_KIND_STEP, "EagerKernelExecute 0", 10, 40, 0, 1);
-        tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, 4, NULL);
+        tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, 4, NULL);
         ev(&b, b.steps, TPA_KIND_STEP, "EagerKernelExecute 1", 60, 40, 0, 2);
         ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 10, 40, 0, 1);
         ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 60, 20, 0, 2);
@@ -221,7 +222,7 @@ static void test_steps__tail_step(void)
         for (int k = 0; k < 4; k++) {
                 double t = k * 1000, len = k < 3 ? 900 : 40;
                 i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t, len, 0, 0);
-                tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
                 ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t, len, 0, 0);
                 if (k < 3)
                         ev(&b, b.gpu0, TPA_KIND_KERNEL, "gemm", t + 10, 800, 0, 0);

@@ -13,6 +13,7 @@
 #include <tpa/analysis.h>
 
 #include "analysis/analysis_internal.h"
+#include "model/trace_build.h"
 
 #include "analysis_fixture.h"
 #include "tap.h"
@@ -240,7 +241,7 @@ static void test_top_ops__top_ops_threads(void)
         for (int k = 0; k < 3000; k++) {
                 double t0 = k * 1000.0;
                 size_t i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t0, 900, 0, 0);
-                tpa_trace_set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
                 for (int j = 0; j < 6; j++) {
                         double at = t0 + 10 + j * 140;
                         ev(&b, b.host, TPA_KIND_HOST_OP, j % 2 ? "aten::add" : "aten::mul", at,

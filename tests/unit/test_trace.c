@@ -5,6 +5,7 @@
 
 #include <tpa/tpa.h>
 
+#include "model/trace_build.h"
 #include "tap.h"
 
 static void test_trace__intern(void)
@@ -14,10 +15,10 @@ static void test_trace__intern(void)
         char big[5000];
 
         tpa_trace_new(&tr, NULL);
-        ok(tpa_trace_intern(tr, &a, "kernel", 6, NULL) == 0, "test_trace__intern: add");
-        ok(tpa_trace_intern(tr, &b, "kernelX", 6, NULL) == 0 && a == b,
+        ok(tpa_trace__intern(tr, &a, "kernel", 6, NULL) == 0, "test_trace__intern: add");
+        ok(tpa_trace__intern(tr, &b, "kernelX", 6, NULL) == 0 && a == b,
            "test_trace__intern: same bytes, same id");
-        ok(tpa_trace_intern(tr, &c, "memcpy", 6, NULL) == 0 && c != a,
+        ok(tpa_trace__intern(tr, &c, "memcpy", 6, NULL) == 0 && c != a,
            "test_trace__intern: other bytes, other id");
         tap_streq(tpa_trace_str(tr, a), "kernel", "test_trace__intern: NUL-terminated copy");
         tap_streq(tpa_trace_str(tr, TPA_STR_EMPTY), "", "test_trace__intern: 0 is empty");
@@ -27,14 +28,14 @@ static void test_trace__intern(void)
         for (int i = 0; i < 20000; i++) {
                 char s[32];
                 int n = snprintf(s, sizeof(s), "name-%d", i);
-                tpa_trace_intern(tr, &a, s, (size_t)n, NULL);
+                tpa_trace__intern(tr, &a, s, (size_t)n, NULL);
         }
         ok(tpa_trace_find_str(tr, &found, "name-12345", 10) &&
            strcmp(tpa_trace_str(tr, found), "name-12345") == 0,
            "test_trace__intern: survives rehash");
         tap_streq(tpa_trace_str(tr, c), "memcpy", "test_trace__intern: pointers stay valid");
         memset(big, 'x', sizeof(big));
-        ok(tpa_trace_intern(tr, &a, big, sizeof(big), NULL) == 0 &&
+        ok(tpa_trace__intern(tr, &a, big, sizeof(big), NULL) == 0 &&
            tpa_trace_str_len(tr, a) == sizeof(big), "test_trace__intern: big string");
         tpa_trace_free(tr);
 }
@@ -46,18 +47,18 @@ static void test_trace__threads(void)
         tpa_str s;
 
         tpa_trace_new(&tr, NULL);
-        tpa_trace_intern(tr, &s, "Traces", 6, NULL);
-        tpa_trace_get_process(tr, &p1, (tpa_id){ .num = 1 }, NULL);
-        tpa_trace_get_process(tr, &p2, (tpa_id){ .str = s }, NULL);
+        tpa_trace__intern(tr, &s, "Traces", 6, NULL);
+        tpa_trace__get_process(tr, &p1, (tpa_id){ .num = 1 }, NULL);
+        tpa_trace__get_process(tr, &p2, (tpa_id){ .str = s }, NULL);
         ok(p1 != p2, "test_trace__threads: numeric and string pids differ");
-        tpa_trace_get_process(tr, &t1, (tpa_id){ .num = 1 }, NULL);
+        tpa_trace__get_process(tr, &t1, (tpa_id){ .num = 1 }, NULL);
         ok(t1 == p1, "test_trace__threads: same pid, same process");
-        tpa_trace_get_thread(tr, &t1, p1, (tpa_id){ .num = 7 }, NULL);
-        tpa_trace_get_thread(tr, &t2, p2, (tpa_id){ .num = 7 }, NULL);
+        tpa_trace__get_thread(tr, &t1, p1, (tpa_id){ .num = 7 }, NULL);
+        tpa_trace__get_thread(tr, &t2, p2, (tpa_id){ .num = 7 }, NULL);
         ok(t1 != t2, "test_trace__threads: same tid in two processes differs");
         for (int i = 0; i < 1000; i++)
-                tpa_trace_get_thread(tr, &t3, p1, (tpa_id){ .num = 100 + i }, NULL);
-        tpa_trace_get_thread(tr, &t3, p1, (tpa_id){ .num = 7 }, NULL);
+                tpa_trace__get_thread(tr, &t3, p1, (tpa_id){ .num = 100 + i }, NULL);
+        tpa_trace__get_thread(tr, &t3, p1, (tpa_id){ .num = 7 }, NULL);
         ok(t3 == t1, "test_trace__threads: found again after growth");
         tap_eq((int64_t)tpa_trace_thread_count(tr), 1002, "test_trace__threads: count");
         tpa_trace_free(tr);
@@ -75,13 +76,13 @@ static void test_trace__many_processes(void)
         tpa_str s;
 
         tpa_trace_new(&tr, NULL);
-        tpa_trace_intern(tr, &s, "Traces", 6, NULL);
+        tpa_trace__intern(tr, &s, "Traces", 6, NULL);
         for (int64_t i = 0; i < N; i++)
-                if (tpa_trace_get_process(tr, &p, (tpa_id){ .num = i }, NULL) < 0 || p != i)
+                if (tpa_trace__get_process(tr, &p, (tpa_id){ .num = i }, NULL) < 0 || p != i)
                         wrong++;
-        tpa_trace_get_process(tr, &q, (tpa_id){ .str = s, .num = 3 }, NULL);
+        tpa_trace__get_process(tr, &q, (tpa_id){ .str = s, .num = 3 }, NULL);
         for (int64_t i = N; i-- > 0;)
-                if (tpa_trace_get_process(tr, &p, (tpa_id){ .num = i }, NULL) < 0 || p != i)
+                if (tpa_trace__get_process(tr, &p, (tpa_id){ .num = i }, NULL) < 0 || p != i)
                         wrong++;
         tap_eq((int64_t)wrong, 0, "test_trace__many_processes: each pid its own, found again");
         tap_eq((int64_t)q, N, "test_trace__many_processes: a string pid is another process");
@@ -100,19 +101,19 @@ static void test_trace__events_aux(void)
         ok(sizeof(tpa_event) == 32, "test_trace__events_aux: an event is 32 bytes");
         for (int i = 0; i < 100; i++) {
                 ev.ts = 1000 + i * 100;
-                tpa_trace_add_event(tr, &ev, &idx, NULL);
+                tpa_trace__add_event(tr, &ev, &idx, NULL);
                 if (i % 3 == 0)
-                        tpa_trace_set_aux(tr, idx, TPA_AUX_BYTES, i * 10, NULL);
+                        tpa_trace__set_aux(tr, idx, TPA_AUX_BYTES, i * 10, NULL);
         }
         /* Out of order: patch an early event. */
-        tpa_trace_set_aux(tr, 4, TPA_AUX_FLAGS, TPA_FLAG_UNCLOSED, NULL);
-        tpa_trace_add_flags(tr, 4, TPA_FLAG_COMPILE, NULL);
+        tpa_trace__set_aux(tr, 4, TPA_AUX_FLAGS, TPA_FLAG_UNCLOSED, NULL);
+        tpa_trace__add_flags(tr, 4, TPA_FLAG_COMPILE, NULL);
         ok(tpa_trace_get_aux(tr, 4, TPA_AUX_FLAGS, &v) &&
            v == (TPA_FLAG_UNCLOSED | TPA_FLAG_COMPILE), "test_trace__events_aux: flags OR");
         ok(tpa_trace_get_aux(tr, 33, TPA_AUX_BYTES, &v) && v == 330,
            "test_trace__events_aux: bytes");
         ok(!tpa_trace_get_aux(tr, 34, TPA_AUX_BYTES, &v), "test_trace__events_aux: absent");
-        tpa_trace_set_aux(tr, 33, TPA_AUX_BYTES, 7, NULL);
+        tpa_trace__set_aux(tr, 33, TPA_AUX_BYTES, 7, NULL);
         ok(tpa_trace_get_aux(tr, 33, TPA_AUX_BYTES, &v) && v == 7,
            "test_trace__events_aux: set twice keeps last");
         {
@@ -120,8 +121,8 @@ static void test_trace__events_aux(void)
                 ok(tpa_trace_span(tr, &a, &b) && a == 1000 && b == 1000 + 99 * 100 + 50,
                    "test_trace__events_aux: span");
         }
-        tpa_trace_set_max_events(tr, 100);
-        ok(tpa_trace_add_event(tr, &ev, NULL, NULL) == TPA_ELIMIT,
+        tpa_trace__set_max_events(tr, 100);
+        ok(tpa_trace__add_event(tr, &ev, NULL, NULL) == TPA_ELIMIT,
            "test_trace__events_aux: max_events");
         tpa_trace_free(tr);
 }
@@ -140,17 +141,17 @@ static void test_trace__aux_walks(void)
 
         tpa_trace_new(&tr, NULL);
         for (size_t i = 0; i < N; i++) {
-                tpa_trace_add_event(tr, &ev, NULL, NULL);
+                tpa_trace__add_event(tr, &ev, NULL, NULL);
                 x = x * 6364136223846793005u + 1442695040888963407u;
                 if ((x >> 33) % 7 == 0)
-                        tpa_trace_set_aux(tr, i, (tpa_aux_key)(1 + (x >> 40) % 5),
-                                          (int64_t)(x >> 20), NULL);
+                        tpa_trace__set_aux(tr, i, (tpa_aux_key)(1 + (x >> 40) % 5),
+                                           (int64_t)(x >> 20), NULL);
         }
         for (int k = 0; k < 3000; k++) {
                 x = x * 6364136223846793005u + 1442695040888963407u;
                 /* keys 4 and 5 only: 1 to 3 stay set in order (their own path) */
-                tpa_trace_set_aux(tr, (size_t)(x >> 33) % N, (tpa_aux_key)(4 + (x >> 20) % 2),
-                                  (int64_t)(x >> 8), NULL);
+                tpa_trace__set_aux(tr, (size_t)(x >> 33) % N, (tpa_aux_key)(4 + (x >> 20) % 2),
+                                   (int64_t)(x >> 8), NULL);
         }
         for (int key = 1; key <= 5; key++) {
                 size_t cur = 0, cur_any = 0, cur_stride = 0, at = 0, last = 0;
@@ -197,9 +198,9 @@ static void test_trace__warnings(void)
         tpa_trace *tr;
 
         tpa_trace_new(&tr, NULL);
-        tpa_trace_warn(tr, 10, "unknown phase '%c', ignoring", 'R');
-        tpa_trace_warn(tr, 20, "unknown phase '%c', ignoring", 'R');
-        tpa_trace_warn(tr, 30, "unknown phase '%c', ignoring", 'Z');
+        tpa_trace__warn(tr, 10, "unknown phase '%c', ignoring", 'R');
+        tpa_trace__warn(tr, 20, "unknown phase '%c', ignoring", 'R');
+        tpa_trace__warn(tr, 30, "unknown phase '%c', ignoring", 'Z');
         tap_eq((int64_t)tpa_trace_warning_count(tr), 2, "test_trace__warnings: aggregated");
         ok(tpa_trace_warning(tr, 0)->count == 2 && tpa_trace_warning(tr, 0)->first_offset == 10,
            "test_trace__warnings: count and first offset");
@@ -218,23 +219,23 @@ static void test_trace__split_input(void)
         int bad = 0;
 
         tpa_trace_new(&tr, NULL);
-        tpa_trace_set_format(tr, TPA_FORMAT_CHROME_JSON, TPA_DIALECT_KINETO);
-        tpa_trace_intern(tr, &ev_name, "shared", 6, NULL);
+        tpa_trace__set_format(tr, TPA_FORMAT_CHROME_JSON, TPA_DIALECT_KINETO);
+        tpa_trace__intern(tr, &ev_name, "shared", 6, NULL);
         for (int k = 0; k < 2; k++) {
                 char s[16];
                 tpa_input_info in = { .dist = TPA_DIST_INFO_INIT };
                 int n = snprintf(s, sizeof(s), "rank%d.json", k);
 
-                tpa_trace_intern(tr, &in_name[k], s, (size_t)n, NULL);
+                tpa_trace__intern(tr, &in_name[k], s, (size_t)n, NULL);
                 n = snprintf(s, sizeof(s), "op-of-%d", k);
-                tpa_trace_intern(tr, &op[k], s, (size_t)n, NULL);
+                tpa_trace__intern(tr, &op[k], s, (size_t)n, NULL);
                 in.name = in_name[k];
                 in.dist.rank = k;
                 in.dist.world_size = 2;
-                tpa_trace_get_process(tr, &proc[k], (tpa_id){ .num = 10 + k }, NULL);
-                tpa_trace_get_thread(tr, &thread[k], proc[k], (tpa_id){ .num = 7 }, NULL);
-                tpa_trace_process(tr, proc[k])->device = k;
-                ok(tpa_trace_set_input(tr, proc[k], (uint32_t)k, &in, NULL) == 0,
+                tpa_trace__get_process(tr, &proc[k], (tpa_id){ .num = 10 + k }, NULL);
+                tpa_trace__get_thread(tr, &thread[k], proc[k], (tpa_id){ .num = 7 }, NULL);
+                tpa_trace__process(tr, proc[k])->device = k;
+                ok(tpa_trace__set_input(tr, proc[k], (uint32_t)k, &in, NULL) == 0,
                    "test_trace__split_input: mark input %d", k);
         }
         for (int i = 0; i < 1000; i++) {
@@ -242,13 +243,13 @@ static void test_trace__split_input(void)
                                  .kind = TPA_KIND_KERNEL, .corr = (uint32_t)i };
                 size_t at;
 
-                tpa_trace_add_event(tr, &ev, &at, NULL);
+                tpa_trace__add_event(tr, &ev, &at, NULL);
                 if (i % 3 == 0)
-                        tpa_trace_set_aux(tr, at, TPA_AUX_BYTES, i, NULL);
+                        tpa_trace__set_aux(tr, at, TPA_AUX_BYTES, i, NULL);
                 if (i % 5 == 0)
-                        tpa_trace_set_aux(tr, at, TPA_AUX_OP, op[i % 2], NULL);
+                        tpa_trace__set_aux(tr, at, TPA_AUX_OP, op[i % 2], NULL);
         }
-        tpa_trace_set_aux(tr, 4, TPA_AUX_STEP_NUM, 44, NULL);  /* out of order */
+        tpa_trace__set_aux(tr, 4, TPA_AUX_STEP_NUM, 44, NULL);  /* out of order */
         tap_eq((int64_t)tpa_trace_input_count(tr), 2, "test_trace__split_input: inputs");
         for (int k = 0; k < 2; k++) {
                 const tpa_event *ev;

@@ -13,6 +13,7 @@
 #include <tpa/analysis.h>
 
 #include "analysis/analysis_internal.h"
+#include "model/trace_build.h"
 
 #include "analysis_fixture.h"
 #include "tap.h"
@@ -39,7 +40,7 @@ static void test_warmup__warmup(void)
 
         steps_of(&b, flat, 5);
         i = ev(&b, b.host, TPA_KIND_OTHER, "__inference_train_function_1", 10, 5, 0, 0);
-        tpa_trace_add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
+        tpa_trace__add_flags(b.tr, i, TPA_FLAG_COMPILE, NULL);
         a = run(&b, NULL, -1);
         ok(a->steps[0].excluded && strstr(a->steps[0].reason, "compil"),
            "test_warmup__warmup: compile evidence excludes step 0");
@@ -75,7 +76,7 @@ static void test_warmup__trailing_cut_off(void)
 
         steps_of(&b, flat, 3);
         i = ev(&b, b.host, TPA_KIND_HOST_OP, "never closed", 250, 50, 0, 0);
-        tpa_trace_add_flags(b.tr, i, TPA_FLAG_UNCLOSED, NULL);
+        tpa_trace__add_flags(b.tr, i, TPA_FLAG_UNCLOSED, NULL);
         a = run(&b, NULL, -1);
         ok(a->steps[2].excluded && strstr(a->steps[2].reason, "cut off"),
            "test_warmup__trailing_cut_off: last step excluded");

@@ -44,8 +44,4 @@ int  tpa_chrome_writer_close(tpa_chrome_writer *w, tpa_error *err);
  * NULL is a no-op. */
 void tpa_chrome_writer_abort(tpa_chrome_writer *w);
 
-/* `ns` as microseconds, exactly: 1234567 -> "1234.567". `buf` holds at
- * least 32 bytes. Returns the length. */
-size_t tpa_chrome_format_us(char *buf, tpa_ns ns);
-
 #endif

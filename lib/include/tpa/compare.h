@@ -59,8 +59,6 @@ typedef struct tpa_run {
 /* The comparable part of `a` in *out (copies; `a` may go first). Free it
  * with tpa_run_free(). TPA_ENOMEM on failure. */
 int  tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err);
-/* An empty run to fill (the JSON report loader uses it). */
-int  tpa_run_new(tpa_run **out, tpa_error *err);
 void tpa_run_free(tpa_run *r);                  /* NULL is a no-op */
 /* A tpa_metric_fn over a run's metrics; ctx is a const tpa_run *. */
 bool tpa_run_metric_fn(void *ctx, const char *name, size_t len, double *out);
@@ -123,13 +121,5 @@ typedef struct tpa_comparison {
 int  tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                  const tpa_compare_options *opts, tpa_error *err);
 void tpa_comparison_free(tpa_comparison *c);    /* NULL is a no-op */
-
-/* The change of quantile `q` (0.5: median) of two samples, with a
- * bootstrap interval: both samples are resampled with replacement
- * opts->resamples times; the interval is the percentile interval of the
- * relative change. TPA_EINVAL when a sample is empty. */
-int tpa_compare_quantile(tpa_change *out, const tpa_ns *base, size_t nb, const tpa_ns *cur,
-                         size_t nc, double q, const tpa_compare_options *opts,
-                         tpa_error *err);
 
 #endif

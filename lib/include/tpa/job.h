@@ -59,13 +59,6 @@ typedef struct tpa_rank {
  * may go first). `path` names the trace. TPA_ENOMEM on failure. */
 int  tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
                          const char *path, tpa_error *err);
-/* As tpa_rank_from_trace(), its place in the job and its steps only: no
- * collective, overlap or launch figures (a pass over every event, which a
- * trace that does not say it is a rank need not pay for in its report). */
-int  tpa_rank_from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis *a,
-                         const char *path, tpa_error *err);
-/* An empty rank to fill (the report loader uses it). */
-int  tpa_rank_new(tpa_rank **out, tpa_error *err);
 void tpa_rank_free(tpa_rank *r);                /* NULL is a no-op */
 
 /* One step of the job: the ranks that kept it, and its straggler. A rank's

@@ -14,9 +14,6 @@
 #include "job.h"
 #include "trace.h"
 
-/* "What was read": format and dialect, devices and their streams, host
- * threads, events by kind, time span, parse health. */
-void tpa_report_read_summary(FILE *fp, const tpa_trace *tr, const char *path);
 
 /* The text report of one analysed trace (doc/design.md 6): what was read, steps
  * found and excluded, the verdict, per-step table, top idle gaps, copies,

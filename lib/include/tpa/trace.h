@@ -8,6 +8,8 @@
  *
  * Readers (tpa/read.h) fill a trace; analysis (tpa/analysis.h) reads it.
  * Events are kept in the order they were read; nothing here sorts them.
+ * This header only reads a trace: the calls that build one are the
+ * readers' own (lib/model/trace_build.h).
  */
 #ifndef TPA_TRACE_H
 #define TPA_TRACE_H
@@ -45,7 +47,7 @@ typedef struct tpa_event {
         tpa_ns   ts;            /* start */
         tpa_ns   dur;           /* >= 0 */
         tpa_str  name;
-        unsigned track : 24;    /* index of its thread, tpa_trace_thread() */
+        unsigned track : 24;    /* index of its thread, tpa_trace_thread_c() */
         unsigned kind  : 8;     /* a tpa_kind */
         uint32_t corr;          /* correlation id (CUPTI/Kineto); 0: none */
         uint32_t group;         /* TF group_id + 1; 0: none */
@@ -110,7 +112,7 @@ typedef struct tpa_process {
 } tpa_process;
 
 typedef struct tpa_thread {
-        uint32_t process;       /* index into tpa_trace_process() */
+        uint32_t process;       /* index into tpa_trace_process_c() */
         tpa_id   tid;
         tpa_str  name;          /* thread_name; TPA_STR_EMPTY if never named */
         int64_t  sort_index;
@@ -177,42 +179,29 @@ typedef struct tpa_health {
 
 typedef struct tpa_trace tpa_trace;
 
-/* A new empty trace in *out. Free with tpa_trace_free(). */
+/* A new empty trace in *out, for tpa_read_path() or tpa_read_memory() to
+ * fill (tpa/read.h). Free with tpa_trace_free(). */
 int  tpa_trace_new(tpa_trace **out, tpa_error *err);
 void tpa_trace_free(tpa_trace *tr);             /* NULL is a no-op */
 
-/* Strings. tpa_trace_intern copies `s` (need not be NUL-terminated). */
-int         tpa_trace_intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
-                             tpa_error *err);
+/* Strings, by the ids events and tables hold. */
 const char *tpa_trace_str(const tpa_trace *tr, tpa_str id);   /* never NULL */
 size_t      tpa_trace_str_len(const tpa_trace *tr, tpa_str id);
 size_t      tpa_trace_str_count(const tpa_trace *tr);
 /* Look a string up without adding it; false when absent. */
 bool        tpa_trace_find_str(const tpa_trace *tr, tpa_str *out, const char *s, size_t len);
 
-/* Processes and threads are found or created by id. */
-int tpa_trace_get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err);
-int tpa_trace_get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id tid,
-                         tpa_error *err);
+/* Processes and threads, by index (an event's track is a thread's). */
 size_t             tpa_trace_process_count(const tpa_trace *tr);
 size_t             tpa_trace_thread_count(const tpa_trace *tr);
-tpa_process       *tpa_trace_process(tpa_trace *tr, uint32_t i);
-tpa_thread        *tpa_trace_thread(tpa_trace *tr, uint32_t i);
 const tpa_process *tpa_trace_process_c(const tpa_trace *tr, uint32_t i);
 const tpa_thread  *tpa_trace_thread_c(const tpa_trace *tr, uint32_t i);
 
-/* Events. tpa_trace_add_event copies *ev and gives its index in *out_index
- * (which may be NULL). Fails with TPA_ELIMIT past max_events. */
-int tpa_trace_add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index,
-                        tpa_error *err);
+/* Events, in read order. */
 size_t           tpa_trace_event_count(const tpa_trace *tr);
-const tpa_event *tpa_trace_events(const tpa_trace *tr);     /* all, in read order */
-tpa_event       *tpa_trace_events_mut(tpa_trace *tr);
-void             tpa_trace_set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */
+const tpa_event *tpa_trace_events(const tpa_trace *tr);
 
-/* Extras. Setting a key twice keeps the last value. */
-int  tpa_trace_set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
-                       tpa_error *err);
+/* Extras, looked up by event index: false when the event has none. */
 bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64_t *out);
 /* As tpa_trace_get_aux(), for a pass that looks up one key at growing event
  * indexes: *cursor (0 before the first look-up, one per pass) keeps where the
@@ -224,16 +213,12 @@ bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, s
  * and the value in *out; false when none has. A pass over the events that
  * want one key of few takes them in turn instead of asking each event. */
 bool tpa_trace_next_aux(const tpa_trace *tr, tpa_aux_key key, size_t *event, int64_t *out);
-/* OR `flags` into the event's TPA_AUX_FLAGS. */
-int  tpa_trace_add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err);
 
 /* Format and dialect of what was read (the first input decides). */
 tpa_format  tpa_trace_format(const tpa_trace *tr);
 tpa_dialect tpa_trace_dialect(const tpa_trace *tr);
-void        tpa_trace_set_format(tpa_trace *tr, tpa_format f, tpa_dialect d);
 /* The device runtime (the first input that shows one decides). */
 tpa_runtime tpa_trace_runtime(const tpa_trace *tr);
-void        tpa_trace_set_runtime(tpa_trace *tr, tpa_runtime r);
 
 /* Where the trace sits in a distributed job, as the profiler recorded it
  * (Kineto's `distributedInfo`): rank and world size, -1 when unknown. */
@@ -246,7 +231,6 @@ typedef struct tpa_dist_info {
 /* TPA_DIST_INFO_INIT until a reader sets it; the first input to set a
  * field decides it. */
 const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr);
-tpa_dist_info       *tpa_trace_dist_mut(tpa_trace *tr);
 
 /* A file written by `merge` holds several inputs, each process marked with
  * the input it came from: the input's name as merge was given it, and where
@@ -255,10 +239,6 @@ typedef struct tpa_input_info {
         tpa_str       name;
         tpa_dist_info dist;
 } tpa_input_info;
-/* Mark process `process` as input `index`'s; the first name and dist info
- * given for an index are kept. TPA_ELIMIT past TPA_TRACK_MAX inputs. */
-int tpa_trace_set_input(tpa_trace *tr, uint32_t process, uint32_t index,
-                        const tpa_input_info *in, tpa_error *err);
 /* 0 for a trace that is no merge; else 1 + the highest index marked. */
 size_t                tpa_trace_input_count(const tpa_trace *tr);
 const tpa_input_info *tpa_trace_input(const tpa_trace *tr, size_t index);
@@ -270,12 +250,10 @@ const tpa_input_info *tpa_trace_input(const tpa_trace *tr, size_t index);
 int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
                           tpa_error *err);
 
-/* Parse health, filled by readers. */
-tpa_health       *tpa_trace_health(tpa_trace *tr);
+/* Parse health: what the readers saw. */
 const tpa_health *tpa_trace_health_c(const tpa_trace *tr);
 
-/* Record a non-fatal problem; identical messages are counted together. */
-int tpa_trace_warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...) TPA_PRINTF(3, 4);
+/* Non-fatal problems the readers met; identical messages counted together. */
 size_t             tpa_trace_warning_count(const tpa_trace *tr);
 const tpa_warning *tpa_trace_warning(const tpa_trace *tr, size_t i);
 

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_build.h - (library-internal) the calls that build a tpa_trace:
+ * interning strings, finding or creating processes and threads, adding
+ * events and their extras, and recording format, runtime, job placement,
+ * parse health and warnings. The readers (lib/parse/, lib/input/read.c)
+ * and the classifier use them; everything else reads a trace through
+ * <tpa/trace.h>, which is all a library user sees.
+ */
+#ifndef TPA_MODEL_TRACE_BUILD_H
+#define TPA_MODEL_TRACE_BUILD_H
+
+#include <tpa/trace.h>
+
+/* Strings. Copies `s` (need not be NUL-terminated); the same bytes give
+ * the same id. */
+int tpa_trace__intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
+                      tpa_error *err);
+
+/* Processes and threads are found or created by id. */
+int tpa_trace__get_process(tpa_trace *tr, uint32_t *out, tpa_id pid, tpa_error *err);
+int tpa_trace__get_thread(tpa_trace *tr, uint32_t *out, uint32_t process, tpa_id tid,
+                          tpa_error *err);
+/* As tpa_trace_process_c() and tpa_trace_thread_c(), to fill in. */
+tpa_process *tpa_trace__process(tpa_trace *tr, uint32_t i);
+tpa_thread  *tpa_trace__thread(tpa_trace *tr, uint32_t i);
+
+/* Events. tpa_trace__add_event copies *ev and gives its index in *out_index
+ * (which may be NULL). Fails with TPA_ELIMIT past max_events. */
+int        tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index,
+                                tpa_error *err);
+tpa_event *tpa_trace__events_mut(tpa_trace *tr);
+void       tpa_trace__set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */
+
+/* Extras. Setting a key twice keeps the last value. */
+int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
+                       tpa_error *err);
+/* OR `flags` into the event's TPA_AUX_FLAGS. */
+int tpa_trace__add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err);
+
+/* What was read: format and dialect, runtime, the place in a job. */
+void           tpa_trace__set_format(tpa_trace *tr, tpa_format f, tpa_dialect d);
+void           tpa_trace__set_runtime(tpa_trace *tr, tpa_runtime r);
+tpa_dist_info *tpa_trace__dist_mut(tpa_trace *tr);
+/* Mark process `process` as input `index`'s (a file written by `merge`);
+ * the first name and dist info given for an index are kept. TPA_ELIMIT
+ * past TPA_TRACK_MAX inputs. */
+int tpa_trace__set_input(tpa_trace *tr, uint32_t process, uint32_t index,
+                         const tpa_input_info *in, tpa_error *err);
+
+/* Parse health, for the readers to count into. */
+tpa_health *tpa_trace__health(tpa_trace *tr);
+
+/* Record a non-fatal problem; identical messages are counted together. */
+int tpa_trace__warn(tpa_trace *tr, uint64_t offset, const char *fmt, ...) TPA_PRINTF(3, 4);
+
+#endif
