@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pb_trim.c - the protobuf readers' input read whole, and cut binary
- * protobuf made whole (pb_trim.h). The fields of a
- * message are stepped over by their lengths; only a field the input's end
- * falls in is looked into, and only when it is on the path.
+ * protobuf made whole (pb_trim.h). The fields of a message are stepped
+ * over by their lengths; only a field the input's end falls in is looked
+ * into, and only when it is on the path.
  */
 #include <stdbool.h>
 

@@ -3,7 +3,7 @@
 # make_seeds.py - (re)write the hand-made seed inputs under
 # testdata/fuzz/<target>/seed-*: small traces in every format and dialect we
 # read, plus edge cases. Nothing here is copied from $TPA_CORPUS; the
-# shapes follow /work/shared/reference/formats.md. Crash regressions are
+# shapes follow the formats as doc/design.md 3 reads them. Crash regressions are
 # named crash-* and are never touched by this script.
 #   python3 tests/fuzz/make_seeds.py
 import gzip
