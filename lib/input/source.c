@@ -907,6 +907,9 @@ void tpa_source__set_idle(tpa_source *s, tpa_source_idle fn, void *state)
                 pthread_cond_wait(&g->not_empty, &g->lock);
         s->idle_fn = fn;
         s->idle_state = state;
+        /* a thread already waiting for room would not see it until then */
+        if (fn != NULL)
+                pthread_cond_signal(&g->not_full);
         pthread_mutex_unlock(&g->lock);
 }
 
