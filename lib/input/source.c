@@ -8,9 +8,16 @@
  * here: the source ends, and tpa_source__truncated() says so.
  *
  * A member whose header is the common kind (deflate, no header CRC, all of
- * it in the buffer) is read here and its deflate data inflated by
- * inflate.c, with zlib's bytes and errors at 1.6x zlib's speed on traces
- * (bench/bare_inflate --ours); its trailer is checked here too. Any other
+ * it in the buffer) goes to ISA-L when it is built in (TPA_HAVE_ISAL):
+ * isal_inflate() reads the header, inflates and checks the trailer. It
+ * decides nothing on bad or cut data: when it fails, or the input ends
+ * inside its member, the member is read again from its first byte (the
+ * input is a regular file or memory; pipes never go to ISA-L) by the exact
+ * path below, which drops the bytes ISA-L handed out already and goes on
+ * from there, so every error and truncation is zlib's, at zlib's offsets.
+ * That path: the same kind of member read here and its deflate data
+ * inflated by inflate.c, with zlib's bytes and errors (faster than zlib:
+ * bench/bare_inflate --ours); its trailer is checked here too. Any other
  * member, and zlib-wrapped data, goes to zlib.
  *
  * Threaded mode (doc/design.md section 10: inflate | parse): a second thread
@@ -30,6 +37,7 @@
  * set are transformed then, on the caller's thread, under the lock that the
  * inflating thread takes before it hands over a slot.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -38,6 +46,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef TPA_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include "input/crc32.h"
 #include "input/inflate.h"
@@ -45,6 +56,8 @@
 
 #define RAW_SIZE (256u * 1024u)
 #define OUT_SIZE (1024u * 1024u)
+/* Where bytes inflated again after a rewind go, to be dropped. */
+#define DROP_SIZE (64u * 1024u)
 
 /* Ring of inflated chunks: small enough that a chunk is still in the
  * shared cache when the parser reads it, enough of them that the inflater
@@ -115,6 +128,19 @@ struct tpa_source {
         bool           own_in_trailer;
         unsigned       own_trail_have;
         uint64_t       own_start;
+        /* The member ISA-L inflates (isal_member), and how to read one again
+         * from its first byte, member_in, when ISA-L cannot say what zlib
+         * would: drop the next `drop` bytes inflated, handed out already. */
+#ifdef TPA_HAVE_ISAL
+        struct inflate_state *isal;     /* made for the first such member */
+#endif
+        bool           isal_member;
+        bool           can_rewind;      /* memory, or a regular file */
+        bool           rewound;         /* the next member_start() is a replay */
+        off_t          fd_start;        /* file offset of the stream's first byte */
+        uint64_t       member_in;
+        uint64_t       drop;
+        uint8_t       *drop_buf;
 
         uint8_t       *out;             /* inflated (or copied) bytes */
         size_t         out_pos, out_end;
@@ -215,6 +241,18 @@ static int init(tpa_source *s, const tpa_read_options *opts, tpa_error *err)
         return sniff_gzip(s, err);
 }
 
+/* A regular file, whose bytes from *start (where the stream begins) can be
+ * read again. */
+static bool can_rewind(int fd, off_t *start)
+{
+        struct stat st;
+
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+                return false;
+        *start = lseek(fd, 0, SEEK_CUR);
+        return *start >= 0;
+}
+
 /* A regular file below THREAD_MIN bytes; pipes have no size and count as big. */
 static bool small_file(int fd)
 {
@@ -244,6 +282,7 @@ int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options 
                 }
                 s->own_fd = true;
         }
+        s->can_rewind = can_rewind(s->fd, &s->fd_start);
         r = init(s, opts, err);
         if (r == 0 && (s->opts->threaded ||
                        (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1)))
@@ -267,6 +306,7 @@ int tpa_source__open_memory(tpa_source **out, const void *data, size_t size,
         s->fd = -1;
         s->mem = data;
         s->mem_size = size;
+        s->can_rewind = true;
         r = fill_raw(s, err);
         if (r == 0)
                 r = init(s, opts, err);
@@ -288,6 +328,10 @@ void tpa_source__free(tpa_source *s)
         if (s->z_ready)
                 inflateEnd(&s->z);
         tpa_inflate__free(s->own);
+#ifdef TPA_HAVE_ISAL
+        free(s->isal);
+#endif
+        free(s->drop_buf);
         if (s->own_fd)
                 close(s->fd);
         if (s->fd >= 0)
@@ -332,12 +376,29 @@ static int member_start(tpa_source *s, tpa_error *err)
 {
         const uint8_t *h = s->raw + s->raw_pos;
         size_t hsize = own_header_size(h, s->raw_len - s->raw_pos);
+        bool replay = s->rewound;
 
         s->z_own_check = s->raw_len - s->raw_pos >= 4 && h[0] == 0x1f && h[1] == 0x8b &&
                          h[2] == 8 && !(h[3] & 0x02);  /* deflate, no FHCRC */
         s->z_crc = 0;
         s->z_len = 0;
         s->z_member_new = false;
+        s->member_in = s->bytes_in - s->raw_len + s->raw_pos;
+        s->rewound = false;
+        s->isal_member = false;
+#ifdef TPA_HAVE_ISAL
+        if (hsize > 0 && s->can_rewind && !replay && !s->opts->builtin_inflate) {
+                if (s->isal == NULL && (s->isal = malloc(sizeof(*s->isal))) == NULL)
+                        return tpa_error_oom(err);
+                isal_inflate_init(s->isal);
+                s->isal->crc_flag = ISAL_GZIP;
+                s->isal_member = true;
+                s->own_member = false;
+                return 0;
+        }
+#else
+        (void)replay;
+#endif
         s->own_member = hsize > 0;
         if (s->own_member) {
                 if (s->own == NULL && (s->own = tpa_inflate__new()) == NULL)
@@ -428,13 +489,126 @@ static int own_inflate(tpa_source *s, uint8_t *out, size_t *end, size_t size, ui
         return member_check(s, base + *end, err);
 }
 
+/* ISA-L could not finish the member: read it again from its first byte by
+ * the exact path, dropping the `done` bytes ISA-L handed out. */
+static int rewind_member(tpa_source *s, uint64_t done, tpa_error *err)
+{
+        if (s->drop_buf == NULL && (s->drop_buf = malloc(DROP_SIZE)) == NULL)
+                return tpa_error_oom(err);
+        if (s->fd < 0)
+                s->mem_pos = (size_t)s->member_in;
+        else if (lseek(s->fd, s->fd_start + (off_t)s->member_in, SEEK_SET) < 0)
+                return tpa_error_set_sys(err, errno, "cannot seek");
+        s->raw_len = s->raw_pos = 0;
+        s->raw_eof = false;
+        s->bytes_in = s->member_in;
+        s->isal_member = false;
+        s->rewound = true;
+        s->z_member_new = true;
+        s->drop = done;
+        return 0;
+}
+
+#ifdef TPA_HAVE_ISAL
+/* The member is ISA-L's: inflate from `raw` into out[*end..size). On bad
+ * data (or none of it taken) the bytes of this call are dropped and the
+ * member read again. */
+static int isal_step(tpa_source *s, uint8_t *out, size_t *end, size_t size, tpa_error *err)
+{
+        struct inflate_state *st = s->isal;
+        size_t n, left = s->raw_len - s->raw_pos;
+
+        st->next_in = s->raw + s->raw_pos;
+        st->avail_in = left < UINT32_MAX ? (uint32_t)left : UINT32_MAX;
+        st->next_out = out + *end;
+        st->avail_out = (uint32_t)(size - *end);
+        if (isal_inflate(st) != ISAL_DECOMP_OK ||
+            (st->next_in == s->raw + s->raw_pos && st->next_out == out + *end &&
+             st->block_state != ISAL_BLOCK_FINISH))
+                return rewind_member(s, s->z_len, err);
+        n = (size_t)(st->next_out - (out + *end));
+        *end += n;
+        s->z_len += n;
+        s->raw_pos = (size_t)(st->next_in - s->raw);
+        if (st->block_state == ISAL_BLOCK_FINISH)
+                s->z_member_done = true;
+        return 0;
+}
+#else
+static int isal_step(tpa_source *s, uint8_t *out, size_t *end, size_t size, tpa_error *err)
+{
+        (void)s, (void)out, (void)end, (void)size;
+        assert(0);              /* no member is ISA-L's without it */
+        return tpa_error_setf(err, TPA_EINTERNAL, "ISA-L is not built in");
+}
+#endif
+
+/* The exact path: the member is inflate.c's or zlib's. */
+static int exact_step(tpa_source *s, uint8_t *out, size_t *end, size_t size, uint64_t base,
+                      tpa_error *err)
+{
+        size_t from, in_from;
+        int r, zr;
+
+        if (s->own_member)
+                return own_inflate(s, out, end, size, base, err);
+        from = *end;
+        in_from = s->raw_pos;
+        s->z.next_in = s->raw + s->raw_pos;
+        s->z.avail_in = (uInt)(s->raw_len - s->raw_pos);
+        s->z.next_out = out + *end;
+        s->z.avail_out = (uInt)(size - *end);
+        zr = inflate(&s->z, Z_NO_FLUSH);
+        s->raw_pos = s->raw_len - s->z.avail_in;
+        *end = size - s->z.avail_out;
+        if (s->z_own_check) {
+                s->z_crc = tpa_crc32__update(s->z_crc, out + from, *end - from);
+                s->z_len += *end - from;
+                keep_trail(s, s->raw + s->raw_pos, s->raw_pos - in_from);
+        }
+        if (zr == Z_STREAM_END) {
+                s->z_member_done = true;
+                if (s->z_own_check && (r = member_check(s, base + *end, err)) < 0)
+                        return r;
+        } else if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT) {
+                return tpa_error_set(err, TPA_EFORMAT, base + *end,
+                                     "gzip data is corrupt (%s, compressed byte %llu)",
+                                     s->z.msg ? s->z.msg : "bad data",
+                                     (unsigned long long)(s->bytes_in - s->raw_len +
+                                                          s->raw_pos));
+        } else if (zr == Z_MEM_ERROR) {
+                return tpa_error_oom(err);
+        } else if (zr == Z_BUF_ERROR && s->z.avail_out != 0 && s->z.avail_in != 0) {
+                return tpa_error_set(err, TPA_EFORMAT, base + *end, "gzip data is corrupt");
+        }
+        return 0;
+}
+
+/* Inflate what `raw` holds of the member into out[*end..size), or into
+ * the void while bytes handed out already come again after a rewind. */
+static int member_step(tpa_source *s, uint8_t *out, size_t *end, size_t size, uint64_t base,
+                       tpa_error *err)
+{
+        size_t n = 0;
+        int r;
+
+        if (s->isal_member)
+                return isal_step(s, out, end, size, err);
+        if (s->drop == 0)
+                return exact_step(s, out, end, size, base, err);
+        /* the bytes before base + *end */
+        r = exact_step(s, s->drop_buf, &n, s->drop < DROP_SIZE ? s->drop : DROP_SIZE,
+                       base + *end - s->drop, err);
+        s->drop = s->z_member_done ? 0 : s->drop - n;
+        return r;
+}
+
 /* Append inflated (or plain) bytes to out[*end..], up to `size`; `base` is
  * the stream offset of out[0], for messages. */
 static int produce_into(tpa_source *s, uint8_t *out, size_t *end, size_t size, uint64_t base,
                         bool progress, tpa_error *err)
 {
-        size_t from, in_from;
-        int r, zr;
+        int r;
 
         while (*end < size && !s->eof) {
                 r = fill_raw(s, err);
@@ -454,6 +628,22 @@ static int produce_into(tpa_source *s, uint8_t *out, size_t *end, size_t size, u
                         continue;
                 }
                 if (s->raw_pos == s->raw_len) {
+                        size_t had = *end;
+                        uint64_t drop = s->drop;
+                        if (s->isal_member && !s->z_member_done) {
+                                /* how far zlib gets is the exact path's to say */
+                                if ((r = rewind_member(s, s->z_len, err)) < 0)
+                                        return r;
+                                continue;
+                        }
+                        if (!s->z_member_done && !s->z_member_new) {
+                                /* the bits it holds may make bytes yet (it
+                                 * stopped for want of room) */
+                                if ((r = member_step(s, out, end, size, base, err)) < 0)
+                                        return r;
+                                if (*end > had || s->drop < drop || s->z_member_done)
+                                        continue;
+                        }
                         /* The file ended: fine between members, truncated inside one. */
                         s->eof = true;
                         s->truncated = !s->z_member_done;
@@ -468,47 +658,10 @@ static int produce_into(tpa_source *s, uint8_t *out, size_t *end, size_t size, u
                 }
                 if (s->z_member_new && (r = member_start(s, err)) < 0)
                         return r;
-                if (s->own_member) {
-                        if ((r = own_inflate(s, out, end, size, base, err)) < 0)
-                                return r;
-                        if (progress && s->opts->progress != NULL)
-                                s->opts->progress(s->opts->progress_ctx, s->bytes_in,
-                                                  base + *end);
-                        continue;
-                }
-                from = *end;
-                in_from = s->raw_pos;
-                s->z.next_in = s->raw + s->raw_pos;
-                s->z.avail_in = (uInt)(s->raw_len - s->raw_pos);
-                s->z.next_out = out + *end;
-                s->z.avail_out = (uInt)(size - *end);
-                zr = inflate(&s->z, Z_NO_FLUSH);
-                s->raw_pos = s->raw_len - s->z.avail_in;
-                *end = size - s->z.avail_out;
-                if (s->z_own_check) {
-                        s->z_crc = tpa_crc32__update(s->z_crc, out + from, *end - from);
-                        s->z_len += *end - from;
-                        keep_trail(s, s->raw + s->raw_pos, s->raw_pos - in_from);
-                }
-                if (zr == Z_STREAM_END) {
-                        s->z_member_done = true;
-                        if (s->z_own_check && (r = member_check(s, base + *end, err)) < 0)
-                                return r;
-                } else if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT) {
-                        return tpa_error_set(err, TPA_EFORMAT, base + *end,
-                                             "gzip data is corrupt (%s, compressed byte %llu)",
-                                             s->z.msg ? s->z.msg : "bad data",
-                                             (unsigned long long)(s->bytes_in - s->raw_len +
-                                                                  s->raw_pos));
-                } else if (zr == Z_MEM_ERROR) {
-                        return tpa_error_oom(err);
-                } else if (zr == Z_BUF_ERROR && s->z.avail_out != 0 && s->z.avail_in != 0) {
-                        return tpa_error_set(err, TPA_EFORMAT, base + *end,
-                                             "gzip data is corrupt");
-                }
+                if ((r = member_step(s, out, end, size, base, err)) < 0)
+                        return r;
                 if (progress && s->opts->progress != NULL)
-                        s->opts->progress(s->opts->progress_ctx, s->bytes_in,
-                                          base + *end);
+                        s->opts->progress(s->opts->progress_ctx, s->bytes_in, base + *end);
         }
         return 0;
 }

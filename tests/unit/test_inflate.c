@@ -457,6 +457,9 @@ static void test_inflate__headers(void)
 
 /* ---- gzip members through source.c ---- */
 
+/* The backend of the sources opened: false for ISA-L when built in. */
+static bool builtin;
+
 enum { F_EXTRA = 4, F_NAME = 8, F_COMMENT = 16, F_HCRC = 2 };
 
 /* A gzip member of `text` with the header fields of `flags` (FEXTRA of
@@ -521,6 +524,7 @@ static struct drained drain(const uint8_t *gz, size_t n, int how)
         int fd = -1;
 
         opts.threaded = how == 1;
+        opts.builtin_inflate = builtin;
         if (how == 2) {         /* a file: read 256 KiB at a time */
                 fd = mkstemp(path);
                 if (fd < 0 || write(fd, gz, n) != (ssize_t)n)
@@ -642,6 +646,12 @@ int main(void)
         test_inflate__zlib_streams();
         test_inflate__pieces();
         test_inflate__corrupt();
+#ifdef TPA_HAVE_ISAL
+        printf("# gzip with ISA-L\n");
+        test_inflate__gzip_source();
+        builtin = true;
+#endif
+        printf("# gzip with the built-in decoder and zlib\n");
         test_inflate__gzip_source();
         return tap_done();
 }

@@ -5,7 +5,8 @@
  * a transform sees every byte once, in order, wherever it runs; the
  * inflating thread's idle work, and the consumer's hint that a read would
  * wait; gzip's CRC-32 as zlib computes it, and a bad trailer named as zlib
- * names it.
+ * names it. The cases on gzip run with each inflate built in: ISA-L (when
+ * it is) and the built-in decoder with zlib.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +19,9 @@
 #include "input/crc32.h"
 #include "input/source.h"
 #include "tap.h"
+
+/* The backend of the sources opened: false for ISA-L when built in. */
+static bool builtin;
 
 /* Some megabytes of JSON-ish text that compresses like a trace. */
 static char *make_text(size_t size)
@@ -123,6 +127,7 @@ static struct result read_memory(const void *data, size_t size, bool threaded, s
         struct result res;
 
         opts.threaded = threaded;
+        opts.builtin_inflate = builtin;
         if (tpa_source__open_memory(&src, data, size, &opts, NULL) < 0)
                 return (struct result){ .rc = -100 };
         res = drain(src, peek);
@@ -391,16 +396,87 @@ static void test_source__idle(const uint8_t *gz, size_t gz_len, const char *text
         tpa_source__free(src);
 }
 
-int main(void)
+#ifdef TPA_HAVE_ISAL
+/* Read `gz[0..len)` from memory on one thread or two, or from a file. */
+static struct result read_how(const uint8_t *gz, size_t len, int how)
 {
-        size_t text_len = 6u << 20, gz_len;
-        char *text = make_text(text_len);
-        uint8_t *gz = gzip(text, text_len, &gz_len);
+        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+        char path[] = "/tmp/tpa_test_source_XXXXXX";
+        tpa_error err = TPA_ERROR_INIT;
+        struct result res = { .rc = -100 };
+        tpa_source *src;
+        int fd;
+
+        if (how < 2)
+                return read_memory(gz, len, how == 1, 0);
+        fd = mkstemp(path);
+        if (fd < 0 || write(fd, gz, len) != (ssize_t)len)
+                abort();
+        close(fd);
+        opts.builtin_inflate = builtin;
+        if (tpa_source__open(&src, path, &opts, &err) == 0) {
+                res = drain(src, 0);
+                tpa_source__free(src);
+        }
+        unlink(path);
+        return res;
+}
+
+/* Bad and cut input through ISA-L, which hands the member over to the
+ * built-in decoder and zlib when it fails or runs out: everything as they
+ * alone give it, bytes, error, words and offsets. */
+static void test_source__backends(const uint8_t *gz, size_t gz_len)
+{
+        static const char *const hows[] = { "memory", "threaded", "file" };
+        uint8_t *bad = malloc(gz_len);
+        uint64_t rng = 7;
+        unsigned fails = 0, errors = 0, cuts = 0;
+
+        for (int t = 0; t < 30; t++) {
+                size_t at = 10 + tap_rand(&rng) % (gz_len - 10), len = gz_len;
+                memcpy(bad, gz, gz_len);
+                if (t % 3 == 0)
+                        len = at;
+                else if (t % 3 == 1)
+                        bad[at] ^= (uint8_t)(1u << tap_rand(&rng) % 8);
+                else
+                        memset(bad + at, 0xff, at + 64 < gz_len ? 64 : gz_len - at);
+                for (int how = 0; how < 3; how++) {
+                        struct result a, b;
+                        builtin = false;
+                        a = read_how(bad, len, how);
+                        builtin = true;
+                        b = read_how(bad, len, how);
+                        errors += a.rc < 0;
+                        cuts += a.truncated;
+                        if ((a.rc != b.rc || a.len != b.len || memcmp(a.data, b.data, a.len) ||
+                             a.offset != b.offset || a.truncated != b.truncated ||
+                             a.err_offset != b.err_offset || strcmp(a.msg, b.msg) != 0) &&
+                            fails++ < 3)
+                                ok(false, "test_source__backends: %s, case %d at %zu: "
+                                   "'%s' at %llu (%zu bytes%s), want '%s' at %llu (%zu bytes%s)",
+                                   hows[how], t, at, a.msg,
+                                   (unsigned long long)a.err_offset, a.len, a.truncated ? ", cut" : "", b.msg,
+                                   (unsigned long long)b.err_offset, b.len, b.truncated ? ", cut" : "");
+                        free(a.data);
+                        free(b.data);
+                }
+        }
+        builtin = false;
+        ok(fails == 0 && errors > 0 && cuts > 0,
+           "test_source__backends: %u errors and %u cuts as the built-in decoder's", errors,
+           cuts);
+        free(bad);
+}
+#endif
+
+/* The same bytes, offsets, truncation and errors on one thread and two,
+ * from memory and from a file, with the backend `builtin` says. */
+static void test_source__gzip(const uint8_t *gz, size_t gz_len, const char *text,
+                              size_t text_len)
+{
         struct result one, two;
 
-        test_source__crc32();
-        test_source__trailer();
-        test_source__idle(gz, gz_len, text, text_len);
         /* whole stream, with and without a peek first, small and large */
         one = read_memory(gz, gz_len, false, 0);
         ok(one.rc == 0 && one.len == text_len && memcmp(one.data, text, text_len) == 0,
@@ -422,6 +498,7 @@ int main(void)
                 size_t n;
 
                 opts.threaded = true;
+                opts.builtin_inflate = builtin;
                 tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
                 tpa_source__peek(src, &p, &n, 700000, NULL);
                 ok(n >= 700000 && memcmp(p, text, 700000) == 0,
@@ -462,6 +539,7 @@ int main(void)
                         int r;
 
                         opts.threaded = true;
+                        opts.builtin_inflate = builtin;
                         tpa_source__open_memory(&src, bad, gz_len, &opts, NULL);
                         while ((r = tpa_source__read(src, &p, &n, NULL)) == 0 && n > 0)
                                 ;
@@ -479,14 +557,16 @@ int main(void)
         {
                 char path[] = "/tmp/tpa_test_source_XXXXXX";
                 int fd = mkstemp(path);
+                tpa_read_options opts = TPA_READ_OPTIONS_INIT;
                 tpa_source *src;
 
                 ok(fd >= 0 && write(fd, gz, gz_len) == (ssize_t)gz_len,
                    "test_source__file: temp file written");
                 if (fd >= 0)
                         close(fd);
+                opts.builtin_inflate = builtin;
                 one = read_memory(gz, gz_len, false, 0);
-                if (tpa_source__open(&src, path, NULL, NULL) == 0) {
+                if (tpa_source__open(&src, path, &opts, NULL) == 0) {
                         two = drain(src, 4096);
                         tpa_source__free(src);
                         same(&one, &two, "file");
@@ -497,6 +577,26 @@ int main(void)
                 unlink(path);
                 free(one.data);
         }
+}
+
+int main(void)
+{
+        size_t text_len = 6u << 20, gz_len;
+        char *text = make_text(text_len);
+        uint8_t *gz = gzip(text, text_len, &gz_len);
+
+        test_source__crc32();
+        test_source__idle(gz, gz_len, text, text_len);
+#ifdef TPA_HAVE_ISAL
+        printf("# with ISA-L\n");
+        test_source__backends(gz, gz_len);
+        test_source__trailer();
+        test_source__gzip(gz, gz_len, text, text_len);
+        builtin = true;
+#endif
+        printf("# with the built-in decoder and zlib\n");
+        test_source__trailer();
+        test_source__gzip(gz, gz_len, text, text_len);
 
         /* a transform, on the caller's thread or the inflating one, set
          * after a peek of any size */

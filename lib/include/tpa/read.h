@@ -13,6 +13,7 @@ typedef struct tpa_read_options {
         tpa_format format;      /* TPA_FORMAT_AUTO: sniff the first bytes */
         bool       strict;      /* truncated input is an error, not a warning */
         bool       threaded;    /* inflate on a second thread (large gzip input) */
+        bool       builtin_inflate; /* gzip by the built-in decoder and zlib, not ISA-L */
         uint64_t   max_events;  /* 0: no limit */
         uint64_t   max_string;  /* longest string kept, bytes; 0: 1 MiB */
         uint32_t   max_depth;   /* deepest JSON nesting; 0: 64 */
