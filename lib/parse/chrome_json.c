@@ -27,7 +27,7 @@ int tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         tpa_chrome_parser *p = calloc(1, sizeof(*p));
 
         if (p == NULL)
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         p->tr = tr;
         p->max_string = opts != NULL && opts->max_string != 0 ? opts->max_string : 1u << 20;
         p->max_depth = opts != NULL && opts->max_depth != 0 ? opts->max_depth : 64;
@@ -40,7 +40,7 @@ int tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         p->yh = yajl_alloc(&tpa_chrome__callbacks, NULL, p);
         if (p->yh == NULL) {
                 free(p);
-                return tpa_error_setf(err, TPA_ENOMEM, "out of memory");
+                return tpa_error_oom(err);
         }
         yajl_config(p->yh, yajl_allow_partial_values, 1);
         yajl_config(p->yh, yajl_dont_validate_strings, 1);
