@@ -3,15 +3,16 @@
  * gen_trace.c - write a synthetic TF2-profiler-like Chrome trace of about a
  * given (uncompressed) size, gzip or plain, for the benchmark (bench/run.sh).
  *
- * The shape follows reference/formats.md 4a: pid 1 "/device:GPU:0" with a
- * compute stream, H2D and D2H copy streams (memcpy_details), the "Steps",
- * "TensorFlow Ops" and "TensorFlow Name Scope" lines; pid 501 "/host:CPU"
- * with the python thread (train step markers with step_num, train_function,
- * EagerExecute), tf.data iterator threads (Iterator::*), tf_Compute threads
- * (ExecutorState::Process, op dispatch, kernel launches with correlation
- * ids). Times are fractional microseconds with 3 decimals. Each step is
- * written host events first, then device events, with a few neighbours
- * swapped: mostly, not perfectly, sorted, as the profiler writes them.
+ * The shape is the TF2 trace viewer's (doc/design.md 3): pid 1
+ * "/device:GPU:0" with a compute stream, H2D and D2H copy streams
+ * (memcpy_details), the "Steps", "TensorFlow Ops" and "TensorFlow Name
+ * Scope" lines; pid 501 "/host:CPU" with the python thread (train step
+ * markers with step_num, train_function, EagerExecute), tf.data iterator
+ * threads (Iterator::*), tf_Compute threads (ExecutorState::Process, op
+ * dispatch, kernel launches with correlation ids). Times are fractional
+ * microseconds with 3 decimals. Each step is written host events first, then
+ * device events, with a few neighbours swapped: mostly, not perfectly,
+ * sorted, as the profiler writes them.
  *
  * Stress modes keep that shape and add: huge argument objects, very long
  * strings, or a distinct name on every kernel.

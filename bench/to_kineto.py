@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """to_kineto.py - rewrite a trace from gen_trace into the PyTorch/Kineto shape
-that Holistic Trace Analysis reads (reference/formats.md 4f): GPU pid 0 with
+that Holistic Trace Analysis reads (doc/design.md 3): GPU pid 0 with
 'kernel' and 'gpu_memcpy' events on stream tids, host 'cuda_runtime'
 cudaLaunchKernel events linked by 'correlation', 'cpu_op' host ops,
 'user_annotation' ProfilerStep#N step markers, distributedInfo.rank 0.
