@@ -16,23 +16,26 @@
  * reads one byte after the other. So on a source with an inflating thread
  * of its own, the records of the events array are cut into segments that
  * two parsers read side by side, each with its own yajl: this thread's and
- * a worker's. The filter marks in each chunk the first '{' that opens a
- * map where the events array's records are (n->cut); a segment runs from
- * one cut to the next, copied with its held commas decided, so it is the
- * bytes this thread's yajl would see. A collecting parser reads it (from
- * just after a '[' of its own) into a list of records and the strings each
- * would intern, never touching the trace; this thread then adds the
- * records in stream order (tpa_chrome__add_collected()), interning as it
- * goes, as if its own parser had read them.
+ * the inflating thread's. The filter marks in each chunk the first '{'
+ * that opens a map where the events array's records are (n->cut); a
+ * segment runs from one cut to the next, copied with its held commas
+ * decided, so it is the bytes this thread's yajl would see. A collecting
+ * parser reads it (from just after a '[' of its own) into a list of
+ * records and the strings each would intern, never touching the trace;
+ * this thread then adds the records in stream order
+ * (tpa_chrome__add_collected()), interning as it goes, as if its own
+ * parser had read them.
  *
- * Who collects: every segment is queued. The worker takes the oldest;
- * this thread takes one whenever it would otherwise wait, for the next
- * chunk (tpa_source__would_wait()) or for a free slot, the head first; the
- * inflating thread takes the oldest while every chunk it may fill is full
- * (tpa_source__set_idle()). Each has its own collecting parser. Speed,
- * bench/: three threads share two CPUs, and before this the worker took
- * at most two while this thread collected the rest itself, so the worker
- * sat idle half the time.
+ * Who collects: every segment is queued. This thread takes one whenever
+ * it would otherwise wait, for the next chunk (tpa_source__would_wait()) or
+ * for a free slot, the head first, else the newest; the inflating thread
+ * takes the oldest while every chunk it may fill is full
+ * (tpa_source__set_idle()). Each has its own collecting parser. So the
+ * work goes to whichever of the two is ahead, and each core has one thread
+ * busy. Speed, bench/: a worker thread of its own, which took the oldest
+ * queued segment, made three threads for two cores; it was often waiting
+ * for a segment to be queued, or was itself waited for while ready to run
+ * but without a core, and both cores were busy a smaller part of the read.
  *
  * A segment whose parse fails for whatever reason (a syntax error, a bad
  * value, the events array ending in it, a cut that starts no record) is
@@ -65,8 +68,8 @@ struct segment {
 
 struct tpa_chrome_split {
         tpa_chrome_parser *p;           /* this thread's parser */
-        /* collecting: this thread's, the worker's, the inflating thread's */
-        tpa_chrome_parser *mine, *theirs, *inflating;
+        /* collecting: this thread's, the inflating thread's */
+        tpa_chrome_parser *mine, *inflating;
         int                top;         /* p's, when the splitting started */
         uint32_t           events_depth;
         struct segment     seg[SEGS];
@@ -79,10 +82,8 @@ struct tpa_chrome_split {
         uint64_t           comma_at;
         struct tok_state   comma_tok;
 
-        pthread_t          thread;
         pthread_mutex_t    lock;
         pthread_cond_t     changed;
-        bool               stop;
 };
 
 /* c where a segment starts, about to take a '[' of its own at the byte
@@ -145,12 +146,9 @@ static bool collect_segment(tpa_chrome_parser *c, const tpa_chrome_split *sp, st
         return ok;
 }
 
-/* The oldest queued segment, under the lock, or NULL (also once the
- * splitting is stopping). */
+/* The oldest queued segment, under the lock, or NULL. */
 static struct segment *seg_oldest(tpa_chrome_split *sp)
 {
-        if (sp->stop)
-                return NULL;
         for (uint64_t i = sp->head; i < sp->tail; i++)
                 if (sp->seg[i % SEGS].state == SEG_QUEUED)
                         return &sp->seg[i % SEGS];
@@ -159,7 +157,7 @@ static struct segment *seg_oldest(tpa_chrome_split *sp)
 
 /* The segment this thread should collect now, under the lock: segment
  * `head` when it is queued (it is added next), else the newest queued (the
- * worker takes the oldest); NULL when none is queued. */
+ * inflating thread takes the oldest); NULL when none is queued. */
 static struct segment *seg_to_help(tpa_chrome_split *sp)
 {
         if (sp->head < sp->tail && sp->seg[sp->head % SEGS].state == SEG_QUEUED)
@@ -190,24 +188,6 @@ static bool seg_collect(tpa_chrome_split *sp, tpa_chrome_parser *c,
         pthread_cond_broadcast(&sp->changed);
         pthread_mutex_unlock(&sp->lock);
         return true;
-}
-
-/* The worker: the oldest queued segment, until the splitting stops. */
-static void *worker_main(void *arg)
-{
-        tpa_chrome_split *sp = arg;
-        bool stop = false;
-
-        while (!stop) {
-                if (seg_collect(sp, sp->theirs, seg_oldest))
-                        continue;
-                pthread_mutex_lock(&sp->lock);
-                while (!sp->stop && seg_oldest(sp) == NULL)
-                        pthread_cond_wait(&sp->changed, &sp->lock);
-                stop = sp->stop;
-                pthread_mutex_unlock(&sp->lock);
-        }
-        return NULL;
 }
 
 /* p stands where a segment may start: in the events array, between
@@ -349,8 +329,8 @@ bool tpa_chrome__split_help_inflating(void *state)
         return seg_collect(sp, sp->inflating, seg_oldest);
 }
 
-/* Wait until segment `head` is no longer the worker's, or a segment is
- * queued for this thread to help with. */
+/* Wait until segment `head` is no longer the inflating thread's, or a
+ * segment is queued for this thread to help with. */
 static void seg_wait(tpa_chrome_split *sp)
 {
         struct segment *h = &sp->seg[sp->head % SEGS];
@@ -362,7 +342,7 @@ static void seg_wait(tpa_chrome_split *sp)
 }
 
 /* Add the segments done, in order; with `all`, every one up to the open
- * one, helping with the queued ones and waiting for the worker's. */
+ * one, helping with the queued ones and waiting for the inflating thread's. */
 static int seg_drain(tpa_chrome_split *sp, bool all)
 {
         while (sp->head < sp->tail) {
@@ -484,17 +464,10 @@ int tpa_chrome__split_chunk(tpa_chrome_split *sp, const unsigned char *d, size_t
         return 0;
 }
 
-static void split_free(tpa_chrome_split *sp, bool started)
+void tpa_chrome__split_free(tpa_chrome_split *sp)
 {
         if (sp == NULL)
                 return;
-        if (started) {
-                pthread_mutex_lock(&sp->lock);
-                sp->stop = true;
-                pthread_cond_broadcast(&sp->changed);
-                pthread_mutex_unlock(&sp->lock);
-                pthread_join(sp->thread, NULL);
-        }
         pthread_cond_destroy(&sp->changed);
         pthread_mutex_destroy(&sp->lock);
         for (unsigned i = 0; i < SEGS; i++) {
@@ -502,7 +475,6 @@ static void split_free(tpa_chrome_split *sp, bool started)
                 free(sp->seg[i].out.data);
         }
         tpa_chrome__parser_free(sp->mine);
-        tpa_chrome__parser_free(sp->theirs);
         tpa_chrome__parser_free(sp->inflating);
         free(sp);
 }
@@ -525,29 +497,18 @@ tpa_chrome_split *tpa_chrome__split_new(tpa_chrome_parser *p, const tpa_read_opt
                 return NULL;
         }
         if (tpa_chrome__parser_new(&sp->mine, p->tr, opts, &e) < 0 ||
-            tpa_chrome__parser_new(&sp->theirs, p->tr, opts, &e) < 0 ||
             tpa_chrome__parser_new(&sp->inflating, p->tr, opts, &e) < 0) {
-                split_free(sp, false);
+                tpa_chrome__split_free(sp);
                 return NULL;
         }
         /* collecting parsers make a yajl handle per segment */
         yajl_free(sp->mine->yh);
-        yajl_free(sp->theirs->yh);
         yajl_free(sp->inflating->yh);
-        sp->mine->yh = sp->theirs->yh = sp->inflating->yh = NULL;
-        if (pthread_create(&sp->thread, NULL, worker_main, sp) != 0) {
-                split_free(sp, false);
-                return NULL;
-        }
+        sp->mine->yh = sp->inflating->yh = NULL;
         return sp;
 }
 
 int tpa_chrome__split_end(tpa_chrome_split *sp)
 {
         return sp->splitting && sp->p->err.code == TPA_OK ? seg_stop(sp) : 0;
-}
-
-void tpa_chrome__split_free(tpa_chrome_split *sp)
-{
-        split_free(sp, true);
 }

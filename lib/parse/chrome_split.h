@@ -13,8 +13,8 @@
 
 typedef struct tpa_chrome_split tpa_chrome_split;
 
-/* The splitting for p (borrowed; must outlive it), with its worker
- * running; NULL when either cannot be had (then p reads alone). */
+/* The splitting for p (borrowed; must outlive it); NULL when it cannot be
+ * had (then p reads alone). */
 tpa_chrome_split *tpa_chrome__split_new(tpa_chrome_parser *p, const tpa_read_options *opts);
 /* One filtered chunk of the source and its note, in place of
  * tpa_chrome__feed_filtered(): cut into segments where it can be. */
@@ -28,7 +28,7 @@ bool tpa_chrome__split_help_inflating(void *state);
 /* The input ended: every segment left is added, in order, before
  * tpa_chrome__parser_finish(). */
 int  tpa_chrome__split_end(tpa_chrome_split *sp);
-/* Stops the worker and frees; NULL is a no-op. */
+/* Frees; NULL is a no-op. The inflating thread's idle work is unset first. */
 void tpa_chrome__split_free(tpa_chrome_split *sp);
 
 #endif
