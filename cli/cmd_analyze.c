@@ -162,6 +162,20 @@ static bool slots_grow(struct slots *s, size_t need)
  * each part analysed alone, "FILE (INPUT)", then the job view when the
  * parts are ranks. `tr` is taken over. The slots from *n on, `more` of
  * them kept for the inputs still to read. */
+/* The inputs of a merged trace that hold something; 0 when it is no merge
+ * or when a process is no input's (its events would be in no part). */
+static size_t merged_inputs(const tpa_trace *tr)
+{
+        size_t k = 0;
+
+        for (uint32_t i = 0; i < tpa_trace_process_count(tr); i++)
+                if (tpa_trace_process_c(tr, i)->input == 0)
+                        return 0;
+        for (size_t i = 0; i < tpa_trace_input_count(tr); i++)
+                k += tpa_trace_input(tr, i)->name != TPA_STR_EMPTY;
+        return k;
+}
+
 static int add_parts(struct slots *s, int *n, tpa_trace *tr, const char *path, size_t more)
 {
         size_t k = tpa_trace_input_count(tr);
@@ -177,7 +191,11 @@ static int add_parts(struct slots *s, int *n, tpa_trace *tr, const char *path, s
                 const tpa_input_info *in = tpa_trace_input(tr, i);
                 const char *what = tpa_trace_str(tr, in->name);
                 size_t len = strlen(path) + strlen(what) + 4;
-                char *label = malloc(len);
+                char *label;
+
+                if (in->name == TPA_STR_EMPTY)
+                        continue;               /* an index no process had */
+                label = malloc(len);
 
                 if (label == NULL) {
                         cli_errorf("out of memory");
@@ -289,7 +307,7 @@ int cmd_analyze(const cli_args *args)
                         s.joined[n - 1]++;
                         continue;
                 }
-                if (tpa_trace_input_count(tr) > 1) {
+                if (merged_inputs(tr) > 1) {
                         rc = add_parts(&s, &n, tr, path, (size_t)(args->input_count - i - 1));
                         if (rc != EXIT_OK)
                                 break;

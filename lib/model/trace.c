@@ -741,8 +741,10 @@ void tpa_trace__set_format(tpa_trace *tr, tpa_format f, tpa_dialect d)
 int tpa_trace__set_input(tpa_trace *tr, uint32_t process, uint32_t index,
                          const tpa_input_info *in, tpa_error *err)
 {
-        if (index >= TPA_TRACK_MAX)
-                return tpa_error_setf(err, TPA_ELIMIT, "too many merged inputs");
+        /* every input has a process of its own: an index far past the
+         * processes seen is no merge's, and would cost memory for nothing */
+        if (index >= TPA_TRACK_MAX || index > 2 * tr->proc_count + 16)
+                return tpa_error_setf(err, TPA_ELIMIT, "merged input %u out of range", index);
         if (index >= tr->input_count) {
                 if (grow((void **)&tr->inputs, &tr->input_cap, (size_t)index + 1,
                          sizeof(*tr->inputs), err) < 0)
