@@ -458,7 +458,44 @@ def tfevents(rm):
     put('tfevents', 'empty', b'')
 
 
+# ---- marks of a merged file; gzip streams for both backends ----------------
+
+def merged_inputs():
+    put('chrome_json', 'merged_inputs',
+        '{"traceEvents":[\n'
+        '{"ph":"M","pid":1,"name":"tpa_input","args":{"name":"a.json","sort_index":0,'
+        '"rank":0,"world_size":2,"backend":"gloo"}},\n'
+        '{"ph":"M","pid":2,"name":"tpa_input","args":{"name":"b.json","sort_index":1,'
+        '"rank":"1","world_size":2}},\n'
+        '{"ph":"M","pid":3,"name":"tpa_input","args":{"name":"c","sort_index":99999999}},\n'
+        '{"ph":"X","pid":1,"tid":1,"ts":0,"dur":10,"name":"ProfilerStep#1",'
+        '"cat":"user_annotation"},\n'
+        '{"ph":"X","pid":2,"tid":1,"ts":1,"dur":10,"name":"ProfilerStep#1",'
+        '"cat":"user_annotation"}]}\n')
+
+
+def gzip_streams():
+    # fuzz_gzip: the first byte picks the thread (bit 0), the rest is the stream
+    text = b''.join(b'{"ph":"X","name":"op%d","ts":%d,"dur":3},\n' % (i, i * 7)
+                    for i in range(600))
+    one = gzip.compress(text, 6, mtime=0)
+    two = gzip.compress(text[:5000], 1, mtime=0) + gzip.compress(text[5000:], 9, mtime=0)
+    flipped = bytearray(one)
+    flipped[len(one) // 3] ^= 0x10
+    bad_crc = bytearray(one)
+    bad_crc[-6] ^= 1
+    for name, data, threaded in (('one', one, 0), ('one_threaded', one, 1),
+                                 ('two_members', two, 0), ('cut_middle', one[:len(one) // 2], 0),
+                                 ('cut_trailer', one[:-3], 1), ('flipped', bytes(flipped), 0),
+                                 ('bad_crc', bytes(bad_crc), 1), ('garbage_after', one + b'garbage', 0),
+                                 ('empty_member', gzip.compress(b'', mtime=0), 0),
+                                 ('plain', text[:2000], 0)):
+        put('gzip', name, bytes([threaded]) + data)
+
+
 chrome()
+merged_inputs()
+gzip_streams()
 xspace()
 xspace(t0=1608157898000000000, pending=True)    # absolute epoch ns
 rm = stepstats()
