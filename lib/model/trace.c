@@ -901,7 +901,6 @@ int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
         tpa_trace *part = NULL;
         int rc;
 
-        *out = NULL;
         if (index >= tr->input_count)
                 rc = tpa_error_setf(err, TPA_EINVAL, "no merged input %zu", index);
         else if (str_map == NULL || proc_map == NULL || thread_map == NULL)

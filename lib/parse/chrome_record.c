@@ -764,8 +764,7 @@ static int merged_input(tpa_chrome_parser *p, uint32_t proc)
         if (tpa_trace__set_input(p->tr, proc, (uint32_t)r->sort_index, &in, &e) < 0) {
                 if (e.code != TPA_ELIMIT)
                         return tpa_chrome__fail_code(p, &e);
-                tpa_trace__warn(p->tr, r->offset,
-                                "a merged input's index is out of range, ignoring it");
+                tpa_trace__warn(p->tr, r->offset, "'tpa_input' index out of range, ignoring");
         }
         return 1;
 }

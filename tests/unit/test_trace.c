@@ -288,8 +288,9 @@ static void test_trace__split_input(void)
         ok(tpa_trace_get_aux(part[0], 2, TPA_AUX_STEP_NUM, &(int64_t){ 0 }),
            "test_trace__split_input: an extra set out of order follows its event");
         tpa_trace_free(part[0]);
+        part[0] = NULL;
         ok(tpa_trace_split_input(tr, 2, &part[0], NULL) < 0 && part[0] == NULL,
-           "test_trace__split_input: no such input");
+           "test_trace__split_input: no such input, *out untouched");
         tpa_trace_free(part[1]);
         tpa_trace_free(tr);
 }

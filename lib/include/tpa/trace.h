@@ -246,7 +246,7 @@ const tpa_input_info *tpa_trace_input(const tpa_trace *tr, size_t index);
  * processes, threads and events (in read order, with their extras), its
  * dist info; format, dialect and runtime as the whole; the whole file's
  * health and warnings, but for the events kept. So a part analyses as the
- * input did before it was merged. */
+ * input did before it was merged. *out is written only on success. */
 int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
                           tpa_error *err);
 
