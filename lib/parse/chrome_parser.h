@@ -247,6 +247,16 @@ int tpa_chrome__on_start_map(void *ctx);
 int tpa_chrome__on_end_map(void *ctx);
 int tpa_chrome__on_start_array(void *ctx);
 int tpa_chrome__on_end_array(void *ctx);
+/* What a record's value does, for the scanner's records read at once
+ * (chrome_scan.c) and the callbacks alike: the key's kind, then its value
+ * for p->key (a string no longer than max_string; a scalar's text at
+ * stream offset `at`). */
+enum key tpa_chrome__event_key(const char *k, size_t len);
+enum key tpa_chrome__args_key(const char *k, size_t len);
+int tpa_chrome__event_string(tpa_chrome_parser *p, const char *s, size_t len);
+int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, uint64_t at);
+int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len);
+void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len);
 /* Add the records a collecting parser wrote to `o` (see "two threads" in
  * chrome_split.c) to p's trace, as if p had read them. */
 int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o);

@@ -19,6 +19,7 @@
 #include "model/utf8.h"
 #include "parse/chrome_parser.h"
 #include "parse/classify.h"
+#include "parse/json_scan.h"
 
 /* |ts| and dur beyond 2^61 ns (73 years) are garbage; below it, every sum
  * and difference of two times fits in int64 (as in xspace.c). */
@@ -110,6 +111,10 @@ bool tpa_chrome__us_to_ns(const char *s, size_t len, tpa_ns *out)
                 unsigned d;
 
                 if (k < end && end - k <= 15) {
+                        if (end - k >= 8 && tpa_json__digits8((const unsigned char *)s + k) == 8) {
+                                w = tpa_json__value8((const unsigned char *)s + k);
+                                k += 8;
+                        }
                         for (; k < end && (d = (unsigned)(unsigned char)s[k] - '0') <= 9; k++)
                                 w = w * 10 + d;
                         if (k == end) {
@@ -279,7 +284,7 @@ static int set_id(tpa_chrome_parser *p, tpa_id *id, const char *s, size_t len)
         return intern(p, &id->str, s, len);
 }
 
-static enum key event_key(const char *k, size_t len)
+enum key tpa_chrome__event_key(const char *k, size_t len)
 {
         switch (len) {
         case 2:
@@ -300,7 +305,7 @@ static enum key event_key(const char *k, size_t len)
         return K_NONE;
 }
 
-static enum key args_key(const char *k, size_t len)
+enum key tpa_chrome__args_key(const char *k, size_t len)
 {
         switch (len) {
         case 4:
@@ -407,56 +412,49 @@ static bool at_args_level(const tpa_chrome_parser *p)
 
 /* ---- values ------------------------------------------------------------- */
 
-/* A number or a number-like string for the current key. `quoted`: it came
- * as a string, so its text starts one byte after the token start. */
-static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
+/* A number or a number-like string for event key p->key, its text at
+ * stream offset `at`. */
+int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, uint64_t at)
 {
         struct record *r = &p->rec;
-        uint64_t end = tpa_chrome__offset_now(p), at = end - len - (quoted ? 2 : 0);
 
-        if (!quoted)
-                p->value_end = end;             /* for moved_back_start() */
-        if (in_dist_info(p)) {
-                set_dist(p, s, len, quoted);
-                return 1;
+        switch (p->key) {
+        case K_TS:
+                if (!tpa_chrome__us_to_ns(s, len, &r->ts))
+                        return tpa_chrome__fail(p, TPA_EFORMAT, at,
+                                                "'%s' is not a number of microseconds", "ts");
+                if (r->ts < -TIME_MAX || r->ts > TIME_MAX)
+                        return tpa_chrome__fail(p, TPA_EFORMAT, at, "'%s' is out of range",
+                                                "ts");
+                r->has_ts = true;
+                break;
+        case K_DUR:
+                if (!tpa_chrome__us_to_ns(s, len, &r->dur))
+                        return tpa_chrome__fail(p, TPA_EFORMAT, at,
+                                                "'%s' is not a number of microseconds", "dur");
+                if (r->dur > TIME_MAX)
+                        return tpa_chrome__fail(p, TPA_EFORMAT, at, "'%s' is out of range",
+                                                "dur");
+                r->has_dur = true;
+                r->dur_offset = at;
+                break;
+        case K_PID:
+                r->has_pid = true;
+                return set_id(p, &r->pid, s, len);
+        case K_TID:
+                r->has_tid = true;
+                return set_id(p, &r->tid, s, len);
+        default:
+                break;
         }
+        return 1;
+}
 
-        if (at_event_level(p)) {
-                switch (p->key) {
-                case K_TS:
-                        if (!tpa_chrome__us_to_ns(s, len, &r->ts))
-                                return tpa_chrome__fail(
-                                        p, TPA_EFORMAT, at,
-                                        "'%s' is not a number of microseconds", "ts");
-                        if (r->ts < -TIME_MAX || r->ts > TIME_MAX)
-                                return tpa_chrome__fail(p, TPA_EFORMAT, at,
-                                                        "'%s' is out of range", "ts");
-                        r->has_ts = true;
-                        break;
-                case K_DUR:
-                        if (!tpa_chrome__us_to_ns(s, len, &r->dur))
-                                return tpa_chrome__fail(
-                                        p, TPA_EFORMAT, at,
-                                        "'%s' is not a number of microseconds", "dur");
-                        if (r->dur > TIME_MAX)
-                                return tpa_chrome__fail(p, TPA_EFORMAT, at,
-                                                        "'%s' is out of range", "dur");
-                        r->has_dur = true;
-                        r->dur_offset = at;
-                        break;
-                case K_PID:
-                        r->has_pid = true;
-                        return set_id(p, &r->pid, s, len);
-                case K_TID:
-                        r->has_tid = true;
-                        return set_id(p, &r->tid, s, len);
-                default:
-                        break;
-                }
-                return 1;
-        }
-        if (!at_args_level(p))
-                return 1;
+/* A number or a number-like string for args key p->key. */
+void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len)
+{
+        struct record *r = &p->rec;
+
         switch (p->key) {
         case A_SORT_INDEX:
                 r->has_sort_index = parse_i64(s, len, &r->sort_index);
@@ -482,6 +480,24 @@ static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quote
         default:
                 break;
         }
+}
+
+/* A number or a number-like string for the current key. `quoted`: it came
+ * as a string, so its text starts one byte after the token start. */
+static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
+{
+        uint64_t end = tpa_chrome__offset_now(p), at = end - len - (quoted ? 2 : 0);
+
+        if (!quoted)
+                p->value_end = end;             /* for moved_back_start() */
+        if (in_dist_info(p)) {
+                set_dist(p, s, len, quoted);
+                return 1;
+        }
+        if (at_event_level(p))
+                return tpa_chrome__event_scalar(p, s, len, at);
+        if (at_args_level(p))
+                tpa_chrome__args_scalar(p, s, len);
         return 1;
 }
 
@@ -501,41 +517,35 @@ static int check_string(tpa_chrome_parser *p, size_t len)
         return 1;
 }
 
-int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
+/* A string for event key p->key, no longer than max_string. */
+int tpa_chrome__event_string(tpa_chrome_parser *p, const char *s, size_t len)
 {
-        tpa_chrome_parser *p = ctx;
-        const char *s = (const char *)us;
         struct record *r = &p->rec;
 
-        if (len == 0 || p->depth == 0)
-                /* for moved_back_start(), garbage_start() */
-                p->value_end = tpa_chrome__offset_now(p);
-        if (!check_string(p, len))
-                return 0;
-        if (at_event_level(p)) {
-                switch (p->key) {
-                case K_PH:
-                        r->ph = len == 1 ? s[0] : '?';
-                        return 1;
-                case K_NAME:
-                        return intern(p, &r->name, s, len);
-                case K_CAT:
-                        return intern(p, &r->cat, s, len);
-                case K_PID:
-                case K_TID:
-                case K_TS:
-                case K_DUR:
-                        return on_scalar(p, s, len, true);
-                default:
-                        return 1;
-                }
-        }
-        if (in_dist_info(p)) {
-                set_dist(p, s, len, true);
+        switch (p->key) {
+        case K_PH:
+                r->ph = len == 1 ? s[0] : '?';
+                return 1;
+        case K_NAME:
+                return intern(p, &r->name, s, len);
+        case K_CAT:
+                return intern(p, &r->cat, s, len);
+        case K_PID:
+        case K_TID:
+        case K_TS:
+        case K_DUR:
+                return tpa_chrome__event_scalar(p, s, len,
+                                                tpa_chrome__offset_now(p) - len - 2);
+        default:
                 return 1;
         }
-        if (!at_args_level(p))
-                return 1;
+}
+
+/* A string for args key p->key, no longer than max_string. */
+int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len)
+{
+        struct record *r = &p->rec;
+
         switch (p->key) {
         case A_NAME:
                 return sbuf_set(p, &p->arg_name, s, len);
@@ -561,17 +571,31 @@ int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
                         }
                 }
                 return 1;
-        case A_SORT_INDEX:
-        case A_GROUP_ID:
-        case A_STEP_NUM:
-        case A_CORR:
-        case A_BYTES:
-        case A_RANK:
-        case A_WORLD_SIZE:
-                return on_scalar(p, s, len, true);
         default:
+                tpa_chrome__args_scalar(p, s, len);
                 return 1;
         }
+}
+
+int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
+{
+        tpa_chrome_parser *p = ctx;
+        const char *s = (const char *)us;
+
+        if (len == 0 || p->depth == 0)
+                /* for moved_back_start(), garbage_start() */
+                p->value_end = tpa_chrome__offset_now(p);
+        if (!check_string(p, len))
+                return 0;
+        if (at_event_level(p))
+                return tpa_chrome__event_string(p, s, len);
+        if (in_dist_info(p)) {
+                set_dist(p, s, len, true);
+                return 1;
+        }
+        if (at_args_level(p))
+                return tpa_chrome__args_string(p, s, len);
+        return 1;
 }
 
 int tpa_chrome__on_null(void *ctx)
@@ -600,9 +624,9 @@ int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
                 return 0;
         if (at_event_level(p)) {
                 p->rec.keys++;
-                p->key = event_key(k, len);
+                p->key = tpa_chrome__event_key(k, len);
         } else if (at_args_level(p)) {
-                p->key = args_key(k, len);
+                p->key = tpa_chrome__args_key(k, len);
         } else if (p->top == '{' && p->depth == 1) {
                 p->top_key = top_key(k, len);
                 if (p->top_key == K_KINETO || p->top_key == K_DIST)

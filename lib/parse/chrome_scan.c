@@ -26,6 +26,9 @@
 
 static inline size_t scan_ws(const unsigned char *b, size_t i, size_t n)
 {
+        /* mostly there is none: one test for a byte above every space */
+        if (i < n && b[i] > ' ')
+                return i;
         while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
                 i++;
         return i;
@@ -123,14 +126,12 @@ static size_t scan_num(const unsigned char *b, size_t i, size_t n)
         if (i < n && b[i] == '0')
                 i++;
         else if (i < n && b[i] >= '1' && b[i] <= '9')
-                while (i < n && tpa_chrome__is_digit((char)b[i]))
-                        i++;
+                i = tpa_json__digits_end(b, i + 1, n);
         else
                 return 0;
         if (i < n && b[i] == '.') {
-                for (k = ++i; i < n && tpa_chrome__is_digit((char)b[i]); i++)
-                        ;
-                if (i == k)
+                k = ++i;
+                if ((i = tpa_json__digits_end(b, i, n)) == k)
                         return 0;
         }
         if (i < n && (b[i] == 'e' || b[i] == 'E')) {
@@ -154,6 +155,127 @@ static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
         return n - i >= len && memcmp(b + i, w, len) == 0 ? len : 0;
 }
 
+/*
+ * A record at once. Most records are a flat map with one flat "args" map
+ * in it, so the scanner reads such a one here: each key classified, each
+ * value handed to the parser's setter for its key (chrome_parser.h), with
+ * scan_at as the callbacks would have it; only the record's and its args'
+ * '{' and '}' go through the callbacks. Speed (bench/): the callbacks'
+ * dispatch on every key and value was a third of the scanner's work.
+ * Anything else in a record (a value that is a map or an array, a key or
+ * string past max_string) is REC_OTHER: the parser is put back where it
+ * stood before the '{' (the record's start resets what the values set) and
+ * the scanner reads the record a token at a time.
+ */
+enum rec_result { REC_OK, REC_OTHER, REC_FAILED };
+
+/* The members of the map whose '{' the parser has just taken, from b[*i]
+ * to its '}' (*i after it): a record's, or with `args` its args'. */
+static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b, size_t n,
+                                    size_t *at, bool args)
+{
+        size_t i = scan_ws(b, *at, n), j, len;
+        const unsigned char *s;
+        enum rec_result r;
+
+        if (i < n && b[i] == '}')
+                goto close;
+        for (;;) {
+                if (i == n || b[i] != '"' || !scan_str(c, b, n, &i, &s, &len) ||
+                    len > c->max_string)
+                        return REC_OTHER;
+                if (args) {
+                        c->key = tpa_chrome__args_key((const char *)s, len);
+                } else {
+                        c->rec.keys++;
+                        c->key = tpa_chrome__event_key((const char *)s, len);
+                }
+                i = scan_ws(b, i, n);
+                if (i == n || b[i] != ':')
+                        return REC_OTHER;
+                i = scan_ws(b, i + 1, n);
+                if (i == n)
+                        return REC_OTHER;
+                switch (b[i]) {
+                case '"':
+                        if (!scan_str(c, b, n, &i, &s, &len) || len > c->max_string)
+                                return REC_OTHER;
+                        c->scan_at = i;
+                        if (!(args ? tpa_chrome__args_string(c, (const char *)s, len)
+                                   : tpa_chrome__event_string(c, (const char *)s, len)))
+                                return REC_FAILED;
+                        break;
+                case '{':
+                        if (args || c->key != K_ARGS)
+                                return REC_OTHER;
+                        c->scan_at = ++i;
+                        if (!tpa_chrome__on_start_map(c))
+                                return REC_FAILED;
+                        if ((r = scan_members(c, b, n, &i, true)) != REC_OK)
+                                return r;
+                        break;
+                case '[':
+                        return REC_OTHER;
+                case 't':
+                case 'f':
+                case 'n':
+                        if ((len = scan_lit(b, i, n)) == 0)
+                                return REC_OTHER;
+                        i += len;               /* a literal sets nothing */
+                        break;
+                default:
+                        if ((j = scan_num(b, i, n)) == 0)
+                                return REC_OTHER;
+                        c->scan_at = j;
+                        if (args)
+                                tpa_chrome__args_scalar(c, (const char *)b + i, j - i);
+                        else if (!tpa_chrome__event_scalar(c, (const char *)b + i, j - i,
+                                                           c->fed + i))
+                                return REC_FAILED;
+                        i = j;
+                        break;
+                }
+                i = scan_ws(b, i, n);
+                if (i == n)
+                        return REC_OTHER;
+                if (b[i] == '}')
+                        break;
+                if (b[i] != ',')
+                        return REC_OTHER;
+                i = scan_ws(b, i + 1, n);
+        }
+close:
+        c->scan_at = ++i;
+        if (!tpa_chrome__on_end_map(c))
+                return REC_FAILED;
+        *at = i;
+        return REC_OK;
+}
+
+/* The record whose '{' is at b[*at]: read at once (*at after its '}'), or
+ * REC_OTHER with the parser as it was. */
+static enum rec_result scan_record(tpa_chrome_parser *c, const unsigned char *b, size_t n,
+                                   size_t *at)
+{
+        uint32_t depth = c->depth;
+        size_t i = *at + 1;
+        enum rec_result r;
+
+        if (!c->events_open || c->depth != c->events_depth || c->in_event)
+                return REC_OTHER;
+        c->scan_at = i;
+        if (!tpa_chrome__on_start_map(c))
+                return REC_FAILED;
+        r = scan_members(c, b, n, &i, false);
+        if (r == REC_OK) {
+                *at = i;
+        } else if (r == REC_OTHER) {
+                c->depth = depth;
+                c->in_event = c->in_args = false;
+        }
+        return r;
+}
+
 enum tpa_chrome_scan_result tpa_chrome__scan_segment(tpa_chrome_parser *c,
                                                      const unsigned char *b, size_t n)
 {
@@ -169,6 +291,17 @@ value:  /* after '[', ':', or ',' in an array */
                 return depth == 0 ? TPA_CHROME_SCAN_OK : TPA_CHROME_SCAN_GIVE_UP;
         switch (b[i]) {
         case '{':
+                if (depth == 0) {
+                        switch (scan_record(c, b, n, &i)) {
+                        case REC_OK:
+                                goto after;
+                        case REC_FAILED:
+                                return TPA_CHROME_SCAN_FAILED;
+                        case REC_OTHER:
+                                break;          /* a token at a time, below */
+                        }
+                }
+                /* fall through */
         case '[':
                 if (++depth == SCAN_DEPTH)
                         return TPA_CHROME_SCAN_GIVE_UP;

@@ -130,6 +130,67 @@ static inline void tpa_json__masks64_sse2(const unsigned char *d, tpa_json_masks
 }
 #endif
 
+/* ---- digits, eight at a time (any build) ---------------------------------- */
+
+/* The 8 bytes at b as a little-endian word: byte 0 lowest. */
+static inline uint64_t tpa_json__load8(const unsigned char *b)
+{
+        uint64_t w;
+
+        memcpy(&w, b, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        return w;
+}
+
+/* How many of the 8 bytes at b, from the first, are ASCII digits (0..8). A
+ * byte is a digit when its high nibble is 3 and adding 6 leaves it so; a
+ * carry out of a byte of 0xfa or more only reaches bytes after it, which
+ * is past the first byte that is not a digit. */
+static inline unsigned tpa_json__digits8(const unsigned char *b)
+{
+        const uint64_t hi = 0xf0f0f0f0f0f0f0f0u, threes = 0x3030303030303030u;
+        const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu;
+        uint64_t w = tpa_json__load8(b);
+        uint64_t z = ((w & hi) ^ threes) | (((w + 0x0606060606060606u) & hi) ^ threes);
+        uint64_t t = (((z & low7) + low7) | z) & ~low7;         /* 0x80: byte not a digit */
+
+#if defined(__GNUC__)
+        return t == 0 ? 8u : (unsigned)(__builtin_ctzll(t) >> 3);
+#else
+        unsigned k = 0;
+        while (k < 8 && !(t >> (8 * k + 7) & 1))
+                k++;
+        return k;
+#endif
+}
+
+/* The index of the first byte of b[i..n) that is no ASCII digit, or n. */
+static inline size_t tpa_json__digits_end(const unsigned char *b, size_t i, size_t n)
+{
+        for (; i + 8 <= n; i += 8) {
+                unsigned k = tpa_json__digits8(b + i);
+
+                if (k < 8)
+                        return i + k;
+        }
+        while (i < n && b[i] >= '0' && b[i] <= '9')
+                i++;
+        return i;
+}
+
+/* The value of the 8 ASCII digits at b (three multiplications: pairs,
+ * then fours, then the eight). */
+static inline uint64_t tpa_json__value8(const unsigned char *b)
+{
+        uint64_t v = tpa_json__load8(b) - 0x3030303030303030u;
+
+        v = v * 10 + (v >> 8);
+        return (((v & 0x000000ff000000ffu) * 0x000f424000000064u) +
+                (((v >> 16) & 0x000000ff000000ffu) * 0x0000271000000001u)) >> 32;
+}
+
 /* The widest of the above that this build has. */
 static inline size_t tpa_json__find_special(const unsigned char *b, size_t i, size_t n)
 {

@@ -736,6 +736,16 @@ static void test_chrome_json__threads_scanner(void)
                 "[[[[[[[[[[[[[[[[[[[[{\"x\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}]]]]]]]]]]]]]]]]]]]]}",
                 "\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"key\\/\\\"s\",\"n\\tame\":\"k\",\"args\":"
                 "{\"long_name\":\"x\\\\y\",\"bytes\":\"42\"}",
+                /* read at once: keys twice, values as text, args twice or no map */
+                "\"ph\":\"X\",\"ts\":\"12.5\",\"dur\":\"3\",\"pid\":\"7\",\"name\":\"dup\",\"name\":\"dup2\","
+                "\"cat\":\"c\",\"cat\":\"d\",\"args\":{\"name\":\"a\",\"step_num\":\"4\"},\"args\":"
+                "{\"labels\":\"L\",\"name\":\"b\",\"memcpy_details\":\"size:64 dest:0\","
+                "\"tf_function_call\":\"traced\",\"correlation_id\":9,\"group_id\":\"12\"}",
+                "\"ph\":\"X\",\"ts\":4,\"dur\":1,\"name\":\"args-text\",\"args\":\"text\",\"z\":null",
+                /* read at once up to a list or a map: the record again, a token at a time */
+                "\"ph\":\"B\",\"ts\":5,\"name\":\"then-list\",\"cat\":\"x\",\"args\":{\"name\":\"n\"},"
+                "\"l\":[1]",
+                "\"ph\":\"E\",\"ts\":6,\"name\":\"then-map\",\"args\":{\"bytes\":8,\"m\":{\"name\":2}}",
         };
         static const struct { const char *name, *args; uint32_t depth; } odd[] = {
                 { "a \\u escape", "{\"a\":\"caf\\u00e9 \\ud83d\\ude00\"}", 0 },
@@ -762,6 +772,11 @@ static void test_chrome_json__threads_scanner(void)
                 { "'ts' out of range", "{},\"ts\":1e300", 0 },
                 { "a negative 'dur'", "{},\"dur\":-5", 0 },
                 { "a negative 'dur' as text", "{},\"dur\":\"-5\"", 0 },
+                { "args past the depth limit", "{\"name\":\"n\"}", 3 },
+                { "17 names in a record", "{},\"name\":\"a\",\"cat\":\"b\",\"pid\":\"c\",\"tid\":\"d\","
+                  "\"name\":\"e\",\"cat\":\"f\",\"pid\":\"g\",\"tid\":\"h\",\"name\":\"i\",\"cat\":\"j\","
+                  "\"pid\":\"k\",\"tid\":\"l\",\"name\":\"m\",\"cat\":\"n\",\"pid\":\"o\",\"tid\":\"p\","
+                  "\"name\":\"q\"", 0 },
         };
         tpa_read_options o = TPA_READ_OPTIONS_INIT;
         size_t n = 0, cap = 12000 * 400;

@@ -276,10 +276,47 @@ static void test_json_scan__masks(void)
         }
 }
 
+/* The digit helpers against the byte-by-byte answer: every byte value at
+ * every position of a run of digits (0xfa..0xff carry out of their byte),
+ * and the value of every 8-digit string made of a few patterns. */
+static void test_json_scan__digits(void)
+{
+        unsigned bad_count = 0, bad_end = 0, bad_value = 0;
+        unsigned char b[24];
+
+        for (unsigned v = 0; v < 256; v++) {
+                for (unsigned k = 0; k < 8; k++) {
+                        unsigned want = 0;
+                        memcpy(b, "1234567890123456789012", 22);
+                        b[k] = (unsigned char)v;
+                        while (want < 8 && b[want] >= '0' && b[want] <= '9')
+                                want++;
+                        bad_count += tpa_json__digits8(b) != want;
+                        for (size_t n = 0; n <= 22; n++) {
+                                size_t end = 0;
+                                while (end < n && b[end] >= '0' && b[end] <= '9')
+                                        end++;
+                                bad_end += tpa_json__digits_end(b, 0, n) != end;
+                        }
+                }
+        }
+        for (uint64_t x = 0; x < 100000000u; x += 99991) {
+                uint64_t want = x;
+                char text[9];
+                snprintf(text, sizeof(text), "%08llu", (unsigned long long)want);
+                bad_value += tpa_json__value8((const unsigned char *)text) != want;
+        }
+        bad_value += tpa_json__value8((const unsigned char *)"99999999") != 99999999u;
+        tap_eq(bad_count, 0, "test_json_scan__digits: leading digits of 8 bytes");
+        tap_eq(bad_end, 0, "test_json_scan__digits: the end of a run of digits, any length");
+        tap_eq(bad_value, 0, "test_json_scan__digits: the value of 8 digits");
+}
+
 int main(void)
 {
         test_json_scan__special();
         test_json_scan__random();
         test_json_scan__masks();
+        test_json_scan__digits();
         return tap_done();
 }
