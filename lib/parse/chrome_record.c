@@ -412,32 +412,44 @@ static bool at_args_level(const tpa_chrome_parser *p)
 
 /* ---- values ------------------------------------------------------------- */
 
+/* 'ts' or 'dur' (p->key) of `ns` nanoseconds, its text at stream offset
+ * `at`: false (an error) when it is out of range. */
+int tpa_chrome__event_time(tpa_chrome_parser *p, tpa_ns ns, uint64_t at)
+{
+        struct record *r = &p->rec;
+
+        if (p->key == K_TS) {
+                if (ns < -TIME_MAX || ns > TIME_MAX)
+                        return tpa_chrome__fail(p, TPA_EFORMAT, at, "'%s' is out of range",
+                                                "ts");
+                r->ts = ns;
+                r->has_ts = true;
+        } else {
+                if (ns > TIME_MAX)
+                        return tpa_chrome__fail(p, TPA_EFORMAT, at, "'%s' is out of range",
+                                                "dur");
+                r->dur = ns;
+                r->has_dur = true;
+                r->dur_offset = at;
+        }
+        return 1;
+}
+
 /* A number or a number-like string for event key p->key, its text at
  * stream offset `at`. */
 int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, uint64_t at)
 {
         struct record *r = &p->rec;
+        tpa_ns ns;
 
         switch (p->key) {
         case K_TS:
-                if (!tpa_chrome__us_to_ns(s, len, &r->ts))
-                        return tpa_chrome__fail(p, TPA_EFORMAT, at,
-                                                "'%s' is not a number of microseconds", "ts");
-                if (r->ts < -TIME_MAX || r->ts > TIME_MAX)
-                        return tpa_chrome__fail(p, TPA_EFORMAT, at, "'%s' is out of range",
-                                                "ts");
-                r->has_ts = true;
-                break;
         case K_DUR:
-                if (!tpa_chrome__us_to_ns(s, len, &r->dur))
+                if (!tpa_chrome__us_to_ns(s, len, &ns))
                         return tpa_chrome__fail(p, TPA_EFORMAT, at,
-                                                "'%s' is not a number of microseconds", "dur");
-                if (r->dur > TIME_MAX)
-                        return tpa_chrome__fail(p, TPA_EFORMAT, at, "'%s' is out of range",
-                                                "dur");
-                r->has_dur = true;
-                r->dur_offset = at;
-                break;
+                                                "'%s' is not a number of microseconds",
+                                                p->key == K_TS ? "ts" : "dur");
+                return tpa_chrome__event_time(p, ns, at);
         case K_PID:
                 r->has_pid = true;
                 return set_id(p, &r->pid, s, len);

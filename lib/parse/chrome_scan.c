@@ -146,6 +146,40 @@ static size_t scan_num(const unsigned char *b, size_t i, size_t n)
         return i < n ? i : 0;
 }
 
+/* A time in microseconds as profilers write it, "[-]D.FFF" (1 to 15
+ * digits, 0 to 3 decimals), at b[i]: its nanoseconds in *ns, as
+ * tpa_chrome__us_to_ns() gives them, and the index after it; 0 for any
+ * other number, which scan_num() and tpa_chrome__us_to_ns() then read. */
+static size_t scan_time(const unsigned char *b, size_t i, size_t n, tpa_ns *ns)
+{
+        size_t k = i < n && b[i] == '-' ? i + 1 : i, e = tpa_json__digits_end(b, k, n), f;
+        unsigned nf = 0;
+        uint64_t w = 0;
+
+        if (e == k || e - k > 15 || (b[k] == '0' && e - k > 1))
+                return 0;
+        if (e - k >= 8) {
+                w = tpa_json__value8(b + k);
+                k += 8;
+        }
+        for (; k < e; k++)
+                w = w * 10 + (uint64_t)(b[k] - '0');
+        if (e < n && b[e] == '.') {
+                f = tpa_json__digits_end(b, e + 1, n);
+                if (f == e + 1 || f - e - 1 > 3)
+                        return 0;
+                for (k = e + 1; k < f; k++, nf++)
+                        w = w * 10 + (uint64_t)(b[k] - '0');
+                e = f;
+        }
+        if (e >= n || b[e] == 'e' || b[e] == 'E')
+                return 0;
+        for (; nf < 3; nf++)
+                w *= 10;
+        *ns = b[i] == '-' ? -(int64_t)w : (int64_t)w;
+        return e;
+}
+
 /* The length of the literal at b[i] (true, false, null), or 0. */
 static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
 {
@@ -177,6 +211,7 @@ static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b
         size_t i = scan_ws(b, *at, n), j, len;
         const unsigned char *s;
         enum rec_result r;
+        tpa_ns ns;
 
         if (i < n && b[i] == '}')
                 goto close;
@@ -224,14 +259,21 @@ static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b
                         i += len;               /* a literal sets nothing */
                         break;
                 default:
-                        if ((j = scan_num(b, i, n)) == 0)
+                        if (!args && (c->key == K_TS || c->key == K_DUR) &&
+                            (j = scan_time(b, i, n, &ns)) != 0) {
+                                c->scan_at = j;
+                                if (!tpa_chrome__event_time(c, ns, c->fed + i))
+                                        return REC_FAILED;
+                        } else if ((j = scan_num(b, i, n)) == 0) {
                                 return REC_OTHER;
-                        c->scan_at = j;
-                        if (args)
-                                tpa_chrome__args_scalar(c, (const char *)b + i, j - i);
-                        else if (!tpa_chrome__event_scalar(c, (const char *)b + i, j - i,
-                                                           c->fed + i))
-                                return REC_FAILED;
+                        } else {
+                                c->scan_at = j;
+                                if (args)
+                                        tpa_chrome__args_scalar(c, (const char *)b + i, j - i);
+                                else if (!tpa_chrome__event_scalar(c, (const char *)b + i,
+                                                                   j - i, c->fed + i))
+                                        return REC_FAILED;
+                        }
                         i = j;
                         break;
                 }

@@ -736,6 +736,12 @@ static void test_chrome_json__threads_scanner(void)
                 "[[[[[[[[[[[[[[[[[[[[{\"x\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}]]]]]]]]]]]]]]]]]]]]}",
                 "\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"key\\/\\\"s\",\"n\\tame\":\"k\",\"args\":"
                 "{\"long_name\":\"x\\\\y\",\"bytes\":\"42\"}",
+                /* times read with their digits: every length, sign and decimals */
+                "\"ph\":\"X\",\"ts\":123456789012345.678,\"dur\":0.5,\"name\":\"t1\"",
+                "\"ph\":\"X\",\"ts\":-0.25,\"dur\":12345678,\"name\":\"t2\"",
+                "\"ph\":\"X\",\"ts\":1234567890123456,\"dur\":1.2345,\"name\":\"t3\"",
+                "\"ph\":\"X\",\"ts\":99999999.999,\"dur\":0,\"name\":\"t4\"",
+                "\"ph\":\"X\",\"ts\":-7,\"dur\":1.50,\"name\":\"t5\"",
                 /* read at once: keys twice, values as text, args twice or no map */
                 "\"ph\":\"X\",\"ts\":\"12.5\",\"dur\":\"3\",\"pid\":\"7\",\"name\":\"dup\",\"name\":\"dup2\","
                 "\"cat\":\"c\",\"cat\":\"d\",\"args\":{\"name\":\"a\",\"step_num\":\"4\"},\"args\":"
