@@ -155,13 +155,14 @@ static void check_chunks(const char *name, const char *data, size_t len, bool st
         size_t bad = 0, first_bad = 0;
 
         parse(data, len, len ? len : 1, strict, &one);
-        for (size_t c = 1; c <= 64; c++) {
+        /* past 64 bytes, the filter reads 64-byte blocks too */
+        for (size_t c = 1; c <= 64 || (c < len && c <= 256); c++) {
                 parse(data, len, c, strict, &r);
                 if (!same(&one, &r) && bad++ == 0)
                         first_bad = c;
                 release(&r);
         }
-        tap_ok(bad == 0, "test_chrome_json__chunks: %s%s: 1..64-byte chunks as one (%zu events, "
+        tap_ok(bad == 0, "test_chrome_json__chunks: %s%s: 1..256-byte chunks as one (%zu events, "
                "code %d at %llu)%s%zu", name, strict ? " (strict)" : "", one.events, one.code,
                (unsigned long long)one.offset, bad ? "; first differing chunk " : "",
                bad ? first_bad : (size_t)0);
@@ -186,6 +187,14 @@ static void test_chrome_json__chunks(void)
                 "[{\"ph\":\"X\",\"ts\":1,\"name\":tru}]",
                 "[1, \"x\", {\"ph\":\"X\",\"ts\":1}]",
                 "[{\"ph\":\"X\",\"ts\":1,\v}\f,\v]",      /* trailing commas, \v \f */
+                /* a ',' in the first 64-byte block, spaces to the chunk's end */
+                "[{\"ph\":\"X\",\"ts\":1,\"name\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\","
+                "                    }]",
+                /* trailing commas in 64-byte blocks and across their edges */
+                "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"args\":{\"a\":[1,2,],},},\n"
+                "{\"ph\":\"X\",\"ts\":2,\"name\":\"x,}\",\"args\":{\"b\":\"],\",},       \n  },"
+                "{\"ph\":\"X\",\"ts\":3,\"args\":{\"c\":{\"d\":[[],[,],],},}}     ,    \n\n\n"
+                "     {\"ph\":\"X\",\"ts\":4,\"args\":{\"e\":1,  }},{\"ph\":\"X\",\"ts\":5},\t\n ]}",
                 /* cut inside the last number or literal: a cut like any other */
                 "[{\"ph\":\"X\",\"ts\":1},{\"ph\":\"X\",\"ts\":12.",
                 "[{\"ph\":\"X\",\"ts\":1},{\"ph\":\"X\",\"ts\":1e+",
