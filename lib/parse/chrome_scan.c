@@ -3,19 +3,22 @@
  * chrome_scan.c - the segment scanner: the records of a segment (see "two
  * threads" in chrome_split.c) as profilers write them, read without yajl.
  *
- * yajl takes a byte at a time through a state machine: 38% of all the CPU
- * of a full run (bench/). So a segment is first read by
+ * yajl takes a byte at a time through a state machine, the largest cost
+ * of reading (bench/). So a segment is first read by
  * tpa_chrome__scan_segment(), which knows only the plain JSON that
  * profilers write (strings with the short escapes, numbers, literals, the
- * four spaces of RFC 8259) and calls the callbacks yajl would call, in the
+ * four spaces of RFC 8259) and does what yajl's callbacks would do, in the
  * same order, with the same arguments, at the same offsets
- * (tpa_chrome__offset_now() takes scan_at while yh is NULL). At anything
- * else (a \u escape, '\v' or '\f' between tokens, a control byte in a
- * string, a syntax error, nesting deeper than SCAN_DEPTH, the ']' of the
- * events array) it gives up before calling anything for it, and yajl
- * reads the segment again from its start. So what the scanner reads it
- * reads as yajl does, and what it does not, yajl decides (test_chrome_json
- * compares the two on damaged traces).
+ * (tpa_chrome__offset_now() takes scan_at while yh is NULL): a token at a
+ * time through the callbacks, or, for a record that is a flat map with a
+ * flat args map, the record at once through the setters the callbacks use
+ * (scan_record()). At anything else (a \u escape, '\v' or '\f' between
+ * tokens, a control byte in a string, a syntax error, nesting deeper than
+ * SCAN_DEPTH, the ']' of the events array) it gives up before doing
+ * anything for it, and yajl reads the segment again from its start. So
+ * what the scanner reads it reads as yajl does, and what it does not, yajl
+ * decides (test_chrome_json compares the two on damaged traces, and
+ * fuzz_chrome_json on any input).
  */
 #include <string.h>
 
