@@ -64,12 +64,16 @@
  * rarely waits (the measurements are in the commit that set them). */
 #define SLOT_SIZE (256u * 1024u)
 #define SLOTS     8u
+/* A slot's buffer has room past SLOT_SIZE, unused here: a caller that
+ * keeps a chunk's buffer (tpa_source__adopt()) may append to it there. */
+#define SLOT_CAP  (SLOT_SIZE + 64u * 1024u)
 /* Below this size (compressed, for gzip) a file is read on the caller's
  * thread: starting a thread costs more than it saves on small traces. */
 #define THREAD_MIN (1u << 20)
 
 struct slot {
-        uint8_t  *buf;
+        uint8_t  *buf;          /* SLOT_CAP bytes or more */
+        size_t    cap;
         size_t    len;
         bool      last;         /* the stream ends after this chunk */
         bool      truncated;    /* ... and it was cut short */
@@ -92,6 +96,7 @@ struct ring {
         /* consumer side */
         bool            have_cur;       /* slots[head] is being read */
         size_t          cur_pos;
+        bool            handed_slot;    /* the last chunk handed out is in slots[head] */
         bool            done;           /* the last chunk was handed out */
         uint64_t        bytes_in;
         bool            truncated;
@@ -746,7 +751,8 @@ static int ring_start(tpa_source *s, tpa_error *err)
         if (g == NULL)
                 return tpa_error_oom(err);
         for (i = 0; i < SLOTS; i++) {
-                g->slots[i].buf = malloc(SLOT_SIZE);
+                g->slots[i].buf = malloc(SLOT_CAP);
+                g->slots[i].cap = SLOT_CAP;
                 if (g->slots[i].buf == NULL)
                         goto nomem;
         }
@@ -899,6 +905,7 @@ static int ring_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error
         struct slot *sl;
         int r;
 
+        g->handed_slot = false;
         if (s->out_pos < s->out_end) {          /* gathered by a peek */
                 *data = s->out + s->out_pos;
                 *len = s->out_end - s->out_pos;
@@ -925,7 +932,37 @@ static int ring_read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error
         s->offset += *len;
         g->cur_pos = sl->len;
         s->cur_note = sl->note;
+        g->handed_slot = true;
         return 0;
+}
+
+uint8_t *tpa_source__adopt(tpa_source *s, uint8_t *spare, size_t spare_cap, size_t *cap)
+{
+        struct ring *g = s->ring;
+        struct slot *sl;
+        uint8_t *buf;
+
+        if (g == NULL || !g->have_cur || !g->handed_slot) {
+                free(spare);
+                return NULL;
+        }
+        if (spare != NULL && spare_cap < SLOT_CAP) {
+                free(spare);
+                spare = NULL;
+        }
+        if (spare == NULL) {
+                spare_cap = SLOT_CAP;
+                if ((spare = malloc(spare_cap)) == NULL)
+                        return NULL;
+        }
+        /* the inflater fills no slot the reader holds (it is released by
+         * ring_next(), under the lock), so the swap needs none */
+        sl = &g->slots[g->head];
+        buf = sl->buf;
+        *cap = sl->cap;
+        sl->buf = spare;
+        sl->cap = spare_cap;
+        return buf;
 }
 
 int tpa_source__peek(tpa_source *s, const uint8_t **data, size_t *len, size_t want,

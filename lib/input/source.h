@@ -26,6 +26,14 @@ int  tpa_source__peek(tpa_source *src, const uint8_t **data, size_t *len, size_t
 /* The next chunk of inflated bytes; *len == 0 at the end. The chunk stays
  * valid until the next call. */
 int  tpa_source__read(tpa_source *src, const uint8_t **data, size_t *len, tpa_error *err);
+/* The buffer holding the chunk the last tpa_source__read() returned, for
+ * the caller to keep: the chunk's bytes stay where they are, valid after
+ * the next read; *cap is the buffer's size (room past the chunk's end may
+ * be written); free() it when done. `spare` (NULL, or a malloc'd buffer of
+ * spare_cap bytes the caller gives up, best one an earlier call returned)
+ * takes its place. NULL when the chunk is no buffer of an inflating
+ * thread's ring (no thread, or bytes a peek gathered): copy it then. */
+uint8_t *tpa_source__adopt(tpa_source *src, uint8_t *spare, size_t spare_cap, size_t *cap);
 /* Everything left, in one malloc'd buffer owned by the caller; fails with
  * TPA_ELIMIT beyond `max` bytes. */
 int  tpa_source__read_all(tpa_source *src, uint8_t **data, size_t *len, uint64_t max,

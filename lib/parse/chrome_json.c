@@ -460,7 +460,8 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
                                       sizeof(struct chunk_note), err);
         /* Beside an inflating thread, records are read on two (see "two
          * threads" in chrome_split.c); a trace in one chunk has nothing to split. */
-        if (r == 0 && tpa_source__threaded(src) && (sp = tpa_chrome__split_new(p, opts)) != NULL)
+        if (r == 0 && tpa_source__threaded(src) &&
+            (sp = tpa_chrome__split_new(p, src, opts)) != NULL)
                 tpa_source__set_idle(src, tpa_chrome__split_help_inflating, sp);
         while (r == 0) {
                 if (sp != NULL && tpa_chrome__split_meanwhile(sp, src) < 0) {

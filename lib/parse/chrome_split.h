@@ -13,9 +13,10 @@
 
 typedef struct tpa_chrome_split tpa_chrome_split;
 
-/* The splitting for p (borrowed; must outlive it); NULL when it cannot be
- * had (then p reads alone). */
-tpa_chrome_split *tpa_chrome__split_new(tpa_chrome_parser *p, const tpa_read_options *opts);
+/* The splitting for p reading src (both borrowed; must outlive it); NULL
+ * when it cannot be had (then p reads alone). */
+tpa_chrome_split *tpa_chrome__split_new(tpa_chrome_parser *p, tpa_source *src,
+                                        const tpa_read_options *opts);
 /* One filtered chunk of the source and its note, in place of
  * tpa_chrome__feed_filtered(): cut into segments where it can be. */
 int  tpa_chrome__split_chunk(tpa_chrome_split *sp, const unsigned char *d, size_t len,

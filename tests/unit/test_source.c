@@ -396,6 +396,76 @@ static void test_source__idle(const uint8_t *gz, size_t gz_len, const char *text
         tpa_source__free(src);
 }
 
+/* Chunks kept by the caller (tpa_source__adopt()): every other one, its
+ * buffer written past the chunk's end, and given back as the next spare;
+ * the kept bytes stay as they were after later reads, the stream is whole,
+ * and a peek's bytes or a source without a thread are never given. */
+static void test_source__adopt(const uint8_t *gz, size_t gz_len, const char *text,
+                               size_t text_len)
+{
+        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+        uint8_t *kept = NULL, *spare = NULL, *buf;
+        size_t kept_cap = 0, spare_cap = 0, kept_at = 0, kept_len = 0, kept_from = 0;
+        size_t got, n, cap;
+        unsigned adopted = 0, chunks = 0;
+        bool same, room = true;
+        const uint8_t *p;
+        tpa_source *src;
+
+        opts.threaded = true;
+        if (tpa_source__open_memory(&src, gz, gz_len, &opts, NULL) < 0) {
+                ok(false, "test_source__adopt: opens");
+                return;
+        }
+        ok(tpa_source__peek(src, &p, &n, 100, NULL) == 0 &&
+           tpa_source__read(src, &p, &n, NULL) == 0 && n > 0,
+           "test_source__adopt: peek, then read");
+        ok(tpa_source__adopt(src, NULL, 0, &cap) == NULL,
+           "test_source__adopt: bytes a peek gathered are not given");
+        same = n <= text_len && memcmp(text, p, n) == 0;
+        got = n;
+        for (;;) {
+                if (tpa_source__read(src, &p, &n, NULL) < 0 || n == 0)
+                        break;
+                same = same && got + n <= text_len && memcmp(text + got, p, n) == 0;
+                /* the chunk kept last: still its bytes, though the source read on */
+                if (kept != NULL)
+                        same = same && memcmp(kept + kept_at, text + kept_from, kept_len) == 0;
+                if (chunks++ % 2 == 0) {
+                        buf = tpa_source__adopt(src, spare, spare_cap, &cap);
+                        spare = NULL;           /* the source's now */
+                        if (buf != NULL) {
+                                size_t at = (size_t)(p - buf);
+                                adopted++;
+                                room = room && at + n + 64 * 1024 <= cap;
+                                memset(buf + at + n, 'x', cap - at - n);
+                                spare = kept;
+                                spare_cap = kept_cap;
+                                kept = buf;
+                                kept_cap = cap;
+                                kept_at = at;
+                                kept_len = n;
+                                kept_from = got;
+                        }
+                }
+                got += n;
+        }
+        ok(adopted > 2, "test_source__adopt: chunks kept (%u)", adopted);
+        ok(room, "test_source__adopt: room past each chunk kept, written");
+        ok(same && got == text_len, "test_source__adopt: every byte, in order; the kept ones "
+           "unchanged by the reads after");
+        free(kept);
+        free(spare);
+        tpa_source__free(src);
+
+        opts.threaded = false;
+        tpa_source__open_memory(&src, gz, gz_len, &opts, NULL);
+        ok(tpa_source__read(src, &p, &n, NULL) == 0 && n > 0 &&
+           tpa_source__adopt(src, NULL, 0, &cap) == NULL,
+           "test_source__adopt: one thread, never given");
+        tpa_source__free(src);
+}
+
 #ifdef TPA_HAVE_ISAL
 /* Read `gz[0..len)` from memory on one thread or two, or from a file. */
 static struct result read_how(const uint8_t *gz, size_t len, int how)
@@ -587,6 +657,7 @@ int main(void)
 
         test_source__crc32();
         test_source__idle(gz, gz_len, text, text_len);
+        test_source__adopt(gz, gz_len, text, text_len);
 #ifdef TPA_HAVE_ISAL
         printf("# with ISA-L\n");
         test_source__backends(gz, gz_len);
