@@ -256,6 +256,7 @@ enum key tpa_chrome__args_key(const char *k, size_t len);
 int tpa_chrome__event_string(tpa_chrome_parser *p, const char *s, size_t len);
 int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, uint64_t at);
 int tpa_chrome__event_time(tpa_chrome_parser *p, tpa_ns ns, uint64_t at);
+void tpa_chrome__event_id(tpa_chrome_parser *p, int64_t v);
 int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len);
 void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len);
 /* Add the records a collecting parser wrote to `o` (see "two threads" in

@@ -435,6 +435,20 @@ int tpa_chrome__event_time(tpa_chrome_parser *p, tpa_ns ns, uint64_t at)
         return 1;
 }
 
+/* 'pid' or 'tid' (p->key) given as the integer v. */
+void tpa_chrome__event_id(tpa_chrome_parser *p, int64_t v)
+{
+        struct record *r = &p->rec;
+        tpa_id *id = p->key == K_PID ? &r->pid : &r->tid;
+
+        if (p->key == K_PID)
+                r->has_pid = true;
+        else
+                r->has_tid = true;
+        id->num = v;
+        id->str = TPA_STR_EMPTY;
+}
+
 /* A number or a number-like string for event key p->key, its text at
  * stream offset `at`. */
 int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, uint64_t at)

@@ -183,6 +183,25 @@ static size_t scan_time(const unsigned char *b, size_t i, size_t n, tpa_ns *ns)
         return e;
 }
 
+/* An integer of at most 18 digits at b[i] (pids and tids, as profilers
+ * write them): its value in *v and the index after it; 0 for any other
+ * number, which scan_num() and the parser's setter then read. */
+static size_t scan_int(const unsigned char *b, size_t i, size_t n, int64_t *v)
+{
+        size_t k = i < n && b[i] == '-' ? i + 1 : i, e = tpa_json__digits_end(b, k, n);
+        uint64_t w = 0;
+
+        if (e == k || e - k > 18 || (b[k] == '0' && e - k > 1) || e >= n || b[e] == '.' ||
+            b[e] == 'e' || b[e] == 'E')
+                return 0;
+        for (; k + 8 <= e; k += 8)
+                w = w * 100000000u + tpa_json__value8(b + k);
+        for (; k < e; k++)
+                w = w * 10 + (uint64_t)(b[k] - '0');
+        *v = b[i] == '-' ? -(int64_t)w : (int64_t)w;
+        return e;
+}
+
 /* The length of the literal at b[i] (true, false, null), or 0. */
 static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
 {
@@ -215,6 +234,7 @@ static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b
         const unsigned char *s;
         enum rec_result r;
         tpa_ns ns;
+        int64_t id;
 
         if (i < n && b[i] == '}')
                 goto close;
@@ -267,6 +287,10 @@ static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b
                                 c->scan_at = j;
                                 if (!tpa_chrome__event_time(c, ns, c->fed + i))
                                         return REC_FAILED;
+                        } else if (!args && (c->key == K_PID || c->key == K_TID) &&
+                                   (j = scan_int(b, i, n, &id)) != 0) {
+                                c->scan_at = j;
+                                tpa_chrome__event_id(c, id);
                         } else if ((j = scan_num(b, i, n)) == 0) {
                                 return REC_OTHER;
                         } else {

@@ -52,6 +52,7 @@ struct result {
         tpa_health health;
         size_t     warnings;
         char       warned[1024]; /* each warning's message, count, first offset */
+        char       tracks[2048]; /* each thread's pid and tid, as numbers or strings */
         int        dialect;
 };
 
@@ -80,6 +81,13 @@ static void collect(tpa_trace *tr, int rc, const tpa_error *err, struct result *
                 n += (size_t)snprintf(r->warned + n, sizeof(r->warned) - n, "%s: %llu from %llu; ",
                                       w->msg, (unsigned long long)w->count,
                                       (unsigned long long)w->first_offset);
+        }
+        for (size_t i = 0, n = 0; i < tpa_trace_thread_count(tr) && n < sizeof(r->tracks); i++) {
+                const tpa_thread *t = tpa_trace_thread_c(tr, (uint32_t)i);
+                const tpa_process *pr = tpa_trace_process_c(tr, t->process);
+                n += (size_t)snprintf(r->tracks + n, sizeof(r->tracks) - n, "%lld'%s'/%lld'%s' ",
+                                      (long long)pr->pid.num, tpa_trace_str(tr, pr->pid.str),
+                                      (long long)t->tid.num, tpa_trace_str(tr, t->tid.str));
         }
         r->dialect = tpa_trace_dialect(tr);
 }
@@ -119,7 +127,7 @@ static bool same(const struct result *a, const struct result *b)
                memcmp(a->aux, b->aux, a->events * 5 * sizeof(*a->aux)) == 0 &&
                memcmp(&a->health, &b->health, sizeof(a->health)) == 0 &&
                a->warnings == b->warnings && strcmp(a->warned, b->warned) == 0 &&
-               a->dialect == b->dialect;
+               strcmp(a->tracks, b->tracks) == 0 && a->dialect == b->dialect;
 }
 
 static void release(struct result *r)
@@ -751,6 +759,15 @@ static void test_chrome_json__threads_scanner(void)
                 "\"ph\":\"X\",\"ts\":1234567890123456,\"dur\":1.2345,\"name\":\"t3\"",
                 "\"ph\":\"X\",\"ts\":99999999.999,\"dur\":0,\"name\":\"t4\"",
                 "\"ph\":\"X\",\"ts\":-7,\"dur\":1.50,\"name\":\"t5\"",
+                /* ids read with their digits, and numbers that are no such id
+                 * (the 'tid' each record ends with wins over these) */
+                "\"ph\":\"X\",\"ts\":1,\"pid\":-0,\"tid\":123456789012345678,\"name\":\"i1\"",
+                "\"ph\":\"X\",\"ts\":1,\"pid\":-123456789012345678,\"name\":\"i2\"",
+                "\"ph\":\"X\",\"ts\":1,\"pid\":1234567890123456789,\"name\":\"i3\"",
+                "\"ph\":\"X\",\"ts\":1,\"pid\":9223372036854775808,\"name\":\"i4\"",
+                "\"ph\":\"X\",\"ts\":1,\"pid\":-42,\"name\":\"i5\"",
+                "\"ph\":\"X\",\"ts\":1,\"pid\":1.5,\"name\":\"i6\"",
+                "\"ph\":\"X\",\"ts\":1,\"pid\":1e3,\"name\":\"i7\"",
                 /* read at once: keys twice, values as text, args twice or no map */
                 "\"ph\":\"X\",\"ts\":\"12.5\",\"dur\":\"3\",\"pid\":\"7\",\"name\":\"dup\",\"name\":\"dup2\","
                 "\"cat\":\"c\",\"cat\":\"d\",\"args\":{\"name\":\"a\",\"step_num\":\"4\"},\"args\":"
