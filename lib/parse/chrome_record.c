@@ -1141,12 +1141,12 @@ int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
 
         ids[0] = TPA_STR_EMPTY;
         while (q < end) {
-                struct record r;
+                struct record *r = &p->rec;     /* its offset, for intern() */
                 unsigned char flags;
                 uint32_t n;
 
-                memcpy(&r, q, sizeof(r));
-                q += sizeof(r);
+                memcpy(r, q, sizeof(*r));
+                q += sizeof(*r);
                 flags = *q++;
                 for (unsigned k = 0; k < TPA_CHROME_ARG_BUFS; k++) {
                         size_t len;
@@ -1161,7 +1161,6 @@ int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
                 }
                 memcpy(&n, q, sizeof(n));
                 q += sizeof(n);
-                p->rec = r;     /* its offset, for intern() */
                 for (uint32_t i = 0; i < n; i++) {
                         size_t len;
                         memcpy(&len, q, sizeof(len));
@@ -1170,10 +1169,11 @@ int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
                                 return p->err.code;
                         q += len;
                 }
-                p->rec.name = ids[r.name];
-                p->rec.cat = ids[r.cat];
-                p->rec.pid.str = ids[r.pid.str];
-                p->rec.tid.str = ids[r.tid.str];
+                /* the record holds the numbers of its strings in the list */
+                r->name = ids[r->name];
+                r->cat = ids[r->cat];
+                r->pid.str = ids[r->pid.str];
+                r->tid.str = ids[r->tid.str];
                 p->in_event = false;
                 if (!finish_event(p))
                         return p->err.code;
