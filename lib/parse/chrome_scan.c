@@ -259,6 +259,8 @@ static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b
                         if (!scan_str(c, b, n, &i, &s, &len) || len > c->max_string)
                                 return REC_OTHER;
                         c->scan_at = i;
+                        if (c->key == K_NONE)
+                                break;          /* a key no setter acts on */
                         if (!(args ? tpa_chrome__args_string(c, (const char *)s, len)
                                    : tpa_chrome__event_string(c, (const char *)s, len)))
                                 return REC_FAILED;
