@@ -23,7 +23,7 @@
 /* The bytes tpa_chrome__parser_feed() copies at a time. */
 #define TPA_CHROME_OUT_SIZE 65536
 /* Slots of the cache of strings interned (a power of 2). */
-#define TPA_CHROME_NAME_CACHE 256
+#define TPA_CHROME_NAME_CACHE 4096
 /* Slots of the cache of pid/tid pairs looked up (a power of 2). */
 #define TPA_CHROME_TRACK_CACHE 16
 /* A segment's bytes, or its list of collected records, beyond which it is

@@ -241,31 +241,40 @@ static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t
 static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         tpa_error *e = &p->scratch;
-        uint64_t head = 0, tail = 0;
-        size_t slot;
-        tpa_str c;
+        uint64_t head = 0, tail = 0, x;
+        tpa_str *set;
 
         if (p->coll != NULL)
                 return collect_str(p, out, s, len);
-        /* Kernel names share long prefixes (Eigen templates): both ends. */
+        /* Kernel names share long prefixes (Eigen templates): both ends,
+         * mixed so that every bit of them moves the set. */
         if (len >= 8) {
                 memcpy(&head, s, 8);
                 memcpy(&tail, s + len - 8, 8);
         } else if (len > 0) {
                 memcpy(&head, s, len);
         }
-        slot = (size_t)(((head ^ (tail << 1) ^ len) * UINT64_C(0x9e3779b97f4a7c15)) >> 56) &
-               (TPA_CHROME_NAME_CACHE - 1);
-        c = p->names[slot];
-        /* A string stored repaired (invalid UTF-8) never equals its input,
-         * so it goes the long way each time and is counted each time. */
-        if (tpa_trace_str_len(p->tr, c) == len && memcmp(tpa_trace_str(p->tr, c), s, len) == 0) {
-                *out = c;
-                return 1;
+        x = (head ^ len) * UINT64_C(0x9e3779b97f4a7c15) ^ tail * UINT64_C(0xc2b2ae3d27d4eb4f);
+        x ^= x >> 29;
+        set = &p->names[(size_t)(x * UINT64_C(0xff51afd7ed558ccd) >> 40) &
+                        (TPA_CHROME_NAME_CACHE - 2)];
+        /* Two ways: the names that still share both ends come in pairs
+         * ("winogradForwardOutput4x4"/"...Filter4x4", "_4:_Recv"/"_5:_Recv");
+         * the newer goes first. A string stored repaired (invalid UTF-8)
+         * never equals its input, so it goes the long way each time and is
+         * counted each time. */
+        for (int w = 0; w < 2; w++) {
+                tpa_str c = set[w];
+                if (tpa_trace_str_len(p->tr, c) == len &&
+                    memcmp(tpa_trace_str(p->tr, c), s, len) == 0) {
+                        *out = c;
+                        return 1;
+                }
         }
         if (tpa_utf8__intern(p->tr, out, s, len, p->rec.offset, e) < 0)
                 return tpa_chrome__fail_code(p, e);
-        p->names[slot] = *out;
+        set[1] = set[0];
+        set[0] = *out;
         return 1;
 }
 
