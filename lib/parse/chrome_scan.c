@@ -360,19 +360,18 @@ value:  /* after '[', ':', or ',' in an array */
         i = scan_ws(b, i, n);
         if (i == n)
                 return depth == 0 ? TPA_CHROME_SCAN_OK : TPA_CHROME_SCAN_GIVE_UP;
+        if (b[i] == '{' && depth == 0) {
+                switch (scan_record(c, b, n, &i)) {
+                case REC_OK:
+                        goto after;
+                case REC_FAILED:
+                        return TPA_CHROME_SCAN_FAILED;
+                case REC_OTHER:
+                        break;                  /* a token at a time, below */
+                }
+        }
         switch (b[i]) {
         case '{':
-                if (depth == 0) {
-                        switch (scan_record(c, b, n, &i)) {
-                        case REC_OK:
-                                goto after;
-                        case REC_FAILED:
-                                return TPA_CHROME_SCAN_FAILED;
-                        case REC_OTHER:
-                                break;          /* a token at a time, below */
-                        }
-                }
-                /* fall through */
         case '[':
                 if (++depth == SCAN_DEPTH)
                         return TPA_CHROME_SCAN_GIVE_UP;
