@@ -324,3 +324,13 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
 {
         return covered_from(l, tpa_ivl__first_after_near(l, s, hint), s, e);
 }
+
+bool tpa_ivl__covers_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint)
+{
+        size_t k;
+
+        if (e <= s)
+                return true;
+        k = tpa_ivl__first_after_near(l, s, hint);
+        return k < l->n && l->v[k].s <= s && l->v[k].e >= e;
+}

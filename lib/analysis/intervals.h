@@ -108,5 +108,9 @@ size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint);
 tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e);
 /* As tpa_ivl__covered(), with a hint as tpa_ivl__first_after_near()'s. */
 tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint);
+/* True when the (merged) list covers all of [s, e): tpa_ivl__covered_near()
+ * would give e - s. One interval holds it, or none does: no sum over the
+ * intervals inside. */
+bool   tpa_ivl__covers_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint);
 
 #endif

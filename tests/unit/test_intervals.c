@@ -69,8 +69,43 @@ static void test_intervals__ivl_union(void)
         ok(all, "test_intervals__ivl_union: the union of 1 to 40 lists is their merged pushes");
 }
 
+/* tpa_ivl__covers_near() says what tpa_ivl__covered() does of every
+ * window over a merged list: all of it covered, or not; with its hint
+ * kept from query to query, queries in any order. */
+static void test_intervals__covers(void)
+{
+        bool all = true;
+
+        for (int round = 0; round < 50 && all; round++) {
+                tpa_ivl_list l = { 0 };
+                tpa_error err = TPA_ERROR_INIT;
+                size_t n = rng() % 60, hint = 0;
+                tpa_ns t = 0;
+
+                for (size_t i = 0; i < n; i++) {
+                        tpa_ns s = t + (tpa_ns)(rng() % 20);
+                        tpa_ns e = s + 1 + (tpa_ns)(rng() % 30);
+                        t = rng() % 3 == 0 ? e : s;
+                        tpa_ivl__append(&l, s, e, &err);
+                }
+                tpa_ivl__merge(&l);
+                for (int q = 0; q < 400 && all; q++) {
+                        tpa_ns s = (tpa_ns)(rng() % (uint64_t)(t + 40)) - 5;
+                        tpa_ns e = s + (tpa_ns)(rng() % 25);
+                        bool want = tpa_ivl__covered(&l, s, e) == e - s;
+                        all = tpa_ivl__covers_near(&l, s, e, &hint) == want;
+                        if (!all)
+                                printf("# round %d: [%" PRId64 ", %" PRId64 ") over %zu intervals\n",
+                                       round, s, e, l.n);
+                }
+                tpa_ivl__free(&l);
+        }
+        ok(all, "test_intervals__covers: a window is covered when covered() gives all of it");
+}
+
 int main(void)
 {
         test_intervals__ivl_union();
+        test_intervals__covers();
         return tap_done();
 }
