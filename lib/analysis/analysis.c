@@ -2,8 +2,8 @@
 /*
  * analysis.c - tpa_analyze(): classify tracks and events, find the steps'
  * windows, build the merged interval lists every later stage queries (one
- * per device channel, host channel and host thread), then run warm-up,
- * partition, metrics and the summary in turn. On a large trace each of
+ * per device channel, host channel and host thread), then run the
+ * partition, the devices' unions, warm-up, metrics and the summary in turn. On a large trace each of
  * these works on two threads (tpa_analysis__in_two()), with the same
  * result as on one. Also the result's free.
  */
@@ -582,28 +582,17 @@ static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         return 0;
 }
 
-/* The union of the merged lists *to and *from into *to; *from is freed. */
+/* The union of the merged lists *to and *from into *to; *from is freed.
+ * An empty *to takes *from's block as it is. */
 static int join_list(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
 {
-        tpa_ivl_list u;
-        int r;
-
-        if (from->n == 0) {
-                tpa_ivl__free(from);
-                return 0;
-        }
         if (to->n == 0) {
                 tpa_ivl__free(to);
                 *to = *from;
                 memset(from, 0, sizeof(*from));
                 return 0;
         }
-        if ((r = tpa_ivl__union2(&u, to, from, err)) < 0)
-                return r;
-        tpa_ivl__free(to);
-        tpa_ivl__free(from);
-        *to = u;
-        return 0;
+        return tpa_ivl__join(to, from, err);
 }
 
 /* Free what the job holds besides the context's lists. */
@@ -621,9 +610,8 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         free(job->part[0].near);
 }
 
-/* Part 1's lists join part 0's (the context's), the device side on part
- * 0 (and the unions over each device and over all), the host side on
- * part 1. */
+/* Part 1's lists join part 0's (the context's), in part 0's blocks: the
+ * device side on part 0, the host side on part 1. */
 static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         struct chan_lists *L = &((struct chan_job *)arg)->part[1];
@@ -636,25 +624,43 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         r = join_list(&c->fw[t], &L->fw[t], err);
                 return r == 0 ? join_list(&c->fw_all, L->fw_all, err) : r;
         }
-        /* the unions of merged lists by runs (speed: pushing every
-         * interval again and merging is slower) */
-        for (size_t d = 0; d < c->ndev; d++) {
-                for (int ch = 0; ch < DEV_CH__COUNT && r == 0; ch++)
-                        r = join_list(&c->dev[d * DEV_CH__COUNT + (size_t)ch],
-                                      &L->dev[d * DEV_CH__COUNT + (size_t)ch], err);
-                if (r < 0 ||
-                    (r = tpa_ivl__union(&c->dev_any[d], &c->dev[d * DEV_CH__COUNT],
-                                        DEV_CH__COUNT, err)) < 0)
-                        return r;
+        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++)
+                r = join_list(&c->dev[i], &L->dev[i], err);
+        return r;
+}
+
+int tpa_analysis__device_unions(tpa_actx *c, tpa_error *err)
+{
+        int r = 0;
+
+        for (size_t d = 0; d < c->ndev && r == 0; d++) {
+                tpa_ivl_list *ch = &c->dev[d * DEV_CH__COUNT], small = { 0 };
+                int big = 0;
+
+                for (int k = 1; k < DEV_CH__COUNT; k++)
+                        if (ch[k].n > ch[big].n)
+                                big = k;
+                /* the small lists together, then into the big one's block
+                 * (memory, bench/: a copy of it was the analysis' peak) */
+                for (int k = 0; k < DEV_CH__COUNT && r == 0; k++)
+                        if (k != big)
+                                r = join_list(&small, &ch[k], err);
+                if (r == 0)
+                        r = join_list(&ch[big], &small, err);
+                tpa_ivl__free(&small);
+                if (r == 0) {
+                        c->dev_any[d] = ch[big];
+                        memset(&ch[big], 0, sizeof(ch[big]));
+                }
         }
         /* One device (the common case): the union over all devices is its
          * union; shared, not copied (memory, bench/). ctx_free() frees it
          * once. */
-        if (c->ndev == 1)
-                c->dev_all = c->dev_any[0];
-        else if ((r = tpa_ivl__union(&c->dev_all, c->dev_any, c->ndev, err)) < 0)
-                return r;
-        return 0;
+        if (r < 0 || c->ndev == 1)
+                c->dev_all = r < 0 ? (tpa_ivl_list){ 0 } : c->dev_any[0];
+        else
+                r = tpa_ivl__union(&c->dev_all, c->dev_any, c->ndev, err);
+        return r;
 }
 
 /* The steps' windows first: the channels' pass settles the first one. */
@@ -945,11 +951,12 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
                 c.threaded = opts->threads > 1;
         c.a->threaded = c.threaded;
         if ((r = find_devices_and_markers(&c, err)) < 0 ||
-            (r = tpa_analysis__lists_and_steps(&c, err)) < 0)
+            (r = tpa_analysis__lists_and_steps(&c, err)) < 0 ||
+            (r = tpa_analysis__partition(&c, err)) < 0 ||
+            (r = tpa_analysis__device_unions(&c, err)) < 0)
                 goto fail;
         tpa_analysis__warmup(&c);
-        if ((r = tpa_analysis__partition(&c, err)) < 0 ||
-            (r = tpa_analysis__metrics(&c, err)) < 0 ||
+        if ((r = tpa_analysis__metrics(&c, err)) < 0 ||
             (r = tpa_analysis__summary(&c, err)) < 0)
                 goto fail;
         ctx_free(&c);

@@ -163,8 +163,9 @@ typedef struct tpa_actx {
         int32_t          *track_cls;    /* per track: a device's index or a TRACK_ */
         size_t            ntracks;
         size_t            ndev;         /* pseudo-devices partitioned (1 for CPU-only) */
-        tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT */
-        tpa_ivl_list     *dev_any;      /* ndev: union of the device's activity */
+        tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT, until the partition */
+        tpa_ivl_list     *dev_any;      /* ndev: union of the device's activity, from the
+                                           lists of dev, after the partition */
         tpa_ivl_list      dev_all;      /* union over all devices */
         tpa_ivl_list      host[HOST_CH__COUNT];
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
@@ -238,7 +239,8 @@ static inline void tpa_analysis__half(size_t n, int part, size_t *lo, size_t *hi
         *hi = part == 0 ? n / 2 : n;
 }
 
-/* Stages, in order. Each fills part of c->a. */
+/* Stages, in order (warm-up after the partition and the device unions,
+ * which it reads). Each fills part of c->a. */
 /* The steps' windows (tpa_analysis__steps_begin()), the channels' interval
  * lists, whose pass settles the first window, and the steps
  * (tpa_analysis__steps_end()). */
@@ -249,8 +251,12 @@ int  tpa_analysis__steps_end(tpa_actx *c, tpa_error *err);
 void tpa_analysis__steps_free(tpa_actx *c);
 /* Device event e, to the settling of the first window (part of it). */
 int  tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err);
-void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
+/* Each device's channel lists into their union, c->dev_any, in the
+ * largest one's block (c->dev is left empty), and c->dev_all. After the
+ * partition, the only stage that wants the channels apart. */
+int  tpa_analysis__device_unions(tpa_actx *c, tpa_error *err);
+void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 

@@ -263,6 +263,53 @@ int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_erro
         return r;
 }
 
+int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
+{
+        size_t n = to->n + from->n, i = to->n, j = from->n, w = n, low = n;
+        tpa_ivl *v = to->v;
+
+        if (from->n == 0) {
+                tpa_ivl__free(from);
+                return 0;
+        }
+        if (n > to->cap) {
+                /* memory (bench/): a large block grows where it lies
+                 * (mremap), not into a copy */
+                if ((v = realloc(to->v, n * sizeof(*v))) == NULL)
+                        return tpa_error_oom(err);
+                to->v = v;
+                to->cap = n;
+        }
+        /* by start from the back; `low`: where the first of *from went */
+        while (j > 0) {
+                if (i > 0 && v[i - 1].s > from->v[j - 1].s) {
+                        v[--w] = v[--i];
+                } else {
+                        v[--w] = from->v[--j];
+                        low = w;
+                }
+        }
+        /* join what touches, from the interval before it on */
+        w = low > 0 ? low - 1 : 0;
+        for (size_t k = w + 1; k < n; k++) {
+                if (v[k].s <= v[w].e) {
+                        if (v[k].e > v[w].e)
+                                v[w].e = v[k].e;
+                } else {
+                        v[++w] = v[k];
+                }
+        }
+        to->n = w + 1;
+        tpa_ivl__free(from);
+        if (to->n < to->cap / 2) {      /* memory (bench/): give back the slack */
+                if ((v = realloc(to->v, to->n * sizeof(*v))) != NULL) {
+                        to->v = v;
+                        to->cap = to->n;
+                }
+        }
+        return 0;
+}
+
 void tpa_ivl__free(tpa_ivl_list *l)
 {
         free(l->v);

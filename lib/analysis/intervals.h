@@ -59,6 +59,11 @@ int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_e
  * not freed), merged. */
 int    tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
                        tpa_error *err);
+/* The union of the merged lists *to and *from into *to, in its own block
+ * (grown), merged; *from is freed. No third block: merging from the back
+ * writes where nothing is left to read, and the intervals before the first
+ * of *from stay as they are. On failure both are as they were. */
+int    tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err);
 void   tpa_ivl__free(tpa_ivl_list *l);
 /* Index of the first interval whose end is after t. */
 size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);

@@ -103,9 +103,45 @@ static void test_intervals__covers(void)
         ok(all, "test_intervals__covers: a window is covered when covered() gives all of it");
 }
 
+/* tpa_ivl__join() gives what tpa_ivl__union2() does, in the first list's
+ * block: lists apart, interleaved, one after the other, either empty. */
+static void test_intervals__join(void)
+{
+        bool all = true;
+
+        for (int round = 0; round < 300 && all; round++) {
+                tpa_ivl_list a = { 0 }, b = { 0 }, want = { 0 };
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_ns t_a = (tpa_ns)(rng() % 500), t_b = (tpa_ns)(rng() % 2000);
+                size_t na = rng() % 5 == 0 ? 0 : rng() % 200;
+                size_t nb = rng() % 5 == 0 ? 0 : rng() % 200;
+
+                for (size_t i = 0; i < na + nb; i++) {
+                        tpa_ns *t = i < na ? &t_a : &t_b;
+                        tpa_ns s = *t + (tpa_ns)(rng() % 30);
+                        tpa_ns e = s + 1 + (tpa_ns)(rng() % 20);
+                        *t = rng() % 3 == 0 ? e : s;
+                        tpa_ivl__append(i < na ? &a : &b, s, e, &err);
+                }
+                tpa_ivl__merge(&a);
+                tpa_ivl__merge(&b);
+                all = tpa_ivl__union2(&want, &a, &b, &err) == 0 &&
+                      tpa_ivl__join(&a, &b, &err) == 0 && b.v == NULL && b.n == 0 &&
+                      a.n == want.n &&
+                      (want.n == 0 || memcmp(a.v, want.v, want.n * sizeof(*want.v)) == 0);
+                if (!all)
+                        printf("# round %d: %zu and %zu intervals\n", round, na, nb);
+                tpa_ivl__free(&a);
+                tpa_ivl__free(&b);
+                tpa_ivl__free(&want);
+        }
+        ok(all, "test_intervals__join: joining in place gives the union of the two lists");
+}
+
 int main(void)
 {
         test_intervals__ivl_union();
         test_intervals__covers();
+        test_intervals__join();
         return tap_done();
 }
