@@ -572,8 +572,12 @@ static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         if ((r = channel_events(c, job, L, c->settle != NULL ? &c->settle[part] : NULL,
                                 lo, hi, err)) < 0)
                 return r;
-        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++)
-                tpa_ivl__merge(&L->dev[i]);
+        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++) {
+                if (part == 0)
+                        tpa_ivl__merge_keep(&L->dev[i]);        /* sized for the joins */
+                else
+                        tpa_ivl__merge(&L->dev[i]);
+        }
         for (int ch = 0; ch < HOST_CH__COUNT; ch++)
                 tpa_ivl__merge(&L->host[ch]);
         for (size_t t = 0; t < c->ntracks; t++)
@@ -663,6 +667,44 @@ int tpa_analysis__device_unions(tpa_actx *c, tpa_error *err)
         return r;
 }
 
+/* Room in part 0's lists of one device (c->dev) for the events of each
+ * channel's kinds, the most of them for all device events: part 1's lists
+ * and the channels' union (tpa_analysis__device_unions()) then join them
+ * in their blocks. Memory (bench/): a list grown at a join was a copy of
+ * the kernels' list while the old block still lay mapped, the analysis'
+ * peak; the room never written costs nothing. Several devices: the counts
+ * are of all devices, so each list grows as it needs. */
+static int size_device_lists(tpa_actx *c, tpa_error *err)
+{
+        const uint64_t *k = c->a->events_by_kind;
+        uint64_t want[DEV_CH__COUNT] = {
+                [CH_KERNEL] = k[TPA_KIND_KERNEL] + k[TPA_KIND_MEMSET],
+                [CH_H2D] = k[TPA_KIND_COPY_H2D], [CH_D2H] = k[TPA_KIND_COPY_D2H],
+                [CH_D2D] = k[TPA_KIND_COPY_D2D], [CH_P2P] = k[TPA_KIND_COPY_P2P],
+                [CH_COLL] = k[TPA_KIND_COLLECTIVE],
+        }, all = 0;
+        int big = 0;
+
+        if (c->ndev != 1 || c->a->cpu_only)
+                return 0;
+        for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                all += want[ch];
+                if (want[ch] > want[big])
+                        big = ch;
+        }
+        want[big] = all;
+        for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                tpa_ivl_list *l = &c->dev[ch];
+                if (want[ch] < 1024)
+                        continue;       /* small: grown as it goes */
+                if ((l->v = malloc(want[ch] * sizeof(*l->v))) == NULL)
+                        return tpa_error_oom(err);
+                tpa_analysis__huge(l->v, want[ch] * sizeof(*l->v));
+                l->cap = want[ch];
+        }
+        return 0;
+}
+
 /* The steps' windows first: the channels' pass settles the first one. */
 int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
 {
@@ -691,7 +733,8 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         }
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&c->inp[t]);
-        if ((r = tpa_analysis__steps_begin(c, err)) < 0 ||
+        if ((r = size_device_lists(c, err)) < 0 ||
+            (r = tpa_analysis__steps_begin(c, err)) < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)
                 goto out;

@@ -83,6 +83,18 @@ static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
 
 void tpa_ivl__merge(tpa_ivl_list *l)
 {
+        tpa_ivl__merge_keep(l);
+        if (l->n < l->cap / 2) {        /* memory (bench/): give back the slack */
+                tpa_ivl *v = realloc(l->v, (l->n ? l->n : 1) * sizeof(*v));
+                if (v != NULL) {
+                        l->v = v;
+                        l->cap = l->n ? l->n : 1;
+                }
+        }
+}
+
+void tpa_ivl__merge_keep(tpa_ivl_list *l)
+{
         size_t w = 0;
         tpa_ivl *tmp;
 
@@ -103,13 +115,6 @@ void tpa_ivl__merge(tpa_ivl_list *l)
         }
         l->n = w + 1;
         free(tmp);
-        if (l->n < l->cap / 2) {        /* memory (bench/): give back the slack */
-                tpa_ivl *v = realloc(l->v, l->n * sizeof(*v));
-                if (v != NULL) {
-                        l->v = v;
-                        l->cap = l->n;
-                }
-        }
 }
 
 /* The number of intervals of src[0..n) that start at or before t: by
@@ -149,8 +154,33 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
                         v[w - 1].e = src[i].e;
                 i++;
         }
-        memcpy(v + w, src + i, (n - i) * sizeof(*v));
+        memmove(v + w, src + i, (n - i) * sizeof(*v));        /* src may lie in v, ahead */
         return w + n - i;
+}
+
+/* The union of the merged lists a[0..na) and b[0..nb) appended to v[0..w)
+ * as join_run() appends; returns the new length. a may lie in v at w or
+ * after, as long as it starts nb or more past w: each interval is written
+ * where all of a that is left lies ahead of it. */
+static size_t merge_runs_into(tpa_ivl *v, size_t w, const tpa_ivl *a, size_t na,
+                              const tpa_ivl *b, size_t nb)
+{
+        size_t i = 0, j = 0;
+
+        while (i < na && j < nb) {
+                size_t k;
+                if (a[i].s <= b[j].s) {
+                        k = i + starts_by(a + i, na - i, b[j].s);
+                        w = join_run(v, w, a + i, k - i);
+                        i = k;
+                } else {
+                        k = j + starts_by(b + j, nb - j, a[i].s);
+                        w = join_run(v, w, b + j, k - j);
+                        j = k;
+                }
+        }
+        w = join_run(v, w, a + i, na - i);
+        return join_run(v, w, b + j, nb - j);
 }
 
 /* The union of two merged lists into *out, merged: runs of either list
@@ -159,26 +189,13 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
 int tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
                     tpa_error *err)
 {
-        size_t i = 0, j = 0, w = 0, total = a->n + b->n;
+        size_t w, total = a->n + b->n;
         tpa_ivl *v = malloc((total ? total : 1) * sizeof(*v));
 
         if (v == NULL)
                 return tpa_error_oom(err);
         tpa_analysis__huge(v, total * sizeof(*v));
-        while (i < a->n && j < b->n) {
-                size_t k;
-                if (a->v[i].s <= b->v[j].s) {
-                        k = i + starts_by(a->v + i, a->n - i, b->v[j].s);
-                        w = join_run(v, w, a->v + i, k - i);
-                        i = k;
-                } else {
-                        k = j + starts_by(b->v + j, b->n - j, a->v[i].s);
-                        w = join_run(v, w, b->v + j, k - j);
-                        j = k;
-                }
-        }
-        w = join_run(v, w, a->v + i, a->n - i);
-        w = join_run(v, w, b->v + j, b->n - j);
+        w = merge_runs_into(v, 0, a->v, a->n, b->v, b->n);
         out->v = v;
         out->n = w;
         out->cap = total ? total : 1;
@@ -265,7 +282,7 @@ int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_erro
 
 int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
 {
-        size_t n = to->n + from->n, i = to->n, j = from->n, w = n, low = n;
+        size_t n = to->n + from->n, k = 0, hi = to->n;
         tpa_ivl *v = to->v;
 
         if (from->n == 0) {
@@ -273,33 +290,23 @@ int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
                 return 0;
         }
         if (n > to->cap) {
-                /* memory (bench/): a large block grows where it lies
-                 * (mremap), not into a copy */
                 if ((v = realloc(to->v, n * sizeof(*v))) == NULL)
                         return tpa_error_oom(err);
                 to->v = v;
                 to->cap = n;
         }
-        /* by start from the back; `low`: where the first of *from went */
-        while (j > 0) {
-                if (i > 0 && v[i - 1].s > from->v[j - 1].s) {
-                        v[--w] = v[--i];
-                } else {
-                        v[--w] = from->v[--j];
-                        low = w;
-                }
+        /* the intervals of *to that end before *from starts stay; the
+         * rest moves to the end of the block, and the two merge into
+         * the room after those (merge_runs_into()) */
+        while (k < hi) {
+                size_t mid = k + (hi - k) / 2;
+                if (v[mid].e < from->v[0].s)
+                        k = mid + 1;
+                else
+                        hi = mid;
         }
-        /* join what touches, from the interval before it on */
-        w = low > 0 ? low - 1 : 0;
-        for (size_t k = w + 1; k < n; k++) {
-                if (v[k].s <= v[w].e) {
-                        if (v[k].e > v[w].e)
-                                v[w].e = v[k].e;
-                } else {
-                        v[++w] = v[k];
-                }
-        }
-        to->n = w + 1;
+        memmove(v + k + from->n, v + k, (to->n - k) * sizeof(*v));
+        to->n = merge_runs_into(v, k, v + k + from->n, to->n - k, from->v, from->n);
         tpa_ivl__free(from);
         if (to->n < to->cap / 2) {      /* memory (bench/): give back the slack */
                 if ((v = realloc(to->v, to->n * sizeof(*v))) != NULL) {

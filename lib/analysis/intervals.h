@@ -52,6 +52,8 @@ static inline int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *
         return tpa_ivl__append(l, s, e, err);
 }
 void   tpa_ivl__merge(tpa_ivl_list *l);
+/* As tpa_ivl__merge(), the block kept whole: room for a join to come. */
+void   tpa_ivl__merge_keep(tpa_ivl_list *l);
 /* The union of the k merged lists in[0..k) into *out (whatever it held
  * is dropped, not freed), merged. */
 int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_error *err);
@@ -60,9 +62,10 @@ int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_e
 int    tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
                        tpa_error *err);
 /* The union of the merged lists *to and *from into *to, in its own block
- * (grown), merged; *from is freed. No third block: merging from the back
- * writes where nothing is left to read, and the intervals before the first
- * of *from stay as they are. On failure both are as they were. */
+ * (grown), merged; *from is freed. No third block: the intervals of *to
+ * that end before *from starts stay as they are, the rest moves to the end
+ * of the block and merges with *from into the room before it. On failure
+ * both are as they were. */
 int    tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err);
 void   tpa_ivl__free(tpa_ivl_list *l);
 /* Index of the first interval whose end is after t. */

@@ -623,6 +623,10 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
             (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0 ||
             (r = merge_indexes(&c->gap_cand, &job.cand[0], &job.cand[1], err)) < 0)
                 goto out;
+        /* the last reader of the events' channels: memory for the top
+         * ops' lanes, next */
+        free(c->hch);
+        c->hch = NULL;
         for (size_t k = 0; k < a->step_count; k++)
                 job.launches[0][k] += job.launches[1][k];
         for (size_t k = 0; k < a->step_count; k++) {
@@ -775,12 +779,15 @@ static const char *no_verdict(const tpa_actx *c)
 
 /* The run's value of each step metric, the median over the kept steps:
  * half of the metrics per part, each part with its own scratch. The values
- * are gathered step by step, each step's metrics in one read (speed,
- * bench/: a metric at a time read every step's array once per metric). */
+ * are gathered step by step, a block of metrics at a time, each step's
+ * block in one read (speed, bench/: a metric at a time read every step's
+ * array once per metric; memory: all of a part's metrics at once was a
+ * copy of half of every step's). */
 static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
+        enum { BLOCK = 8 };
         tpa_analysis *a = c->a;
-        size_t lo, hi, kept = 0, j = 0;
+        size_t lo, hi, kept = 0;
         double *v;
         uint64_t *tmp;
 
@@ -788,23 +795,25 @@ static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         tpa_analysis__half(M_STEP__COUNT, part, &lo, &hi);
         for (size_t k = 0; k < a->step_count; k++)
                 kept += !a->steps[k].excluded;
-        v = malloc(((hi - lo) * kept + 1) * sizeof(*v));
+        v = malloc((BLOCK * kept + 1) * sizeof(*v));
         tmp = malloc((kept + 1) * sizeof(*tmp));       /* NULL: medians by sorting */
         if (v == NULL) {
                 free(tmp);
                 return tpa_error_oom(err);
         }
-        tpa_analysis__huge(v, (hi - lo) * kept * sizeof(*v));  /* written whole */
-        for (size_t k = 0; k < a->step_count; k++) {
-                const double *m = a->steps[k].metric;
-                if (a->steps[k].excluded)
-                        continue;
-                for (size_t i = lo; i < hi; i++)
-                        v[(i - lo) * kept + j] = m[i];
-                j++;
+        for (size_t b = lo; b < hi; b += BLOCK) {
+                size_t nb = hi - b < BLOCK ? hi - b : BLOCK, j = 0;
+                for (size_t k = 0; k < a->step_count; k++) {
+                        const double *m = a->steps[k].metric;
+                        if (a->steps[k].excluded)
+                                continue;
+                        for (size_t i = 0; i < nb; i++)
+                                v[i * kept + j] = m[b + i];
+                        j++;
+                }
+                for (size_t i = 0; i < nb; i++)
+                        a->run_metric[b + i] = tpa_analysis__median(v + i * kept, kept, tmp);
         }
-        for (size_t i = lo; i < hi; i++)
-                a->run_metric[i] = tpa_analysis__median(v + (i - lo) * kept, kept, tmp);
         free(tmp);
         free(v);
         return 0;
