@@ -738,6 +738,9 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)
                 goto out;
+        /* the channels' pass was the input lists' last reader: memory for
+         * the joins */
+        ivl_free_each(c->inp, c->ntracks);
         r = tpa_analysis__in_two(c, merge_part, &job, err);
 out:
         free_job(c, &job);
