@@ -204,7 +204,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
                         if (!fl->has[t])        /* no write: a line the parts share */
                                 fl->has[t] = true;
-                        tpa_ext__device(&ext, e);
+                        tpa_ext__device(&ext, e, i);
                 } else if (t >= 0 && e->kind == TPA_KIND_ANNOTATION) {
                         /* a device seen only by its annotations (CUPTI's
                          * range profiler records no kernel): a device that
@@ -212,7 +212,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         if (!fl->has[t])
                                 fl->has[t] = true;
                 } else if (t == TRACK_HOST) {
-                        tpa_ext__host(&ext, e);
+                        tpa_ext__host(&ext, e, i);
                         if (e->kind != TPA_KIND_INPUT)
                                 continue;
                         /* what event_class() says of it: a host event */

@@ -79,36 +79,39 @@ enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__CO
 
 /* The steps' tables (steps.c), from find_devices_and_markers()' pass over
  * the events: device work by key (a correlation id, or a TF group) with its latest
- * end, and the host events that carry a correlation id (launches, mostly). */
+ * end, and the host events that carry a correlation id (launches, mostly).
+ * Memory and speed (bench/): a slot per event each, written in the first
+ * pass, so events are named by their index and read again where their
+ * times are wanted: 8 and 4 bytes a slot, not 16 (fewer fresh pages). */
 typedef struct tpa_kv {
         uint32_t key;
         tpa_ns   end;
 } tpa_kv;
 
-typedef struct tpa_launch {
-        tpa_ns   ts;
-        uint32_t corr;
-        bool     launch;        /* of kind launch: warm-up counts the lost ones */
-} tpa_launch;
+/* Device event `idx` with correlation id `key`: its end is the event's. */
+typedef struct tpa_corr {
+        uint32_t key;
+        uint32_t idx;
+} tpa_corr;
 
 /* The tables of one part of the pass (of half of the events); part 0's
  * blocks hold part 1's from their slot n / 2 on. */
 typedef struct tpa_ext {
-        tpa_kv     *corr;       /* by correlation id */
+        tpa_corr   *corr;       /* by correlation id */
         tpa_kv     *grp;        /* by group: a run of one group's device events, one entry */
-        tpa_launch *host;
+        uint32_t   *host;       /* host events with a correlation id, by index */
         size_t      nc, ng, nh;
 } tpa_ext;
 
-/* Device event e, of a device kind on a stream-class track (a device's,
+/* Device event e (index i), of a device kind on a stream-class track (a device's,
  * once find_devices_and_markers() knows the devices: it makes its process
  * one), into the tables. Inline, in the pass's test of every event. */
-static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
+static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e, size_t i)
 {
         tpa_ns end = e->ts + e->dur;
 
         if (e->corr != 0)
-                x->corr[x->nc++] = (tpa_kv){ e->corr, end };
+                x->corr[x->nc++] = (tpa_corr){ e->corr, (uint32_t)i };
         /* Memory (bench/): device events of one group come in runs; a run
          * needs one entry, its latest end (steps.c's look-up wants the
          * largest end of a key) */
@@ -120,12 +123,12 @@ static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
         }
 }
 
-/* Event e on a host thread, into the tables when it is a host event
+/* Event e (index i) on a host thread, into the tables when it is a host event
  * (tpa_analysis__event_class()) with a correlation id. */
-static inline void tpa_ext__host(tpa_ext *x, const tpa_event *e)
+static inline void tpa_ext__host(tpa_ext *x, const tpa_event *e, size_t i)
 {
         if (e->corr != 0 && e->kind != TPA_KIND_ANNOTATION && e->kind != TPA_KIND_STEP)
-                x->host[x->nh++] = (tpa_launch){ e->ts, e->corr, e->kind == TPA_KIND_LAUNCH };
+                x->host[x->nh++] = (uint32_t)i;
 }
 
 /* The first host marker's settling (steps.c), one per part of the
@@ -165,7 +168,8 @@ typedef struct tpa_actx {
         size_t            ndev;         /* pseudo-devices partitioned (1 for CPU-only) */
         tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT, until the partition */
         tpa_ivl_list     *dev_any;      /* ndev: union of the device's activity, from the
-                                           lists of dev, after the partition */
+                                           lists of dev, after the partition, until
+                                           the metrics' steps (host, fw too) */
         tpa_ivl_list      dev_all;      /* union over all devices */
         tpa_ivl_list      host[HOST_CH__COUNT];
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */

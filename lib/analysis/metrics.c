@@ -613,6 +613,15 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         }
         if ((r = tpa_analysis__in_two(c, steps_part, &job, err)) < 0)
                 goto out;
+        /* the last readers of the host lists and of each device's own
+         * union: memory for the top ops' lanes (dev_all stays) */
+        for (int ch = 0; ch < HOST_CH__COUNT; ch++)
+                tpa_ivl__free(&c->host[ch]);
+        for (size_t t = 0; t < c->ntracks; t++)
+                tpa_ivl__free(&c->fw[t]);
+        tpa_ivl__free(&c->fw_all);
+        for (size_t d = 0; c->ndev > 1 && d < c->ndev; d++)
+                tpa_ivl__free(&c->dev_any[d]);
         /* the run's top gaps: the top of both halves' */
         a->gaps = malloc((job.gaps[0].n + job.gaps[1].n + 1) * sizeof(*a->gaps));
         if (a->gaps == NULL) {
