@@ -204,7 +204,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
                         if (!fl->has[t])        /* no write: a line the parts share */
                                 fl->has[t] = true;
-                        tpa_ext__device(&ext, e, i);
+                        tpa_ext__device(&ext, e);
                 } else if (t >= 0 && e->kind == TPA_KIND_ANNOTATION) {
                         /* a device seen only by its annotations (CUPTI's
                          * range profiler records no kernel): a device that
@@ -479,8 +479,8 @@ static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t *near
 
 /*
  * The channels' pass: each device event into its device's channel list,
- * each host event of framework work into its host channel's, its thread's
- * and the union of all threads' (c->hch[] says where it went); and each
+ * each host event of framework work into its host channel's and its
+ * thread's (c->hch[] says where it went); and each
  * device event to the first window's settling. Speed (bench/): on one thread the
  * pass is a large part of the analysis. Each thread takes half of the events,
  * into lists of its own; lists are unions, merged after, the same
@@ -492,13 +492,12 @@ struct chan_lists {
         tpa_ivl_list *dev;              /* ndev x DEV_CH__COUNT */
         tpa_ivl_list *host;             /* HOST_CH__COUNT */
         tpa_ivl_list *fw;               /* per track */
-        tpa_ivl_list *fw_all;
         size_t       *near;             /* per track: under_input()'s hint */
 };
 
 struct chan_job {
         struct chan_lists part[2];      /* part 0's are the context's */
-        tpa_ivl_list      host1[HOST_CH__COUNT], fw_all1;
+        tpa_ivl_list      host1[HOST_CH__COUNT];
         struct chan_names names;
 };
 
@@ -550,8 +549,6 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         }
                         if (r == 0)
                                 r = tpa_ivl__push(&L->fw[e->track], e->ts, e->ts + e->dur, err);
-                        if (r == 0)
-                                r = tpa_ivl__push(L->fw_all, e->ts, e->ts + e->dur, err);
                 }
         }
         return r;
@@ -582,7 +579,6 @@ static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 tpa_ivl__merge(&L->host[ch]);
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&L->fw[t]);
-        tpa_ivl__merge(L->fw_all);
         return 0;
 }
 
@@ -607,7 +603,6 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         ivl_free_each(L->dev, c->ndev * DEV_CH__COUNT);
         ivl_free_each(L->fw, c->ntracks);
         ivl_free_each(job->host1, HOST_CH__COUNT);
-        tpa_ivl__free(&job->fw_all1);
         free(L->dev);
         free(L->fw);
         free(L->near);
@@ -626,7 +621,7 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         r = join_list(&c->host[ch], &L->host[ch], err);
                 for (size_t t = 0; t < c->ntracks && r == 0; t++)
                         r = join_list(&c->fw[t], &L->fw[t], err);
-                return r == 0 ? join_list(&c->fw_all, L->fw_all, err) : r;
+                return r;
         }
         for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++)
                 r = join_list(&c->dev[i], &L->dev[i], err);
@@ -720,11 +715,11 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->fw = calloc(nt1, sizeof(*c->fw));
         c->hch = malloc(c->n ? c->n : 1);
         tpa_analysis__huge(c->hch, c->n);       /* written whole */
-        job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw, &c->fw_all,
+        job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
                                            calloc(nt1, sizeof(size_t)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),
                                            job.host1, calloc(nt1, sizeof(*c->fw)),
-                                           &job.fw_all1, calloc(nt1, sizeof(size_t)) };
+                                           calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
             job.part[1].near == NULL) {
@@ -943,7 +938,6 @@ static void ctx_free(tpa_actx *c)
         ivl_free_each(c->host, HOST_CH__COUNT);
         if (c->ndev != 1)       /* else empty, or dev_any[0] (channels) */
                 tpa_ivl__free(&c->dev_all);
-        tpa_ivl__free(&c->fw_all);
         free(c->dev);
         free(c->dev_any);
         free(c->fw);

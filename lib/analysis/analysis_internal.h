@@ -81,17 +81,19 @@ enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__CO
  * the events: device work by key (a correlation id, or a TF group) with its latest
  * end, and the host events that carry a correlation id (launches, mostly).
  * Memory and speed (bench/): a slot per event each, written in the first
- * pass, so events are named by their index and read again where their
- * times are wanted: 8 and 4 bytes a slot, not 16 (fewer fresh pages). */
+ * pass: 12 and 4 bytes a slot, not 16 (fewer fresh pages). A launch is
+ * named by its index and read again in event order; a device event keeps
+ * its end, in two halves that pack (a look-up through the events was a
+ * cache miss per launch). */
 typedef struct tpa_kv {
         uint32_t key;
         tpa_ns   end;
 } tpa_kv;
 
-/* Device event `idx` with correlation id `key`: its end is the event's. */
+/* A device event with correlation id `key`, and its end. */
 typedef struct tpa_corr {
         uint32_t key;
-        uint32_t idx;
+        uint32_t end_lo, end_hi;        /* (uint64_t)end_hi << 32 | end_lo */
 } tpa_corr;
 
 /* The tables of one part of the pass (of half of the events); part 0's
@@ -103,15 +105,16 @@ typedef struct tpa_ext {
         size_t      nc, ng, nh;
 } tpa_ext;
 
-/* Device event e (index i), of a device kind on a stream-class track (a device's,
+/* Device event e, of a device kind on a stream-class track (a device's,
  * once find_devices_and_markers() knows the devices: it makes its process
  * one), into the tables. Inline, in the pass's test of every event. */
-static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e, size_t i)
+static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
 {
         tpa_ns end = e->ts + e->dur;
 
         if (e->corr != 0)
-                x->corr[x->nc++] = (tpa_corr){ e->corr, (uint32_t)i };
+                x->corr[x->nc++] = (tpa_corr){ e->corr, (uint32_t)((uint64_t)end & 0xffffffffu),
+                                               (uint32_t)((uint64_t)end >> 32) };
         /* Memory (bench/): device events of one group come in runs; a run
          * needs one entry, its latest end (steps.c's look-up wants the
          * largest end of a key) */
@@ -173,7 +176,6 @@ typedef struct tpa_actx {
         tpa_ivl_list      dev_all;      /* union over all devices */
         tpa_ivl_list      host[HOST_CH__COUNT];
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
-        tpa_ivl_list      fw_all;       /* union of fw over host threads */
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            the first pass, for the channels, which free it */
         bool              grouped;      /* some of them carry a TF group id */

@@ -619,7 +619,6 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 tpa_ivl__free(&c->host[ch]);
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__free(&c->fw[t]);
-        tpa_ivl__free(&c->fw_all);
         for (size_t d = 0; c->ndev > 1 && d < c->ndev; d++)
                 tpa_ivl__free(&c->dev_any[d]);
         /* the run's top gaps: the top of both halves' */

@@ -405,9 +405,7 @@ static int cmp_corr(const void *pa, const void *pb)
 {
         const tpa_corr *x = pa, *y = pb;
 
-        if (x->key != y->key)
-                return x->key < y->key ? -1 : 1;
-        return (x->idx > y->idx) - (x->idx < y->idx);
+        return (x->key > y->key) - (x->key < y->key);
 }
 
 void tpa_analysis__ext_sort(tpa_ext *x)
@@ -458,10 +456,9 @@ static bool corr_below(const void *ctx, size_t i)
         return q->v[i].key < q->key;
 }
 
-/* As kv_find(), in a table of events by correlation id: the latest end
- * of the events with `key` (mostly one), or -1. */
-static tpa_ns corr_find(const tpa_actx *c, const tpa_corr *v, size_t n, uint32_t key,
-                        size_t *hint)
+/* As kv_find(), in a table of device events by correlation id: the
+ * latest end of the events with `key` (mostly one), or -1. */
+static tpa_ns corr_find(const tpa_corr *v, size_t n, uint32_t key, size_t *hint)
 {
         struct corr_query q = { v, key };
         size_t i = tpa_analysis__gallop(n, *hint, corr_below, &q);
@@ -469,9 +466,9 @@ static tpa_ns corr_find(const tpa_actx *c, const tpa_corr *v, size_t n, uint32_t
 
         *hint = i;
         for (; i < n && v[i].key == key; i++) {
-                const tpa_event *e = &c->ev[v[i].idx];
-                if (e->ts + e->dur > end)
-                        end = e->ts + e->dur;
+                tpa_ns t = (tpa_ns)((uint64_t)v[i].end_hi << 32 | v[i].end_lo);
+                if (t > end)
+                        end = t;
         }
         return end;
 }
@@ -549,9 +546,9 @@ static tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2]
 {
         const tpa_ext *x = c->ext;
         tpa_ns a = grp ? kv_find(x[0].grp, x[0].ng, key, &near[0])
-                       : corr_find(c, x[0].corr, x[0].nc, key, &near[0]);
+                       : corr_find(x[0].corr, x[0].nc, key, &near[0]);
         tpa_ns b = grp ? kv_find(x[1].grp, x[1].ng, key, &near[1])
-                       : corr_find(c, x[1].corr, x[1].nc, key, &near[1]);
+                       : corr_find(x[1].corr, x[1].nc, key, &near[1]);
 
         return a > b ? a : b;
 }
