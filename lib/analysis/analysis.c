@@ -63,7 +63,7 @@ tpa_group tpa_bucket_group(tpa_bucket b)
 /* Host-thread events by what they mean for the partition. Kernels and
  * copies seen on a host thread are the host side of a launch or a copy
  * op (TF2 shows both on tf_Compute threads). */
-int tpa_analysis__host_channel(unsigned kind)
+static int host_channel(unsigned kind)
 {
         switch (kind) {
         case TPA_KIND_SYNC:     return HCH_SYNC;
@@ -444,7 +444,7 @@ struct chan_names {
 static int host_channel_of(const tpa_actx *c, size_t i, const struct chan_names *names)
 {
         const tpa_event *e = &c->ev[i];
-        int ch = tpa_analysis__host_channel(e->kind);
+        int ch = host_channel(e->kind);
 
         if (e->kind == TPA_KIND_COPY_H2D ||
             (e->kind == TPA_KIND_HOST_OP && names->has_h2d && e->name == names->h2d))
@@ -513,7 +513,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                 int32_t d = 0;
                 int cls = tpa_analysis__event_class(c, i, &d), ch;
 
-                c->hch[i] = HCH_NONE;
+                if (cls != EV_DEVICE)
+                        c->hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;
                 if (cls == EV_DEVICE) {
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
@@ -745,13 +746,9 @@ out:
         return r;
 }
 
-long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint)
+long tpa_analysis__step_search(const tpa_analysis *a, tpa_ns t, long *hint)
 {
         size_t lo = 0, hi = a->step_count;
-
-        if (hint != NULL && *hint >= 0 && (size_t)*hint < a->step_count &&
-            a->steps[*hint].start <= t && t < a->steps[*hint].end)
-                return *hint;
 
         while (lo < hi) {                       /* first step with start > t */
                 size_t mid = lo + (hi - lo) / 2;

@@ -16,10 +16,11 @@ enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
 enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_SETUP, HCH_OP, HOST_CH__COUNT };
 /* Where an event went (tpa_actx.hch): a host event to a host channel, or
  * to CPU compute (a CPU-only trace's framework op, in the pseudo-device's
- * kernel channel); a device event to its device (HCH_DEVICE); or nowhere.
- * The metrics' device side finds its events by it: a byte per event to
- * read, not 32. */
-enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_DEVICE, HCH_NONE = -1 };
+ * kernel channel), or to none (HCH_HOST: not framework work); a device
+ * event to its device (HCH_DEVICE); or nowhere (an event the analysis
+ * skips). The metrics' pass finds its events by it: a byte per event to
+ * read, not 32, and no class to work out again. */
+enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_DEVICE, HCH_NONE = -1, HCH_HOST = -2 };
 
 /* Where an event counts. */
 enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
@@ -183,8 +184,9 @@ typedef struct tpa_actx {
          * from find_devices_and_markers()' pass, for the steps, which take them */
         tpa_marker_list   markers[SRC__COUNT];
         uint64_t         *profiler_step; /* bit per string: a "ProfilerStep#N" name */
+        bool              has_profiler_step;    /* a bit of it is set */
         size_t            str_count;
-        int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
+        int8_t           *hch;          /* per event: a host channel or an HCH_ */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         tpa_ext           ext[2];       /* the first pass's tables for the steps, per part */
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
@@ -226,8 +228,6 @@ static inline int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t
         *dev = t;
         return EV_DEVICE;
 }
-/* Host channel of a host event, or -1 when it is not framework work. */
-int  tpa_analysis__host_channel(unsigned kind);
 
 /* Run fn(c, 0, arg) and fn(c, 1, arg): on two threads when c->threaded,
  * else one after the other on this one (part 1 only when part 0
@@ -318,7 +318,7 @@ int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
 static inline bool tpa_analysis__may_mark(const tpa_actx *c, const tpa_event *e, int32_t t)
 {
         return e->kind == TPA_KIND_STEP || t == TRACK_STEPS || e->name >= c->str_count ||
-               (c->profiler_step[e->name / 64] >> (e->name % 64) & 1);
+               (c->has_profiler_step && (c->profiler_step[e->name / 64] >> (e->name % 64) & 1));
 }
 /* Add the step markers of every source among events [lo, hi) to l[source],
  * in event order. */
@@ -330,10 +330,20 @@ int  tpa_analysis__ext_new(tpa_actx *c, tpa_error *err);
 /* Sort a part's tables for the steps' look-ups (steps.c), once it is filled. */
 void tpa_analysis__ext_sort(tpa_ext *x);
 
+/* The step containing time t, or -1, by a binary search; *hint (hint may
+ * be NULL) is set to it when there is one. */
+long tpa_analysis__step_search(const tpa_analysis *a, tpa_ns t, long *hint);
 /* The step containing time t, or -1. `hint` (may be NULL) holds the step
  * found last and is tried first: an event mostly falls in the step of the
- * one before it (a binary search per event was 7% of the analysis). */
-long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint);
+ * one before it (a binary search per event was 7% of the analysis). Inline:
+ * asked of most events, mostly answered by the hint. */
+static inline long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint)
+{
+        if (hint != NULL && *hint >= 0 && (size_t)*hint < a->step_count &&
+            a->steps[*hint].start <= t && t < a->steps[*hint].end)
+                return *hint;
+        return tpa_analysis__step_search(a, t, hint);
+}
 
 /* qsort/bsearch comparison of uint32_t. */
 int tpa_analysis__cmp_u32(const void *pa, const void *pb);

@@ -337,25 +337,9 @@ size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
         return lo;
 }
 
-struct ivl_query {
-        const tpa_ivl_list *l;
-        tpa_ns              t;
-};
-
-static bool ends_by(const void *ctx, size_t i)
-{
-        const struct ivl_query *q = ctx;
-        return q->l->v[i].e <= q->t;
-}
-
-size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
-{
-        struct ivl_query q = { l, t };
-
-        *hint = tpa_analysis__gallop(l->n, *hint, ends_by, &q);
-        return *hint;
-}
-
+/* Time in [s, e) covered by intervals i... of a merged list, i the first
+ * that ends after s: each interval from it that starts before e overlaps
+ * [s, e), so no test of the overlap. */
 static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
 {
         tpa_ns sum = 0;
@@ -363,8 +347,7 @@ static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
         for (; i < l->n && l->v[i].s < e; i++) {
                 tpa_ns a = l->v[i].s > s ? l->v[i].s : s;
                 tpa_ns b = l->v[i].e < e ? l->v[i].e : e;
-                if (b > a)
-                        sum += b - a;
+                sum += b - a;
         }
         return sum;
 }
@@ -379,12 +362,3 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
         return covered_from(l, tpa_ivl__first_after_near(l, s, hint), s, e);
 }
 
-bool tpa_ivl__covers_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint)
-{
-        size_t k;
-
-        if (e <= s)
-                return true;
-        k = tpa_ivl__first_after_near(l, s, hint);
-        return k < l->n && l->v[k].s <= s && l->v[k].e >= e;
-}

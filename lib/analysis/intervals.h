@@ -108,10 +108,29 @@ static inline size_t tpa_analysis__gallop(size_t n, size_t hint,
         return lo;
 }
 
+/* A time to search a list for, and tpa_analysis__gallop()'s test. */
+struct tpa_ivl_query {
+        const tpa_ivl_list *l;
+        tpa_ns              t;
+};
+
+static inline bool tpa_ivl__ends_by(const void *ctx, size_t i)
+{
+        const struct tpa_ivl_query *q = ctx;
+        return q->l->v[i].e <= q->t;
+}
+
 /* As tpa_ivl__first_after(), searching out from *hint (the answer of the
  * query before), which it updates: queries in about time order cost
- * O(log distance) instead of a search of the whole list. */
-size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint);
+ * O(log distance) instead of a search of the whole list. Inline: asked of
+ * most host events. */
+static inline size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
+{
+        struct tpa_ivl_query q = { l, t };
+
+        *hint = tpa_analysis__gallop(l->n, *hint, tpa_ivl__ends_by, &q);
+        return *hint;
+}
 /* Time in [s, e) covered by the list. */
 tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e);
 /* As tpa_ivl__covered(), with a hint as tpa_ivl__first_after_near()'s. */
@@ -119,6 +138,14 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
 /* True when the (merged) list covers all of [s, e): tpa_ivl__covered_near()
  * would give e - s. One interval holds it, or none does: no sum over the
  * intervals inside. */
-bool   tpa_ivl__covers_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint);
+static inline bool tpa_ivl__covers_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint)
+{
+        size_t k;
+
+        if (e <= s)
+                return true;
+        k = tpa_ivl__first_after_near(l, s, hint);
+        return k < l->n && l->v[k].s <= s && l->v[k].e >= e;
+}
 
 #endif

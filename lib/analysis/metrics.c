@@ -522,22 +522,22 @@ static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part
 
         for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
-                int32_t d;
+                int h = c->hch[i];
                 long k;
                 tpa_step *s;
                 tpa_ns t;
                 bool launch, op;
 
-                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
-                        continue;
+                if (h == HCH_NONE || h == HCH_DEVICE)
+                        continue;       /* not a host event (event_class()) */
                 if (overlaps_top_gap(top, e, gap_at) && (r = push_index(cand, i, err)) < 0)
                         return r;
                 /* launches: host events of the launch channel that carry a
                  * correlation id with a device (launch calls, copies
                  * enqueued, TF's host side of a kernel); CPU-only, the
                  * runtime scopes that dispatch host ops */
-                launch = c->hch[i] == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
-                op = c->hch[i] != HCH_NONE && c->hch[i] != HCH_CPU_COMPUTE;
+                launch = h == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
+                op = h >= 0 && h < HOST_CH__COUNT;
                 if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
                         continue;
                 launches[k] += launch;

@@ -195,8 +195,10 @@ int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
         if (c->profiler_step == NULL)
                 return tpa_error_oom(err);
         for (size_t s = 0; s < c->str_count; s++)
-                if (is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s)))
+                if (is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s))) {
                         c->profiler_step[s / 64] |= UINT64_C(1) << (s % 64);
+                        c->has_profiler_step = true;
+                }
         return 0;
 }
 
