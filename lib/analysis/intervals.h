@@ -127,8 +127,14 @@ static inline bool tpa_ivl__ends_by(const void *ctx, size_t i)
 static inline size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
 {
         struct tpa_ivl_query q = { l, t };
+        size_t k = *hint;
 
-        *hint = tpa_analysis__gallop(l->n, *hint, tpa_ivl__ends_by, &q);
+        /* the answer a few intervals on (mostly): no gallop */
+        if (k < l->n && (k == 0 || l->v[k - 1].e <= t))
+                for (size_t end = k + 4 < l->n ? k + 4 : l->n; k < end; k++)
+                        if (l->v[k].e > t)
+                                return *hint = k;
+        *hint = tpa_analysis__gallop(l->n, k, tpa_ivl__ends_by, &q);
         return *hint;
 }
 /* Time in [s, e) covered by the list. */
