@@ -3,9 +3,10 @@
  * analysis.c - tpa_analyze(): classify tracks and events, find the steps'
  * windows, build the merged interval lists every later stage queries (one
  * per device channel, host channel and host thread), then run the
- * partition, the devices' unions, warm-up, metrics and the summary in turn. On a large trace each of
- * these works on two threads (tpa_analysis__in_two()), with the same
- * result as on one. Also the result's free.
+ * partition, the devices' unions, warm-up, metrics and the summary in
+ * turn. On a large trace each of these works on two threads
+ * (tpa_analysis__in_two()), with the same result as on one. Also the
+ * result's free.
  */
 #include <pthread.h>
 #include <stdio.h>

@@ -375,8 +375,9 @@ static void sort_kvs(kv *v, size_t n)
         free(tmp);
 }
 
-/* Sort v[0..n) by key, stable (entries of one key stay in event order),
- * with `tmp` of n / 2 + 1 entries: sort_kv()'s merge sort. */
+/* Sort v[0..n) by key with `tmp` of n / 2 + 1 entries: sort_kv()'s merge
+ * sort. Entries of one key may come in any order: corr_find() takes the
+ * latest end of them all. */
 static void sort_corr(tpa_corr *v, tpa_corr *tmp, size_t n)
 {
         size_t mid = n / 2, i, j, k;

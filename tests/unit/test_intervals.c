@@ -95,8 +95,8 @@ static void test_intervals__covers(void)
                         bool want = tpa_ivl__covered(&l, s, e) == e - s;
                         all = tpa_ivl__covers_near(&l, s, e, &hint) == want;
                         if (!all)
-                                printf("# round %d: [%" PRId64 ", %" PRId64 ") over %zu intervals\n",
-                                       round, s, e, l.n);
+                                printf("# round %d: [%" PRId64 ", %" PRId64 ") over %zu "
+                                       "intervals\n", round, s, e, l.n);
                 }
                 tpa_ivl__free(&l);
         }
