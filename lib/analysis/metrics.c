@@ -296,8 +296,9 @@ struct metrics_job {
         tpa_top  tables;        /* the top ops' events, marked */
         /* per part, summed after (integers: in any order the same sums) */
         size_t  *launches[2];   /* per step */
-        atomic_size_t next;     /* the first event of the next chunk of the host side */
+        atomic_size_t next;     /* the first event of the next chunk of the pass */
         tpa_index_list cand[2]; /* per part: host events overlapping a top gap */
+        tpa_index_list copies[2];       /* per part: device copies in a step */
 };
 
 /* The figures made of the buckets' (m[B(x)] and m[F(x)] set): the groups,
@@ -452,70 +453,49 @@ static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e, size_t *hi
         return lo > 0 && gi->end[lo - 1] > e->ts;
 }
 
-/* Device event i (or a CPU-only trace's CPU compute) into the metrics:
- * copies per step, and the events of the device top-op table, marked (a
- * CPU-only trace's framework ops are its compute). The cursor follows the
- * events' extras in event order. */
-static void device_event(tpa_actx *c, struct metrics_job *job, size_t i, long *hint,
-                         size_t *bytes_cursor)
+/* Device copy i, in step k, into the step's copy figures and the run's.
+ * The sums are doubles: made in event order, as on one thread. The cursor
+ * follows the events' extras in event order. */
+static void copy_event(tpa_actx *c, size_t i, long k, size_t *bytes_cursor)
 {
         tpa_analysis *a = c->a;
         const tpa_event *e = &c->ev[i];
-        long k;
-        tpa_step *s;
-        tpa_ns t;
+        tpa_step *s = &a->steps[k];
+        tpa_ns t = clipped(e, s);
+        int dir = dir_of(e->kind);
         int64_t bytes = 0;
 
-        if ((k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
-                return;
-        s = &a->steps[k];
-        t = clipped(e, s);
-        if (tpa_kind_is_copy(e->kind) && c->hch[i] == HCH_DEVICE) {
-                int dir = dir_of(e->kind);
-                tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor, &bytes);
-                s->metric[M_COPY_COUNT] += 1;
-                s->metric[M_COPY_NS] += (double)t;
-                s->metric[M_COPY_BYTES] += (double)bytes;
-                s->metric[M_DIR_COUNT + dir] += 1;
-                s->metric[M_DIR_BYTES + dir] += (double)bytes;
-                s->metric[M_DIR_GBPS + dir] += (double)t;  /* time, for now */
-                if (bytes < a->small_copy_max)
-                        s->metric[M_SMALL_COPY_COUNT] += 1;
-                if (!s->excluded) {
-                        tpa_copy_stats *cs = &a->copies[dir];
-                        cs->count++;
-                        cs->time += t;
-                        cs->bytes += (uint64_t)bytes;
-                        cs->small += bytes < a->small_copy_max;
-                }
+        tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor, &bytes);
+        s->metric[M_COPY_COUNT] += 1;
+        s->metric[M_COPY_NS] += (double)t;
+        s->metric[M_COPY_BYTES] += (double)bytes;
+        s->metric[M_DIR_COUNT + dir] += 1;
+        s->metric[M_DIR_BYTES + dir] += (double)bytes;
+        s->metric[M_DIR_GBPS + dir] += (double)t;  /* time, for now */
+        if (bytes < a->small_copy_max)
+                s->metric[M_SMALL_COPY_COUNT] += 1;
+        if (!s->excluded) {
+                tpa_copy_stats *cs = &a->copies[dir];
+                cs->count++;
+                cs->time += t;
+                cs->bytes += (uint64_t)bytes;
+                cs->small += bytes < a->small_copy_max;
         }
-        if (s->excluded || t == 0)
-                return;
-        tpa_top__mark(&job->tables.dev, 0, i, e->track);
 }
 
-/* The device side: the events the channels' pass marked as device work
- * in c->hch, in event order (speed, bench/: a pass over all 3.8 M events at
- * 1 GB for the 0.9 M of them took 0.06 s, on one thread while the other
- * took the host side). */
-static void device_events(tpa_actx *c, struct metrics_job *job)
-{
-        long hint = -1;
-        size_t bytes_cursor = 0;
-
-        for (size_t i = 0; i < c->n; i++)
-                if (c->hch[i] == HCH_DEVICE || c->hch[i] == HCH_CPU_COMPUTE)
-                        device_event(c, job, i, &hint, &bytes_cursor);
-}
-
-/* The host side, of events [lo, hi): launches per step (not into the
- * steps' metrics, which the device side writes), the events of the host
- * top-op table (tpa_top__host_op(): a search of the device intervals per
- * host op), and the host events that overlap a top gap, into cand, for the
- * summary. */
-static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
-                       size_t *launches, tpa_index_list *cand, size_t lo, size_t hi, long *hint,
-                       size_t *gap_at, size_t *near, tpa_error *err)
+/* Events [lo, hi) of the pass, by part `part`:
+ * - a device event (or a CPU-only trace's CPU compute) in a kept step
+ *   with time in it is marked for the device top-op table; a copy in a
+ *   step goes in `copies`, for copy_event() after, in event order;
+ * - a host event: launches per step (not into the steps' metrics, which
+ *   the copies write), the events of the host top-op table
+ *   (tpa_top__host_op(): a search of the device intervals per host op),
+ *   and the host events that overlap a top gap, into cand, for the
+ *   summary. */
+static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
+                        size_t *launches, tpa_index_list *cand, tpa_index_list *copies,
+                        size_t lo, size_t hi, long *hint, size_t *gap_at, size_t *near,
+                        tpa_error *err)
 {
         tpa_analysis *a = c->a;
         int r;
@@ -528,7 +508,18 @@ static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part
                 tpa_ns t;
                 bool launch, op;
 
-                if (h == HCH_NONE || h == HCH_DEVICE)
+                if (h == HCH_NONE)
+                        continue;
+                if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
+                    (k = tpa_analysis__step_of(a, e->ts, hint)) >= 0) {
+                        s = &a->steps[k];
+                        if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind) &&
+                            (r = push_index(copies, i, err)) < 0)
+                                return r;
+                        if (!s->excluded && clipped(e, s) > 0)
+                                tpa_top__mark(&ops->dev, part, i, e->track);
+                }
+                if (h == HCH_DEVICE)
                         continue;       /* not a host event (event_class()) */
                 if (overlaps_top_gap(top, e, gap_at) && (r = push_index(cand, i, err)) < 0)
                         return r;
@@ -548,31 +539,40 @@ static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part
         return 0;
 }
 
-/* Take chunks of the host side until none is left, into part's tables. */
-static int host_chunks(tpa_actx *c, struct metrics_job *job, int part, tpa_error *err)
+/* The metrics' pass over the events, in chunks that each part takes
+ * until none is left, whichever is free, into the part's tables and
+ * lists (speed, bench/: the device side was a pass of its own on one
+ * part, over memory the host side read again). Chunks are whole words
+ * of the top ops' marks, so the parts write apart. */
+static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         enum { CHUNK = 65536 };
+        struct metrics_job *job = arg;
         long hint = -1;
         size_t near = 0, gap_at = 0, lo;
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
-                r = host_events(c, &job->top, &job->tables, part, job->launches[part],
-                                &job->cand[part], lo, c->n - lo > CHUNK ? lo + CHUNK : c->n,
-                                &hint, &gap_at, &near, err);
+                r = chunk_events(c, &job->top, &job->tables, part, job->launches[part],
+                                 &job->cand[part], &job->copies[part], lo,
+                                 c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &gap_at,
+                                 &near, err);
         return r;
 }
 
-/* The device side on part 0 (its sums are doubles, made in event order as
- * on one thread), then the host side in chunks on both parts, whichever
- * is free (speed: the host side alone takes more than the device side,
- * which reads the marks of c->hch). Each part
- * writes only its own fields and tables. */
-static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+/* The copies the parts found, in event order (each part's chunks come in
+ * event order: a merge of the two), into the copy figures. */
+static void copy_events(tpa_actx *c, const tpa_index_list *p0, const tpa_index_list *p1)
 {
-        if (part == 0)
-                device_events(c, arg);
-        return host_chunks(c, arg, part, err);
+        size_t i = 0, j = 0, bytes_cursor = 0;
+        long hint = -1;
+
+        while (i < p0->n || j < p1->n) {
+                size_t ev = j == p1->n || (i < p0->n && p0->v[i] < p1->v[j])
+                            ? p0->v[i++] : p1->v[j++];
+                copy_event(c, ev, tpa_analysis__step_of(c->a, c->ev[ev].ts, &hint),
+                           &bytes_cursor);
+        }
 }
 
 /* Into *out (empty), the indexes of a and b (each ascending), ascending:
@@ -638,6 +638,7 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
             (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0 ||
             (r = merge_indexes(&c->gap_cand, &job.cand[0], &job.cand[1], err)) < 0)
                 goto out;
+        copy_events(c, &job.copies[0], &job.copies[1]);
         /* the last reader of the events' channels: memory for the top
          * ops' lanes, next */
         free(c->hch);
@@ -669,6 +670,8 @@ out:
         free(job.gaps[1].v);
         free(job.cand[0].v);
         free(job.cand[1].v);
+        free(job.copies[0].v);
+        free(job.copies[1].v);
         free(job.top.start);
         free(job.top.end);
         tpa_top__free(&job.tables);
