@@ -51,11 +51,40 @@ static int cmp_ivl(const void *pa, const void *pb)
         return (x->e > y->e) - (x->e < y->e);
 }
 
-/* Sort v[0..n) by (s, e), stable, with `tmp` of n entries: a merge sort
+/* The end of the run of starts in order that begins at v[i]. */
+static size_t run_end(const tpa_ivl *v, size_t i, size_t n)
+{
+        while (++i < n && v[i].s >= v[i - 1].s)
+                ;
+        return i;
+}
+
+/* Merge the runs a[0..na) and a[na..na + nb) (each by start) in place,
+ * through tmp, which takes the shorter of them: n / 2 entries at most. */
+static void merge_two(tpa_ivl *a, size_t na, size_t nb, tpa_ivl *tmp)
+{
+        tpa_ivl *b = a + na;
+
+        if (na <= nb) {                 /* a aside, forward */
+                size_t i = 0, j = 0, k = 0;
+                memcpy(tmp, a, na * sizeof(*a));
+                while (i < na && j < nb)
+                        a[k++] = b[j].s < tmp[i].s ? b[j++] : tmp[i++];
+                memcpy(a + k, tmp + i, (na - i) * sizeof(*a));
+        } else {                        /* b aside, backward */
+                size_t i = na, j = nb, k = na + nb;
+                memcpy(tmp, b, nb * sizeof(*a));
+                while (i > 0 && j > 0)
+                        a[--k] = a[i - 1].s > tmp[j - 1].s ? a[--i] : tmp[--j];
+                memcpy(a + k - j, tmp, j * sizeof(*a));
+        }
+}
+
+/* Sort v[0..n) by (s, e), stable, with `tmp` of n / 2 entries: a merge sort
  * that skips merging two halves already in order, so the nearly sorted lists
  * that traces give cost about n compares. Speed (bench/): qsort's compare
  * callback made this ~30% of tpa_analyze(). */
-static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
+static void sort_halves(tpa_ivl *v, tpa_ivl *tmp, size_t n)
 {
         size_t mid = n / 2, i, j, k;
 
@@ -68,8 +97,8 @@ static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
                 }
                 return;
         }
-        sort_ivl(v, tmp, mid);
-        sort_ivl(v + mid, tmp, n - mid);
+        sort_halves(v, tmp, mid);
+        sort_halves(v + mid, tmp, n - mid);
         if (cmp_ivl(&v[mid - 1], &v[mid]) <= 0)
                 return;
         memcpy(tmp, v, mid * sizeof(*v));
@@ -78,6 +107,38 @@ static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
                         v[k] = v[j++];
                 else
                         v[k] = tmp[i++];
+        }
+}
+
+/* Sort v[0..n) by start, with `tmp` of n / 2 + 1 entries. A list of a
+ * few long runs of starts in order (a channel fed by several threads, a
+ * thread's events in end order, as XSpace lines give them) has its
+ * neighbouring runs merged, round by round: n log(runs) moves, where
+ * sort_halves() costs n log n (bench/). Many short runs (disorder here
+ * and there) go to sort_halves(). The order of equal starts is any: the
+ * lists are only used merged, and their union is the same. */
+static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
+{
+        size_t runs = 0;
+
+        for (size_t i = 0; i < n && runs <= 32; i = run_end(v, i, n))
+                runs++;
+        if (runs > 32) {
+                sort_halves(v, tmp, n);
+                return;
+        }
+        while (runs > 1) {
+                size_t i = 0;
+                runs = 0;
+                while (i < n) {
+                        size_t mid = run_end(v, i, n), end;
+                        runs++;
+                        if (mid == n)
+                                break;
+                        end = run_end(v, mid, n);
+                        merge_two(v + i, mid - i, end - mid, tmp);
+                        i = end;
+                }
         }
 }
 
