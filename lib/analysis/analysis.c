@@ -2,10 +2,11 @@
 /*
  * analysis.c - tpa_analyze(): classify tracks and events, find the steps'
  * windows, build the merged interval lists every later stage queries (one
- * per device channel, host channel and host thread), then run warm-up,
- * partition, metrics and the summary in turn. On a large trace each of
- * these works on two threads (tpa_analysis__in_two()), with the same
- * result as on one. Also the result's free.
+ * per device channel, host channel and host thread), then run the
+ * partition, the devices' unions, warm-up, metrics and the summary in
+ * turn. On a large trace each of these works on two threads
+ * (tpa_analysis__in_two()), with the same result as on one. Also the
+ * result's free.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ tpa_group tpa_bucket_group(tpa_bucket b)
 /* Host-thread events by what they mean for the partition. Kernels and
  * copies seen on a host thread are the host side of a launch or a copy
  * op (TF2 shows both on tf_Compute threads). */
-int tpa_analysis__host_channel(unsigned kind)
+static int host_channel(unsigned kind)
 {
         switch (kind) {
         case TPA_KIND_SYNC:     return HCH_SYNC;
@@ -212,7 +213,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         if (!fl->has[t])
                                 fl->has[t] = true;
                 } else if (t == TRACK_HOST) {
-                        tpa_ext__host(&ext, e);
+                        tpa_ext__host(&ext, e, i);
                         if (e->kind != TPA_KIND_INPUT)
                                 continue;
                         /* what event_class() says of it: a host event */
@@ -444,7 +445,7 @@ struct chan_names {
 static int host_channel_of(const tpa_actx *c, size_t i, const struct chan_names *names)
 {
         const tpa_event *e = &c->ev[i];
-        int ch = tpa_analysis__host_channel(e->kind);
+        int ch = host_channel(e->kind);
 
         if (e->kind == TPA_KIND_COPY_H2D ||
             (e->kind == TPA_KIND_HOST_OP && names->has_h2d && e->name == names->h2d))
@@ -479,8 +480,8 @@ static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t *near
 
 /*
  * The channels' pass: each device event into its device's channel list,
- * each host event of framework work into its host channel's, its thread's
- * and the union of all threads' (c->hch[] says where it went); and each
+ * each host event of framework work into its host channel's and its
+ * thread's (c->hch[] says where it went); and each
  * device event to the first window's settling. Speed (bench/): on one thread the
  * pass is a large part of the analysis. Each thread takes half of the events,
  * into lists of its own; lists are unions, merged after, the same
@@ -492,13 +493,12 @@ struct chan_lists {
         tpa_ivl_list *dev;              /* ndev x DEV_CH__COUNT */
         tpa_ivl_list *host;             /* HOST_CH__COUNT */
         tpa_ivl_list *fw;               /* per track */
-        tpa_ivl_list *fw_all;
         size_t       *near;             /* per track: under_input()'s hint */
 };
 
 struct chan_job {
         struct chan_lists part[2];      /* part 0's are the context's */
-        tpa_ivl_list      host1[HOST_CH__COUNT], fw_all1;
+        tpa_ivl_list      host1[HOST_CH__COUNT];
         struct chan_names names;
 };
 
@@ -514,7 +514,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                 int32_t d = 0;
                 int cls = tpa_analysis__event_class(c, i, &d), ch;
 
-                c->hch[i] = HCH_NONE;
+                if (cls != EV_DEVICE)
+                        c->hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;
                 if (cls == EV_DEVICE) {
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
@@ -550,8 +551,6 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         }
                         if (r == 0)
                                 r = tpa_ivl__push(&L->fw[e->track], e->ts, e->ts + e->dur, err);
-                        if (r == 0)
-                                r = tpa_ivl__push(L->fw_all, e->ts, e->ts + e->dur, err);
                 }
         }
         return r;
@@ -572,38 +571,30 @@ static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         if ((r = channel_events(c, job, L, c->settle != NULL ? &c->settle[part] : NULL,
                                 lo, hi, err)) < 0)
                 return r;
-        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++)
-                tpa_ivl__merge(&L->dev[i]);
+        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++) {
+                if (part == 0)
+                        tpa_ivl__merge_keep(&L->dev[i]);        /* sized for the joins */
+                else
+                        tpa_ivl__merge(&L->dev[i]);
+        }
         for (int ch = 0; ch < HOST_CH__COUNT; ch++)
                 tpa_ivl__merge(&L->host[ch]);
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&L->fw[t]);
-        tpa_ivl__merge(L->fw_all);
         return 0;
 }
 
-/* The union of the merged lists *to and *from into *to; *from is freed. */
+/* The union of the merged lists *to and *from into *to; *from is freed.
+ * An empty *to takes *from's block as it is. */
 static int join_list(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
 {
-        tpa_ivl_list u;
-        int r;
-
-        if (from->n == 0) {
-                tpa_ivl__free(from);
-                return 0;
-        }
         if (to->n == 0) {
                 tpa_ivl__free(to);
                 *to = *from;
                 memset(from, 0, sizeof(*from));
                 return 0;
         }
-        if ((r = tpa_ivl__union2(&u, to, from, err)) < 0)
-                return r;
-        tpa_ivl__free(to);
-        tpa_ivl__free(from);
-        *to = u;
-        return 0;
+        return tpa_ivl__join(to, from, err);
 }
 
 /* Free what the job holds besides the context's lists. */
@@ -614,16 +605,14 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         ivl_free_each(L->dev, c->ndev * DEV_CH__COUNT);
         ivl_free_each(L->fw, c->ntracks);
         ivl_free_each(job->host1, HOST_CH__COUNT);
-        tpa_ivl__free(&job->fw_all1);
         free(L->dev);
         free(L->fw);
         free(L->near);
         free(job->part[0].near);
 }
 
-/* Part 1's lists join part 0's (the context's), the device side on part
- * 0 (and the unions over each device and over all), the host side on
- * part 1. */
+/* Part 1's lists join part 0's (the context's), in part 0's blocks: the
+ * device side on part 0, the host side on part 1. */
 static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         struct chan_lists *L = &((struct chan_job *)arg)->part[1];
@@ -634,26 +623,82 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         r = join_list(&c->host[ch], &L->host[ch], err);
                 for (size_t t = 0; t < c->ntracks && r == 0; t++)
                         r = join_list(&c->fw[t], &L->fw[t], err);
-                return r == 0 ? join_list(&c->fw_all, L->fw_all, err) : r;
+                return r;
         }
-        /* the unions of merged lists by runs (speed: pushing every
-         * interval again and merging is slower) */
-        for (size_t d = 0; d < c->ndev; d++) {
-                for (int ch = 0; ch < DEV_CH__COUNT && r == 0; ch++)
-                        r = join_list(&c->dev[d * DEV_CH__COUNT + (size_t)ch],
-                                      &L->dev[d * DEV_CH__COUNT + (size_t)ch], err);
-                if (r < 0 ||
-                    (r = tpa_ivl__union(&c->dev_any[d], &c->dev[d * DEV_CH__COUNT],
-                                        DEV_CH__COUNT, err)) < 0)
-                        return r;
+        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++)
+                r = join_list(&c->dev[i], &L->dev[i], err);
+        return r;
+}
+
+int tpa_analysis__device_unions(tpa_actx *c, tpa_error *err)
+{
+        int r = 0;
+
+        for (size_t d = 0; d < c->ndev && r == 0; d++) {
+                tpa_ivl_list *ch = &c->dev[d * DEV_CH__COUNT], small = { 0 };
+                int big = 0;
+
+                for (int k = 1; k < DEV_CH__COUNT; k++)
+                        if (ch[k].n > ch[big].n)
+                                big = k;
+                /* the small lists together, then into the big one's block
+                 * (memory, bench/: a copy of it was the analysis' peak) */
+                for (int k = 0; k < DEV_CH__COUNT && r == 0; k++)
+                        if (k != big)
+                                r = join_list(&small, &ch[k], err);
+                if (r == 0)
+                        r = join_list(&ch[big], &small, err);
+                tpa_ivl__free(&small);
+                if (r == 0) {
+                        c->dev_any[d] = ch[big];
+                        memset(&ch[big], 0, sizeof(ch[big]));
+                }
         }
         /* One device (the common case): the union over all devices is its
          * union; shared, not copied (memory, bench/). ctx_free() frees it
          * once. */
-        if (c->ndev == 1)
-                c->dev_all = c->dev_any[0];
-        else if ((r = tpa_ivl__union(&c->dev_all, c->dev_any, c->ndev, err)) < 0)
-                return r;
+        if (r < 0 || c->ndev == 1)
+                c->dev_all = r < 0 ? (tpa_ivl_list){ 0 } : c->dev_any[0];
+        else
+                r = tpa_ivl__union(&c->dev_all, c->dev_any, c->ndev, err);
+        return r;
+}
+
+/* Room in part 0's lists of one device (c->dev) for the events of each
+ * channel's kinds, the most of them for all device events: part 1's lists
+ * and the channels' union (tpa_analysis__device_unions()) then join them
+ * in their blocks. Memory (bench/): a list grown at a join was a copy of
+ * the kernels' list while the old block still lay mapped, the analysis'
+ * peak; the room never written costs nothing. Several devices: the counts
+ * are of all devices, so each list grows as it needs. */
+static int size_device_lists(tpa_actx *c, tpa_error *err)
+{
+        const uint64_t *k = c->a->events_by_kind;
+        uint64_t want[DEV_CH__COUNT] = {
+                [CH_KERNEL] = k[TPA_KIND_KERNEL] + k[TPA_KIND_MEMSET],
+                [CH_H2D] = k[TPA_KIND_COPY_H2D], [CH_D2H] = k[TPA_KIND_COPY_D2H],
+                [CH_D2D] = k[TPA_KIND_COPY_D2D], [CH_P2P] = k[TPA_KIND_COPY_P2P],
+                [CH_COLL] = k[TPA_KIND_COLLECTIVE],
+        }, all = 0;
+        int big = 0;
+
+        if (c->ndev != 1 || c->a->cpu_only)
+                return 0;
+        for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                all += want[ch];
+                if (want[ch] > want[big])
+                        big = ch;
+        }
+        want[big] = all;
+        for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                tpa_ivl_list *l = &c->dev[ch];
+                if (want[ch] < 1024)
+                        continue;       /* small: grown as it goes */
+                if ((l->v = malloc(want[ch] * sizeof(*l->v))) == NULL)
+                        return tpa_error_oom(err);
+                tpa_analysis__huge(l->v, want[ch] * sizeof(*l->v));
+                l->cap = want[ch];
+        }
         return 0;
 }
 
@@ -672,11 +717,11 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->fw = calloc(nt1, sizeof(*c->fw));
         c->hch = malloc(c->n ? c->n : 1);
         tpa_analysis__huge(c->hch, c->n);       /* written whole */
-        job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw, &c->fw_all,
+        job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
                                            calloc(nt1, sizeof(size_t)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),
                                            job.host1, calloc(nt1, sizeof(*c->fw)),
-                                           &job.fw_all1, calloc(nt1, sizeof(size_t)) };
+                                           calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
             job.part[1].near == NULL) {
@@ -685,10 +730,14 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         }
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&c->inp[t]);
-        if ((r = tpa_analysis__steps_begin(c, err)) < 0 ||
+        if ((r = size_device_lists(c, err)) < 0 ||
+            (r = tpa_analysis__steps_begin(c, err)) < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)
                 goto out;
+        /* the channels' pass was the input lists' last reader: memory for
+         * the joins */
+        ivl_free_each(c->inp, c->ntracks);
         r = tpa_analysis__in_two(c, merge_part, &job, err);
 out:
         free_job(c, &job);
@@ -698,13 +747,9 @@ out:
         return r;
 }
 
-long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint)
+long tpa_analysis__step_search(const tpa_analysis *a, tpa_ns t, long *hint)
 {
         size_t lo = 0, hi = a->step_count;
-
-        if (hint != NULL && *hint >= 0 && (size_t)*hint < a->step_count &&
-            a->steps[*hint].start <= t && t < a->steps[*hint].end)
-                return *hint;
 
         while (lo < hi) {                       /* first step with start > t */
                 size_t mid = lo + (hi - lo) / 2;
@@ -891,7 +936,6 @@ static void ctx_free(tpa_actx *c)
         ivl_free_each(c->host, HOST_CH__COUNT);
         if (c->ndev != 1)       /* else empty, or dev_any[0] (channels) */
                 tpa_ivl__free(&c->dev_all);
-        tpa_ivl__free(&c->fw_all);
         free(c->dev);
         free(c->dev_any);
         free(c->fw);
@@ -945,11 +989,12 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
                 c.threaded = opts->threads > 1;
         c.a->threaded = c.threaded;
         if ((r = find_devices_and_markers(&c, err)) < 0 ||
-            (r = tpa_analysis__lists_and_steps(&c, err)) < 0)
+            (r = tpa_analysis__lists_and_steps(&c, err)) < 0 ||
+            (r = tpa_analysis__partition(&c, err)) < 0 ||
+            (r = tpa_analysis__device_unions(&c, err)) < 0)
                 goto fail;
         tpa_analysis__warmup(&c);
-        if ((r = tpa_analysis__partition(&c, err)) < 0 ||
-            (r = tpa_analysis__metrics(&c, err)) < 0 ||
+        if ((r = tpa_analysis__metrics(&c, err)) < 0 ||
             (r = tpa_analysis__summary(&c, err)) < 0)
                 goto fail;
         ctx_free(&c);

@@ -16,10 +16,11 @@ enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
 enum { HCH_SYNC, HCH_INPUT, HCH_LAUNCH, HCH_SETUP, HCH_OP, HOST_CH__COUNT };
 /* Where an event went (tpa_actx.hch): a host event to a host channel, or
  * to CPU compute (a CPU-only trace's framework op, in the pseudo-device's
- * kernel channel); a device event to its device (HCH_DEVICE); or nowhere.
- * The metrics' device side finds its events by it: a byte per event to
- * read, not 32. */
-enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_DEVICE, HCH_NONE = -1 };
+ * kernel channel), or to none (HCH_HOST: not framework work); a device
+ * event to its device (HCH_DEVICE); or nowhere (an event the analysis
+ * skips). The metrics' pass finds its events by it: a byte per event to
+ * read, not 32, and no class to work out again. */
+enum { HCH_CPU_COMPUTE = HOST_CH__COUNT, HCH_DEVICE, HCH_NONE = -1, HCH_HOST = -2 };
 
 /* Where an event counts. */
 enum { EV_SKIP = 0, EV_DEVICE, EV_HOST };
@@ -79,24 +80,29 @@ enum { SRC_PROFILER_STEP, SRC_HOST_STEP, SRC_STEPS_LINE, SRC_STEP_EVENT, SRC__CO
 
 /* The steps' tables (steps.c), from find_devices_and_markers()' pass over
  * the events: device work by key (a correlation id, or a TF group) with its latest
- * end, and the host events that carry a correlation id (launches, mostly). */
+ * end, and the host events that carry a correlation id (launches, mostly).
+ * Memory and speed (bench/): a slot per event each, written in the first
+ * pass: 12 and 4 bytes a slot, not 16 (fewer fresh pages). A launch is
+ * named by its index and read again in event order; a device event keeps
+ * its end, in two halves that pack (a look-up through the events was a
+ * cache miss per launch). */
 typedef struct tpa_kv {
         uint32_t key;
         tpa_ns   end;
 } tpa_kv;
 
-typedef struct tpa_launch {
-        tpa_ns   ts;
-        uint32_t corr;
-        bool     launch;        /* of kind launch: warm-up counts the lost ones */
-} tpa_launch;
+/* A device event with correlation id `key`, and its end. */
+typedef struct tpa_corr {
+        uint32_t key;
+        uint32_t end_lo, end_hi;        /* (uint64_t)end_hi << 32 | end_lo */
+} tpa_corr;
 
 /* The tables of one part of the pass (of half of the events); part 0's
  * blocks hold part 1's from their slot n / 2 on. */
 typedef struct tpa_ext {
-        tpa_kv     *corr;       /* by correlation id */
+        tpa_corr   *corr;       /* by correlation id */
         tpa_kv     *grp;        /* by group: a run of one group's device events, one entry */
-        tpa_launch *host;
+        uint32_t   *host;       /* host events with a correlation id, by index */
         size_t      nc, ng, nh;
 } tpa_ext;
 
@@ -108,7 +114,8 @@ static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
         tpa_ns end = e->ts + e->dur;
 
         if (e->corr != 0)
-                x->corr[x->nc++] = (tpa_kv){ e->corr, end };
+                x->corr[x->nc++] = (tpa_corr){ e->corr, (uint32_t)((uint64_t)end & 0xffffffffu),
+                                               (uint32_t)((uint64_t)end >> 32) };
         /* Memory (bench/): device events of one group come in runs; a run
          * needs one entry, its latest end (steps.c's look-up wants the
          * largest end of a key) */
@@ -120,12 +127,12 @@ static inline void tpa_ext__device(tpa_ext *x, const tpa_event *e)
         }
 }
 
-/* Event e on a host thread, into the tables when it is a host event
+/* Event e (index i) on a host thread, into the tables when it is a host event
  * (tpa_analysis__event_class()) with a correlation id. */
-static inline void tpa_ext__host(tpa_ext *x, const tpa_event *e)
+static inline void tpa_ext__host(tpa_ext *x, const tpa_event *e, size_t i)
 {
         if (e->corr != 0 && e->kind != TPA_KIND_ANNOTATION && e->kind != TPA_KIND_STEP)
-                x->host[x->nh++] = (tpa_launch){ e->ts, e->corr, e->kind == TPA_KIND_LAUNCH };
+                x->host[x->nh++] = (uint32_t)i;
 }
 
 /* The first host marker's settling (steps.c), one per part of the
@@ -163,12 +170,13 @@ typedef struct tpa_actx {
         int32_t          *track_cls;    /* per track: a device's index or a TRACK_ */
         size_t            ntracks;
         size_t            ndev;         /* pseudo-devices partitioned (1 for CPU-only) */
-        tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT */
-        tpa_ivl_list     *dev_any;      /* ndev: union of the device's activity */
+        tpa_ivl_list     *dev;          /* ndev x DEV_CH__COUNT, until the partition */
+        tpa_ivl_list     *dev_any;      /* ndev: union of the device's activity, from the
+                                           lists of dev, after the partition, until
+                                           the metrics' steps (host, fw too) */
         tpa_ivl_list      dev_all;      /* union over all devices */
         tpa_ivl_list      host[HOST_CH__COUNT];
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
-        tpa_ivl_list      fw_all;       /* union of fw over host threads */
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            the first pass, for the channels, which free it */
         bool              grouped;      /* some of them carry a TF group id */
@@ -176,8 +184,9 @@ typedef struct tpa_actx {
          * from find_devices_and_markers()' pass, for the steps, which take them */
         tpa_marker_list   markers[SRC__COUNT];
         uint64_t         *profiler_step; /* bit per string: a "ProfilerStep#N" name */
+        bool              has_profiler_step;    /* a bit of it is set */
         size_t            str_count;
-        int8_t           *hch;          /* per event: HCH_*, HCH_CPU_COMPUTE or HCH_NONE */
+        int8_t           *hch;          /* per event: a host channel or an HCH_ */
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         tpa_ext           ext[2];       /* the first pass's tables for the steps, per part */
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
@@ -219,8 +228,6 @@ static inline int tpa_analysis__event_class(const tpa_actx *c, size_t i, int32_t
         *dev = t;
         return EV_DEVICE;
 }
-/* Host channel of a host event, or -1 when it is not framework work. */
-int  tpa_analysis__host_channel(unsigned kind);
 
 /* Run fn(c, 0, arg) and fn(c, 1, arg): on two threads when c->threaded,
  * else one after the other on this one (part 1 only when part 0
@@ -238,7 +245,8 @@ static inline void tpa_analysis__half(size_t n, int part, size_t *lo, size_t *hi
         *hi = part == 0 ? n / 2 : n;
 }
 
-/* Stages, in order. Each fills part of c->a. */
+/* Stages, in order (warm-up after the partition and the device unions,
+ * which it reads). Each fills part of c->a. */
 /* The steps' windows (tpa_analysis__steps_begin()), the channels' interval
  * lists, whose pass settles the first window, and the steps
  * (tpa_analysis__steps_end()). */
@@ -249,8 +257,12 @@ int  tpa_analysis__steps_end(tpa_actx *c, tpa_error *err);
 void tpa_analysis__steps_free(tpa_actx *c);
 /* Device event e, to the settling of the first window (part of it). */
 int  tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err);
-void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__partition(tpa_actx *c, tpa_error *err);
+/* Each device's channel lists into their union, c->dev_any, in the
+ * largest one's block (c->dev is left empty), and c->dev_all. After the
+ * partition, the only stage that wants the channels apart. */
+int  tpa_analysis__device_unions(tpa_actx *c, tpa_error *err);
+void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 
@@ -306,7 +318,7 @@ int  tpa_analysis__name_markers(tpa_actx *c, tpa_error *err);
 static inline bool tpa_analysis__may_mark(const tpa_actx *c, const tpa_event *e, int32_t t)
 {
         return e->kind == TPA_KIND_STEP || t == TRACK_STEPS || e->name >= c->str_count ||
-               (c->profiler_step[e->name / 64] >> (e->name % 64) & 1);
+               (c->has_profiler_step && (c->profiler_step[e->name / 64] >> (e->name % 64) & 1));
 }
 /* Add the step markers of every source among events [lo, hi) to l[source],
  * in event order. */
@@ -318,10 +330,20 @@ int  tpa_analysis__ext_new(tpa_actx *c, tpa_error *err);
 /* Sort a part's tables for the steps' look-ups (steps.c), once it is filled. */
 void tpa_analysis__ext_sort(tpa_ext *x);
 
+/* The step containing time t, or -1, by a binary search; *hint (hint may
+ * be NULL) is set to it when there is one. */
+long tpa_analysis__step_search(const tpa_analysis *a, tpa_ns t, long *hint);
 /* The step containing time t, or -1. `hint` (may be NULL) holds the step
  * found last and is tried first: an event mostly falls in the step of the
- * one before it (a binary search per event was 7% of the analysis). */
-long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint);
+ * one before it (a binary search per event was 7% of the analysis). Inline:
+ * asked of most events, mostly answered by the hint. */
+static inline long tpa_analysis__step_of(const tpa_analysis *a, tpa_ns t, long *hint)
+{
+        if (hint != NULL && *hint >= 0 && (size_t)*hint < a->step_count &&
+            a->steps[*hint].start <= t && t < a->steps[*hint].end)
+                return *hint;
+        return tpa_analysis__step_search(a, t, hint);
+}
 
 /* qsort/bsearch comparison of uint32_t. */
 int tpa_analysis__cmp_u32(const void *pa, const void *pb);

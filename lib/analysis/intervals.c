@@ -51,11 +51,40 @@ static int cmp_ivl(const void *pa, const void *pb)
         return (x->e > y->e) - (x->e < y->e);
 }
 
-/* Sort v[0..n) by (s, e), stable, with `tmp` of n entries: a merge sort
+/* The end of the run of starts in order that begins at v[i]. */
+static size_t run_end(const tpa_ivl *v, size_t i, size_t n)
+{
+        while (++i < n && v[i].s >= v[i - 1].s)
+                ;
+        return i;
+}
+
+/* Merge the runs a[0..na) and a[na..na + nb) (each by start) in place,
+ * through tmp, which takes the shorter of them: n / 2 entries at most. */
+static void merge_two(tpa_ivl *a, size_t na, size_t nb, tpa_ivl *tmp)
+{
+        tpa_ivl *b = a + na;
+
+        if (na <= nb) {                 /* a aside, forward */
+                size_t i = 0, j = 0, k = 0;
+                memcpy(tmp, a, na * sizeof(*a));
+                while (i < na && j < nb)
+                        a[k++] = b[j].s < tmp[i].s ? b[j++] : tmp[i++];
+                memcpy(a + k, tmp + i, (na - i) * sizeof(*a));
+        } else {                        /* b aside, backward */
+                size_t i = na, j = nb, k = na + nb;
+                memcpy(tmp, b, nb * sizeof(*a));
+                while (i > 0 && j > 0)
+                        a[--k] = a[i - 1].s > tmp[j - 1].s ? a[--i] : tmp[--j];
+                memcpy(a + k - j, tmp, j * sizeof(*a));
+        }
+}
+
+/* Sort v[0..n) by (s, e), stable, with `tmp` of n / 2 entries: a merge sort
  * that skips merging two halves already in order, so the nearly sorted lists
  * that traces give cost about n compares. Speed (bench/): qsort's compare
  * callback made this ~30% of tpa_analyze(). */
-static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
+static void sort_halves(tpa_ivl *v, tpa_ivl *tmp, size_t n)
 {
         size_t mid = n / 2, i, j, k;
 
@@ -68,8 +97,8 @@ static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
                 }
                 return;
         }
-        sort_ivl(v, tmp, mid);
-        sort_ivl(v + mid, tmp, n - mid);
+        sort_halves(v, tmp, mid);
+        sort_halves(v + mid, tmp, n - mid);
         if (cmp_ivl(&v[mid - 1], &v[mid]) <= 0)
                 return;
         memcpy(tmp, v, mid * sizeof(*v));
@@ -81,7 +110,51 @@ static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
         }
 }
 
+/* Sort v[0..n) by start, with `tmp` of n / 2 + 1 entries. A list of a
+ * few long runs of starts in order (a channel fed by several threads, a
+ * thread's events in end order, as XSpace lines give them) has its
+ * neighbouring runs merged, round by round: n log(runs) moves, where
+ * sort_halves() costs n log n (bench/). Many short runs (disorder here
+ * and there) go to sort_halves(). The order of equal starts is any: the
+ * lists are only used merged, and their union is the same. */
+static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
+{
+        size_t runs = 0;
+
+        for (size_t i = 0; i < n && runs <= 32; i = run_end(v, i, n))
+                runs++;
+        if (runs > 32) {
+                sort_halves(v, tmp, n);
+                return;
+        }
+        while (runs > 1) {
+                size_t i = 0;
+                runs = 0;
+                while (i < n) {
+                        size_t mid = run_end(v, i, n), end;
+                        runs++;
+                        if (mid == n)
+                                break;
+                        end = run_end(v, mid, n);
+                        merge_two(v + i, mid - i, end - mid, tmp);
+                        i = end;
+                }
+        }
+}
+
 void tpa_ivl__merge(tpa_ivl_list *l)
+{
+        tpa_ivl__merge_keep(l);
+        if (l->n < l->cap / 2) {        /* memory (bench/): give back the slack */
+                tpa_ivl *v = realloc(l->v, (l->n ? l->n : 1) * sizeof(*v));
+                if (v != NULL) {
+                        l->v = v;
+                        l->cap = l->n ? l->n : 1;
+                }
+        }
+}
+
+void tpa_ivl__merge_keep(tpa_ivl_list *l)
 {
         size_t w = 0;
         tpa_ivl *tmp;
@@ -103,13 +176,6 @@ void tpa_ivl__merge(tpa_ivl_list *l)
         }
         l->n = w + 1;
         free(tmp);
-        if (l->n < l->cap / 2) {        /* memory (bench/): give back the slack */
-                tpa_ivl *v = realloc(l->v, l->n * sizeof(*v));
-                if (v != NULL) {
-                        l->v = v;
-                        l->cap = l->n;
-                }
-        }
 }
 
 /* The number of intervals of src[0..n) that start at or before t: by
@@ -149,8 +215,33 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
                         v[w - 1].e = src[i].e;
                 i++;
         }
-        memcpy(v + w, src + i, (n - i) * sizeof(*v));
+        memmove(v + w, src + i, (n - i) * sizeof(*v));        /* src may lie in v, ahead */
         return w + n - i;
+}
+
+/* The union of the merged lists a[0..na) and b[0..nb) appended to v[0..w)
+ * as join_run() appends; returns the new length. a may lie in v at w or
+ * after, as long as it starts nb or more past w: each interval is written
+ * where all of a that is left lies ahead of it. */
+static size_t merge_runs_into(tpa_ivl *v, size_t w, const tpa_ivl *a, size_t na,
+                              const tpa_ivl *b, size_t nb)
+{
+        size_t i = 0, j = 0;
+
+        while (i < na && j < nb) {
+                size_t k;
+                if (a[i].s <= b[j].s) {
+                        k = i + starts_by(a + i, na - i, b[j].s);
+                        w = join_run(v, w, a + i, k - i);
+                        i = k;
+                } else {
+                        k = j + starts_by(b + j, nb - j, a[i].s);
+                        w = join_run(v, w, b + j, k - j);
+                        j = k;
+                }
+        }
+        w = join_run(v, w, a + i, na - i);
+        return join_run(v, w, b + j, nb - j);
 }
 
 /* The union of two merged lists into *out, merged: runs of either list
@@ -159,26 +250,13 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
 int tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
                     tpa_error *err)
 {
-        size_t i = 0, j = 0, w = 0, total = a->n + b->n;
+        size_t w, total = a->n + b->n;
         tpa_ivl *v = malloc((total ? total : 1) * sizeof(*v));
 
         if (v == NULL)
                 return tpa_error_oom(err);
         tpa_analysis__huge(v, total * sizeof(*v));
-        while (i < a->n && j < b->n) {
-                size_t k;
-                if (a->v[i].s <= b->v[j].s) {
-                        k = i + starts_by(a->v + i, a->n - i, b->v[j].s);
-                        w = join_run(v, w, a->v + i, k - i);
-                        i = k;
-                } else {
-                        k = j + starts_by(b->v + j, b->n - j, a->v[i].s);
-                        w = join_run(v, w, b->v + j, k - j);
-                        j = k;
-                }
-        }
-        w = join_run(v, w, a->v + i, a->n - i);
-        w = join_run(v, w, b->v + j, b->n - j);
+        w = merge_runs_into(v, 0, a->v, a->n, b->v, b->n);
         out->v = v;
         out->n = w;
         out->cap = total ? total : 1;
@@ -263,6 +341,43 @@ int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_erro
         return r;
 }
 
+int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
+{
+        size_t n = to->n + from->n, k = 0, hi = to->n;
+        tpa_ivl *v = to->v;
+
+        if (from->n == 0) {
+                tpa_ivl__free(from);
+                return 0;
+        }
+        if (n > to->cap) {
+                if ((v = realloc(to->v, n * sizeof(*v))) == NULL)
+                        return tpa_error_oom(err);
+                to->v = v;
+                to->cap = n;
+        }
+        /* the intervals of *to that end before *from starts stay; the
+         * rest moves to the end of the block, and the two merge into
+         * the room after those (merge_runs_into()) */
+        while (k < hi) {
+                size_t mid = k + (hi - k) / 2;
+                if (v[mid].e < from->v[0].s)
+                        k = mid + 1;
+                else
+                        hi = mid;
+        }
+        memmove(v + k + from->n, v + k, (to->n - k) * sizeof(*v));
+        to->n = merge_runs_into(v, k, v + k + from->n, to->n - k, from->v, from->n);
+        tpa_ivl__free(from);
+        if (to->n < to->cap / 2) {      /* memory (bench/): give back the slack */
+                if ((v = realloc(to->v, to->n * sizeof(*v))) != NULL) {
+                        to->v = v;
+                        to->cap = to->n;
+                }
+        }
+        return 0;
+}
+
 void tpa_ivl__free(tpa_ivl_list *l)
 {
         free(l->v);
@@ -283,25 +398,9 @@ size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t)
         return lo;
 }
 
-struct ivl_query {
-        const tpa_ivl_list *l;
-        tpa_ns              t;
-};
-
-static bool ends_by(const void *ctx, size_t i)
-{
-        const struct ivl_query *q = ctx;
-        return q->l->v[i].e <= q->t;
-}
-
-size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
-{
-        struct ivl_query q = { l, t };
-
-        *hint = tpa_analysis__gallop(l->n, *hint, ends_by, &q);
-        return *hint;
-}
-
+/* Time in [s, e) covered by intervals i... of a merged list, i the first
+ * that ends after s: each interval from it that starts before e overlaps
+ * [s, e), so no test of the overlap. */
 static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
 {
         tpa_ns sum = 0;
@@ -309,8 +408,7 @@ static tpa_ns covered_from(const tpa_ivl_list *l, size_t i, tpa_ns s, tpa_ns e)
         for (; i < l->n && l->v[i].s < e; i++) {
                 tpa_ns a = l->v[i].s > s ? l->v[i].s : s;
                 tpa_ns b = l->v[i].e < e ? l->v[i].e : e;
-                if (b > a)
-                        sum += b - a;
+                sum += b - a;
         }
         return sum;
 }
@@ -324,3 +422,4 @@ tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *
 {
         return covered_from(l, tpa_ivl__first_after_near(l, s, hint), s, e);
 }
+

@@ -52,6 +52,8 @@ static inline int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *
         return tpa_ivl__append(l, s, e, err);
 }
 void   tpa_ivl__merge(tpa_ivl_list *l);
+/* As tpa_ivl__merge(), the block kept whole: room for a join to come. */
+void   tpa_ivl__merge_keep(tpa_ivl_list *l);
 /* The union of the k merged lists in[0..k) into *out (whatever it held
  * is dropped, not freed), merged. */
 int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_error *err);
@@ -59,6 +61,12 @@ int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_e
  * not freed), merged. */
 int    tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list *b,
                        tpa_error *err);
+/* The union of the merged lists *to and *from into *to, in its own block
+ * (grown), merged; *from is freed. No third block: the intervals of *to
+ * that end before *from starts stay as they are, the rest moves to the end
+ * of the block and merges with *from into the room before it. On failure
+ * both are as they were. */
+int    tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err);
 void   tpa_ivl__free(tpa_ivl_list *l);
 /* Index of the first interval whose end is after t. */
 size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);
@@ -100,13 +108,50 @@ static inline size_t tpa_analysis__gallop(size_t n, size_t hint,
         return lo;
 }
 
+/* A time to search a list for, and tpa_analysis__gallop()'s test. */
+struct tpa_ivl_query {
+        const tpa_ivl_list *l;
+        tpa_ns              t;
+};
+
+static inline bool tpa_ivl__ends_by(const void *ctx, size_t i)
+{
+        const struct tpa_ivl_query *q = ctx;
+        return q->l->v[i].e <= q->t;
+}
+
 /* As tpa_ivl__first_after(), searching out from *hint (the answer of the
  * query before), which it updates: queries in about time order cost
- * O(log distance) instead of a search of the whole list. */
-size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint);
+ * O(log distance) instead of a search of the whole list. Inline: asked of
+ * most host events. */
+static inline size_t tpa_ivl__first_after_near(const tpa_ivl_list *l, tpa_ns t, size_t *hint)
+{
+        struct tpa_ivl_query q = { l, t };
+        size_t k = *hint;
+
+        /* the answer a few intervals on (mostly): no gallop */
+        if (k < l->n && (k == 0 || l->v[k - 1].e <= t))
+                for (size_t end = k + 4 < l->n ? k + 4 : l->n; k < end; k++)
+                        if (l->v[k].e > t)
+                                return *hint = k;
+        *hint = tpa_analysis__gallop(l->n, k, tpa_ivl__ends_by, &q);
+        return *hint;
+}
 /* Time in [s, e) covered by the list. */
 tpa_ns tpa_ivl__covered(const tpa_ivl_list *l, tpa_ns s, tpa_ns e);
 /* As tpa_ivl__covered(), with a hint as tpa_ivl__first_after_near()'s. */
 tpa_ns tpa_ivl__covered_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint);
+/* True when the (merged) list covers all of [s, e): tpa_ivl__covered_near()
+ * would give e - s. One interval holds it, or none does: no sum over the
+ * intervals inside. */
+static inline bool tpa_ivl__covers_near(const tpa_ivl_list *l, tpa_ns s, tpa_ns e, size_t *hint)
+{
+        size_t k;
+
+        if (e <= s)
+                return true;
+        k = tpa_ivl__first_after_near(l, s, hint);
+        return k < l->n && l->v[k].s <= s && l->v[k].e >= e;
+}
 
 #endif

@@ -296,8 +296,9 @@ struct metrics_job {
         tpa_top  tables;        /* the top ops' events, marked */
         /* per part, summed after (integers: in any order the same sums) */
         size_t  *launches[2];   /* per step */
-        atomic_size_t next;     /* the first event of the next chunk of the host side */
+        atomic_size_t next;     /* the first event of the next chunk of the pass */
         tpa_index_list cand[2]; /* per part: host events overlapping a top gap */
+        tpa_index_list copies[2];       /* per part: device copies in a step */
 };
 
 /* The figures made of the buckets' (m[B(x)] and m[F(x)] set): the groups,
@@ -429,12 +430,18 @@ static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
 
 /* True when host event e overlaps one of the run's top gaps: a gap that
  * starts before e ends (before its start, for an instant) and ends after
- * e starts; of those that start before, the latest end tells. */
-static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e)
+ * e starts; of those that start before, the latest end tells. `hint`: the
+ * count of gaps that started before the event asked last, tried first
+ * (the events come in about time order; a search each was a tenth of the
+ * host side's instructions). */
+static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e, size_t *hint)
 {
         tpa_ns te = e->ts + e->dur;
         size_t lo = 0, hi = gi->n;
 
+        if (*hint <= gi->n && (*hint == 0 || gi->start[*hint - 1] < te) &&
+            (*hint == gi->n || gi->start[*hint] >= te))
+                lo = hi = *hint;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if (gi->start[mid] < te)
@@ -442,95 +449,86 @@ static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e)
                 else
                         hi = mid;
         }
+        *hint = lo;
         return lo > 0 && gi->end[lo - 1] > e->ts;
 }
 
-/* Device event i (or a CPU-only trace's CPU compute) into the metrics:
- * copies per step, and the events of the device top-op table, marked (a
- * CPU-only trace's framework ops are its compute). The cursor follows the
- * events' extras in event order. */
-static void device_event(tpa_actx *c, struct metrics_job *job, size_t i, long *hint,
-                         size_t *bytes_cursor)
+/* Device copy i, in step k, into the step's copy figures and the run's.
+ * The sums are doubles: made in event order, as on one thread. The cursor
+ * follows the events' extras in event order. */
+static void copy_event(tpa_actx *c, size_t i, long k, size_t *bytes_cursor)
 {
         tpa_analysis *a = c->a;
         const tpa_event *e = &c->ev[i];
-        long k;
-        tpa_step *s;
-        tpa_ns t;
+        tpa_step *s = &a->steps[k];
+        tpa_ns t = clipped(e, s);
+        int dir = dir_of(e->kind);
         int64_t bytes = 0;
 
-        if ((k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
-                return;
-        s = &a->steps[k];
-        t = clipped(e, s);
-        if (tpa_kind_is_copy(e->kind) && c->hch[i] == HCH_DEVICE) {
-                int dir = dir_of(e->kind);
-                tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor, &bytes);
-                s->metric[M_COPY_COUNT] += 1;
-                s->metric[M_COPY_NS] += (double)t;
-                s->metric[M_COPY_BYTES] += (double)bytes;
-                s->metric[M_DIR_COUNT + dir] += 1;
-                s->metric[M_DIR_BYTES + dir] += (double)bytes;
-                s->metric[M_DIR_GBPS + dir] += (double)t;  /* time, for now */
-                if (bytes < a->small_copy_max)
-                        s->metric[M_SMALL_COPY_COUNT] += 1;
-                if (!s->excluded) {
-                        tpa_copy_stats *cs = &a->copies[dir];
-                        cs->count++;
-                        cs->time += t;
-                        cs->bytes += (uint64_t)bytes;
-                        cs->small += bytes < a->small_copy_max;
-                }
+        tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor, &bytes);
+        s->metric[M_COPY_COUNT] += 1;
+        s->metric[M_COPY_NS] += (double)t;
+        s->metric[M_COPY_BYTES] += (double)bytes;
+        s->metric[M_DIR_COUNT + dir] += 1;
+        s->metric[M_DIR_BYTES + dir] += (double)bytes;
+        s->metric[M_DIR_GBPS + dir] += (double)t;  /* time, for now */
+        if (bytes < a->small_copy_max)
+                s->metric[M_SMALL_COPY_COUNT] += 1;
+        if (!s->excluded) {
+                tpa_copy_stats *cs = &a->copies[dir];
+                cs->count++;
+                cs->time += t;
+                cs->bytes += (uint64_t)bytes;
+                cs->small += bytes < a->small_copy_max;
         }
-        if (s->excluded || t == 0)
-                return;
-        tpa_top__mark(&job->tables.dev, 0, i, e->track);
 }
 
-/* The device side: the events the channels' pass marked as device work
- * in c->hch, in event order (speed, bench/: a pass over all 3.8 M events at
- * 1 GB for the 0.9 M of them took 0.06 s, on one thread while the other
- * took the host side). */
-static void device_events(tpa_actx *c, struct metrics_job *job)
-{
-        long hint = -1;
-        size_t bytes_cursor = 0;
-
-        for (size_t i = 0; i < c->n; i++)
-                if (c->hch[i] == HCH_DEVICE || c->hch[i] == HCH_CPU_COMPUTE)
-                        device_event(c, job, i, &hint, &bytes_cursor);
-}
-
-/* The host side, of events [lo, hi): launches per step (not into the
- * steps' metrics, which the device side writes), the events of the host
- * top-op table (tpa_top__host_op(): a search of the device intervals per
- * host op), and the host events that overlap a top gap, into cand, for the
- * summary. */
-static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
-                       size_t *launches, tpa_index_list *cand, size_t lo, size_t hi, long *hint,
-                       size_t *near, tpa_error *err)
+/* Events [lo, hi) of the pass, by part `part`:
+ * - a device event (or a CPU-only trace's CPU compute) in a kept step
+ *   with time in it is marked for the device top-op table; a copy in a
+ *   step goes in `copies`, for copy_event() after, in event order;
+ * - a host event: launches per step (not into the steps' metrics, which
+ *   the copies write), the events of the host top-op table
+ *   (tpa_top__host_op(): a search of the device intervals per host op),
+ *   and the host events that overlap a top gap, into cand, for the
+ *   summary. */
+static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
+                        size_t *launches, tpa_index_list *cand, tpa_index_list *copies,
+                        size_t lo, size_t hi, long *hint, size_t *gap_at, size_t *near,
+                        tpa_error *err)
 {
         tpa_analysis *a = c->a;
         int r;
 
         for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
-                int32_t d;
+                int h = c->hch[i];
                 long k;
                 tpa_step *s;
                 tpa_ns t;
                 bool launch, op;
 
-                if (tpa_analysis__event_class(c, i, &d) != EV_HOST)
+                if (h == HCH_NONE)
                         continue;
-                if (overlaps_top_gap(top, e) && (r = push_index(cand, i, err)) < 0)
+                if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
+                    (k = tpa_analysis__step_of(a, e->ts, hint)) >= 0) {
+                        s = &a->steps[k];
+                        if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind) &&
+                            (r = push_index(copies, i, err)) < 0)
+                                return r;
+                        if (!s->excluded && clipped(e, s) > 0)
+                                tpa_top__mark(&ops->dev, part, i, e->track);
+                }
+                if (h == HCH_DEVICE)
+                        continue;       /* not a host event (event_class()) */
+                if (overlaps_top_gap(top, e, gap_at) && (r = push_index(cand, i, err)) < 0)
                         return r;
                 /* launches: host events of the launch channel that carry a
                  * correlation id with a device (launch calls, copies
                  * enqueued, TF's host side of a kernel); CPU-only, the
                  * runtime scopes that dispatch host ops */
-                launch = c->hch[i] == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
-                op = c->hch[i] != HCH_NONE && c->hch[i] != HCH_CPU_COMPUTE;
+                launch = h == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
+                op = h >= 0 && h < HOST_CH__COUNT;
                 if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
                         continue;
                 launches[k] += launch;
@@ -541,31 +539,40 @@ static int host_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part
         return 0;
 }
 
-/* Take chunks of the host side until none is left, into part's tables. */
-static int host_chunks(tpa_actx *c, struct metrics_job *job, int part, tpa_error *err)
+/* The metrics' pass over the events, in chunks that each part takes
+ * until none is left, whichever is free, into the part's tables and
+ * lists (speed, bench/: the device side was a pass of its own on one
+ * part, over memory the host side read again). Chunks are whole words
+ * of the top ops' marks, so the parts write apart. */
+static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         enum { CHUNK = 65536 };
+        struct metrics_job *job = arg;
         long hint = -1;
-        size_t near = 0, lo;
+        size_t near = 0, gap_at = 0, lo;
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
-                r = host_events(c, &job->top, &job->tables, part, job->launches[part],
-                                &job->cand[part], lo, c->n - lo > CHUNK ? lo + CHUNK : c->n,
-                                &hint, &near, err);
+                r = chunk_events(c, &job->top, &job->tables, part, job->launches[part],
+                                 &job->cand[part], &job->copies[part], lo,
+                                 c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &gap_at,
+                                 &near, err);
         return r;
 }
 
-/* The device side on part 0 (its sums are doubles, made in event order as
- * on one thread), then the host side in chunks on both parts, whichever
- * is free (speed: the host side alone takes more than the device side,
- * which reads the marks of c->hch). Each part
- * writes only its own fields and tables. */
-static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+/* The copies the parts found, in event order (each part's chunks come in
+ * event order: a merge of the two), into the copy figures. */
+static void copy_events(tpa_actx *c, const tpa_index_list *p0, const tpa_index_list *p1)
 {
-        if (part == 0)
-                device_events(c, arg);
-        return host_chunks(c, arg, part, err);
+        size_t i = 0, j = 0, bytes_cursor = 0;
+        long hint = -1;
+
+        while (i < p0->n || j < p1->n) {
+                size_t ev = j == p1->n || (i < p0->n && p0->v[i] < p1->v[j])
+                            ? p0->v[i++] : p1->v[j++];
+                copy_event(c, ev, tpa_analysis__step_of(c->a, c->ev[ev].ts, &hint),
+                           &bytes_cursor);
+        }
 }
 
 /* Into *out (empty), the indexes of a and b (each ascending), ascending:
@@ -606,6 +613,14 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
         }
         if ((r = tpa_analysis__in_two(c, steps_part, &job, err)) < 0)
                 goto out;
+        /* the last readers of the host lists and of each device's own
+         * union: memory for the top ops' lanes (dev_all stays) */
+        for (int ch = 0; ch < HOST_CH__COUNT; ch++)
+                tpa_ivl__free(&c->host[ch]);
+        for (size_t t = 0; t < c->ntracks; t++)
+                tpa_ivl__free(&c->fw[t]);
+        for (size_t d = 0; c->ndev > 1 && d < c->ndev; d++)
+                tpa_ivl__free(&c->dev_any[d]);
         /* the run's top gaps: the top of both halves' */
         a->gaps = malloc((job.gaps[0].n + job.gaps[1].n + 1) * sizeof(*a->gaps));
         if (a->gaps == NULL) {
@@ -623,6 +638,11 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
             (r = tpa_analysis__in_two(c, events_part, &job, err)) < 0 ||
             (r = merge_indexes(&c->gap_cand, &job.cand[0], &job.cand[1], err)) < 0)
                 goto out;
+        copy_events(c, &job.copies[0], &job.copies[1]);
+        /* the last reader of the events' channels: memory for the top
+         * ops' lanes, next */
+        free(c->hch);
+        c->hch = NULL;
         for (size_t k = 0; k < a->step_count; k++)
                 job.launches[0][k] += job.launches[1][k];
         for (size_t k = 0; k < a->step_count; k++) {
@@ -650,6 +670,8 @@ out:
         free(job.gaps[1].v);
         free(job.cand[0].v);
         free(job.cand[1].v);
+        free(job.copies[0].v);
+        free(job.copies[1].v);
         free(job.top.start);
         free(job.top.end);
         tpa_top__free(&job.tables);
@@ -775,12 +797,15 @@ static const char *no_verdict(const tpa_actx *c)
 
 /* The run's value of each step metric, the median over the kept steps:
  * half of the metrics per part, each part with its own scratch. The values
- * are gathered step by step, each step's metrics in one read (speed,
- * bench/: a metric at a time read every step's array once per metric). */
+ * are gathered step by step, a block of metrics at a time, each step's
+ * block in one read (speed, bench/: a metric at a time read every step's
+ * array once per metric; memory: all of a part's metrics at once was a
+ * copy of half of every step's). */
 static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
+        enum { BLOCK = 8 };
         tpa_analysis *a = c->a;
-        size_t lo, hi, kept = 0, j = 0;
+        size_t lo, hi, kept = 0;
         double *v;
         uint64_t *tmp;
 
@@ -788,23 +813,25 @@ static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         tpa_analysis__half(M_STEP__COUNT, part, &lo, &hi);
         for (size_t k = 0; k < a->step_count; k++)
                 kept += !a->steps[k].excluded;
-        v = malloc(((hi - lo) * kept + 1) * sizeof(*v));
+        v = malloc((BLOCK * kept + 1) * sizeof(*v));
         tmp = malloc((kept + 1) * sizeof(*tmp));       /* NULL: medians by sorting */
         if (v == NULL) {
                 free(tmp);
                 return tpa_error_oom(err);
         }
-        tpa_analysis__huge(v, (hi - lo) * kept * sizeof(*v));  /* written whole */
-        for (size_t k = 0; k < a->step_count; k++) {
-                const double *m = a->steps[k].metric;
-                if (a->steps[k].excluded)
-                        continue;
-                for (size_t i = lo; i < hi; i++)
-                        v[(i - lo) * kept + j] = m[i];
-                j++;
+        for (size_t b = lo; b < hi; b += BLOCK) {
+                size_t nb = hi - b < BLOCK ? hi - b : BLOCK, j = 0;
+                for (size_t k = 0; k < a->step_count; k++) {
+                        const double *m = a->steps[k].metric;
+                        if (a->steps[k].excluded)
+                                continue;
+                        for (size_t i = 0; i < nb; i++)
+                                v[i * kept + j] = m[b + i];
+                        j++;
+                }
+                for (size_t i = 0; i < nb; i++)
+                        a->run_metric[b + i] = tpa_analysis__median(v + i * kept, kept, tmp);
         }
-        for (size_t i = lo; i < hi; i++)
-                a->run_metric[i] = tpa_analysis__median(v + (i - lo) * kept, kept, tmp);
         free(tmp);
         free(v);
         return 0;

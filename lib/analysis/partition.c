@@ -2,14 +2,15 @@
 /*
  * partition.c - the partition of step time (doc/design.md 5.3). For each step
  * and device, the boundaries of the merged channel intervals that touch the
- * window are sorted and swept; each span between two boundaries goes to the
+ * window are swept in time order; each span between two boundaries goes to the
  * first bucket whose channel is active, in priority order: compute,
  * transfer (h2d, d2h, d2d, p2p), sync (collective running, else the host
  * waiting in a sync call), input, host launch, host setup, host python (no
  * framework event on the driving thread), host compute, idle. Every ns of the window
  * lands in exactly one bucket. Several devices: each is partitioned, the
  * step keeps the per-device figures and their mean, and names the slowest
- * (the most compute and transfer time). O(n log n) over the whole trace.
+ * (the most compute and transfer time). O(n) over the whole trace, and a
+ * search per list and step.
  * On request the spans themselves are kept too, for the HTML timeline.
  *
  * Decision: a collective running while the host also waits in a sync call
@@ -32,112 +33,30 @@ enum {
         B_FW, B__COUNT
 };
 
-typedef struct edge {
-        tpa_ns   t;
-        int      ch;
-        int      delta;
-} edge;
+/* The lists a sweep reads, one per B_ channel: where each stands. */
+typedef struct cursor {
+        const tpa_ivl_list *l;
+        size_t              k;          /* the interval in hand */
+        tpa_ns              next;       /* its start while off, its end (clipped) while on */
+        unsigned            bit;        /* 1 << its B_ channel */
+} cursor;
 
-typedef struct edges {
-        edge  *v;
-        size_t n, cap;
-        edge  *tmp;             /* sort_edges() scratch */
-        size_t tmp_cap;
-} edges;
-
-static bool edge_before(const edge *x, const edge *y)
+/* The bucket of a time when the channels of `on` (a bit per B_ channel)
+ * are busy: the first in priority order. B_KERNEL to B_SETUP are in that
+ * order already. */
+static tpa_bucket pick(unsigned on, bool has_driver)
 {
-        return x->t < y->t || (x->t == y->t && x->ch < y->ch);
-}
+        static const tpa_bucket first[B_SETUP + 1] = {
+                TPA_BUCKET_COMPUTE, TPA_BUCKET_H2D, TPA_BUCKET_D2H, TPA_BUCKET_D2D,
+                TPA_BUCKET_P2P, TPA_BUCKET_SYNC_COLLECTIVE, TPA_BUCKET_SYNC_HOST_WAIT,
+                TPA_BUCKET_INPUT, TPA_BUCKET_HOST_LAUNCH, TPA_BUCKET_HOST_SETUP,
+        };
+        unsigned top = on & ((1u << (B_SETUP + 1)) - 1);
 
-static size_t run_end(const edge *v, size_t i, size_t n)
-{
-        while (++i < n && !edge_before(&v[i], &v[i - 1]))
-                ;
-        return i;
-}
-
-/*
- * Sort the edges by time (then channel). They come as one sorted run per
- * channel list (merged intervals, in order), so merging neighbouring runs
- * until one is left costs n log(runs) compares, inline; qsort's callbacks
- * were three quarters of the partition's instructions (bench/).
- */
-static int sort_edges(edges *E, tpa_error *err)
-{
-        edge *src = E->v, *dst;
-        size_t n = E->n;
-
-        if (E->tmp_cap < n) {
-                edge *t = realloc(E->tmp, n * sizeof(*t));
-                if (t == NULL)
-                        return tpa_error_oom(err);
-                E->tmp = t;
-                E->tmp_cap = n;
-        }
-        dst = E->tmp;
-        for (;;) {
-                size_t i = 0, runs = 0;
-                while (i < n) {
-                        size_t mid = run_end(src, i, n), end, a, b, k;
-                        runs += mid == n ? 1 : 2;
-                        if (mid == n) {
-                                memcpy(dst + i, src + i, (n - i) * sizeof(*src));
-                                break;
-                        }
-                        end = run_end(src, mid, n);
-                        for (a = i, b = mid, k = i; a < mid && b < end; k++)
-                                dst[k] = edge_before(&src[b], &src[a]) ? src[b++] : src[a++];
-                        memcpy(dst + k, src + a, (mid - a) * sizeof(*src));
-                        memcpy(dst + k + (mid - a), src + b, (end - b) * sizeof(*src));
-                        i = end;
-                }
-                if (runs <= 1)          /* src was sorted already */
-                        break;
-                edge *t = src;
-                src = dst;
-                dst = t;
-        }
-        /* the sorted edges are in src; dst holds the previous pass */
-        if (src != E->v)
-                memcpy(E->v, src, n * sizeof(*src));
-        return 0;
-}
-
-static int add_list(edges *E, const tpa_ivl_list *l, int ch, tpa_ns ws, tpa_ns we,
-                    tpa_error *err)
-{
-        for (size_t i = tpa_ivl__first_after(l, ws); i < l->n && l->v[i].s < we; i++) {
-                tpa_ns s = l->v[i].s > ws ? l->v[i].s : ws;
-                tpa_ns e = l->v[i].e < we ? l->v[i].e : we;
-                if (E->n + 2 > E->cap) {
-                        size_t cap = E->cap ? E->cap * 2 : 64;
-                        edge *v = realloc(E->v, cap * sizeof(*v));
-                        if (v == NULL)
-                                return tpa_error_oom(err);
-                        E->v = v;
-                        E->cap = cap;
-                }
-                E->v[E->n++] = (edge){ s, ch, +1 };
-                E->v[E->n++] = (edge){ e, ch, -1 };
-        }
-        return 0;
-}
-
-static tpa_bucket pick(const int *on, bool has_driver)
-{
-        if (on[B_KERNEL]) return TPA_BUCKET_COMPUTE;
-        if (on[B_H2D])    return TPA_BUCKET_H2D;
-        if (on[B_D2H])    return TPA_BUCKET_D2H;
-        if (on[B_D2D])    return TPA_BUCKET_D2D;
-        if (on[B_P2P])    return TPA_BUCKET_P2P;
-        if (on[B_COLL])   return TPA_BUCKET_SYNC_COLLECTIVE;
-        if (on[B_SYNC])   return TPA_BUCKET_SYNC_HOST_WAIT;
-        if (on[B_INPUT])  return TPA_BUCKET_INPUT;
-        if (on[B_LAUNCH]) return TPA_BUCKET_HOST_LAUNCH;
-        if (on[B_SETUP])  return TPA_BUCKET_HOST_SETUP;
-        if (has_driver && !on[B_FW]) return TPA_BUCKET_HOST_PYTHON;
-        if (on[B_OP])     return TPA_BUCKET_HOST_COMPUTE;
+        if (top != 0)
+                return first[__builtin_ctz(top)];
+        if (has_driver && !(on & 1u << B_FW)) return TPA_BUCKET_HOST_PYTHON;
+        if (on & 1u << B_OP)                  return TPA_BUCKET_HOST_COMPUTE;
         return TPA_BUCKET_IDLE;
 }
 
@@ -203,40 +122,74 @@ static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
         return 0;
 }
 
-static int sweep(const tpa_actx *c, edges *E, size_t d, const tpa_step *s, uint32_t drv,
+/*
+ * The sweep of step s on device d: from the window's start to its end,
+ * from one start or end of an interval of any list to the next, each span
+ * to the bucket of the channels busy in it. The lists are merged, so each
+ * channel is busy or not, and a cursor per list says which and until
+ * when: no boundaries gathered and sorted (speed, bench/: their sort was
+ * most of the partition's instructions).
+ */
+static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
                  tpa_ns *out, span_out *so, tpa_error *err)
 {
-        int on[B__COUNT] = { 0 };
-        tpa_ns cur = s->start;
+        cursor cur[B__COUNT];
+        size_t n = 0;
+        unsigned on = 0;
+        tpa_ns t = s->start, we = s->end, next = we;
+        bool has_driver = drv != UINT32_MAX;
         int r = 0;
 
-        E->n = 0;
-        for (int ch = 0; ch < DEV_CH__COUNT && r == 0; ch++)
-                r = add_list(E, &c->dev[d * DEV_CH__COUNT + (size_t)ch], ch, s->start, s->end,
-                             err);
-        for (int ch = 0; ch < HOST_CH__COUNT && r == 0; ch++)
-                r = add_list(E, &c->host[ch], B_SYNC + ch, s->start, s->end, err);
-        if (r == 0 && drv != UINT32_MAX)
-                r = add_list(E, &c->fw[drv], B_FW, s->start, s->end, err);
-        if (r < 0)
-                return r;
-        if (E->n > 0 && (r = sort_edges(E, err)) < 0)
-                return r;
-        so->device = (int)d;
-        for (size_t i = 0; i < E->n && r == 0; i++) {
-                if (E->v[i].t > cur) {
-                        r = give(so, out, cur, E->v[i].t, pick(on, drv != UINT32_MAX), err);
-                        cur = E->v[i].t;
+        for (int ch = 0; ch < B__COUNT; ch++) {
+                const tpa_ivl_list *l = ch < DEV_CH__COUNT
+                        ? &c->dev[d * DEV_CH__COUNT + (size_t)ch]
+                        : ch < B_FW ? &c->host[ch - B_SYNC] : has_driver ? &c->fw[drv] : NULL;
+                size_t k;
+
+                if (l == NULL || l->n == 0)
+                        continue;
+                k = tpa_ivl__first_after(l, t);
+                if (k == l->n || l->v[k].s >= we)
+                        continue;
+                cur[n] = (cursor){ l, k, l->v[k].s, 1u << ch };
+                if (l->v[k].s <= t) {
+                        on |= 1u << ch;
+                        cur[n].next = l->v[k].e < we ? l->v[k].e : we;
                 }
-                on[E->v[i].ch] += E->v[i].delta;
+                if (cur[n].next < next)
+                        next = cur[n].next;
+                n++;
         }
-        if (r == 0 && s->end > cur)
-                r = give(so, out, cur, s->end, pick(on, drv != UINT32_MAX), err);
+        so->device = (int)d;
+        while (t < we && r == 0) {
+                r = give(so, out, t, next, pick(on, has_driver), err);
+                t = next;
+                next = we;
+                /* the lists with a boundary here change state, those past
+                 * the window drop out; the next boundary of the rest */
+                for (size_t i = 0; i < n; i++) {
+                        cursor *u = &cur[i];
+                        if (u->next == t && (on & u->bit)) {
+                                on &= ~u->bit;
+                                if (++u->k == u->l->n || u->l->v[u->k].s >= we) {
+                                        *u = cur[--n];
+                                        i--;
+                                        continue;
+                                }
+                                u->next = u->l->v[u->k].s;
+                        } else if (u->next == t) {
+                                on |= u->bit;
+                                u->next = u->l->v[u->k].e < we ? u->l->v[u->k].e : we;
+                        }
+                        if (u->next < next)
+                                next = u->next;
+                }
+        }
         return r;
 }
 
-/* Partition step k, with `E` as scratch. */
-static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
+/* Partition step k. */
+static int partition_step(tpa_actx *c, size_t k, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         tpa_step *s = &a->steps[k];
@@ -251,7 +204,7 @@ static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
         s->driver_track = driver_of(c, k);
         for (size_t d = 0; d < c->ndev && r == 0; d++) {
                 tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
-                r = sweep(c, E, d, s, s->driver_track, row, &so, err);
+                r = sweep(c, d, s, s->driver_track, row, &so, err);
                 busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
                        row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
                 if (!a->cpu_only && busy > best_busy) {
@@ -277,16 +230,13 @@ static int partition_step(tpa_actx *c, edges *E, size_t k, tpa_error *err)
 /* Steps are partitioned each on its own: half of them per part. */
 static int partition_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        edges E = { 0 };
         size_t lo, hi;
         int r = 0;
 
         (void)arg;
         tpa_analysis__half(c->a->step_count, part, &lo, &hi);
         for (size_t k = lo; k < hi && r == 0; k++)
-                r = partition_step(c, &E, k, err);
-        free(E.v);
-        free(E.tmp);
+                r = partition_step(c, k, err);
         return r;
 }
 

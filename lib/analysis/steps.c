@@ -195,8 +195,10 @@ int tpa_analysis__name_markers(tpa_actx *c, tpa_error *err)
         if (c->profiler_step == NULL)
                 return tpa_error_oom(err);
         for (size_t s = 0; s < c->str_count; s++)
-                if (is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s)))
+                if (is_profiler_step_name(tpa_trace_str(c->tr, (tpa_str)s))) {
                         c->profiler_step[s / 64] |= UINT64_C(1) << (s % 64);
+                        c->has_profiler_step = true;
+                }
         return 0;
 }
 
@@ -373,9 +375,51 @@ static void sort_kvs(kv *v, size_t n)
         free(tmp);
 }
 
+/* Sort v[0..n) by key with `tmp` of n / 2 + 1 entries: sort_kv()'s merge
+ * sort. Entries of one key may come in any order: corr_find() takes the
+ * latest end of them all. */
+static void sort_corr(tpa_corr *v, tpa_corr *tmp, size_t n)
+{
+        size_t mid = n / 2, i, j, k;
+
+        if (n <= 16) {
+                for (i = 1; i < n; i++) {
+                        tpa_corr x = v[i];
+                        for (j = i; j > 0 && v[j - 1].key > x.key; j--)
+                                v[j] = v[j - 1];
+                        v[j] = x;
+                }
+                return;
+        }
+        sort_corr(v, tmp, mid);
+        sort_corr(v + mid, tmp, n - mid);
+        if (v[mid - 1].key <= v[mid].key)
+                return;
+        memcpy(tmp, v, mid * sizeof(*v));
+        for (i = 0, j = mid, k = 0; i < mid; k++) {
+                if (j < n && v[j].key < tmp[i].key)
+                        v[k] = v[j++];
+                else
+                        v[k] = tmp[i++];
+        }
+}
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+        const tpa_corr *x = pa, *y = pb;
+
+        return (x->key > y->key) - (x->key < y->key);
+}
+
 void tpa_analysis__ext_sort(tpa_ext *x)
 {
-        sort_kvs(x->corr, x->nc);
+        tpa_corr *tmp = x->nc > 0 ? malloc((x->nc / 2 + 1) * sizeof(*tmp)) : NULL;
+
+        if (tmp != NULL)
+                sort_corr(x->corr, tmp, x->nc);
+        else if (x->nc > 0)
+                qsort(x->corr, x->nc, sizeof(*x->corr), cmp_corr);
+        free(tmp);
         sort_kvs(x->grp, x->ng);
 }
 
@@ -402,6 +446,34 @@ static tpa_ns kv_find(const kv *v, size_t n, uint32_t key, size_t *hint)
 
         *hint = i;
         return i < n && v[i].key == key ? v[i].end : -1;
+}
+
+struct corr_query {
+        const tpa_corr *v;
+        uint32_t        key;
+};
+
+static bool corr_below(const void *ctx, size_t i)
+{
+        const struct corr_query *q = ctx;
+        return q->v[i].key < q->key;
+}
+
+/* As kv_find(), in a table of device events by correlation id: the
+ * latest end of the events with `key` (mostly one), or -1. */
+static tpa_ns corr_find(const tpa_corr *v, size_t n, uint32_t key, size_t *hint)
+{
+        struct corr_query q = { v, key };
+        size_t i = tpa_analysis__gallop(n, *hint, corr_below, &q);
+        tpa_ns end = -1;
+
+        *hint = i;
+        for (; i < n && v[i].key == key; i++) {
+                tpa_ns t = (tpa_ns)((uint64_t)v[i].end_hi << 32 | v[i].end_lo);
+                if (t > end)
+                        end = t;
+        }
+        return end;
 }
 
 /* The last marker starting at or before t whose window holds t, or -1.
@@ -453,6 +525,9 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
         tpa_ext *x = c->ext;
         size_t n1 = c->n ? c->n : 1, half = c->n / 2;
 
+        if (c->n > UINT32_MAX)
+                return tpa_error_setf(err, TPA_ELIMIT, "%zu events, more than the analysis "
+                                      "takes (%lu)", c->n, (unsigned long)UINT32_MAX);
         x[0].corr = malloc(n1 * sizeof(*x[0].corr));
         x[0].grp = malloc(n1 * sizeof(*x[0].grp));
         x[0].host = malloc(n1 * sizeof(*x[0].host));
@@ -470,12 +545,13 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 /* The latest end of key in both parts' tables (sorted), or -1; near[]
  * holds each part's hint for kv_find(). Not joined into one table:
  * moving part 1's up to part 0's costs a copy of the whole (bench/). */
-static tpa_ns ext_find(const tpa_ext *x, bool grp, uint32_t key, size_t near[2])
+static tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2])
 {
+        const tpa_ext *x = c->ext;
         tpa_ns a = grp ? kv_find(x[0].grp, x[0].ng, key, &near[0])
-                       : kv_find(x[0].corr, x[0].nc, key, &near[0]);
+                       : corr_find(x[0].corr, x[0].nc, key, &near[0]);
         tpa_ns b = grp ? kv_find(x[1].grp, x[1].ng, key, &near[1])
-                       : kv_find(x[1].corr, x[1].nc, key, &near[1]);
+                       : corr_find(x[1].corr, x[1].nc, key, &near[1]);
 
         return a > b ? a : b;
 }
@@ -619,10 +695,10 @@ static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, ui
         size_t near[2] = { 0, 0 };
 
         for (size_t i = 0; i < ni; i++)
-                if ((end = ext_find(c->ext, false, ids[i], near)) >= 0 && end < bound)
+                if ((end = ext_find(c, false, ids[i], near)) >= 0 && end < bound)
                         bound = end;
         near[0] = near[1] = 0;
-        if (m->group != 0 && (end = ext_find(c->ext, true, m->group, near)) >= 0 &&
+        if (m->group != 0 && (end = ext_find(c, true, m->group, near)) >= 0 &&
             end < bound)
                 bound = end;
         if (bound == INT64_MAX) {
@@ -650,8 +726,8 @@ static int settle_new(tpa_actx *c, const marker *m, uint32_t *ids, size_t ni, ui
  *   ext[], by the marker's group already);
  * - those whose device work never came are kept for warm-up, which looks
  *   for a trailing step cut off (speed: it then needs no pass of its own
- *   over the events): their starts go in the host table's
- *   block, which nothing needs after, each over entries read already;
+ *   over the events): their indexes go in the host table's
+ *   block, which nothing needs after, each over an entry read already;
  * - the host events in the first window give the settling its ids, when
  *   ids is not NULL.
  * Each part of the tables on a thread of its own (speed: a large
@@ -672,28 +748,30 @@ static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         struct launch_job *job = arg;
         const marker_list *l = job->l;
         const tpa_ext *x = c->ext;
-        tpa_ns *ext = job->ext[part], *lost = (tpa_ns *)(void *)x[part].host;
-        uint32_t *ids = job->ids[part], *pre = job->pre[part];
+        tpa_ns *ext = job->ext[part];
+        uint32_t *ids = job->ids[part], *pre = job->pre[part], *lost = x[part].host;
         size_t near[2] = { 0, 0 }, w = 0, ni = 0, npre = 0;
         long hint = -1;
 
         (void)err;
         for (size_t j = 0; j < x[part].nh; j++) {
-                tpa_launch h = x[part].host[j];         /* before lost[w] overwrites it */
-                long k = l->n > 0 ? marker_of(l, h.ts, &hint) : -1;
+                uint32_t i = x[part].host[j];           /* before lost[w] overwrites it */
+                const tpa_event *h = &c->ev[i];
+                bool launch = h->kind == TPA_KIND_LAUNCH;
+                long k = l->n > 0 ? marker_of(l, h->ts, &hint) : -1;
                 tpa_ns end;
 
-                if (ids != NULL && h.ts >= l->v[0].s && h.ts < l->v[0].e)
-                        ids[ni++] = h.corr;
-                else if (ids != NULL && h.ts < l->v[0].s)
-                        pre[npre++] = h.corr;
-                if (k < 0 && !h.launch)
+                if (ids != NULL && h->ts >= l->v[0].s && h->ts < l->v[0].e)
+                        ids[ni++] = h->corr;
+                else if (ids != NULL && h->ts < l->v[0].s)
+                        pre[npre++] = h->corr;
+                if (k < 0 && !launch)
                         continue;
-                end = ext_find(x, false, h.corr, near);
+                end = ext_find(c, false, h->corr, near);
                 if (k >= 0 && end > ext[k])
                         ext[k] = end;
-                if (h.launch && end < 0)
-                        lost[w++] = h.ts;
+                if (launch && end < 0)
+                        lost[w++] = i;
         }
         job->ni[part] = ni;
         job->npre[part] = npre;
@@ -708,7 +786,6 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
                     size_t *ni, uint32_t *pre, size_t *npre, tpa_error *err)
 {
         tpa_ext *x = c->ext;
-        tpa_ns *lost = (tpa_ns *)(void *)x[0].host;
         struct launch_job job = { l, { ext, NULL }, { ids, NULL }, { pre, NULL }, { 0, 0 },
                                   { 0, 0 }, { 0, 0 } };
         int r;
@@ -735,10 +812,14 @@ static int launches(tpa_actx *c, const marker_list *l, tpa_ns *ext, uint32_t *id
         }
         *ni = job.ni[0] + job.ni[1];
         *npre = job.npre[0] + job.npre[1];
-        /* part 1's lost launches, from its block (after part 0's) */
-        memmove(lost + job.lost[0], x[1].host, job.lost[1] * sizeof(*lost));
-        c->lost = shrink(lost, (job.lost[0] + job.lost[1]) * sizeof(*lost));
-        c->lost_n = job.lost[0] + job.lost[1];
+        /* the lost launches' starts, part 0's then part 1's */
+        c->lost = malloc((job.lost[0] + job.lost[1] + 1) * sizeof(*c->lost));
+        if (c->lost == NULL)
+                return tpa_error_oom(err);
+        for (int p = 0; p < 2; p++)
+                for (size_t j = 0; j < job.lost[p]; j++)
+                        c->lost[c->lost_n++] = c->ev[x[p].host[j]].ts;
+        free(x[0].host);
         x[0].host = x[1].host = NULL;
         x[0].nh = x[1].nh = 0;
         return 0;
@@ -768,7 +849,7 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
                 return tpa_error_oom(err);
         }
         for (size_t k = 0; k < l->n; k++) {
-                tpa_ns g = l->v[k].group != 0 ? ext_find(c->ext, true, l->v[k].group, near)
+                tpa_ns g = l->v[k].group != 0 ? ext_find(c, true, l->v[k].group, near)
                                               : -1;
                 ext[k] = g > l->v[k].e ? g : l->v[k].e;
         }

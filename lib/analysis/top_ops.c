@@ -669,7 +669,7 @@ void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns 
 {
         const tpa_event *e = &c->ev[i];
 
-        if (exposed(c, e->ts, e->ts + len, near) > 0)
+        if (!tpa_ivl__covers_near(&c->dev_all, e->ts, e->ts + len, near))
                 tpa_top__mark(&t->host, part, i, e->track);
         else
                 op_slot(&t->tables->t[0][part], e->name)->count++;
