@@ -5,6 +5,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#if defined(__GLIBC__) || defined(__linux__)
+#include <malloc.h>
+#endif
 
 #include "cmd_logdir.h"
 #include "commands.h"
@@ -30,6 +33,13 @@ int main(int argc, char **argv)
         cli_args args;
         int rc;
 
+#ifdef M_MMAP_THRESHOLD
+        /* Large blocks always from mmap(), given back when freed. glibc
+         * raises this threshold after each large block freed, and the
+         * analysis' lists freed at their last use then stayed in the heap
+         * at the peak of a large trace (bench/). */
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
         cli_guard_std_fds();
         rc = cli_parse(&args, argc, argv);
         if (rc != 0) {
