@@ -127,6 +127,7 @@ enum wire { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2, WIRE_I32 = 5 };
 struct reader {
         tpa_trace        *tr;
         const uint8_t    *base;         /* the file's first byte: offsets count from it */
+        const uint8_t    *limit;        /* its end: fast_varint() loads up to it */
         uint64_t          arena_limit;  /* per plane, for its metadata */
         int64_t           other_pid;    /* the next pid for other planes */
         struct stat_md   *stats;        /* the plane's maps, sorted by id */
@@ -287,6 +288,24 @@ static inline int wire_next(const struct reader *r, struct msg *m, struct field 
                 return 1;
         }
         return wire_next_any(r, m, f);
+}
+
+/* wire_next() for a line's events, nearly all its fields: an XEvent (4)
+ * under 128 bytes is taken in one step; false for anything else. */
+static inline bool wire_next_event(struct msg *m, struct field *f)
+{
+        const uint8_t *p = m->p;
+
+        if (m->end - p < 2 || p[0] != (4 << 3 | WIRE_LEN) || p[1] >= 0x80 ||
+            p[1] > m->end - p - 2)
+                return false;
+        f->at = p;
+        f->num = 4;
+        f->type = WIRE_LEN;
+        f->data = p + 2;
+        f->len = p[1];
+        m->p = f->data + f->len;
+        return true;
 }
 
 static struct msg msg_of(const struct field *f, const char *name)
@@ -771,7 +790,7 @@ static void name_facts_of(const tpa_trace *tr, tpa_str name, struct name_facts *
 
 static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                      const struct field *at, const struct xevent *xe, struct event_md *md,
-                     struct record *rec, size_t *added)
+                     const struct record *rec, size_t *added)
 {
         tpa_trace *tr = r->tr;
         struct name_facts own, *nf = &own;
@@ -859,31 +878,249 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         return 0;
 }
 
+/* ---- the fast path ------------------------------------------------------ */
+
+/* Most events are a few varints and a few small stats behind one-byte
+ * tags. The fast path decodes that shape in one pass and gives up on
+ * anything else, valid or not, leaving it to the exact path above
+ * (walk_event(), read_stat()), which says what is wrong and where. It
+ * accepts nothing that path refuses and reads what it accepts the same way. */
+
+/* The stats of one event the fast path keeps for apply_stat(): those that
+ * name a stat it reads. More and the event takes the exact path. */
+#define FAST_STATS 8
+
+/* A varint at *pp that ends before `end` and within 10 bytes, read as
+ * wire_next() reads it; false if it does not (the exact path says why).
+ * Bytes up to `limit` (the input's end) may be loaded, not used. */
+static inline bool fast_varint(const uint8_t **pp, const uint8_t *end, const uint8_t *limit,
+                               uint64_t *out)
+{
+        const uint8_t *p = *pp;
+        uint64_t v = 0;
+
+        if (p < end && *p < 0x80) {
+                *out = *p;
+                *pp = p + 1;
+                return true;
+        }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (limit - p >= 10) {
+                /* 8 bytes at once: the first byte without its top bit ends
+                 * the varint; the 7-bit groups below it are packed together
+                 * in three steps of shifts and masks */
+                uint64_t w, stops;
+                size_t n;
+
+                memcpy(&w, p, 8);
+                stops = ~w & 0x8080808080808080u;
+                w &= (stops ^ (stops - 1)) & 0x7f7f7f7f7f7f7f7fu;
+                w = ((w & 0x7f007f007f007f00u) >> 1) | (w & 0x007f007f007f007fu);
+                w = ((w & 0x3fff00003fff0000u) >> 2) | (w & 0x00003fff00003fffu);
+                w = ((w & 0x0fffffff00000000u) >> 4) | (w & 0x000000000fffffffu);
+                if (stops != 0) {
+                        n = (size_t)__builtin_ctzll(stops) / 8 + 1;
+                } else {                /* 9 or 10 bytes: 64-bit ids */
+                        w |= (uint64_t)(p[8] & 0x7f) << 56;
+                        n = 9;
+                        if (p[8] >= 0x80) {
+                                if (p[9] >= 0x80)
+                                        return false;
+                                w |= (uint64_t)p[9] << 63;
+                                n = 10;
+                        }
+                }
+                if (n > (size_t)(end - p))
+                        return false;
+                *out = w;
+                *pp = p + n;
+                return true;
+        }
+#endif
+        (void)limit;
+        for (unsigned i = 0; i < 10 && p + i < end; i++) {
+                v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+                if (p[i] < 0x80) {
+                        *out = v;
+                        *pp = p + i + 1;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* A length-delimited field's one-byte length at *pp: its payload, which
+ * must end before `end`. */
+static inline bool fast_len(const uint8_t **pp, const uint8_t *end, const uint8_t **data,
+                            size_t *len)
+{
+        const uint8_t *p = *pp;
+
+        if (p == end || *p >= 0x80 || *p > end - p - 1)
+                return false;
+        *data = p + 1;
+        *len = *p;
+        *pp = p + 1 + *p;
+        return true;
+}
+
+/* One XStat, as read_stat() reads it. */
+static bool fast_stat(const uint8_t *p, const uint8_t *end, const uint8_t *limit,
+                      struct xstat *st)
+{
+        const uint8_t *data;
+        size_t len;
+        uint64_t v;
+
+        st->metadata_id = 0;
+        st->value_case = 0;
+        while (p < end) {
+                switch (*p++) {
+                case 1 << 3 | WIRE_VARINT:
+                        if (!fast_varint(&p, end, limit, &v))
+                                return false;
+                        st->metadata_id = (int64_t)v;
+                        break;
+                case 3 << 3 | WIRE_VARINT:
+                case 4 << 3 | WIRE_VARINT:
+                case 7 << 3 | WIRE_VARINT:
+                        st->value_case = p[-1] >> 3;
+                        if (!fast_varint(&p, end, limit, &st->u))
+                                return false;
+                        break;
+                case 5 << 3 | WIRE_LEN:
+                        if (!fast_len(&p, end, &data, &len))
+                                return false;
+                        st->str = (const char *)data;
+                        st->str_len = len;
+                        st->value_case = 5;
+                        break;
+                case 6 << 3 | WIRE_LEN:
+                        if (!fast_len(&p, end, &data, &len))
+                                return false;
+                        st->value_case = 6;
+                        break;
+                case 2 << 3 | WIRE_I64:
+                        if (end - p < 8)
+                                return false;
+                        p += 8;
+                        st->value_case = 2;
+                        break;
+                default:
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* One XEvent: its fields into `xe`, and the stats apply_stat() would use
+ * into keep[0..*n_keep). */
+static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
+                       struct xevent *xe, struct xstat *keep, size_t *n_keep)
+{
+        const uint8_t *limit = r->limit, *data;
+        const struct stat_md *smd;
+        struct xstat *st;
+        size_t len;
+        uint64_t v;
+
+        xe->metadata_id = xe->offset_ps = xe->duration_ps = 0;
+        xe->has_offset = false;
+        *n_keep = 0;
+        while (p < end) {
+                switch (*p++) {
+                case 1 << 3 | WIRE_VARINT:
+                        if (!fast_varint(&p, end, limit, &v))
+                                return false;
+                        xe->metadata_id = (int64_t)v;
+                        break;
+                case 2 << 3 | WIRE_VARINT:
+                        if (!fast_varint(&p, end, limit, &v))
+                                return false;
+                        xe->offset_ps = (int64_t)v;
+                        xe->has_offset = true;
+                        break;
+                case 3 << 3 | WIRE_VARINT:
+                        if (!fast_varint(&p, end, limit, &v))
+                                return false;
+                        xe->duration_ps = (int64_t)v;
+                        break;
+                case 5 << 3 | WIRE_VARINT:
+                        if (!fast_varint(&p, end, limit, &v))
+                                return false;
+                        xe->has_offset = false;
+                        break;
+                case 4 << 3 | WIRE_LEN:
+                        st = &keep[*n_keep < FAST_STATS ? *n_keep : FAST_STATS];
+                        if (!fast_len(&p, end, &data, &len) || !fast_stat(data, data + len, limit, st))
+                                return false;
+                        if (st->value_case == 0 || (smd = find_stat(r, st->metadata_id)) == NULL ||
+                            smd->key == S_OTHER)
+                                break;
+                        if (*n_keep == FAST_STATS)
+                                return false;
+                        if (st->value_case == 5) {      /* up to the first NUL, as wire_str() */
+                                const char *nul = memchr(st->str, 0, st->str_len);
+                                if (nul != NULL)
+                                        st->str_len = (size_t)(nul - st->str);
+                        }
+                        (*n_keep)++;
+                        break;
+                default:
+                        return false;
+                }
+        }
+        return true;
+}
+
+/* The record of metadata `md`'s stats: the same for each of its events,
+ * so made on first use. */
+static const struct record *make_md_record(const struct reader *r, struct event_md *md)
+{
+        memset(&md->rec, 0, sizeof(md->rec));
+        if (md->m != NULL && !md->internal)
+                for (size_t i = 0; i < md->m->n_stats; i++)
+                        apply_md_stat(r, &md->rec, md->m->stats[i]);
+        md->has_rec = true;
+        return &md->rec;
+}
+
+static inline const struct record *md_record(const struct reader *r, struct event_md *md)
+{
+        return md->has_rec ? &md->rec : make_md_record(r, md);
+}
+
 /* One XEvent (field `at` of its line): its stats are read, and so checked,
  * even when the event is an internal one that is left out. */
 static int read_event(struct reader *r, uint32_t track, const struct xline *line,
                       const struct field *at, size_t *added)
 {
+        static const struct record none;
+        struct xstat keep[FAST_STATS + 1];
+        const struct record *base;
         struct event_md *md;
         struct record rec;
         struct xevent xe;
+        size_t n_keep;
         int rc;
+
+        if (fast_event(r, at->data, at->data + at->len, &xe, keep, &n_keep)) {
+                md = find_event(r, xe.metadata_id);
+                if (md != NULL && md->internal)
+                        return 0;
+                base = md != NULL ? md_record(r, md) : &none;
+                if (n_keep == 0)
+                        return add_event(r, track, line, at, &xe, md, base, added);
+                rec = *base;
+                for (size_t i = 0; i < n_keep; i++)
+                        apply_stat(r, &rec, &keep[i]);
+                return add_event(r, track, line, at, &xe, md, &rec, added);
+        }
 
         if ((rc = walk_event(r, at, &xe)) < 0)
                 return rc;
         md = find_event(r, xe.metadata_id);
-        if (md != NULL && !md->has_rec) {
-                /* the metadata's stats say the same for each of its events */
-                memset(&md->rec, 0, sizeof(md->rec));
-                if (md->m != NULL && !md->internal)
-                        for (size_t i = 0; i < md->m->n_stats; i++)
-                                apply_md_stat(r, &md->rec, md->m->stats[i]);
-                md->has_rec = true;
-        }
-        if (md != NULL)
-                rec = md->rec;
-        else
-                memset(&rec, 0, sizeof(rec));
+        rec = md != NULL ? *md_record(r, md) : none;
         if (xe.n_stats > 0) {
                 struct msg m = msg_of(at, "XEvent");
                 struct field f;
@@ -921,7 +1158,13 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
 
         memset(xl, 0, sizeof(*xl));
         xl->name = xl->display_name = "";
-        while ((rc = wire_next(r, &m, &f)) > 0) {
+        for (;;) {
+                if (wire_next_event(&m, &f)) {
+                        xl->n_events++;
+                        continue;
+                }
+                if ((rc = wire_next(r, &m, &f)) <= 0)
+                        break;
                 if ((rc = wire_expect(r, &f, f.num < 12 ? types[f.num] : -1, &m)) < 0)
                         return rc;
                 switch (f.num) {
@@ -958,6 +1201,7 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
         uint32_t track;
         int64_t id;
         tpa_str nid;
+        uint64_t n = 0;
         int rc;
 
         if ((rc = walk_line(r, at, &xl)) < 0)
@@ -980,14 +1224,16 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
         if (xl.n_events == 0)
                 return 0;
         m = msg_of(at, "XLine");
-        while (wire_next(r, &m, &f) > 0) {      /* checked by walk_line() */
+        rc = 0;
+        while (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0) {   /* checked by walk_line() */
                 if (f.num != 4)
                         continue;
-                tpa_trace__health(tr)->records_read++;
+                n++;
                 if ((rc = read_event(r, track, &xl, &f, added)) < 0)
-                        return rc;
+                        break;
         }
-        return 0;
+        tpa_trace__health(tr)->records_read += n;
+        return rc;
 }
 
 static bool has_prefix(const char *s, size_t len, const char *prefix)
@@ -1156,6 +1402,7 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
          * size; the cap bounds what hostile lengths can make it allocate */
         r.arena_limit = max * 8 + (64u << 20);
         r.base = data;
+        r.limit = data + len;
         find_used_pids(&r);
         /* Cut: the planes, lines and events that are whole, where they are. */
         whole = len;
