@@ -30,6 +30,7 @@
  * one plane at a time. A plane's lines (field 3) come before its maps (4, 5)
  * on the wire, so each plane is walked twice: maps first, then lines.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,7 @@ struct reader {
         struct stat_md  **stat_by_id;   /* NULL: ids too sparse, bsearch */
         struct event_md **event_by_id;
         size_t            stat_ids, event_ids;      /* entries in the two above */
+        bool              stat_read[128];   /* id names a stat apply_stat() reads */
         bool              pid_used[HOST_PID];       /* a process has this pid */
         tpa_error        *err;
 };
@@ -472,6 +474,10 @@ static int index_metadata(struct reader *r)
                         return tpa_error_oom(r->err);
                 for (size_t i = 0; i < r->event_count; i++)
                         r->event_by_id[r->events[i].id] = search_event(r, r->events[i].id);
+        }
+        for (int64_t id = 0; id < 128; id++) {
+                const struct stat_md *md = find_stat(r, id);
+                r->stat_read[id] = md != NULL && md->key != S_OTHER;
         }
         return 0;
 }
@@ -1013,6 +1019,42 @@ static bool fast_stat(const uint8_t *p, const uint8_t *end, const uint8_t *limit
         return true;
 }
 
+/* The varint tags of XStat's value: uint64 (3), int64 (4), ref (7). */
+#define VARINT_VALUE_TAGS \
+        (UINT64_C(1) << (3 << 3 | WIRE_VARINT) | UINT64_C(1) << (4 << 3 | WIRE_VARINT) | \
+         UINT64_C(1) << (7 << 3 | WIRE_VARINT))
+
+/* Most stats are `08 <id under 128> <value tag> <varint to the end>`, and
+ * most of those name a stat apply_stat() does not read: true for such a
+ * stat (p[0..len)), checked as read_stat() would check it; false for any
+ * other, which fast_stat() reads. */
+static inline bool fast_unread_stat(const struct reader *r, const uint8_t *p, size_t len)
+{
+        const uint8_t *q = p + 3;
+        size_t n = len - 3;             /* the value's bytes */
+
+        if (len < 4 || len > 13 || p[0] != (1 << 3 | WIRE_VARINT) || p[1] >= 0x80 ||
+            r->stat_read[p[1]] || p[2] >= 64 || !(VARINT_VALUE_TAGS >> p[2] & 1) ||
+            q[n - 1] >= 0x80)
+                return false;
+        /* the varint ends at the last byte, not before */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (r->limit - q >= 8) {
+                uint64_t w, stops;
+
+                memcpy(&w, q, 8);
+                stops = ~w & 0x8080808080808080u;
+                if (n <= 8)
+                        return (stops & ((UINT64_C(1) << (8 * (n - 1))) - 1)) == 0;
+                return stops == 0 && (n == 9 || q[8] >= 0x80);
+        }
+#endif
+        for (size_t i = 0; i + 1 < n; i++)
+                if (q[i] < 0x80)
+                        return false;
+        return true;
+}
+
 /* One XEvent: its fields into `xe`, and the stats apply_stat() would use
  * into keep[0..*n_keep). */
 static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
@@ -1027,7 +1069,30 @@ static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *
         xe->metadata_id = xe->offset_ps = xe->duration_ps = 0;
         xe->has_offset = false;
         *n_keep = 0;
+        /* TF writes the fields in order: metadata id, offset, duration,
+         * stats; the loop below takes any order */
+        if (p < end && *p == (1 << 3 | WIRE_VARINT)) {
+                if (p++, !fast_varint(&p, end, limit, &v))
+                        return false;
+                xe->metadata_id = (int64_t)v;
+        }
+        if (p < end && *p == (2 << 3 | WIRE_VARINT)) {
+                if (p++, !fast_varint(&p, end, limit, &v))
+                        return false;
+                xe->offset_ps = (int64_t)v;
+                xe->has_offset = true;
+        }
+        if (p < end && *p == (3 << 3 | WIRE_VARINT)) {
+                if (p++, !fast_varint(&p, end, limit, &v))
+                        return false;
+                xe->duration_ps = (int64_t)v;
+        }
         while (p < end) {
+                if (*p == (4 << 3 | WIRE_LEN) && end - p >= 2 && p[1] < 0x80 &&
+                    p[1] <= end - p - 2 && fast_unread_stat(r, p + 2, p[1])) {
+                        p += 2 + p[1];
+                        continue;
+                }
                 switch (*p++) {
                 case 1 << 3 | WIRE_VARINT:
                         if (!fast_varint(&p, end, limit, &v))
@@ -1052,7 +1117,8 @@ static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *
                         break;
                 case 4 << 3 | WIRE_LEN:
                         st = &keep[*n_keep < FAST_STATS ? *n_keep : FAST_STATS];
-                        if (!fast_len(&p, end, &data, &len) || !fast_stat(data, data + len, limit, st))
+                        if (!fast_len(&p, end, &data, &len) ||
+                            !fast_stat(data, data + len, limit, st))
                                 return false;
                         if (st->value_case == 0 || (smd = find_stat(r, st->metadata_id)) == NULL ||
                             smd->key == S_OTHER)
@@ -1090,56 +1156,101 @@ static inline const struct record *md_record(const struct reader *r, struct even
         return md->has_rec ? &md->rec : make_md_record(r, md);
 }
 
-/* One XEvent (field `at` of its line): its stats are read, and so checked,
- * even when the event is an internal one that is left out. */
+/* One XEvent (field `at` of its line) the exact way: every field checked
+ * as protobuf-c checks it, an error at the offset of the first bad one.
+ * Its stats are read, and so checked, even when the event is an internal
+ * one, whose record then stays empty. */
+static int decode_event(const struct reader *r, const struct field *at, struct xevent *xe,
+                        struct event_md **md, struct record *rec)
+{
+        static const struct record none;
+        int rc;
+
+        if ((rc = walk_event(r, at, xe)) < 0)
+                return rc;
+        *md = find_event(r, xe->metadata_id);
+        *rec = *md != NULL ? *md_record(r, *md) : none;
+        if (xe->n_stats > 0) {
+                struct msg m = msg_of(at, "XEvent");
+                struct field f;
+                struct xstat st;
+
+                /* walk_event() checked this level: only the stats can fail */
+                m.p = xe->stats_at;
+                while (wire_next(r, &m, &f) > 0) {
+                        if (f.num != 4)
+                                continue;
+                        if ((rc = read_stat(r, &f, &st)) < 0)
+                                return rc;
+                        if (*md == NULL || !(*md)->internal)
+                                apply_stat(r, rec, &st);
+                }
+        }
+        return 0;
+}
+
+#ifndef NDEBUG
+/* Whether the exact path reads the event at `at` as the fast path did
+ * (`rec` NULL: an internal event, whose record is not made). Debug builds
+ * check every event, so the tests and the fuzzer compare the two paths. */
+static bool same_as_exact(const struct reader *r, const struct field *at,
+                          const struct xevent *xe, const struct record *rec)
+{
+        struct event_md *md;
+        struct record x;
+        struct xevent e;
+
+        if (decode_event(r, at, &e, &md, &x) < 0 || e.metadata_id != xe->metadata_id ||
+            e.has_offset != xe->has_offset || e.duration_ps != xe->duration_ps ||
+            (e.has_offset && e.offset_ps != xe->offset_ps))
+                return false;
+        return rec == NULL ||
+               (x.has_group == rec->has_group && (!x.has_group || x.group == rec->group) &&
+                x.has_corr == rec->has_corr && (!x.has_corr || x.corr == rec->corr) &&
+                x.has_bytes == rec->has_bytes && (!x.has_bytes || x.bytes == rec->bytes) &&
+                x.has_step == rec->has_step && (!x.has_step || x.step == rec->step) &&
+                x.has_iter == rec->has_iter && (!x.has_iter || x.iter == rec->iter) &&
+                x.compile == rec->compile && x.step_name == rec->step_name &&
+                x.step_name_len == rec->step_name_len && x.op == rec->op &&
+                x.op_len == rec->op_len && x.tf_op == rec->tf_op &&
+                x.tf_op_len == rec->tf_op_len);
+}
+#endif
+
+/* One XEvent (field `at` of its line), by the fast path when it can. */
 static int read_event(struct reader *r, uint32_t track, const struct xline *line,
                       const struct field *at, size_t *added)
 {
         static const struct record none;
         struct xstat keep[FAST_STATS + 1];
-        const struct record *base;
+        const struct record *rp;
         struct event_md *md;
         struct record rec;
         struct xevent xe;
         size_t n_keep;
         int rc;
 
-        if (fast_event(r, at->data, at->data + at->len, &xe, keep, &n_keep)) {
-                md = find_event(r, xe.metadata_id);
+        if (!fast_event(r, at->data, at->data + at->len, &xe, keep, &n_keep)) {
+                if ((rc = decode_event(r, at, &xe, &md, &rec)) < 0)
+                        return rc;
                 if (md != NULL && md->internal)
                         return 0;
-                base = md != NULL ? md_record(r, md) : &none;
-                if (n_keep == 0)
-                        return add_event(r, track, line, at, &xe, md, base, added);
-                rec = *base;
-                for (size_t i = 0; i < n_keep; i++)
-                        apply_stat(r, &rec, &keep[i]);
                 return add_event(r, track, line, at, &xe, md, &rec, added);
         }
-
-        if ((rc = walk_event(r, at, &xe)) < 0)
-                return rc;
         md = find_event(r, xe.metadata_id);
-        rec = md != NULL ? *md_record(r, md) : none;
-        if (xe.n_stats > 0) {
-                struct msg m = msg_of(at, "XEvent");
-                struct field f;
-                struct xstat st;
-
-                /* walk_event() checked this level: only the stats can fail */
-                m.p = xe.stats_at;
-                while (wire_next(r, &m, &f) > 0) {
-                        if (f.num != 4)
-                                continue;
-                        if ((rc = read_stat(r, &f, &st)) < 0)
-                                return rc;
-                        if (md == NULL || !md->internal)
-                                apply_stat(r, &rec, &st);
-                }
-        }
-        if (md != NULL && md->internal)
+        if (md != NULL && md->internal) {
+                assert(same_as_exact(r, at, &xe, NULL));
                 return 0;
-        return add_event(r, track, line, at, &xe, md, &rec, added);
+        }
+        rp = md != NULL ? md_record(r, md) : &none;
+        if (n_keep > 0) {
+                rec = *rp;
+                for (size_t i = 0; i < n_keep; i++)
+                        apply_stat(r, &rec, &keep[i]);
+                rp = &rec;
+        }
+        assert(same_as_exact(r, at, &xe, rp));
+        return add_event(r, track, line, at, &xe, md, rp, added);
 }
 
 /* ---- lines, planes and the space ---------------------------------------- */
