@@ -292,21 +292,47 @@ static inline int wire_next(const struct reader *r, struct msg *m, struct field 
         return wire_next_any(r, m, f);
 }
 
+/* A length of one or two bytes at *pp (a payload under 16 KiB) whose
+ * payload ends by `end`: the payload in *data and *len, *pp past it.
+ * False for any other, which wire_next_any() reads or refuses. */
+static inline bool wire_short_len(const uint8_t **pp, const uint8_t *end,
+                                  const uint8_t **data, size_t *len)
+{
+        const uint8_t *p = *pp;
+        size_t n;
+
+        if (p < end && *p < 0x80 && *p < end - p) {
+                *data = p + 1;
+                *len = *p;
+                *pp = p + 1 + *p;
+                return true;
+        }
+        if (end - p < 2 || p[1] >= 0x80)
+                return false;
+        n = (p[0] & 0x7f) | (size_t)p[1] << 7;
+        if (n > (size_t)(end - p) - 2)
+                return false;
+        *data = p + 2;
+        *len = n;
+        *pp = p + 2 + n;
+        return true;
+}
+
 /* wire_next() for a line's events, nearly all its fields: an XEvent (4)
- * under 128 bytes is taken in one step; false for anything else. */
+ * under 16 KiB is taken in one step; false for anything else. */
 static inline bool wire_next_event(struct msg *m, struct field *f)
 {
         const uint8_t *p = m->p;
 
-        if (m->end - p < 2 || p[0] != (4 << 3 | WIRE_LEN) || p[1] >= 0x80 ||
-            p[1] > m->end - p - 2)
+        if (p == m->end || p[0] != (4 << 3 | WIRE_LEN))
                 return false;
-        f->at = p;
+        p++;
+        if (!wire_short_len(&p, m->end, &f->data, &f->len))
+                return false;
+        f->at = m->p;
         f->num = 4;
         f->type = WIRE_LEN;
-        f->data = p + 2;
-        f->len = p[1];
-        m->p = f->data + f->len;
+        m->p = p;
         return true;
 }
 
@@ -955,21 +981,6 @@ static inline bool fast_varint(const uint8_t **pp, const uint8_t *end, const uin
         return false;
 }
 
-/* A length-delimited field's one-byte length at *pp: its payload, which
- * must end before `end`. */
-static inline bool fast_len(const uint8_t **pp, const uint8_t *end, const uint8_t **data,
-                            size_t *len)
-{
-        const uint8_t *p = *pp;
-
-        if (p == end || *p >= 0x80 || *p > end - p - 1)
-                return false;
-        *data = p + 1;
-        *len = *p;
-        *pp = p + 1 + *p;
-        return true;
-}
-
 /* One XStat, as read_stat() reads it. */
 static bool fast_stat(const uint8_t *p, const uint8_t *end, const uint8_t *limit,
                       struct xstat *st)
@@ -995,14 +1006,14 @@ static bool fast_stat(const uint8_t *p, const uint8_t *end, const uint8_t *limit
                                 return false;
                         break;
                 case 5 << 3 | WIRE_LEN:
-                        if (!fast_len(&p, end, &data, &len))
+                        if (!wire_short_len(&p, end, &data, &len))
                                 return false;
                         st->str = (const char *)data;
                         st->str_len = len;
                         st->value_case = 5;
                         break;
                 case 6 << 3 | WIRE_LEN:
-                        if (!fast_len(&p, end, &data, &len))
+                        if (!wire_short_len(&p, end, &data, &len))
                                 return false;
                         st->value_case = 6;
                         break;
@@ -1019,12 +1030,7 @@ static bool fast_stat(const uint8_t *p, const uint8_t *end, const uint8_t *limit
         return true;
 }
 
-/* The varint tags of XStat's value: uint64 (3), int64 (4), ref (7). */
-#define VARINT_VALUE_TAGS \
-        (UINT64_C(1) << (3 << 3 | WIRE_VARINT) | UINT64_C(1) << (4 << 3 | WIRE_VARINT) | \
-         UINT64_C(1) << (7 << 3 | WIRE_VARINT))
-
-/* Most stats are `08 <id under 128> <value tag> <varint to the end>`, and
+/* Most stats are `08 <id under 128> <value tag> <value to the end>`, and
  * most of those name a stat apply_stat() does not read: true for such a
  * stat (p[0..len)), checked as read_stat() would check it; false for any
  * other, which fast_stat() reads. */
@@ -1033,11 +1039,17 @@ static inline bool fast_unread_stat(const struct reader *r, const uint8_t *p, si
         const uint8_t *q = p + 3;
         size_t n = len - 3;             /* the value's bytes */
 
-        if (len < 4 || len > 13 || p[0] != (1 << 3 | WIRE_VARINT) || p[1] >= 0x80 ||
-            r->stat_read[p[1]] || p[2] >= 64 || !(VARINT_VALUE_TAGS >> p[2] & 1) ||
-            q[n - 1] >= 0x80)
+        if (len < 4 || p[0] != (1 << 3 | WIRE_VARINT) || p[1] >= 0x80 || r->stat_read[p[1]])
                 return false;
-        /* the varint ends at the last byte, not before */
+        if (p[2] != (3 << 3 | WIRE_VARINT) && p[2] != (4 << 3 | WIRE_VARINT) &&
+            p[2] != (7 << 3 | WIRE_VARINT)) {
+                if (p[2] == (5 << 3 | WIRE_LEN) || p[2] == (6 << 3 | WIRE_LEN))
+                        return q[0] < 0x80 && q[0] == n - 1;    /* a length, the rest */
+                return p[2] == (2 << 3 | WIRE_I64) && n == 8;
+        }
+        /* a varint that ends at the last byte, not before */
+        if (n > 10 || q[n - 1] >= 0x80)
+                return false;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if (r->limit - q >= 8) {
                 uint64_t w, stops;
@@ -1088,10 +1100,13 @@ static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *
                 xe->duration_ps = (int64_t)v;
         }
         while (p < end) {
-                if (*p == (4 << 3 | WIRE_LEN) && end - p >= 2 && p[1] < 0x80 &&
-                    p[1] <= end - p - 2 && fast_unread_stat(r, p + 2, p[1])) {
-                        p += 2 + p[1];
-                        continue;
+                if (*p == (4 << 3 | WIRE_LEN)) {
+                        const uint8_t *q = p + 1;
+                        if (wire_short_len(&q, end, &data, &len) &&
+                            fast_unread_stat(r, data, len)) {
+                                p = q;
+                                continue;
+                        }
                 }
                 switch (*p++) {
                 case 1 << 3 | WIRE_VARINT:
@@ -1117,7 +1132,7 @@ static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *
                         break;
                 case 4 << 3 | WIRE_LEN:
                         st = &keep[*n_keep < FAST_STATS ? *n_keep : FAST_STATS];
-                        if (!fast_len(&p, end, &data, &len) ||
+                        if (!wire_short_len(&p, end, &data, &len) ||
                             !fast_stat(data, data + len, limit, st))
                                 return false;
                         if (st->value_case == 0 || (smd = find_stat(r, st->metadata_id)) == NULL ||
