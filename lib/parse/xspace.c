@@ -80,6 +80,7 @@ struct event_md {
         struct name_facts           facts;      /* what name says, made on first use */
         bool                        interned, has_rec, has_facts;
         bool                        internal;
+        bool                        plain;      /* rec and facts add nothing to an event */
 };
 
 /* An XStat, from the wire or from protobuf-c's struct (metadata stats). */
@@ -334,6 +335,21 @@ static inline bool wire_next_event(struct msg *m, struct field *f)
         f->type = WIRE_LEN;
         m->p = p;
         return true;
+}
+
+/* Step over the events wire_next_event() would take at m->p; their count. */
+static size_t skip_events(struct msg *m)
+{
+        const uint8_t *p = m->p, *q, *data;
+        size_t n = 0, len;
+
+        while (p < m->end && *p == (4 << 3 | WIRE_LEN) &&
+               (q = p + 1, wire_short_len(&q, m->end, &data, &len))) {
+                p = q;
+                n++;
+        }
+        m->p = p;
+        return n;
 }
 
 static struct msg msg_of(const struct field *f, const char *name)
@@ -820,6 +836,18 @@ static void name_facts_of(const tpa_trace *tr, tpa_str name, struct name_facts *
         nf->compile = tpa_classify__is_compile_name(n, nl);
 }
 
+/* Whether a record and name facts leave an event as it is: no extras, no
+ * flags, no new name. */
+static bool is_plain(const struct record *rec, const struct name_facts *nf)
+{
+        const char *op = rec->tf_op != NULL ? rec->tf_op : rec->op;
+        size_t op_len = rec->tf_op != NULL ? rec->tf_op_len : rec->op_len;
+
+        return !rec->has_bytes && !rec->has_step && !rec->has_iter && !rec->compile &&
+               rec->step_name == NULL && (op == NULL || op_len == 0) && !nf->has_step &&
+               !nf->compile;
+}
+
 static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                      const struct field *at, const struct xevent *xe, struct event_md *md,
                      const struct record *rec, size_t *added)
@@ -871,6 +899,8 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         if (rc < 0)
                 return rc;
         (*added)++;
+        if (md != NULL && md->plain && rec == &md->rec)
+                return 0;
         if (rec->has_bytes &&
             (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec->bytes & INT64_MAX),
                                      r->err)) < 0)
@@ -879,9 +909,11 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
          * last: step_num over iter_num, tf_op over annotation. */
         /* the metadata's name says the same for each of its events */
         if (md != NULL && ev.name == md->name) {
-                if (!md->has_facts)
+                if (!md->has_facts) {
                         name_facts_of(tr, md->name, &md->facts);
-                md->has_facts = true;
+                        md->has_facts = true;
+                        md->plain = md->has_rec && is_plain(&md->rec, &md->facts);
+                }
                 nf = &md->facts;
         } else {
                 name_facts_of(tr, ev.name, &own);
@@ -1280,15 +1312,13 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
         };
         struct msg m = msg_of(at, "XLine");
         struct field f;
+        size_t n = 0;
         int rc;
 
         memset(xl, 0, sizeof(*xl));
         xl->name = xl->display_name = "";
         for (;;) {
-                if (wire_next_event(&m, &f)) {
-                        xl->n_events++;
-                        continue;
-                }
+                n += skip_events(&m);
                 if ((rc = wire_next(r, &m, &f)) <= 0)
                         break;
                 if ((rc = wire_expect(r, &f, f.num < 12 ? types[f.num] : -1, &m)) < 0)
@@ -1304,7 +1334,7 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
                         xl->timestamp_ns = (int64_t)f.u;
                         break;
                 case 4:
-                        xl->n_events++;
+                        n++;
                         break;
                 case 10:
                         xl->display_id = (int64_t)f.u;
@@ -1314,6 +1344,7 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
                         break;
                 }
         }
+        xl->n_events = n;
         return rc;
 }
 
