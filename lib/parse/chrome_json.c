@@ -48,11 +48,6 @@ int tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         return 0;
 }
 
-void tpa_chrome__parser_set_split_min(tpa_chrome_parser *p, size_t n)
-{
-        p->hints.split_min = n;
-}
-
 void tpa_chrome__parser_free(tpa_chrome_parser *p)
 {
         if (p == NULL)

@@ -26,9 +26,6 @@ int  tpa_chrome__parser_feed(tpa_chrome_parser *p, const void *data, size_t len,
  * and health.truncated, or an error when opts->strict. */
 int  tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err);
 void tpa_chrome__parser_free(tpa_chrome_parser *p);      /* NULL is a no-op */
-/* For tests: the events' kinds found in two halves from `n` events on
- * (tpa_classify__chrome()), as a large trace has them. */
-void tpa_chrome__parser_set_split_min(tpa_chrome_parser *p, size_t n);
 
 /* Microseconds, as the text of a JSON number ("6793.5895", "1.5e3", "-2"),
  * to nanoseconds, rounding half away from zero. False when the text is not

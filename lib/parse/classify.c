@@ -6,7 +6,6 @@
  * each event's kind. Name patterns are matched once per distinct name and
  * cached, so the pass over the events is a table look-up per event.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -698,60 +697,53 @@ static tpa_runtime runtime_of(const tpa_trace *tr, size_t first, const tpa_str *
         return TPA_RUNTIME_UNKNOWN;
 }
 
-/* The kinds of a range of events: what tpa_classify__chrome() gives each
- * half, on a thread of its own from KINDS_THREAD_MIN events (speed,
- * bench/: the pass is on the reading thread after the read, alone). The tables it
- * reads are shared; the memos it fills are its own. Events of Steps lines
- * are left for after, in order (their step numbers are set in the trace). */
-#define KINDS_THREAD_MIN (256u * 1024u)
-
-struct kinds {
-        tpa_trace     *tr;
-        const tpa_str *cats;
-        const uint8_t *role;            /* by track: its role */
-        const uint8_t *input_thread;    /* by track: a tf.data thread */
-        tpa_dialect    d;
-        size_t         first, from, to;
-        uint8_t       *memo;            /* by name id: host kind + 1 (low nibble),
-                                         * device kind + 1 (high) */
-        uint8_t       *ccmemo;          /* by cat id: cat_class() + 1 */
-        uint8_t       *nf;              /* by name id: name_flags() */
-        size_t        *steps;           /* the Steps lines' events, left for after */
-        size_t         nsteps, steps_cap;
-        uint64_t       dups;            /* TF1 annotations dropped */
-        bool           oom;
-};
-
-static void kinds_free(struct kinds *k)
+int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
+                         const tpa_classify_hints *hints, tpa_error *err)
 {
-        free(k->memo);
-        free(k->ccmemo);
-        free(k->nf);
-        free(k->steps);
-}
-
-static bool kinds_alloc(struct kinds *k, size_t ns)
-{
-        k->memo = calloc(ns + 1, 1);
-        k->ccmemo = calloc(ns + 1, 1);
-        k->nf = calloc(ns + 1, 1);
-        return k->memo != NULL && k->ccmemo != NULL && k->nf != NULL;
-}
-
-static void *kinds_run(void *arg)
-{
-        struct kinds *kd = arg;
-        tpa_trace *tr = kd->tr;
+        tpa_dialect d = detect(tr, first, cats, hints);
+        size_t ne = tpa_trace_event_count(tr);
+        size_t ns = tpa_trace_str_count(tr);
         tpa_event *ev = tpa_trace__events_mut(tr);
-        const uint8_t *role = kd->role;
-        uint8_t *memo = kd->memo, *ccmemo = kd->ccmemo, *nf = kd->nf;
-        tpa_dialect d = kd->d;
+        tpa_health *h = tpa_trace__health(tr);
+        size_t nt = tpa_trace_thread_count(tr);
+        uint8_t *memo = NULL;   /* by name id: host kind + 1 (low nibble), device kind + 1
+                                   (high) */
+        uint8_t *ccmemo = NULL;
+        uint8_t *nf = NULL;     /* by name id: name_flags() */
+        uint8_t *role;          /* by track: its role */
+        uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
 
+        if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
+                tpa_trace__set_format(tr, TPA_FORMAT_CHROME_JSON, d);
+        role = calloc(nt + 1, 1);
+        if (role == NULL) {
+                tpa_error_oom(err);
+                goto fail;
+        }
+        /* role[] holds which Kineto threads are streams, for now */
+        process_roles(tr, d, first, cats, role);
+        thread_roles(tr, d, role);
+        memo = calloc(ns + 1, 1);
+        ccmemo = calloc(ns + 1, 1);
+        nf = calloc(ns + 1, 1);
+        input_thread = calloc(nt + 1, 1);
+        if (memo == NULL || ccmemo == NULL || nf == NULL || role == NULL ||
+            input_thread == NULL) {
+                tpa_error_oom(err);
+                goto fail;
+        }
+        for (uint32_t t = 0; t < nt; t++) {
+                const tpa_thread *th = tpa_trace_thread_c(tr, t);
+                role[t] = (uint8_t)th->role;
+                input_thread[t] = d != TPA_DIALECT_KINETO && th->role == TPA_TRACK_HOST &&
+                                  is_input_thread(tpa_trace_str(tr, th->name),
+                                                  tpa_trace_str_len(tr, th->name));
+        }
         /* Speed (bench/): a name's text is read only the first time a
          * table needs it; whether the event has a step number (a search in
          * the trace's extras) is looked up only where the kind depends on
          * it: on the Steps line and for names that can be a step marker. */
-        for (size_t i = kd->from; i < kd->to; i++) {
+        for (size_t i = first; i < ne; i++) {
                 tpa_event *e = &ev[i];
                 int64_t step;
                 bool has_step;
@@ -759,29 +751,25 @@ static void *kinds_run(void *arg)
 
                 switch (role[e->track]) {
                 case TPA_TRACK_STEPS:
-                        if (kd->nsteps == kd->steps_cap) {
-                                size_t cap = kd->steps_cap ? 2 * kd->steps_cap : 64;
-                                size_t *q = realloc(kd->steps, cap * sizeof(*q));
-                                if (q == NULL) {
-                                        kd->oom = true;
-                                        return NULL;
-                                }
-                                kd->steps = q;
-                                kd->steps_cap = cap;
-                        }
-                        kd->steps[kd->nsteps++] = i;
-                        continue;
+                        k = TPA_KIND_STEP;
+                        has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
+                        if (!has_step && (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
+                                                tpa_trace_str_len(tr, e->name), &step) ||
+                                          (e->group != 0 && (step = e->group - 1, true))) &&
+                            tpa_trace__set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
+                                goto fail;
+                        break;
                 case TPA_TRACK_ANNOTATION:
                         k = TPA_KIND_ANNOTATION;
                         if (d == TPA_DIALECT_TF1)
-                                kd->dups++;
+                                h->duplicates_dropped++;
                         break;
                 case TPA_TRACK_OTHER:
                         k = TPA_KIND_OTHER;
                         break;
                 default:
                         if (d == TPA_DIALECT_KINETO) {
-                                tpa_str c = kd->cats[i - kd->first];
+                                tpa_str c = cats[i - first];
                                 if (ccmemo[c] == 0)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
@@ -808,7 +796,7 @@ static void *kinds_run(void *arg)
                                                 d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
                                                                          : TPA_KIND_HOST_OP));
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
-                                if (kd->input_thread[e->track] &&
+                                if (input_thread[e->track] &&
                                     (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
                                         k = TPA_KIND_INPUT;
                                 /* TF's host side of a kernel carries the
@@ -823,112 +811,20 @@ static void *kinds_run(void *arg)
                 }
                 e->kind = k;
         }
-        return NULL;
-}
-
-/* The events of Steps lines that kinds_run() left: steps, with their
- * numbers from the extras, the name, or the group id. */
-static int kinds_steps(const struct kinds *kd, tpa_error *err)
-{
-        tpa_trace *tr = kd->tr;
-        tpa_event *ev = tpa_trace__events_mut(tr);
-
-        for (size_t j = 0; j < kd->nsteps; j++) {
-                size_t i = kd->steps[j];
-                tpa_event *e = &ev[i];
-                int64_t step;
-
-                e->kind = TPA_KIND_STEP;
-                if (!tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step) &&
-                    (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
-                                                  tpa_trace_str_len(tr, e->name), &step) ||
-                     (e->group != 0 && (step = e->group - 1, true))) &&
-                    tpa_trace__set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
-                        return err != NULL ? err->code : TPA_ENOMEM;
-        }
-        return 0;
-}
-
-int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
-                         const tpa_classify_hints *hints, tpa_error *err)
-{
-        tpa_dialect d = detect(tr, first, cats, hints);
-        size_t ne = tpa_trace_event_count(tr);
-        size_t ns = tpa_trace_str_count(tr);
-        size_t nt = tpa_trace_thread_count(tr);
-        uint8_t *role;                  /* by track: its role */
-        uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
-        struct kinds half[2];
-        pthread_t helper;
-        bool threaded = false;
-        int r = TPA_ENOMEM;
-
-        memset(half, 0, sizeof(half));
-        if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
-                tpa_trace__set_format(tr, TPA_FORMAT_CHROME_JSON, d);
-        role = calloc(nt + 1, 1);
-        input_thread = calloc(nt + 1, 1);
-        if (role == NULL || input_thread == NULL) {
-                tpa_error_oom(err);
-                goto done;
-        }
-        /* role[] holds which Kineto threads are streams, for now */
-        process_roles(tr, d, first, cats, role);
-        thread_roles(tr, d, role);
-        for (uint32_t t = 0; t < nt; t++) {
-                const tpa_thread *th = tpa_trace_thread_c(tr, t);
-                role[t] = (uint8_t)th->role;
-                input_thread[t] = d != TPA_DIALECT_KINETO && th->role == TPA_TRACK_HOST &&
-                                  is_input_thread(tpa_trace_str(tr, th->name),
-                                                  tpa_trace_str_len(tr, th->name));
-        }
-        for (int k = 0; k < 2; k++) {
-                half[k] = (struct kinds){ .tr = tr, .cats = cats, .role = role,
-                                          .input_thread = input_thread, .d = d,
-                                          .first = first, .from = first, .to = first };
-        }
-        /* the second half only when it is worth a thread */
-        half[0].to = ne - first >= (hints->split_min ? hints->split_min : KINDS_THREAD_MIN)
-                             ? first + (ne - first) / 2
-                             : ne;
-        half[1].from = half[0].to;
-        half[1].to = ne;
-        if (!kinds_alloc(&half[0], ns) ||
-            (half[1].to > half[1].from && !kinds_alloc(&half[1], ns))) {
-                tpa_error_oom(err);
-                goto done;
-        }
-        threaded = half[1].to > half[1].from &&
-                   pthread_create(&helper, NULL, kinds_run, &half[1]) == 0;
-        kinds_run(&half[0]);
-        if (threaded)
-                pthread_join(helper, NULL);
-        else if (half[1].to > half[1].from)
-                kinds_run(&half[1]);
-        if (half[0].oom || half[1].oom) {
-                tpa_error_oom(err);
-                goto done;
-        }
-        tpa_trace__health(tr)->duplicates_dropped += half[0].dups + half[1].dups;
-        for (int k = 0; k < 2; k++)
-                if ((r = kinds_steps(&half[k], err)) < 0)
-                        goto done;
-        r = TPA_ENOMEM;
-        /* what the second half learned of cats, for runtime_links() */
-        if (half[1].ccmemo != NULL)
-                for (size_t c = 0; c <= ns; c++)
-                        if (half[0].ccmemo[c] == 0)
-                                half[0].ccmemo[c] = half[1].ccmemo[c];
-        if (d == TPA_DIALECT_KINETO && runtime_links(tr, first, cats, half[0].ccmemo, err) < 0) {
-                r = err != NULL ? err->code : TPA_ENOMEM;
-                goto done;
-        }
+        if (d == TPA_DIALECT_KINETO && runtime_links(tr, first, cats, ccmemo, err) < 0)
+                goto fail;
         tpa_trace__set_runtime(tr, runtime_of(tr, first, cats, d));
-        r = 0;
-done:
-        kinds_free(&half[0]);
-        kinds_free(&half[1]);
+        free(memo);
+        free(ccmemo);
+        free(nf);
         free(role);
         free(input_thread);
-        return r;
+        return 0;
+fail:
+        free(memo);
+        free(ccmemo);
+        free(nf);
+        free(role);
+        free(input_thread);
+        return err != NULL ? err->code : TPA_ENOMEM;
 }

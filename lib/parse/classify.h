@@ -16,18 +16,13 @@
 typedef struct tpa_classify_hints {
         bool kineto_keys;       /* schemaVersion, deviceProperties, traceName, ... */
         bool tf2_keys;          /* metadata: {"highres-ticks": ...} */
-        /* events from which the kinds are found on two threads; 0: the
-         * default (tests set 1, to compare the halves with one pass) */
-        size_t split_min;
 } tpa_classify_hints;
 
 /* Decide the dialect and classify events [first, count) of `tr`: process
  * roles and device ordinals, thread roles, event kinds, step numbers of
  * TF2 "Steps" events. `cats` holds each event's 'cat' (TPA_STR_EMPTY when
  * none), indexed from `first`. TF1 duplicate views still present become
- * annotations and are counted in health.duplicates_dropped. The kinds
- * of a large trace are found in two halves, one on a thread of its own,
- * with the result of one pass. */
+ * annotations and are counted in health.duplicates_dropped. */
 int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                          const tpa_classify_hints *hints, tpa_error *err);
 

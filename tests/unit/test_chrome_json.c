@@ -92,8 +92,7 @@ static void collect(tpa_trace *tr, int rc, const tpa_error *err, struct result *
         r->dialect = tpa_trace_dialect(tr);
 }
 
-static void parse_split(const char *data, size_t len, size_t chunk, bool strict,
-                        size_t split_min, struct result *r)
+static void parse(const char *data, size_t len, size_t chunk, bool strict, struct result *r)
 {
         tpa_read_options o = TPA_READ_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
@@ -108,7 +107,6 @@ static void parse_split(const char *data, size_t len, size_t chunk, bool strict,
                 tpa_trace_free(tr);
                 return;
         }
-        tpa_chrome__parser_set_split_min(p, split_min);
         rc = 0;
         for (size_t off = 0; off < len && rc == 0; off += chunk)
                 rc = tpa_chrome__parser_feed(p, data + off, len - off < chunk ? len - off : chunk,
@@ -118,11 +116,6 @@ static void parse_split(const char *data, size_t len, size_t chunk, bool strict,
         collect(tr, rc, &err, r);
         tpa_chrome__parser_free(p);
         tpa_trace_free(tr);
-}
-
-static void parse(const char *data, size_t len, size_t chunk, bool strict, struct result *r)
-{
-        parse_split(data, len, chunk, strict, 0, r);
 }
 
 static bool same(const struct result *a, const struct result *b)
@@ -232,77 +225,6 @@ static void test_chrome_json__chunks(void)
                 snprintf(name, sizeof(name), "inline case %zu", i + 1);
                 check_chunks(name, inline_cases[i], strlen(inline_cases[i]), false);
                 check_chunks(name, inline_cases[i], strlen(inline_cases[i]), true);
-        }
-}
-
-/* A test file's JSON, inflated when it is gzip. */
-static char *slurp_plain(const char *path, size_t *len)
-{
-        size_t n, cap, out = 0;
-        char *raw = slurp(path, &n), *buf;
-        z_stream z;
-
-        if (raw == NULL)
-                return NULL;
-        if (n < 2 || (unsigned char)raw[0] != 0x1f) {
-                *len = n;
-                return raw;
-        }
-        memset(&z, 0, sizeof(z));
-        cap = n * 16 + 1024;
-        buf = malloc(cap);
-        if (buf == NULL || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-                free(raw);
-                free(buf);
-                return NULL;
-        }
-        z.next_in = (unsigned char *)raw;
-        z.avail_in = (uInt)n;
-        for (;;) {
-                int r;
-                if (out == cap) {
-                        char *q = realloc(buf, cap *= 2);
-                        if (q == NULL)
-                                break;
-                        buf = q;
-                }
-                z.next_out = (unsigned char *)buf + out;
-                z.avail_out = (uInt)(cap - out);
-                r = inflate(&z, Z_NO_FLUSH);
-                out = cap - z.avail_out;
-                if (r != Z_OK)
-                        break;
-        }
-        inflateEnd(&z);
-        free(raw);
-        *len = out;
-        return buf;
-}
-
-/* The events' kinds found in two halves (a large trace's, on two threads)
- * as in one pass: every dialect of the test traces. */
-static void test_chrome_json__kinds_halves(void)
-{
-        static const char *const files[] = {
-                "kineto_small.json", "kineto_runtime_last.json", "synth_tf1_timeline.json",
-                "synth_tf2.trace.json.gz", "synth_gpu_rank0.pt.trace.json.gz",
-                "edge_phases.json", "edge_string_ids.json", "edge_unmatched_be.json",
-        };
-
-        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-                struct result one, two;
-                size_t len = 0;
-                char *data = slurp_plain(tap_testdata(files[i]), &len);
-                if (!tap_ok(data != NULL, "test_chrome_json__kinds_halves: read %s", files[i]))
-                        continue;
-                parse_split(data, len, len, false, 0, &one);
-                parse_split(data, len, len, false, 1, &two);
-                tap_ok(one.events > 0 && same(&one, &two),
-                       "test_chrome_json__kinds_halves: %s: two halves as one pass (%zu events)",
-                       files[i], one.events);
-                release(&one);
-                release(&two);
-                free(data);
         }
 }
 
@@ -921,7 +843,6 @@ static void test_chrome_json__threads_scanner(void)
 int main(void)
 {
         test_chrome_json__us_to_ns();
-        test_chrome_json__kinds_halves();
         test_chrome_json__values();
         test_chrome_json__ids();
         test_chrome_json__limits();
