@@ -215,7 +215,8 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
                         v[w - 1].e = src[i].e;
                 i++;
         }
-        memmove(v + w, src + i, (n - i) * sizeof(*v));        /* src may lie in v, ahead */
+        if (i < n)              /* an empty list may have no block (UBSan) */
+                memmove(v + w, src + i, (n - i) * sizeof(*v));  /* src may lie in v, ahead */
         return w + n - i;
 }
 
