@@ -853,6 +853,50 @@ static bool is_plain(const struct record *rec, const struct name_facts *nf)
                !nf->compile;
 }
 
+/* An event's times, track and ids, all but its name. */
+static inline int set_event(const struct reader *r, uint32_t track, const struct xline *line,
+                            const struct field *at, const struct xevent *xe,
+                            const struct record *rec, tpa_event *ev)
+{
+        int64_t ps;
+
+        /* line.timestamp_ns * 1000 + offset_ps, in ps, rounded to ns: the
+         * line starts on a whole ns, so round the offset alone (and nothing
+         * overflows for epoch times). Beyond +-2^61 ns is garbage. */
+        ps = xe->has_offset ? xe->offset_ps : 0;
+        if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
+            ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
+                return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at->at - r->base),
+                                     "an event on line '%.*s' has a time out of range",
+                                     (int)(line->name_len < 60 ? line->name_len : 60),
+                                     line->name);
+        ev->ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
+        ev->dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
+        ev->track = track;
+        ev->kind = TPA_KIND_OTHER;
+        ev->corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
+        ev->group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
+        return 0;
+}
+
+/* add_event() for an event of plain metadata (md->plain) that its stats
+ * add nothing to: nothing but the event itself. */
+static inline int add_plain_event(struct reader *r, uint32_t track, const struct xline *line,
+                                  const struct field *at, const struct xevent *xe,
+                                  const struct event_md *md, size_t *added)
+{
+        tpa_event ev;
+        int rc;
+
+        memset(&ev, 0, sizeof(ev));
+        ev.name = md->name;
+        if ((rc = set_event(r, track, line, at, xe, &md->rec, &ev)) < 0 ||
+            (rc = tpa_trace__add_event(r->tr, &ev, NULL, r->err)) < 0)
+                return rc;
+        (*added)++;
+        return 0;
+}
+
 static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                      const struct field *at, const struct xevent *xe, struct event_md *md,
                      const struct record *rec, size_t *added)
@@ -861,7 +905,7 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         struct name_facts own, *nf = &own;
         tpa_event ev;
         size_t idx;
-        int64_t ps, step;
+        int64_t step;
         bool has_step;
         int rc;
 
@@ -884,28 +928,12 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                 if (rc < 0)
                         return rc;
         }
-        /* line.timestamp_ns * 1000 + offset_ps, in ps, rounded to ns: the
-         * line starts on a whole ns, so round the offset alone (and nothing
-         * overflows for epoch times). Beyond +-2^61 ns is garbage. */
-        ps = xe->has_offset ? xe->offset_ps : 0;
-        if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
-            ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
-                return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at->at - r->base),
-                                     "an event on line '%.*s' has a time out of range",
-                                     (int)(line->name_len < 60 ? line->name_len : 60),
-                                     line->name);
-        ev.ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
-        ev.dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
-        ev.track = track;
-        ev.kind = TPA_KIND_OTHER;
-        ev.corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
-        ev.group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
+        if ((rc = set_event(r, track, line, at, xe, rec, &ev)) < 0)
+                return rc;
         rc = tpa_trace__add_event(tr, &ev, &idx, r->err);
         if (rc < 0)
                 return rc;
         (*added)++;
-        if (md != NULL && md->plain && rec == &md->rec)
-                return 0;
         if (rec->has_bytes &&
             (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec->bytes & INT64_MAX),
                                      r->err)) < 0)
@@ -1293,6 +1321,10 @@ static int read_event(struct reader *r, uint32_t track, const struct xline *line
         if (md != NULL && md->internal) {
                 assert(same_as_exact(r, at, &xe, NULL));
                 return 0;
+        }
+        if (md != NULL && md->plain && n_keep == 0) {
+                assert(same_as_exact(r, at, &xe, &md->rec));
+                return add_plain_event(r, track, line, at, &xe, md, added);
         }
         rp = md != NULL ? md_record(r, md) : &none;
         if (n_keep > 0) {
