@@ -29,6 +29,9 @@
  * event converted as it is met; only the metadata maps go to protobuf-c,
  * one plane at a time. A plane's lines (field 3) come before its maps (4, 5)
  * on the wire, so each plane is walked twice: maps first, then lines.
+ * An event of the usual shape takes a fast path that decodes it in one
+ * pass and steps over the stats nothing reads; any other event, and every
+ * error, is left to the exact walk (decode_event()).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -979,9 +982,9 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
 
 /* Most events are a few varints and a few small stats behind one-byte
  * tags. The fast path decodes that shape in one pass and gives up on
- * anything else, valid or not, leaving it to the exact path above
- * (walk_event(), read_stat()), which says what is wrong and where. It
- * accepts nothing that path refuses and reads what it accepts the same way. */
+ * anything else, valid or not, leaving it to the exact path
+ * (decode_event()), which says what is wrong and where. It accepts
+ * nothing that path refuses and reads what it accepts the same way. */
 
 /* The stats of one event the fast path keeps for apply_stat(): those that
  * name a stat it reads. More and the event takes the exact path. */
