@@ -29,6 +29,9 @@
  * event converted as it is met; only the metadata maps go to protobuf-c,
  * one plane at a time. A plane's lines (field 3) come before its maps (4, 5)
  * on the wire, so each plane is walked twice: maps first, then lines.
+ * An event of the usual shape takes a fast path that decodes it in one
+ * pass and steps over the stats nothing reads; any other event, and every
+ * error, is left to the exact walk (decode_event()).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -337,7 +340,9 @@ static inline bool wire_next_event(struct msg *m, struct field *f)
         return true;
 }
 
-/* Step over the events wire_next_event() would take at m->p; their count. */
+/* Step over the events wire_next_event() would take at m->p; their count.
+ * Each step waits on the length it loads, so the bytes well ahead are
+ * asked for early. */
 static size_t skip_events(struct msg *m)
 {
         const uint8_t *p = m->p, *q, *data;
@@ -345,6 +350,9 @@ static size_t skip_events(struct msg *m)
 
         while (p < m->end && *p == (4 << 3 | WIRE_LEN) &&
                (q = p + 1, wire_short_len(&q, m->end, &data, &len))) {
+#ifdef __GNUC__
+                __builtin_prefetch(p + 1024);
+#endif
                 p = q;
                 n++;
         }
@@ -848,6 +856,50 @@ static bool is_plain(const struct record *rec, const struct name_facts *nf)
                !nf->compile;
 }
 
+/* An event's times, track and ids, all but its name. */
+static inline int set_event(const struct reader *r, uint32_t track, const struct xline *line,
+                            const struct field *at, const struct xevent *xe,
+                            const struct record *rec, tpa_event *ev)
+{
+        int64_t ps;
+
+        /* line.timestamp_ns * 1000 + offset_ps, in ps, rounded to ns: the
+         * line starts on a whole ns, so round the offset alone (and nothing
+         * overflows for epoch times). Beyond +-2^61 ns is garbage. */
+        ps = xe->has_offset ? xe->offset_ps : 0;
+        if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
+            ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
+                return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at->at - r->base),
+                                     "an event on line '%.*s' has a time out of range",
+                                     (int)(line->name_len < 60 ? line->name_len : 60),
+                                     line->name);
+        ev->ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
+        ev->dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
+        ev->track = track;
+        ev->kind = TPA_KIND_OTHER;
+        ev->corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
+        ev->group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
+        return 0;
+}
+
+/* add_event() for an event of plain metadata (md->plain) that its stats
+ * add nothing to: nothing but the event itself. */
+static inline int add_plain_event(struct reader *r, uint32_t track, const struct xline *line,
+                                  const struct field *at, const struct xevent *xe,
+                                  const struct event_md *md, size_t *added)
+{
+        tpa_event ev;
+        int rc;
+
+        memset(&ev, 0, sizeof(ev));
+        ev.name = md->name;
+        if ((rc = set_event(r, track, line, at, xe, &md->rec, &ev)) < 0 ||
+            (rc = tpa_trace__add_event(r->tr, &ev, NULL, r->err)) < 0)
+                return rc;
+        (*added)++;
+        return 0;
+}
+
 static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                      const struct field *at, const struct xevent *xe, struct event_md *md,
                      const struct record *rec, size_t *added)
@@ -856,7 +908,7 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         struct name_facts own, *nf = &own;
         tpa_event ev;
         size_t idx;
-        int64_t ps, step;
+        int64_t step;
         bool has_step;
         int rc;
 
@@ -879,28 +931,12 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                 if (rc < 0)
                         return rc;
         }
-        /* line.timestamp_ns * 1000 + offset_ps, in ps, rounded to ns: the
-         * line starts on a whole ns, so round the offset alone (and nothing
-         * overflows for epoch times). Beyond +-2^61 ns is garbage. */
-        ps = xe->has_offset ? xe->offset_ps : 0;
-        if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
-            ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
-                return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at->at - r->base),
-                                     "an event on line '%.*s' has a time out of range",
-                                     (int)(line->name_len < 60 ? line->name_len : 60),
-                                     line->name);
-        ev.ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
-        ev.dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
-        ev.track = track;
-        ev.kind = TPA_KIND_OTHER;
-        ev.corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
-        ev.group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
+        if ((rc = set_event(r, track, line, at, xe, rec, &ev)) < 0)
+                return rc;
         rc = tpa_trace__add_event(tr, &ev, &idx, r->err);
         if (rc < 0)
                 return rc;
         (*added)++;
-        if (md != NULL && md->plain && rec == &md->rec)
-                return 0;
         if (rec->has_bytes &&
             (rc = tpa_trace__set_aux(tr, idx, TPA_AUX_BYTES, (int64_t)(rec->bytes & INT64_MAX),
                                      r->err)) < 0)
@@ -946,9 +982,9 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
 
 /* Most events are a few varints and a few small stats behind one-byte
  * tags. The fast path decodes that shape in one pass and gives up on
- * anything else, valid or not, leaving it to the exact path above
- * (walk_event(), read_stat()), which says what is wrong and where. It
- * accepts nothing that path refuses and reads what it accepts the same way. */
+ * anything else, valid or not, leaving it to the exact path
+ * (decode_event()), which says what is wrong and where. It accepts
+ * nothing that path refuses and reads what it accepts the same way. */
 
 /* The stats of one event the fast path keeps for apply_stat(): those that
  * name a stat it reads. More and the event takes the exact path. */
@@ -1288,6 +1324,10 @@ static int read_event(struct reader *r, uint32_t track, const struct xline *line
         if (md != NULL && md->internal) {
                 assert(same_as_exact(r, at, &xe, NULL));
                 return 0;
+        }
+        if (md != NULL && md->plain && n_keep == 0) {
+                assert(same_as_exact(r, at, &xe, &md->rec));
+                return add_plain_event(r, track, line, at, &xe, md, added);
         }
         rp = md != NULL ? md_record(r, md) : &none;
         if (n_keep > 0) {

@@ -346,6 +346,26 @@ def xspace(t0=96769, pending=False):
     put('xspace', 'long_varint.pb', fl(1, odd_plane) + b'\x78' + b'\xff' * 10 + b'\x01')
     put('xspace', 'long_length.pb', fl(1, odd_plane) + b'\x12\x81\x80\x80\x80\x00a')
     put('xspace', 'group.pb', fl(1, odd_plane + b'\x7b\x7c'))
+    # the shapes at the edges of xspace.c's fast path, which debug builds
+    # check against its exact path: 9- and 10-byte varints, an unread stat
+    # whose value is given twice or comes before its id, ids over 127, a
+    # stat and an event over 127 bytes, a NUL in a step name, the metadata
+    # id after the stats, num_occurrences, and more stats read than it keeps
+    many = [xstat(1, 'i', k) for k in range(10)]
+    edge_line = xline(7, 'python3', 1000, [
+        xevent(1, 2 ** 60, 2 ** 56, [xstat(1, 'u', 2 ** 63 + 5), xstat(3, 'i', -1),
+                                     xstat(20, 'i', -7), xstat(20, 'u', 2 ** 57)]),
+        xevent(1, 5, 6, [fv(1, 20) + fv(4, 1) + fv(3, 2), fv(4, 9) + fv(1, 20),
+                         fv(3, 9) + fv(1, 1), xstat(200, 'i', 3), xstat(201, 's', 'x' * 150)]),
+        xevent(2, 7, 8, [xstat(2, 's', 'train 5\0junk'), xstat(4, 's', 'k' * 200),
+                         xstat(21, 'd', 1.5), xstat(21, 'b', b'\x00')]),
+        fv(2, 9) + fl(4, xstat(1, 'i', 4)) + fv(1, 3) + fv(5, 2) + fv(3, 1),
+        xevent(3, 10, 11, many),
+    ])
+    put('xspace', 'fast_path.pb', fl(1, xplane(2, '/host:CPU', [edge_line],
+        {1: 'train_function', 2: 'EagerKernelExecute', 3: 'MatMul'},
+        {1: 'group_id', 2: 'step_name', 3: 'step_num', 4: 'kernel_details', 20: 'id',
+         21: 'shapes', 200: 'correlation_id', 201: 'long_name'})))
     # offsets and durations near 2^64 ps, negative timestamp (once overflowed)
     put('xspace', 'huge_times.pb', prefix='crash-', data=fl(1, xplane(1, '/device:GPU:0', [
         xline(1, 'Stream #1', (1 << 63) - 1, [xevent(1, (1 << 64) - 1, (1 << 63) - 1)]),
