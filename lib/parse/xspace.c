@@ -1150,7 +1150,9 @@ static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *
         xe->has_offset = false;
         *n_keep = 0;
         /* TF writes the fields in order: metadata id, offset, duration,
-         * stats; the loop below takes any order */
+         * stats. Taken in that order first (speed, bench/: the loop's
+         * dispatch per field cost more than these three tests); the loop
+         * below takes the same fields in any order. */
         if (p < end && *p == (1 << 3 | WIRE_VARINT)) {
                 if (p++, !fast_varint(&p, end, limit, &v))
                         return false;
