@@ -67,6 +67,11 @@
 /* A slot's buffer has room past SLOT_SIZE, unused here: a caller that
  * keeps a chunk's buffer (tpa_source__adopt()) may append to it there. */
 #define SLOT_CAP  (SLOT_SIZE + 64u * 1024u)
+/* The inflating thread does the idle work (tpa_source__set_idle()) once
+ * this many chunks wait for the reader, not only when all do: the reader
+ * still has chunks to go on with, and the idle work's share is larger, so
+ * both cores stay busy longer (bench/). */
+#define IDLE_SLOTS (SLOTS / 2u)
 /* Below this size (compressed, for gzip) a file is read on the caller's
  * thread: starting a thread costs more than it saves on small traces. */
 #define THREAD_MIN (1u << 20)
@@ -690,7 +695,7 @@ static void *inflate_main(void *arg)
 
         for (;;) {
                 pthread_mutex_lock(&g->lock);
-                while (g->count == SLOTS && !g->stop) {
+                while (g->count >= IDLE_SLOTS && !g->stop) {
                         if (s->idle_fn != NULL) {
                                 /* outside the lock, as the transform */
                                 tpa_source_idle fn = s->idle_fn;
@@ -702,10 +707,11 @@ static void *inflate_main(void *arg)
                                 pthread_mutex_lock(&g->lock);
                                 g->idling = false;
                                 pthread_cond_signal(&g->not_empty);
-                                /* the ring may have emptied meanwhile */
-                                if (did || g->count < SLOTS || g->stop)
-                                        continue;
+                                if (did)
+                                        continue;       /* the ring may have emptied meanwhile */
                         }
+                        if (g->count < SLOTS || g->stop)
+                                break;                  /* no idle work: fill a slot */
                         pthread_cond_wait(&g->not_full, &g->lock);
                 }
                 if (g->stop) {

@@ -57,10 +57,11 @@ int  tpa_source__set_transform(tpa_source *src, tpa_source_transform fn, void *s
  * a transform). */
 const void *tpa_source__note(const tpa_source *src);
 
-/* Work for the source's own thread when it is ahead: while every chunk it
- * may fill is full, it calls `fn(state)` instead of waiting, again as long
- * as that returns true (it did something). NULL detaches it, waiting for
- * a call under way to return. Nothing happens without a thread. */
+/* Work for the source's own thread when it is ahead: while half the chunks
+ * it may fill or more wait for the reader, it calls `fn(state)` before
+ * filling another, again as long as that returns true (it did something).
+ * NULL detaches it, waiting for a call under way to return. Nothing
+ * happens without a thread. */
 typedef bool (*tpa_source_idle)(void *state);
 void tpa_source__set_idle(tpa_source *src, tpa_source_idle fn, void *state);
 

@@ -29,10 +29,9 @@
  * Who collects: every segment is queued. This thread takes one whenever
  * it would otherwise wait, for the next chunk (tpa_source__would_wait()) or
  * for a free slot, the head first, else the newest; the inflating thread
- * takes the oldest while every chunk it may fill is full
- * (tpa_source__set_idle()). Each has its own collecting parser. So the
- * work goes to whichever of the two is ahead, and each core has one thread
- * busy. Speed, bench/: a worker thread of its own, which took the oldest
+ * takes the oldest while it is far enough ahead (tpa_source__set_idle()).
+ * Each has its own collecting parser. So the work goes to whichever of
+ * the two is ahead, and each core has one thread busy. Speed, bench/: a worker thread of its own, which took the oldest
  * queued segment, made three threads for two cores; it was often waiting
  * for a segment to be queued, or was itself waited for while ready to run
  * but without a core, and both cores were busy a smaller part of the read.
