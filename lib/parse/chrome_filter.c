@@ -9,6 +9,8 @@
  * the inflating thread when there is one (source.h): what the parser needs
  * of its state, it gets in a note with each chunk (struct chunk_note).
  * It also marks where records start, for the two threads (chrome_split.c).
+ * chrome_filter_avx2.c builds this file again for AVX2, and
+ * tpa_chrome__filter_chunk() runs that build where the CPU has it.
  */
 #include <string.h>
 
@@ -268,7 +270,7 @@ static size_t scan_string(struct filter *f, const unsigned char *d, size_t i, si
  * decided by the next byte that is not a space; when that is in a later
  * chunk, the ',' is left as it is here and held: n->tail, then the next
  * chunk's lead/resolve. */
-void tpa_chrome__filter_chunk(void *state, uint8_t *d, size_t len, void *note)
+static void filter_chunk(void *state, uint8_t *d, size_t len, void *note)
 {
         static const unsigned char bom[3] = { 0xef, 0xbb, 0xbf };
         struct filter *f = state;
@@ -363,3 +365,21 @@ skipping:
         n->str_raw = f->str_raw;
         n->str_extra = f->str_extra;
 }
+
+#ifdef TPA_JSON_BUILD_AVX2
+void tpa_chrome__filter_chunk_avx2(void *state, uint8_t *d, size_t len, void *note)
+{
+        filter_chunk(state, d, len, note);
+}
+#else
+void tpa_chrome__filter_chunk(void *state, uint8_t *d, size_t len, void *note)
+{
+#ifdef TPA_HAVE_AVX2_BUILD
+        if (tpa_json__isa() == TPA_JSON_ISA_AVX2) {
+                tpa_chrome__filter_chunk_avx2(state, d, len, note);
+                return;
+        }
+#endif
+        filter_chunk(state, d, len, note);
+}
+#endif

@@ -106,5 +106,7 @@ static inline void tpa_chrome__tok_step(struct tok_state *t, unsigned char c, ui
  * filter, `note` a struct chunk_note. Rewrites the `len` bytes at `d` in
  * place (trailing commas and a BOM to spaces) and fills the note. */
 void tpa_chrome__filter_chunk(void *state, uint8_t *d, size_t len, void *note);
+/* The same, built for AVX2 (chrome_filter_avx2.c): only on CPUs with it. */
+void tpa_chrome__filter_chunk_avx2(void *state, uint8_t *d, size_t len, void *note);
 
 #endif

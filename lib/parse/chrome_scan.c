@@ -18,7 +18,9 @@
  * anything for it, and yajl reads the segment again from its start. So
  * what the scanner reads it reads as yajl does, and what it does not, yajl
  * decides (test_chrome_json compares the two on damaged traces, and
- * fuzz_chrome_json on any input).
+ * fuzz_chrome_json on any input). chrome_scan_avx2.c builds this file
+ * again for AVX2, and tpa_chrome__scan_segment() runs that build where the
+ * CPU has it.
  */
 #include <string.h>
 
@@ -92,18 +94,18 @@ static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n
         return true;
 }
 
-/* scan_str_rest() where the string ends, with no escape, in the 16 bytes
- * after its '"' (most keys and names), inline: a call per string was a
- * third of its cost. */
+/* scan_str_rest() where the string ends, with no escape, in the
+ * TPA_JSON_WINDOW bytes after its '"' (most keys and names), inline: a
+ * call per string was a third of its cost. */
 static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *i,
                             const unsigned char **s, size_t *len)
 {
         size_t start = *i + 1;
 
-#ifdef TPA_JSON_HAVE_SSE2
-        if (start + 16 <= n) {
-                unsigned m = tpa_json__special16(b + start);
-                size_t j = start + (size_t)__builtin_ctz(m | 0x10000u);
+#ifdef TPA_JSON_WINDOW
+        if (start + TPA_JSON_WINDOW <= n) {
+                uint64_t m = tpa_json__special_window(b + start);
+                size_t j = start + (size_t)__builtin_ctzll(m | UINT64_C(1) << TPA_JSON_WINDOW);
 
                 if (m != 0 && b[j] == '"') {
                         *s = b + start;
@@ -347,8 +349,8 @@ static enum rec_result scan_record(tpa_chrome_parser *c, const unsigned char *b,
         return r;
 }
 
-enum tpa_chrome_scan_result tpa_chrome__scan_segment(tpa_chrome_parser *c,
-                                                     const unsigned char *b, size_t n)
+static enum tpa_chrome_scan_result scan_segment(tpa_chrome_parser *c, const unsigned char *b,
+                                                size_t n)
 {
         unsigned char open[SCAN_DEPTH];         /* '{' or '[' by depth; 0: the events array */
         unsigned depth = 0;
@@ -444,3 +446,20 @@ key:    /* after '{' or ',' in a map */
         goto value;
 }
 
+#ifdef TPA_JSON_BUILD_AVX2
+enum tpa_chrome_scan_result tpa_chrome__scan_segment_avx2(tpa_chrome_parser *c,
+                                                          const unsigned char *b, size_t n)
+{
+        return scan_segment(c, b, n);
+}
+#else
+enum tpa_chrome_scan_result tpa_chrome__scan_segment(tpa_chrome_parser *c,
+                                                     const unsigned char *b, size_t n)
+{
+#ifdef TPA_HAVE_AVX2_BUILD
+        if (tpa_json__isa() == TPA_JSON_ISA_AVX2)
+                return tpa_chrome__scan_segment_avx2(c, b, n);
+#endif
+        return scan_segment(c, b, n);
+}
+#endif

@@ -22,5 +22,8 @@ enum tpa_chrome_scan_result {
  * set, relative to c->fed, to the end of each token (c->yh is NULL). */
 enum tpa_chrome_scan_result tpa_chrome__scan_segment(tpa_chrome_parser *c,
                                                      const unsigned char *b, size_t n);
+/* The same, built for AVX2 (chrome_scan_avx2.c): only on CPUs with it. */
+enum tpa_chrome_scan_result tpa_chrome__scan_segment_avx2(tpa_chrome_parser *c,
+                                                          const unsigned char *b, size_t n);
 
 #endif

@@ -3,9 +3,11 @@
  * json_scan.h - (library-internal) the bytes of JSON text that matter to
  * the readers, found many at a time: string ends, escapes and control
  * bytes; quotes, commas and brackets in 64-byte blocks. A portable scalar
- * version, built everywhere, and SSE2 (16 bytes a step) on every x86-64;
- * tpa_json__find_special() and tpa_json__masks64() are the widest the
- * build has. Both give the same answers (test_json_scan runs both).
+ * version, built everywhere (and alone with -Dsimd=disabled, which defines
+ * TPA_JSON_SCALAR), SSE2 (16 bytes a step) on every x86-64, and AVX2 (32)
+ * for code built for it; tpa_json__find_special() and tpa_json__masks64()
+ * are the widest the calling code is built for. All give the same answers
+ * (test_json_scan runs each the CPU has).
  */
 #ifndef TPA_PARSE_JSON_SCAN_H
 #define TPA_PARSE_JSON_SCAN_H
@@ -14,10 +16,29 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__GNUC__) && defined(__SSE2__)
+#if defined(__GNUC__) && defined(__SSE2__) && !defined(TPA_JSON_SCALAR)
 #define TPA_JSON_HAVE_SSE2 1
 #include <emmintrin.h>
 #endif
+/* AVX2 (32 bytes a step) on x86-64, in functions built for it whatever
+ * the build's target: callers check the CPU (tpa_json__isa()) or are
+ * themselves built for AVX2 (the _avx2 builds of the scanner and the
+ * filter), where __AVX2__ makes them the widest. */
+#if defined(TPA_JSON_HAVE_SSE2) && defined(__x86_64__)
+#define TPA_JSON_HAVE_AVX2 1
+#define TPA_JSON_AVX2 __attribute__((target("avx2")))
+#include <immintrin.h>
+#endif
+
+/* The scanners a reader can run, narrowest first. */
+enum tpa_json_isa { TPA_JSON_ISA_SCALAR, TPA_JSON_ISA_SSE2, TPA_JSON_ISA_AVX2 };
+
+/* Which the segment scanner and the byte filter run in this process: the
+ * widest this build has and the CPU runs, at most the limit set (json_scan.c). */
+enum tpa_json_isa tpa_json__isa(void);
+/* For tests: run nothing wider than `widest` from now on (not
+ * thread-safe: before any reading starts). */
+void tpa_json__limit_isa(enum tpa_json_isa widest);
 
 /* Bit k of each mask: byte k of a 64-byte block is one of these. */
 typedef struct tpa_json_masks {
@@ -130,6 +151,69 @@ static inline void tpa_json__masks64_sse2(const unsigned char *d, tpa_json_masks
 }
 #endif
 
+#ifdef TPA_JSON_HAVE_AVX2
+/* Bit k (k < 32): b[k] is '"', '\\' or a control byte. */
+static inline TPA_JSON_AVX2 uint32_t tpa_json__special32(const unsigned char *b)
+{
+        const __m256i v1f = _mm256_set1_epi8(0x1f);
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)b);
+        __m256i hit = _mm256_or_si256(
+                _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
+                                _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))),
+                _mm256_cmpeq_epi8(_mm256_max_epu8(v, v1f), v1f));
+
+        return (uint32_t)_mm256_movemask_epi8(hit);
+}
+
+static inline TPA_JSON_AVX2 size_t tpa_json__find_special_avx2(const unsigned char *b, size_t i,
+                                                               size_t n)
+{
+        for (; i + 32 <= n; i += 32) {
+                uint32_t m = tpa_json__special32(b + i);
+
+                if (m != 0)
+                        return i + (size_t)__builtin_ctz(m);
+        }
+        return tpa_json__find_special_sse2(b, i, n);
+}
+
+static inline TPA_JSON_AVX2 void tpa_json__masks64_avx2(const unsigned char *d, tpa_json_masks *m)
+{
+        const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\');
+        const __m256i vc = _mm256_set1_epi8(','), low = _mm256_set1_epi8(0x20);
+        const __m256i vo = _mm256_set1_epi8('{'), vx = _mm256_set1_epi8('}');
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
+
+        for (unsigned k = 0; k < 2; k++) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(d + 32 * k));
+                __m256i l = _mm256_or_si256(v, low);    /* '[' ']' to '{' '}' */
+                mq |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vq)) << (32 * k);
+                mb |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vb)) << (32 * k);
+                mc |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vc)) << (32 * k);
+                ms |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+                              _mm256_or_si256(_mm256_cmpeq_epi8(l, vo), _mm256_cmpeq_epi8(l, vx)))
+                      << (32 * k);
+        }
+        m->quote = mq;
+        m->backslash = mb;
+        m->comma = mc;
+        m->nest = ms;
+}
+#endif
+
+/* The window of bytes a caller tests at once, inline, for the bytes
+ * tpa_json__find_special() looks for, before calling it for the rest: bit
+ * k of the mask is byte k of TPA_JSON_WINDOW at b. 16 bytes with AVX2 too:
+ * most keys and names end in them, and a test of 32 costs more on those
+ * (bench/). */
+#ifdef TPA_JSON_HAVE_SSE2
+#define TPA_JSON_WINDOW 16
+static inline uint64_t tpa_json__special_window(const unsigned char *b)
+{
+        return tpa_json__special16(b);
+}
+#endif
+
 /* ---- digits, eight at a time (any build) ---------------------------------- */
 
 /* The 8 bytes at b as a little-endian word: byte 0 lowest. */
@@ -191,10 +275,12 @@ static inline uint64_t tpa_json__value8(const unsigned char *b)
                 (((v >> 16) & 0x000000ff000000ffu) * 0x0000271000000001u)) >> 32;
 }
 
-/* The widest of the above that this build has. */
+/* The widest of the above that the code calling them is built for. */
 static inline size_t tpa_json__find_special(const unsigned char *b, size_t i, size_t n)
 {
-#ifdef TPA_JSON_HAVE_SSE2
+#if defined(TPA_JSON_HAVE_AVX2) && defined(__AVX2__)
+        return tpa_json__find_special_avx2(b, i, n);
+#elif defined(TPA_JSON_HAVE_SSE2)
         return tpa_json__find_special_sse2(b, i, n);
 #else
         return tpa_json__find_special_scalar(b, i, n);
@@ -203,7 +289,9 @@ static inline size_t tpa_json__find_special(const unsigned char *b, size_t i, si
 
 static inline void tpa_json__masks64(const unsigned char *d, tpa_json_masks *m)
 {
-#ifdef TPA_JSON_HAVE_SSE2
+#if defined(TPA_JSON_HAVE_AVX2) && defined(__AVX2__)
+        tpa_json__masks64_avx2(d, m);
+#elif defined(TPA_JSON_HAVE_SSE2)
         tpa_json__masks64_sse2(d, m);
 #else
         tpa_json__masks64_scalar(d, m);

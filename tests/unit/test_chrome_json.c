@@ -5,7 +5,8 @@
  * same events, extras, health and error offsets as one chunk; and read on
  * two threads (records read side by side, as for large inputs) as on one,
  * whole, cut short and with bytes broken anywhere, in the forms the
- * segments' scanner reads and in those it leaves to yajl.
+ * segments' scanner reads and in those it leaves to yajl; on a CPU with
+ * AVX2, with both builds of the filter and the scanner.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <zlib.h>
 
 #include "parse/chrome_json.h"
+#include "parse/json_scan.h"
 #include "tap.h"
 
 static void test_chrome_json__us_to_ns(void)
@@ -852,5 +854,15 @@ int main(void)
         test_chrome_json__threads_broken();
         test_chrome_json__threads_places();
         test_chrome_json__threads_scanner();
+        if (tpa_json__isa() == TPA_JSON_ISA_AVX2) {
+                /* the filter and the scanner have an SSE2 build too */
+                tpa_json__limit_isa(TPA_JSON_ISA_SSE2);
+                test_chrome_json__chunks();
+                test_chrome_json__offending_token();
+                test_chrome_json__threads();
+                test_chrome_json__threads_broken();
+                test_chrome_json__threads_places();
+                test_chrome_json__threads_scanner();
+        }
         return tap_done();
 }

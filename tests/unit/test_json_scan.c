@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_json_scan.c - the JSON byte scanner: every implementation the
- * build has (scalar always, SSE2 on x86-64) on the same inputs, each
+ * build has (scalar always, SSE2 and AVX2 on x86-64, AVX2 where the CPU
+ * has it) on the same inputs, each
  * checked against a byte-by-byte reference and so against the others:
  * string ends, escapes at block edges, backslash runs, multi-byte UTF-8,
  * control bytes, strings crossing 16- and 32-byte boundaries, inputs
@@ -19,6 +20,7 @@ typedef struct impl {
         const char *name;
         size_t (*find_special)(const unsigned char *b, size_t i, size_t n);
         void (*masks64)(const unsigned char *d, tpa_json_masks *m);
+        bool (*runs)(void);     /* the CPU has it; NULL: every CPU */
 } impl;
 
 static size_t find_special_scalar(const unsigned char *b, size_t i, size_t n)
@@ -43,6 +45,24 @@ static void masks64_sse2(const unsigned char *d, tpa_json_masks *m)
 }
 #endif
 
+#ifdef TPA_JSON_HAVE_AVX2
+static TPA_JSON_AVX2 size_t find_special_avx2(const unsigned char *b, size_t i, size_t n)
+{
+        return tpa_json__find_special_avx2(b, i, n);
+}
+
+static TPA_JSON_AVX2 void masks64_avx2(const unsigned char *d, tpa_json_masks *m)
+{
+        tpa_json__masks64_avx2(d, m);
+}
+
+static bool cpu_avx2(void)
+{
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2");
+}
+#endif
+
 static size_t find_special_best(const unsigned char *b, size_t i, size_t n)
 {
         return tpa_json__find_special(b, i, n);
@@ -54,11 +74,14 @@ static void masks64_best(const unsigned char *d, tpa_json_masks *m)
 }
 
 static const impl impls[] = {
-        { "scalar", find_special_scalar, masks64_scalar },
+        { "scalar", find_special_scalar, masks64_scalar, NULL },
 #ifdef TPA_JSON_HAVE_SSE2
-        { "sse2", find_special_sse2, masks64_sse2 },
+        { "sse2", find_special_sse2, masks64_sse2, NULL },
 #endif
-        { "widest", find_special_best, masks64_best },
+#ifdef TPA_JSON_HAVE_AVX2
+        { "avx2", find_special_avx2, masks64_avx2, cpu_avx2 },
+#endif
+        { "widest", find_special_best, masks64_best, NULL },
 };
 #define IMPLS (sizeof(impls) / sizeof(impls[0]))
 
@@ -161,6 +184,10 @@ static void test_json_scan__special(void)
 
         for (size_t k_impl = 0; k_impl < IMPLS; k_impl++) {
                 const impl *js = &impls[k_impl];
+                if (js->runs != NULL && !js->runs()) {
+                        tap_skip("AVX2: the CPU lacks it");
+                        continue;
+                }
                 unsigned bad = 0;
                 size_t n;
 
@@ -232,6 +259,10 @@ static void test_json_scan__random(void)
 
         for (size_t k_impl = 0; k_impl < IMPLS; k_impl++) {
                 const impl *js = &impls[k_impl];
+                if (js->runs != NULL && !js->runs()) {
+                        tap_skip("AVX2: the CPU lacks it");
+                        continue;
+                }
                 uint64_t seed = 0x9e3779b97f4a7c15u;
                 unsigned bad = 0, bad_masks = 0;
                 unsigned char buf[160];
@@ -261,6 +292,10 @@ static void test_json_scan__masks(void)
 {
         for (size_t k_impl = 0; k_impl < IMPLS; k_impl++) {
                 const impl *js = &impls[k_impl];
+                if (js->runs != NULL && !js->runs()) {
+                        tap_skip("AVX2: the CPU lacks it");
+                        continue;
+                }
                 unsigned char blk[64];
                 unsigned bad = 0;
 
@@ -312,11 +347,32 @@ static void test_json_scan__digits(void)
         tap_eq(bad_value, 0, "test_json_scan__digits: the value of 8 digits");
 }
 
+/* The scanner the readers run: the widest the build has and the CPU
+ * runs, at most the limit set. */
+static void test_json_scan__isa(void)
+{
+        enum tpa_json_isa want = TPA_JSON_ISA_SCALAR;
+
+#ifdef TPA_JSON_HAVE_SSE2
+        want = TPA_JSON_ISA_SSE2;
+#endif
+#if defined(TPA_HAVE_AVX2_BUILD) && defined(TPA_JSON_HAVE_AVX2)
+        if (cpu_avx2())
+                want = TPA_JSON_ISA_AVX2;
+#endif
+        tap_eq(tpa_json__isa(), want, "test_json_scan__isa: the widest the build and CPU have");
+        tpa_json__limit_isa(TPA_JSON_ISA_SCALAR);
+        tap_eq(tpa_json__isa(), TPA_JSON_ISA_SCALAR, "test_json_scan__isa: limited");
+        tpa_json__limit_isa(TPA_JSON_ISA_AVX2);
+        tap_eq(tpa_json__isa(), want, "test_json_scan__isa: the limit lifted");
+}
+
 int main(void)
 {
         test_json_scan__special();
         test_json_scan__random();
         test_json_scan__masks();
         test_json_scan__digits();
+        test_json_scan__isa();
         return tap_done();
 }
