@@ -554,6 +554,9 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
         return lo;
 }
 
+/* How many events ahead a walk of a lane asks for the one it will read. */
+#define PREFETCH 64
+
 /* The nesting pass of a part: its half of the steps, in order, into table
  * t. No event nests across steps (each is clipped to its own), so a step
  * takes the lanes with events in it, a list per step kept as their next
@@ -606,6 +609,11 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                         apart[l] = true;
                         for (end[l] = cur[l]; end[l] < L->at[l + 1]; end[l]++) {
                                 uint32_t i = L->idx[end[l]];
+                                /* the first read of a lane's events, which lie
+                                 * apart in the trace: asked for ahead, not a
+                                 * wait for memory each */
+                                if (end[l] + PREFETCH < L->at[l + 1])
+                                        __builtin_prefetch(&c->ev[L->idx[end[l] + PREFETCH]]);
                                 if (c->ev[i].ts >= n.step->end)
                                         break;
                                 apart[l] = apart[l] && c->ev[i].ts >= last[l];
