@@ -274,16 +274,23 @@ int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
  * per event of the tables; nothing else is kept per event. */
 typedef struct tpa_top_lanes {
         uint64_t *mark;         /* while marking: a bit per event of the trace */
-        size_t   *count[2];     /* while marking: per part, events per thread */
+        size_t   *count[2];     /* while marking: per part, events per thread and
+                                   half of the marks (slot 2 * thread + half) */
+        size_t    half;         /* the first event of the second half of the marks */
         uint32_t *idx;          /* then lane l's events: idx[at[l]..at[l + 1]) */
         size_t   *at;
         size_t    nlane;
+        size_t   *lane;         /* while the lanes fill: per thread, its lane */
+        size_t   *pos[2];       /* and per half, each lane's next slot */
+        size_t   *mid;          /* and each lane's first slot of the second half */
         bool      sorted;       /* each lane's events in start order */
         bool      host;         /* the host table: exposed time, one group */
 } tpa_top_lanes;
 
 typedef struct tpa_top {
         tpa_top_lanes          host, dev;
+        bool                   spent[2][2];     /* per table (host, device) and part:
+                                                   its lanes ran out of moves */
         struct tpa_top_tables *tables;  /* by name, per table and part */
 } tpa_top;
 
@@ -295,7 +302,7 @@ void tpa_top__free(tpa_top *t);         /* a zeroed one too */
 static inline void tpa_top__mark(tpa_top_lanes *L, int part, size_t i, uint32_t track)
 {
         L->mark[i / 64] |= (uint64_t)1 << (i % 64);
-        L->count[part][track]++;
+        L->count[part][2 * (size_t)track + (i >= L->half)]++;
 }
 /* Host op event i, by part `part` of the pass, `len` of it in its kept
  * step: marked when the device leaves some of it exposed, else only

@@ -278,6 +278,36 @@ static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
         return 0;
 }
 
+/* A device copy in a step, with what copy_event() adds of it, found by
+ * the pass over the events (speed, bench/: looked up after, on one
+ * thread, each copy was a wait for memory: its event, its extras). */
+typedef struct copy_rec {
+        uint32_t i;             /* the event (the steps' tables took its index) */
+        uint32_t dir;           /* its direction, dir_of() */
+        size_t  k;              /* its step */
+        tpa_ns  t;              /* its time in the step */
+        int64_t bytes;
+} copy_rec;
+
+typedef struct copy_list {
+        copy_rec *v;
+        size_t    n, cap;
+} copy_list;
+
+static int push_copy(copy_list *l, const copy_rec *x, tpa_error *err)
+{
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 64;
+                copy_rec *v = realloc(l->v, cap * sizeof(*v));
+                if (v == NULL)
+                        return tpa_error_oom(err);
+                l->v = v;
+                l->cap = cap;
+        }
+        l->v[l->n++] = *x;
+        return 0;
+}
+
 /* What the metrics' two passes share: the per-step pass keeps the device
  * idle gaps of each half of the steps apart, for the run's top gaps in step
  * order; the pass over the events marks the top ops' events. */
@@ -298,7 +328,7 @@ struct metrics_job {
         size_t  *launches[2];   /* per step */
         atomic_size_t next;     /* the first event of the next chunk of the pass */
         tpa_index_list cand[2]; /* per part: host events overlapping a top gap */
-        tpa_index_list copies[2];       /* per part: device copies in a step */
+        copy_list copies[2];    /* per part: device copies in a step */
 };
 
 /* The figures made of the buckets' (m[B(x)] and m[F(x)] set): the groups,
@@ -453,19 +483,16 @@ static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e, size_t *hi
         return lo > 0 && gi->end[lo - 1] > e->ts;
 }
 
-/* Device copy i, in step k, into the step's copy figures and the run's.
- * The sums are doubles: made in event order, as on one thread. The cursor
- * follows the events' extras in event order. */
-static void copy_event(tpa_actx *c, size_t i, long k, size_t *bytes_cursor)
+/* Device copy x into its step's copy figures and the run's. The sums
+ * are doubles: made in event order, as on one thread. */
+static void copy_event(tpa_actx *c, const copy_rec *x)
 {
         tpa_analysis *a = c->a;
-        const tpa_event *e = &c->ev[i];
-        tpa_step *s = &a->steps[k];
-        tpa_ns t = clipped(e, s);
-        int dir = dir_of(e->kind);
-        int64_t bytes = 0;
+        tpa_step *s = &a->steps[x->k];
+        tpa_ns t = x->t;
+        int dir = (int)x->dir;
+        int64_t bytes = x->bytes;
 
-        tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor, &bytes);
         s->metric[M_COPY_COUNT] += 1;
         s->metric[M_COPY_NS] += (double)t;
         s->metric[M_COPY_BYTES] += (double)bytes;
@@ -493,9 +520,9 @@ static void copy_event(tpa_actx *c, size_t i, long k, size_t *bytes_cursor)
  *   and the host events that overlap a top gap, into cand, for the
  *   summary. */
 static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
-                        size_t *launches, tpa_index_list *cand, tpa_index_list *copies,
+                        size_t *launches, tpa_index_list *cand, copy_list *copies,
                         size_t lo, size_t hi, long *hint, size_t *gap_at, size_t *near,
-                        tpa_error *err)
+                        size_t *bytes_cursor, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         int r;
@@ -513,9 +540,14 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
                     (k = tpa_analysis__step_of(a, e->ts, hint)) >= 0) {
                         s = &a->steps[k];
-                        if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind) &&
-                            (r = push_index(copies, i, err)) < 0)
-                                return r;
+                        if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind)) {
+                                copy_rec x = { (uint32_t)i, (uint32_t)dir_of(e->kind),
+                                               (size_t)k, clipped(e, s), 0 };
+                                tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor,
+                                                      &x.bytes);
+                                if ((r = push_copy(copies, &x, err)) < 0)
+                                        return r;
+                        }
                         if (!s->excluded && clipped(e, s) > 0)
                                 tpa_top__mark(&ops->dev, part, i, e->track);
                 }
@@ -549,30 +581,26 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         enum { CHUNK = 65536 };
         struct metrics_job *job = arg;
         long hint = -1;
-        size_t near = 0, gap_at = 0, lo;
+        size_t near = 0, gap_at = 0, bytes_cursor = 0, lo;
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
                 r = chunk_events(c, &job->top, &job->tables, part, job->launches[part],
                                  &job->cand[part], &job->copies[part], lo,
                                  c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &gap_at,
-                                 &near, err);
+                                 &near, &bytes_cursor, err);
         return r;
 }
 
 /* The copies the parts found, in event order (each part's chunks come in
  * event order: a merge of the two), into the copy figures. */
-static void copy_events(tpa_actx *c, const tpa_index_list *p0, const tpa_index_list *p1)
+static void copy_events(tpa_actx *c, const copy_list *p0, const copy_list *p1)
 {
-        size_t i = 0, j = 0, bytes_cursor = 0;
-        long hint = -1;
+        size_t i = 0, j = 0;
 
-        while (i < p0->n || j < p1->n) {
-                size_t ev = j == p1->n || (i < p0->n && p0->v[i] < p1->v[j])
-                            ? p0->v[i++] : p1->v[j++];
-                copy_event(c, ev, tpa_analysis__step_of(c->a, c->ev[ev].ts, &hint),
-                           &bytes_cursor);
-        }
+        while (i < p0->n || j < p1->n)
+                copy_event(c, j == p1->n || (i < p0->n && p0->v[i].i < p1->v[j].i)
+                              ? &p0->v[i++] : &p1->v[j++]);
 }
 
 /* Into *out (empty), the indexes of a and b (each ascending), ascending:
@@ -639,10 +667,16 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
             (r = merge_indexes(&c->gap_cand, &job.cand[0], &job.cand[1], err)) < 0)
                 goto out;
         copy_events(c, &job.copies[0], &job.copies[1]);
-        /* the last reader of the events' channels: memory for the top
-         * ops' lanes, next */
+        /* the last readers of the events' channels and of the parts'
+         * lists: memory for the top ops' lanes, next */
         free(c->hch);
         c->hch = NULL;
+        for (int p = 0; p < 2; p++) {
+                free(job.copies[p].v);
+                free(job.cand[p].v);
+                job.copies[p] = (copy_list){ 0 };
+                job.cand[p] = (tpa_index_list){ 0 };
+        }
         for (size_t k = 0; k < a->step_count; k++)
                 job.launches[0][k] += job.launches[1][k];
         for (size_t k = 0; k < a->step_count; k++) {
@@ -956,7 +990,6 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 r = explain_gap(c, &a->gaps[i], c->gap_cand.v, c->gap_cand.n, err);
         if (r < 0)
                 return r;
-
         /* classes and findings */
         a->no_verdict = no_verdict(c);
         if (c->opts->rules == NULL || a->no_verdict != NULL)

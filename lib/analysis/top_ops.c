@@ -139,14 +139,22 @@ static bool op_before(const tpa_actx *c, uint32_t i, uint32_t j)
         return x->name < y->name;
 }
 
+/* The events of thread tk that half h of the marks holds. */
+static size_t marked(const tpa_top_lanes *L, size_t tk, int h)
+{
+        return L->count[0][2 * tk + (size_t)h] + L->count[1][2 * tk + (size_t)h];
+}
+
 /* The lanes from the marks, each sorted (op_before()) as its events come,
  * in event order: read order is about time order, and an event out of
  * place moves back past the lane's few events before it, still in the
- * cache. Past a budget of moves (events far out of order), the rest is
- * only appended and L->sorted is false. The marks go. */
-static int lanes_build(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
+ * cache. Each half of the marks fills its own part of every lane, on a
+ * part of its own (lanes_fill()), and lanes_end() joins the two parts.
+ * Past a budget of moves (events far out of order), the rest is only
+ * appended and L->sorted is false. Here: the lanes' places. */
+static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
 {
-        size_t m = 0, budget, *pos, *lane = calloc(c->ntracks + 1, sizeof(*lane));
+        size_t m = 0, *lane = calloc(c->ntracks + 1, sizeof(*lane));
 
         if (lane == NULL)
                 return tpa_error_oom(err);
@@ -155,46 +163,111 @@ static int lanes_build(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
                 return tpa_error_setf(err, TPA_ELIMIT, "%zu events, more than the top ops "
                                       "take (%lu)", c->n, (unsigned long)UINT32_MAX);
         }
+        L->lane = lane;
         L->nlane = 0;
         for (size_t tk = 0; tk < c->ntracks; tk++) {
-                size_t k = L->count[0][tk] + L->count[1][tk];
+                size_t k = marked(L, tk, 0) + marked(L, tk, 1);
                 lane[tk] = L->nlane;
                 L->nlane += k > 0;
                 m += k;
         }
         L->idx = malloc((m ? m : 1) * sizeof(*L->idx));
         L->at = calloc(L->nlane + 1, sizeof(*L->at));
-        pos = malloc((L->nlane + 1) * sizeof(*pos));
-        if (L->idx == NULL || L->at == NULL || pos == NULL) {
-                free(lane);
-                free(pos);
+        L->pos[0] = malloc((L->nlane + 1) * sizeof(*L->pos[0]));
+        L->pos[1] = malloc((L->nlane + 1) * sizeof(*L->pos[1]));
+        L->mid = malloc((L->nlane + 1) * sizeof(*L->mid));
+        if (L->idx == NULL || L->at == NULL || L->pos[0] == NULL || L->pos[1] == NULL ||
+            L->mid == NULL)
                 return tpa_error_oom(err);
-        }
         for (size_t tk = 0; tk < c->ntracks; tk++)
-                if (L->count[0][tk] + L->count[1][tk] > 0)
-                        L->at[lane[tk] + 1] = L->count[0][tk] + L->count[1][tk];
-        for (size_t l = 0; l < L->nlane; l++)
+                if (marked(L, tk, 0) + marked(L, tk, 1) > 0) {
+                        L->at[lane[tk] + 1] = marked(L, tk, 0) + marked(L, tk, 1);
+                        L->mid[lane[tk]] = marked(L, tk, 0);
+                }
+        for (size_t l = 0; l < L->nlane; l++) {
                 L->at[l + 1] += L->at[l];
-        memcpy(pos, L->at, (L->nlane + 1) * sizeof(*pos));
-        budget = m + 64;
-        for (size_t w = 0; w <= c->n / 64; w++)
-                for (uint64_t bits = L->mark[w]; bits != 0; bits &= bits - 1) {
-                        uint32_t i = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-                        size_t l = lane[c->ev[i].track], j = pos[l]++;
+                L->mid[l] += L->at[l];
+                L->pos[0][l] = L->at[l];
+                L->pos[1][l] = L->mid[l];
+        }
+        return 0;
+}
+
+/* Event i into its lane of L, in the slots of half h of the marks;
+ * *budget: the moves left. */
+static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t i,
+                            size_t *budget)
+{
+        size_t l = L->lane[c->ev[i].track], j = L->pos[h][l]++;
+        size_t first = h == 0 ? L->at[l] : L->mid[l];
+
+        for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1]); j--, (*budget)--)
+                L->idx[j] = L->idx[j - 1];
+        L->idx[j] = i;
+}
+
+/* Half `part` of the marks of both tables into their lanes: the events of
+ * each word read once for both (speed, bench/: a pass over all of the
+ * events per table, one on each part, read them twice). */
+static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_top *t = arg;
+        size_t words = c->n / 64 + 1, half = t->host.half / 64;
+        size_t lo = part == 0 ? 0 : half, hi = part == 0 ? half : words;
+        size_t budget[2] = { t->host.at[t->host.nlane] + 64, t->dev.at[t->dev.nlane] + 64 };
+
+        (void)err;
+        for (size_t w = lo; w < hi; w++) {
+                uint32_t i0 = (uint32_t)(w * 64);
+                for (uint64_t bits = t->host.mark[w]; bits != 0; bits &= bits - 1)
+                        lane_put(&t->host, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
+                                 &budget[0]);
+                for (uint64_t bits = t->dev.mark[w]; bits != 0; bits &= bits - 1)
+                        lane_put(&t->dev, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
+                                 &budget[1]);
+        }
+        t->spent[0][part] = budget[0] == 0;
+        t->spent[1][part] = budget[1] == 0;
+        return 0;
+}
+
+/* Join the two halves' parts of each lane: the second's first events
+ * that go before the first's last move back among them, as they would
+ * have in one pass. The marks go. */
+static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
+{
+        size_t budget = (L->nlane ? L->at[L->nlane] : 0) + 64;
+
+        for (size_t l = 0; l < L->nlane && L->sorted; l++) {
+                size_t m = L->mid[l];
+                uint32_t last;
+
+                if (m == L->at[l] || m == L->at[l + 1])
+                        continue;
+                last = L->idx[m - 1];
+                /* the second part is sorted: past its first event that is
+                 * not before the first part's last, all are in place */
+                for (size_t k = m; k < L->at[l + 1] && op_before(c, L->idx[k], last); k++) {
+                        uint32_t i = L->idx[k];
+                        size_t j = k;
                         for (; j > L->at[l] && budget > 0 && op_before(c, i, L->idx[j - 1]);
                              j--, budget--)
                                 L->idx[j] = L->idx[j - 1];
                         L->idx[j] = i;
                 }
-        L->sorted = budget > 0;
-        free(pos);
-        free(lane);
+                if (budget == 0)
+                        L->sorted = false;
+        }
+        free(L->pos[0]);
+        free(L->pos[1]);
+        free(L->mid);
+        free(L->lane);
         free(L->mark);
         free(L->count[0]);
         free(L->count[1]);
+        L->pos[0] = L->pos[1] = L->mid = L->lane = NULL;
         L->mark = NULL;
         L->count[0] = L->count[1] = NULL;
-        return 0;
 }
 
 /* Sort a lane's events: bottom-up merge sort through tmp (room for n). */
@@ -554,6 +627,9 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
         return lo;
 }
 
+/* How many events ahead a walk of a lane asks for the one it will read. */
+#define PREFETCH 64
+
 /* The nesting pass of a part: its half of the steps, in order, into table
  * t. No event nests across steps (each is clipped to its own), so a step
  * takes the lanes with events in it, a list per step kept as their next
@@ -606,6 +682,11 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                         apart[l] = true;
                         for (end[l] = cur[l]; end[l] < L->at[l + 1]; end[l]++) {
                                 uint32_t i = L->idx[end[l]];
+                                /* the first read of a lane's events, which lie
+                                 * apart in the trace: asked for ahead, not a
+                                 * wait for memory each */
+                                if (end[l] + PREFETCH < L->at[l + 1])
+                                        __builtin_prefetch(&c->ev[L->idx[end[l] + PREFETCH]]);
                                 if (c->ev[i].ts >= n.step->end)
                                         break;
                                 apart[l] = apart[l] && c->ev[i].ts >= last[l];
@@ -686,8 +767,9 @@ int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
                 return tpa_error_oom(err);
         for (int k = 0; k < 2; k++) {
                 L[k]->mark = calloc(c->n / 64 + 1, sizeof(*L[k]->mark));
-                L[k]->count[0] = calloc(c->ntracks + 1, sizeof(*L[k]->count[0]));
-                L[k]->count[1] = calloc(c->ntracks + 1, sizeof(*L[k]->count[1]));
+                L[k]->count[0] = calloc(2 * (c->ntracks + 1), sizeof(*L[k]->count[0]));
+                L[k]->count[1] = calloc(2 * (c->ntracks + 1), sizeof(*L[k]->count[1]));
+                L[k]->half = (c->n / 64 + 1) / 2 * 64;
                 if (L[k]->mark == NULL || L[k]->count[0] == NULL || L[k]->count[1] == NULL ||
                     op_table_new(&t->tables->t[k][0], ns) < 0 ||
                     op_table_new(&t->tables->t[k][1], ns) < 0) {
@@ -706,6 +788,10 @@ void tpa_top__free(tpa_top *t)
                 free(L[k]->mark);
                 free(L[k]->count[0]);
                 free(L[k]->count[1]);
+                free(L[k]->lane);
+                free(L[k]->pos[0]);
+                free(L[k]->pos[1]);
+                free(L[k]->mid);
                 free(L[k]->idx);
                 free(L[k]->at);
                 for (int p = 0; t->tables != NULL && p < 2; p++)
@@ -713,14 +799,6 @@ void tpa_top__free(tpa_top *t)
         }
         free(t->tables);
         memset(t, 0, sizeof(*t));
-}
-
-/* The lanes of the host table on part 0, of the device table on part 1. */
-static int lanes_part(tpa_actx *c, int part, void *arg, tpa_error *err)
-{
-        tpa_top *t = arg;
-
-        return lanes_build(part == 0 ? &t->host : &t->dev, c, err);
 }
 
 /* Half of the lanes of each table, sorted, when lanes_build() ran out of
@@ -747,8 +825,15 @@ int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
         tpa_analysis *a = c->a;
         int r;
 
-        if ((r = tpa_analysis__in_two(c, lanes_part, t, err)) < 0 ||
-            (r = tpa_analysis__in_two(c, sort_part, t, err)) < 0 ||
+        if ((r = lanes_begin(&t->host, c, err)) < 0 ||
+            (r = lanes_begin(&t->dev, c, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, lanes_fill, t, err)) < 0)
+                return r;
+        t->host.sorted = !t->spent[0][0] && !t->spent[0][1];
+        t->dev.sorted = !t->spent[1][0] && !t->spent[1][1];
+        lanes_end(&t->host, c);
+        lanes_end(&t->dev, c);
+        if ((r = tpa_analysis__in_two(c, sort_part, t, err)) < 0 ||
             (r = tpa_analysis__in_two(c, nest_part, t, err)) < 0)
                 return r;
         /* the parts' sums (integers: in any order the same) */
