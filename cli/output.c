@@ -178,14 +178,31 @@ int cli_out_begin(cli_out *o, const char *path)
 
         memset(o, 0, sizeof(*o));
         if (path != NULL && strcmp(path, "-") != 0) {
-                o->path = path;
+                struct stat st;
+                bool in_place;
+
+                o->path = o->target = path;
+                /* A symbolic link is followed to the file it names, which
+                 * is the one replaced: a rename over the link would put a
+                 * file in its place (-o /dev/stdout with stdout a file,
+                 * run as root, replaced /dev/stdout). One that names no
+                 * file (dangling, or a pipe's /proc/self/fd/N) is written
+                 * through, in place. */
+                if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+                    (o->real = realpath(path, NULL)) != NULL)
+                        o->target = o->real;
+                in_place = o->target == path && lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
                 /* A file is written beside its target and renamed over it:
                  * never half a file, and the old one stays until then. -o
                  * /dev/null, a fifo or a terminal is written in place, from
                  * the staging file (run as root, a rename would replace the
                  * device with a file). */
-                if (!is_special(path) && (rc = open_beside(o, path)) != EXIT_OK)
+                if (!in_place && !is_special(o->target) &&
+                    (rc = open_beside(o, o->target)) != EXIT_OK) {
+                        free(o->real);
+                        o->real = NULL;
                         return rc;
+                }
         }
         /* A report can be as large as a tenth of the trace (the JSON one of a
          * 1 GB trace is 24 MB): staged on disk, it costs no memory. */
@@ -216,6 +233,7 @@ void cli_out_discard(cli_out *o)
         if (o->tmp != NULL)
                 unlink(o->tmp);
         free(o->tmp);
+        free(o->real);
         free(o->buf);
         free(o->vbuf);          /* after fclose(): it was fp's buffer */
         memset(o, 0, sizeof(*o));
@@ -277,7 +295,7 @@ static int close_after(int w, FILE *fp)
  * the error said. */
 static int write_special(cli_out *o)
 {
-        FILE *fp = fopen(o->path, "wb");
+        FILE *fp = fopen(o->target, "wb");
         int w;
 
         if (fp == NULL) {
@@ -302,7 +320,7 @@ static int rename_into_place(cli_out *o)
                 cli_errorf("%s: error writing: %s", o->path, strerror(errno));
                 return EXIT_INTERNAL;
         }
-        if (rename(o->tmp, o->path) != 0) {
+        if (rename(o->tmp, o->target) != 0) {
                 cli_errorf("%s: cannot write: %s", o->path, strerror(errno));
                 return EXIT_INTERNAL;
         }

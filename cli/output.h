@@ -38,11 +38,14 @@ void cli_print_step_note(const tpa_analysis *a, const char *path);
  * trace): write into out->fp, then commit, or discard it. A file is
  * written as a temporary file beside it ("PATH.XXXXXX") and renamed over
  * it on commit, so it is whole or as it was; stdout, a device or a fifo
- * (-o /dev/null) is staged in an unnamed temporary file ($TMPDIR, else
- * /tmp; in memory when none can be made) and copied out on commit. */
+ * is staged in an unnamed temporary file ($TMPDIR, else /tmp; in memory
+ * when none can be made) and copied out on commit. A symbolic link is
+ * followed to the file it names. */
 typedef struct cli_out {
         FILE       *fp;
-        const char *path;       /* the target; NULL: stdout */
+        const char *path;       /* the target as given; NULL: stdout */
+        const char *target;     /* ... the file a symbolic link names: path or real */
+        char       *real;       /* realpath() of a symbolic link path */
         char       *tmp;        /* the file beside path; NULL: staged aside */
         bool        in_memory;  /* fp is an open_memstream on buf */
         char       *buf;
