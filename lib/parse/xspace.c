@@ -1613,6 +1613,5 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         free(r.events);
         free(r.stat_by_id);
         free(r.event_by_id);
-        free(data);
         return rc;
 }
