@@ -1422,6 +1422,7 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
                                                           : (int64_t)(uint32_t)id;
         if (xl.n_events == 0)
                 return 0;
+        tpa_trace__reserve_events(tr, xl.n_events);
         m = msg_of(at, "XLine");
         rc = 0;
         while (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0) {   /* checked by walk_line() */
