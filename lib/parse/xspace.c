@@ -1171,8 +1171,8 @@ static inline bool fast_unread_stat(const struct reader *r, const uint8_t *p, si
 
 /* One XEvent: its fields into `xe`, and the stats apply_stat() would use
  * into keep[0..*n_keep). */
-static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
-                       struct xevent *xe, struct xstat *keep, size_t *n_keep)
+static inline bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
+                              struct xevent *xe, struct xstat *keep, size_t *n_keep)
 {
         const uint8_t *limit = r->limit, *data;
         const struct stat_md *smd;
@@ -1336,9 +1336,11 @@ static bool same_as_exact(const struct reader *r, const struct field *at,
 }
 #endif
 
-/* One XEvent (field `at` of its line), by the fast path when it can. */
-static int read_event(struct reader *r, uint32_t track, const struct xline *line,
-                      const struct field *at, size_t *added)
+/* One XEvent (field `at` of its line), by the fast path when it can.
+ * Inline, as fast_event(): GCC otherwise leaves one of them a call per
+ * event once read_line() grows. */
+static inline int read_event(struct reader *r, uint32_t track, const struct xline *line,
+                             const struct field *at, size_t *added)
 {
         static const struct record none;
         struct xstat keep[FAST_STATS + 1];
