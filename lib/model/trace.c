@@ -528,8 +528,8 @@ void tpa_trace__reserve_events(tpa_trace *tr, size_t n)
         if (n > PREFAULT_MAX / sizeof(tpa_event))
                 need = tr->event_count + PREFAULT_MAX / sizeof(tpa_event);
         if ((need - tr->event_count) * sizeof(tpa_event) < PREFAULT_MIN || page == 0 ||
-            page > PREFAULT_MIN)
-                return;
+            page > PREFAULT_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+                return;         /* one CPU: the thread would only take turns */
         /* the whole pages of the room, the first one only if its start is */
         a = ((uintptr_t)(tr->events + tr->event_count) + page - 1) / page * page;
         e = (uintptr_t)(tr->events + need) / page * page;

@@ -33,8 +33,8 @@ int        tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_
  * knows how many may come, so that adding them moves none: a hint, which
  * does nothing when memory is short (adding the events then fails as
  * usual). The room's first 64 MiB, if it is 1 MiB or more, have their
- * pages faulted in on a thread of its own while the reader adds events;
- * it is done before the events move or go. */
+ * pages faulted in on a thread of its own (with two CPUs or more) while
+ * the reader adds events; it is done before the events move or go. */
 void       tpa_trace__reserve_events(tpa_trace *tr, size_t n);
 tpa_event *tpa_trace__events_mut(tpa_trace *tr);
 void       tpa_trace__set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */

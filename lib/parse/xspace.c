@@ -39,6 +39,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input/readers.h"
 #include "model/utf8.h"
@@ -1474,12 +1475,14 @@ static void *ahead_main(void *arg)
 }
 
 /* Start walking the lines of data[0..len) ahead, if the input is large
- * enough to gain by it; r->ahead stays NULL if not, or if that fails. */
+ * enough to gain by it and a second CPU can run the thread; r->ahead
+ * stays NULL if not, or if that fails. */
 static void ahead_start(struct reader *r, const uint8_t *data, size_t len)
 {
         struct ahead *a;
 
-        if (len < AHEAD_MIN || (a = calloc(1, sizeof(*a))) == NULL)
+        if (len < AHEAD_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+            (a = calloc(1, sizeof(*a))) == NULL)
                 return;
         a->r = *r;
         a->r.err = &a->err;
