@@ -43,6 +43,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -169,6 +170,12 @@ struct tpa_source {
         size_t         note_size;
         void          *note;            /* for the chunks handed out of `out` */
         const void    *cur_note;        /* the last chunk's */
+
+        /* tpa_source__read_whole()'s buffer: the file mapped (map_len > 0,
+         * from map_base), else malloc'd */
+        uint8_t       *whole;
+        void          *map_base;
+        size_t         map_len;
 };
 
 static int  ring_start(tpa_source *s, tpa_error *err);
@@ -342,6 +349,10 @@ void tpa_source__free(tpa_source *s)
         free(s->isal);
 #endif
         free(s->drop_buf);
+        if (s->map_len > 0)
+                munmap(s->map_base, s->map_len);
+        else
+                free(s->whole);
         if (s->own_fd)
                 close(s->fd);
         if (s->fd >= 0)
@@ -1169,6 +1180,67 @@ int tpa_source__read_all(tpa_source *s, uint8_t **data, size_t *len, uint64_t ma
 fail:
         free(buf);
         return r;
+}
+
+/* The rest of a regular file that is not gzip, mapped instead of read:
+ * no copy, and no fresh pages to fault in and clear. False, with nothing
+ * changed, when that does not apply or mmap() fails; read_all() then
+ * reads it, and says what is wrong if anything is. With a progress
+ * callback and no thread, reading calls it, so those are read too.
+ * A file another process cuts short while it is mapped faults (SIGBUS) on
+ * the pages past its new end, as git's and ripgrep's maps do. */
+static bool map_rest(tpa_source *s, uint8_t **data, size_t *len, uint64_t max)
+{
+        struct stat st;
+        off_t at, base;
+        uint64_t left;
+        long page = sysconf(_SC_PAGESIZE);
+        void *map;
+
+        if (s->fd < 0 || s->gzip || !s->can_rewind || s->fn != NULL || page <= 0 ||
+            (s->ring == NULL && s->opts->progress != NULL))
+                return false;
+        if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < s->fd_start ||
+            (uint64_t)(st.st_size - s->fd_start) <= s->offset)
+                return false;
+        left = (uint64_t)(st.st_size - s->fd_start) - s->offset;
+        if (left > max || left > SIZE_MAX - (size_t)page)
+                return false;
+        at = s->fd_start + (off_t)s->offset;
+        base = at - at % page;
+        /* private and writable: a reader may rewrite bytes in place
+         * (tpa_pb__trim()), which then never reach the file */
+        map = mmap(NULL, (size_t)left + (size_t)(at - base), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE, s->fd, base);
+        if (map == MAP_FAILED)
+                return false;
+        ring_stop(s);           /* what it read ahead is in the map too */
+        s->map_base = map;
+        s->map_len = (size_t)left + (size_t)(at - base);
+        s->whole = (uint8_t *)map + (at - base);
+        s->offset += left;
+        s->bytes_in = (uint64_t)(st.st_size - s->fd_start);
+        s->out_pos = s->out_end = 0;
+        s->raw_pos = s->raw_len = 0;
+        s->raw_eof = s->eof = true;
+        *data = s->whole;
+        *len = (size_t)left;
+        return true;
+}
+
+int tpa_source__read_whole(tpa_source *s, uint8_t **data, size_t *len, uint64_t max,
+                           tpa_error *err)
+{
+        int r;
+
+        assert(s->whole == NULL);
+        if (map_rest(s, data, len, max))
+                return 0;
+        r = tpa_source__read_all(s, &s->whole, len, max, err);
+        if (r < 0)
+                return r;
+        *data = s->whole;
+        return 0;
 }
 
 uint64_t tpa_source__offset(const tpa_source *s) { return s->offset; }

@@ -38,6 +38,12 @@ uint8_t *tpa_source__adopt(tpa_source *src, uint8_t *spare, size_t spare_cap, si
  * TPA_ELIMIT beyond `max` bytes. */
 int  tpa_source__read_all(tpa_source *src, uint8_t **data, size_t *len, uint64_t max,
                           tpa_error *err);
+/* tpa_source__read_all() into a buffer the source owns, valid until
+ * tpa_source__free(): the same bytes, offsets, limit and errors. Its bytes
+ * may be written; a file's bytes so written stay in this buffer. The rest
+ * of a regular file that is not gzip is mapped, not copied. Call it once. */
+int  tpa_source__read_whole(tpa_source *src, uint8_t **data, size_t *len, uint64_t max,
+                            tpa_error *err);
 
 /* A rewrite of the stream's bytes where they are produced: on the
  * inflating thread when there is one (so a parser's byte-level pass runs

@@ -9,16 +9,25 @@
  * `const char *` from tpa_trace_str() stays valid while the trace lives.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "model/trace_build.h"
 #include "model/utf8.h"
 
 #define STR_BLOCK (256u * 1024u)
 #define AUX_BLOCK 256u
+/* Room reserved for at least PREFAULT_MIN bytes of events has its pages
+ * faulted in on a thread of its own (tpa_trace__reserve_events()), up to
+ * PREFAULT_MAX: a reader's count may include events it then skips, and a
+ * hostile one may be anything. */
+#define PREFAULT_MIN (1u << 20)
+#define PREFAULT_MAX (64u << 20)
 
 struct str_block {
         struct str_block *next;
@@ -62,6 +71,11 @@ struct tpa_trace {
         tpa_event        *events;
         size_t            event_count, event_cap;
         uint64_t          max_events;
+        /* the thread faulting in reserved room: pf_len bytes from pf_at */
+        pthread_t         pf_thread;
+        bool              pf_running;
+        void             *pf_at;
+        size_t            pf_len;
 
         struct aux_entry *aux;
         size_t            aux_count, aux_cap;     /* sorted by (event, key) */
@@ -108,6 +122,29 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *er
         *ptr = p;
         *cap = n;
         return 0;
+}
+
+/* The reserved room's pages, faulted in (each first write to a fresh
+ * page is a trap into the kernel, which clears it) while the reader fills
+ * the pages before them. */
+static void *prefault_main(void *arg)
+{
+        tpa_trace *tr = arg;
+
+#ifdef MADV_POPULATE_WRITE
+        (void)madvise(tr->pf_at, tr->pf_len, MADV_POPULATE_WRITE);
+#else
+        (void)tr;
+#endif
+        return NULL;
+}
+
+/* Before the events move or go: the prefaulting thread is done. */
+static void prefault_join(tpa_trace *tr)
+{
+        if (tr->pf_running)
+                pthread_join(tr->pf_thread, NULL);
+        tr->pf_running = false;
 }
 
 /* Eight bytes at a time: every kernel event interns its name, and TF/CUDA
@@ -164,6 +201,7 @@ void tpa_trace_free(tpa_trace *tr)
         free(tr->proc_hash);
         free(tr->threads);
         free(tr->thread_hash);
+        prefault_join(tr);
         free(tr->events);
         free(tr->aux);
         free(tr->aux2);
@@ -460,6 +498,8 @@ int tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index, 
         if (tr->max_events != 0 && tr->event_count >= tr->max_events)
                 return tpa_error_setf(err, TPA_ELIMIT, "more than %llu events",
                                       (unsigned long long)tr->max_events);
+        if (tr->event_count == tr->event_cap)
+                prefault_join(tr);
         if (tr->event_count == tr->event_cap &&
             grow((void **)&tr->events, &tr->event_cap, tr->event_count + 1, sizeof(*ev), err) < 0)
                 return TPA_ENOMEM;
@@ -469,6 +509,33 @@ int tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index, 
         tr->event_count++;
         tr->health.events_kept++;
         return 0;
+}
+
+void tpa_trace__reserve_events(tpa_trace *tr, size_t n)
+{
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
+        size_t need;
+
+        if (tr->max_events != 0 && n > tr->max_events - tr->event_count)
+                n = tr->max_events > tr->event_count
+                    ? (size_t)(tr->max_events - tr->event_count) : 0;
+        if (n > SIZE_MAX / 2 / sizeof(tpa_event) - tr->event_count)
+                return;         /* (grow() doubles up to twice `need`) */
+        need = tr->event_count + n;
+        prefault_join(tr);
+        if (grow((void **)&tr->events, &tr->event_cap, need, sizeof(tpa_event), NULL) < 0)
+                return;         /* adding them says so, if it comes to that */
+        if (n > PREFAULT_MAX / sizeof(tpa_event))
+                need = tr->event_count + PREFAULT_MAX / sizeof(tpa_event);
+        if ((need - tr->event_count) * sizeof(tpa_event) < PREFAULT_MIN || page == 0 ||
+            page > PREFAULT_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+                return;         /* one CPU: the thread would only take turns */
+        /* the whole pages of the room, the first one only if its start is */
+        a = ((uintptr_t)(tr->events + tr->event_count) + page - 1) / page * page;
+        e = (uintptr_t)(tr->events + need) / page * page;
+        tr->pf_at = (void *)a;
+        tr->pf_len = e - a;
+        tr->pf_running = pthread_create(&tr->pf_thread, NULL, prefault_main, tr) == 0;
 }
 
 size_t tpa_trace_event_count(const tpa_trace *tr) { return tr->event_count; }

@@ -29,6 +29,13 @@ tpa_thread  *tpa_trace__thread(tpa_trace *tr, uint32_t i);
  * (which may be NULL). Fails with TPA_ELIMIT past max_events. */
 int        tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_index,
                                 tpa_error *err);
+/* Room for `n` more events (fewer past max_events), for a reader that
+ * knows how many may come, so that adding them moves none: a hint, which
+ * does nothing when memory is short (adding the events then fails as
+ * usual). The room's first 64 MiB, if it is 1 MiB or more, have their
+ * pages faulted in on a thread of its own (with two CPUs or more) while
+ * the reader adds events; it is done before the events move or go. */
+void       tpa_trace__reserve_events(tpa_trace *tr, size_t n);
 tpa_event *tpa_trace__events_mut(tpa_trace *tr);
 void       tpa_trace__set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */
 

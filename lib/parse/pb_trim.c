@@ -133,5 +133,5 @@ uint64_t tpa_pb__max_message(const tpa_read_options *opts)
 int tpa_pb__read_all(tpa_source *src, const tpa_read_options *opts, uint8_t **data,
                      size_t *len, tpa_error *err)
 {
-        return tpa_source__read_all(src, data, len, tpa_pb__max_message(opts), err);
+        return tpa_source__read_whole(src, data, len, tpa_pb__max_message(opts), err);
 }

@@ -49,9 +49,9 @@ int tpa_pb__cut(tpa_trace *tr, uint64_t len, bool strict, tpa_error *err);
  * when that is 0. */
 uint64_t tpa_pb__max_message(const tpa_read_options *opts);
 
-/* What is left of `src`, in one malloc'd buffer that the caller frees
- * (*data, *len); fails with TPA_ELIMIT beyond tpa_pb__max_message(opts)
- * bytes, and then *data is untouched. */
+/* What is left of `src`, in one buffer that `src` owns until
+ * tpa_source__free() (*data, *len), writable; fails with TPA_ELIMIT beyond
+ * tpa_pb__max_message(opts) bytes, and then *data is untouched. */
 int tpa_pb__read_all(tpa_source *src, const tpa_read_options *opts, uint8_t **data,
                      size_t *len, tpa_error *err);
 

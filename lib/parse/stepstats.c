@@ -472,6 +472,5 @@ int tpa_stepstats__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *
                 }
         }
         free(whole);
-        free(data);
         return rc;
 }

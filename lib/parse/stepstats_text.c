@@ -470,6 +470,5 @@ int tpa_stepstats_text__read(tpa_trace *tr, tpa_source *src, const tpa_read_opti
         for (size_t i = 0; i < p.owned_count; i++)
                 free(p.owned[i]);
         free(p.owned);
-        free(data);
         return rc;
 }

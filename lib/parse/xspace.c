@@ -31,11 +31,15 @@
  * on the wire, so each plane is walked twice: maps first, then lines.
  * An event of the usual shape takes a fast path that decodes it in one
  * pass and steps over the stats nothing reads; any other event, and every
- * error, is left to the exact walk (decode_event()).
+ * error, is left to the exact walk (decode_event()). In a large input, a
+ * second thread walks the large lines ahead (struct ahead), each line's
+ * fields and event count; the events are converted on the reader's thread.
  */
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input/readers.h"
 #include "model/utf8.h"
@@ -144,7 +148,38 @@ struct reader {
         size_t            stat_ids, event_ids;      /* entries in the two above */
         bool              stat_read[128];   /* id names a stat apply_stat() reads */
         bool              pid_used[HOST_PID];       /* a process has this pid */
+        struct ahead     *ahead;        /* lines walked ahead; NULL: none */
         tpa_error        *err;
+};
+
+/* The walks (walk_line()) of large lines, done ahead on a second thread
+ * while the reader converts the events of the lines before: the walk
+ * steps over every event of a line, and is the first touch of its bytes.
+ * The walks are kept in wire order, so by address; a line the thread has
+ * not walked (a small one, or one whose walk failed) the reader walks
+ * itself, so that every error is met where it always was. Small lines
+ * would cost more in handing over than the walk, and leaving them out
+ * bounds the walks kept by the input's size. */
+#define AHEAD_MIN      (1u << 20)       /* input bytes below which no thread starts */
+#define AHEAD_LINE_MIN (16u << 10)      /* line bytes below which the reader walks it */
+
+struct walked {
+        const uint8_t *at;      /* the line's bytes */
+        struct xline   xl;
+};
+
+struct ahead {
+        pthread_t        thread;
+        pthread_mutex_t  lock;
+        pthread_cond_t   more;
+        struct walked   *lines;         /* under lock */
+        size_t           count, cap;    /* under lock */
+        bool             done, stop;    /* under lock */
+        size_t           next;          /* the reader's: lines[next] is next to look at */
+        struct reader    r;             /* the thread's: base and limit, its own err */
+        tpa_error        err;
+        const uint8_t   *data;
+        size_t           len;
 };
 
 static const char *const internal_events[] = {
@@ -1137,8 +1172,8 @@ static inline bool fast_unread_stat(const struct reader *r, const uint8_t *p, si
 
 /* One XEvent: its fields into `xe`, and the stats apply_stat() would use
  * into keep[0..*n_keep). */
-static bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
-                       struct xevent *xe, struct xstat *keep, size_t *n_keep)
+static inline bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
+                              struct xevent *xe, struct xstat *keep, size_t *n_keep)
 {
         const uint8_t *limit = r->limit, *data;
         const struct stat_md *smd;
@@ -1302,9 +1337,11 @@ static bool same_as_exact(const struct reader *r, const struct field *at,
 }
 #endif
 
-/* One XEvent (field `at` of its line), by the fast path when it can. */
-static int read_event(struct reader *r, uint32_t track, const struct xline *line,
-                      const struct field *at, size_t *added)
+/* One XEvent (field `at` of its line), by the fast path when it can.
+ * Inline, as fast_event(): GCC otherwise leaves one of them a call per
+ * event once read_line() grows. */
+static inline int read_event(struct reader *r, uint32_t track, const struct xline *line,
+                             const struct field *at, size_t *added)
 {
         static const struct record none;
         struct xstat keep[FAST_STATS + 1];
@@ -1390,6 +1427,126 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
         return rc;
 }
 
+/* The thread: every large line of every plane, in wire order, until the
+ * input or the reader ends (or memory does: the reader then walks the
+ * rest). */
+static void *ahead_main(void *arg)
+{
+        struct ahead *a = arg;
+        struct msg m = { .p = a->data, .end = a->data + a->len, .name = "XSpace" };
+        struct field f, g;
+        struct walked w;
+        bool stop = false;
+
+        while (!stop && wire_next(&a->r, &m, &f) > 0) {
+                struct msg pm;
+                if (f.num != 1 || f.type != WIRE_LEN)
+                        continue;
+                pm = msg_of(&f, "XPlane");
+                while (!stop && wire_next(&a->r, &pm, &g) > 0) {
+                        if (g.num != 3 || g.type != WIRE_LEN || g.len < AHEAD_LINE_MIN)
+                                continue;
+                        if (walk_line(&a->r, &g, &w.xl) < 0)
+                                continue;       /* the reader walks it again */
+                        w.at = g.data;
+                        pthread_mutex_lock(&a->lock);
+                        if (a->count == a->cap) {
+                                size_t n = a->cap != 0 ? a->cap * 2 : 256;
+                                struct walked *p = realloc(a->lines, n * sizeof(*p));
+                                if (p != NULL) {
+                                        a->lines = p;
+                                        a->cap = n;
+                                }
+                        }
+                        if (a->count < a->cap)
+                                a->lines[a->count++] = w;
+                        else
+                                a->stop = true;
+                        stop = a->stop;
+                        pthread_cond_signal(&a->more);
+                        pthread_mutex_unlock(&a->lock);
+                }
+        }
+        pthread_mutex_lock(&a->lock);
+        a->done = true;
+        pthread_cond_signal(&a->more);
+        pthread_mutex_unlock(&a->lock);
+        return NULL;
+}
+
+/* Start walking the lines of data[0..len) ahead, if the input is large
+ * enough to gain by it and a second CPU can run the thread; r->ahead
+ * stays NULL if not, or if that fails. */
+static void ahead_start(struct reader *r, const uint8_t *data, size_t len)
+{
+        struct ahead *a;
+
+        if (len < AHEAD_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+            (a = calloc(1, sizeof(*a))) == NULL)
+                return;
+        a->r = *r;
+        a->r.err = &a->err;
+        a->data = data;
+        a->len = len;
+        if (pthread_mutex_init(&a->lock, NULL) != 0) {
+                free(a);
+                return;
+        }
+        if (pthread_cond_init(&a->more, NULL) != 0) {
+                pthread_mutex_destroy(&a->lock);
+                free(a);
+                return;
+        }
+        if (pthread_create(&a->thread, NULL, ahead_main, a) != 0) {
+                pthread_cond_destroy(&a->more);
+                pthread_mutex_destroy(&a->lock);
+                free(a);
+                return;
+        }
+        r->ahead = a;
+}
+
+static void ahead_stop(struct reader *r)
+{
+        struct ahead *a = r->ahead;
+
+        if (a == NULL)
+                return;
+        pthread_mutex_lock(&a->lock);
+        a->stop = true;
+        pthread_mutex_unlock(&a->lock);
+        pthread_join(a->thread, NULL);
+        pthread_cond_destroy(&a->more);
+        pthread_mutex_destroy(&a->lock);
+        free(a->lines);
+        free(a);
+        r->ahead = NULL;
+}
+
+/* walk_line() for the line at `at`, done by the thread if it got to it. */
+static int walk_line_ahead(const struct reader *r, const struct field *at, struct xline *xl)
+{
+        struct ahead *a = r->ahead;
+        bool found = false;
+
+        if (a == NULL || at->len < AHEAD_LINE_MIN)
+                return walk_line(r, at, xl);
+        pthread_mutex_lock(&a->lock);
+        for (;;) {
+                while (a->next < a->count && a->lines[a->next].at < at->data)
+                        a->next++;      /* lines the reader skips */
+                if (a->next < a->count || a->done)
+                        break;
+                pthread_cond_wait(&a->more, &a->lock);
+        }
+        if (a->next < a->count && a->lines[a->next].at == at->data) {
+                *xl = a->lines[a->next++].xl;
+                found = true;
+        }
+        pthread_mutex_unlock(&a->lock);
+        return found ? 0 : walk_line(r, at, xl);
+}
+
 static int read_line(struct reader *r, const struct field *at, uint32_t proc, bool is_host,
                      size_t index, size_t *added)
 {
@@ -1403,7 +1560,7 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
         uint64_t n = 0;
         int rc;
 
-        if ((rc = walk_line(r, at, &xl)) < 0)
+        if ((rc = walk_line_ahead(r, at, &xl)) < 0)
                 return rc;
         id = xl.display_id != 0 ? xl.display_id : xl.id;
         rc = tpa_trace__get_thread(tr, &track, proc, (tpa_id){ .num = (int64_t)(uint32_t)id },
@@ -1422,6 +1579,7 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
                                                           : (int64_t)(uint32_t)id;
         if (xl.n_events == 0)
                 return 0;
+        tpa_trace__reserve_events(tr, xl.n_events);
         m = msg_of(at, "XLine");
         rc = 0;
         while (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0) {   /* checked by walk_line() */
@@ -1558,14 +1716,16 @@ static int read_space(struct reader *r, const uint8_t *data, size_t len)
         tpa_str *cats;
         int rc;
 
+        ahead_start(r, data, len);
         while ((rc = wire_next(r, &m, &f)) > 0) {
                 /* planes (1), then errors, warnings and hostnames: strings */
                 if ((rc = wire_expect(r, &f, f.num >= 1 && f.num <= 4 ? WIRE_LEN : -1,
                                       &m)) < 0)
-                        return rc;
+                        break;
                 if (f.num == 1 && (rc = read_plane(r, &f, &added)) < 0)
-                        return rc;
+                        break;
         }
+        ahead_stop(r);
         if (rc < 0)
                 return rc;
         cats = calloc(added + 1, sizeof(*cats));
@@ -1613,6 +1773,5 @@ int tpa_xspace__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         free(r.events);
         free(r.stat_by_id);
         free(r.event_by_id);
-        free(data);
         return rc;
 }

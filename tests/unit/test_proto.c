@@ -3,7 +3,7 @@
  * test_proto.c - the protobuf readers on messages built here with the
  * generated protobuf-c code: XSpace (times from timestamp_ns and offset_ps,
  * display names, step_name, ref_value stats, internal events skipped, roles
- * and kinds), RunMetadata / StepStats (duplicates dropped, /sync, copies and
+ * and kinds, large lines walked ahead as small ones are read), RunMetadata / StepStats (duplicates dropped, /sync, copies and
  * their bytes, one step each), tfevents (frames, both checksums, the error
  * offset of a corrupt frame, truncation, --strict), and size caps.
  */
@@ -1119,11 +1119,211 @@ static void test_proto__every_cut(void)
         }
 }
 
+/* ---- XSpace, large lines ------------------------------------------------ */
+
+/* A growing buffer for wire bytes (struct wire holds small messages). */
+struct dwire {
+        uint8_t *b;
+        size_t   n, cap;
+};
+
+static void dput(struct dwire *w, const void *p, size_t n)
+{
+        if (w->n + n > w->cap) {
+                while (w->n + n > w->cap)
+                        w->cap = w->cap != 0 ? w->cap * 2 : 4096;
+                w->b = realloc(w->b, w->cap);
+        }
+        memcpy(w->b + w->n, p, n);
+        w->n += n;
+}
+
+static void dput_varint(struct dwire *w, uint64_t v)
+{
+        uint8_t b[10];
+        size_t k = 0;
+
+        for (; v >= 0x80; v >>= 7)
+                b[k++] = (uint8_t)(v | 0x80);
+        b[k++] = (uint8_t)v;
+        dput(w, b, k);
+}
+
+static void dput_int(struct dwire *w, unsigned num, uint64_t v)
+{
+        dput_varint(w, (uint64_t)num << 3);
+        dput_varint(w, v);
+}
+
+static void dput_msg(struct dwire *w, unsigned num, const struct dwire *m)
+{
+        dput_varint(w, (uint64_t)num << 3 | 2);
+        dput_varint(w, m->n);
+        dput(w, m->b, m->n);
+}
+
+/* One plane: event metadata 1..3, then `lines` lines of `events` events
+ * each (display_id and display_name after the events, as TF writes
+ * them); at[] gets where each line's first event starts in the plane's
+ * bytes, line_tag[] where its display_id's tag is. */
+static void make_plane(struct dwire *plane, const char *name, int id, size_t lines,
+                       size_t events, size_t *at, size_t *line_tag)
+{
+        static const char *const names[] = { "", "volta_sgemm", "MemcpyH2D", "Iterator::Map" };
+        struct dwire md = { 0 }, line = { 0 }, ev = { 0 };
+
+        dput_int(plane, 1, (uint64_t)id);
+        dput_varint(plane, 2 << 3 | 2);
+        dput_varint(plane, strlen(name));
+        dput(plane, name, strlen(name));
+        for (int k = 1; k <= 3; k++) {
+                struct dwire v = { 0 };
+                md.n = 0;
+                dput_int(&v, 1, (uint64_t)k);
+                dput_varint(&v, 2 << 3 | 2);
+                dput_varint(&v, strlen(names[k]));
+                dput(&v, names[k], strlen(names[k]));
+                dput_int(&md, 1, (uint64_t)k);
+                dput_msg(&md, 2, &v);
+                dput_msg(plane, 4, &md);
+                free(v.b);
+        }
+        for (size_t l = 0; l < lines; l++) {
+                line.n = 0;
+                dput_int(&line, 1, l + 1);
+                dput_int(&line, 3, 1000000 + l);
+                for (size_t e = 0; e < events; e++) {
+                        ev.n = 0;
+                        dput_int(&ev, 1, 1 + (e % 3));
+                        dput_int(&ev, 2, e * 2000 + 499);
+                        dput_int(&ev, 3, 1500 + e % 7);
+                        if (e == 0)
+                                at[l] = line.n;
+                        dput_msg(&line, 4, &ev);
+                }
+                line_tag[l] = line.n;
+                dput_int(&line, 10, 100 + l);
+                dput_msg(plane, 3, &line);
+                /* the line's bytes start after its tag and length */
+                at[l] += plane->n - line.n;
+                line_tag[l] += plane->n - line.n;
+        }
+        free(md.b);
+        free(line.b);
+        free(ev.b);
+}
+
+struct outcome {
+        int    rc;
+        char   msg[200];
+        uint64_t offset;
+        size_t n;
+        uint64_t sum;           /* over the events: ts, dur, name, track */
+};
+
+static struct outcome read_outcome(const uint8_t *data, size_t len)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_error err = TPA_ERROR_INIT;
+        struct outcome o = { 0 };
+        tpa_trace *tr;
+
+        tpa_trace_new(&tr, &err);
+        ro.format = TPA_FORMAT_XSPACE;
+        o.rc = tpa_read_memory(tr, data, len, "big.xplane.pb", &ro, &err);
+        snprintf(o.msg, sizeof(o.msg), "%s", o.rc < 0 ? err.msg : "");
+        o.offset = o.rc < 0 ? err.offset : 0;
+        o.n = tpa_trace_event_count(tr);
+        for (size_t i = 0; i < o.n; i++) {
+                const tpa_event *e = &tpa_trace_events(tr)[i];
+                const char *t = tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name);
+                o.sum = o.sum * 31 + (uint64_t)e->ts * 7 + (uint64_t)e->dur * 3 + e->name +
+                        e->track + (uint64_t)strlen(t);
+        }
+        tpa_trace_free(tr);
+        return o;
+}
+
+/* Large lines are walked ahead on a second thread when the input is
+ * large: the same events, and the same error at the same offset, as when
+ * it is small and they are not. The large input is the small one with a
+ * hostname of 1 MiB after its planes, so every offset in the planes is
+ * the same. Lines big and small, a bad event in a big line (met by the
+ * reader), a bad field in a big line (met by the walk). */
+static void test_proto__xspace_large_lines(void)
+{
+        size_t at_a[3], tag_a[3], at_b[40], tag_b[40];
+        struct dwire pa = { 0 }, pb = { 0 }, xs = { 0 };
+        size_t a_base, b_base, pad = 1u << 20, same = 0, cases = 0;
+        uint8_t *big;
+        char *host = malloc(pad);
+
+        make_plane(&pa, "/device:GPU:0", 1, 3, 3000, at_a, tag_a);     /* ~40 KiB lines */
+        make_plane(&pb, "/host:CPU", 2, 40, 20, at_b, tag_b);          /* small lines */
+        dput_msg(&xs, 1, &pa);
+        a_base = xs.n - pa.n;
+        dput_msg(&xs, 1, &pb);
+        b_base = xs.n - pb.n;
+        memset(host, 'h', pad);
+        big = malloc(xs.n + pad + 8);
+        for (int k = 0; k < 5; k++) {
+                struct outcome small, large;
+                struct dwire copy = { 0 };
+                const char *what[] = { "whole", "a bad event in a big line",
+                                       "a bad field in a big line", "a bad event in a small line",
+                                       "a bad event in the last big line" };
+                dput(&copy, xs.b, xs.n);
+                if (k == 1)     /* the tag of an event's metadata id: wire type 3 */
+                        copy.b[a_base + at_a[1] + 2 + 100 * 0] |= 3;
+                if (k == 2)     /* the display_id tag after the events */
+                        copy.b[a_base + tag_a[1]] |= 3;
+                if (k == 3)
+                        copy.b[b_base + at_b[7] + 2] |= 3;
+                if (k == 4)
+                        copy.b[a_base + at_a[2] + 2] |= 3;
+                small = read_outcome(copy.b, copy.n);
+                memcpy(big, copy.b, copy.n);
+                {
+                        struct dwire tail = { 0 };
+                        dput_varint(&tail, 4 << 3 | 2);
+                        dput_varint(&tail, pad);
+                        memcpy(big + copy.n, tail.b, tail.n);
+                        memcpy(big + copy.n + tail.n, host, pad);
+                        large = read_outcome(big, copy.n + tail.n + pad);
+                        free(tail.b);
+                }
+                cases++;
+                if (tap_eq(large.rc, small.rc, "xspace large lines, %s: same status", what[k]) &&
+                    tap_streq(large.msg, small.msg, "xspace large lines, %s: same message",
+                              what[k]) &&
+                    tap_eq((int64_t)large.offset, (int64_t)small.offset,
+                           "xspace large lines, %s: same offset", what[k]) &&
+                    tap_eq((int64_t)large.n, (int64_t)small.n,
+                           "xspace large lines, %s: same events", what[k]) &&
+                    ok(large.sum == small.sum, "xspace large lines, %s: same times, names, "
+                       "threads", what[k]))
+                        same++;
+                if (k == 0)
+                        tap_eq((int64_t)small.n, 3 * 3000 + 40 * 20,
+                               "xspace large lines: every event read");
+                else
+                        ok(small.rc < 0, "xspace large lines, %s: an error (%s)", what[k],
+                           small.msg);
+                free(copy.b);
+        }
+        free(big);
+        free(host);
+        free(pa.b);
+        free(pb.b);
+        free(xs.b);
+}
+
 int main(void)
 {
         test_proto__xspace();
         test_proto__xspace_errors();
         test_proto__xspace_wire();
+        test_proto__xspace_large_lines();
         test_proto__run_metadata();
         test_proto__invalid_utf8();
         test_proto__tfevents();

@@ -6,13 +6,16 @@
  * inflating thread's idle work, and the consumer's hint that a read would
  * wait; gzip's CRC-32 as zlib computes it, and a bad trailer named as zlib
  * names it. The cases on gzip run with each inflate built in: ISA-L (when
- * it is) and the built-in decoder with zlib.
+ * it is) and the built-in decoder with zlib. Reading a file whole maps a
+ * regular one and reads anything else, with the same bytes either way.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -655,6 +658,155 @@ static void test_source__gzip(const uint8_t *gz, size_t gz_len, const char *text
         }
 }
 
+/* tpa_source__read_whole() on `path` (NULL: stdin), after a peek or a read
+ * of the first chunk: the rest of `want`, at the offsets reading gives;
+ * writable; the source ends after it. */
+static void check_whole(const char *path, bool threaded, bool read_first, const void *want,
+                        size_t want_len, uint64_t want_in, const char *what)
+{
+        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+        tpa_source *src;
+        const uint8_t *p;
+        uint8_t *data = NULL;
+        size_t n = 0, len = 0;
+        int r;
+
+        opts.threaded = threaded;
+        opts.builtin_inflate = builtin;
+        if (tpa_source__open(&src, path != NULL ? path : "-", &opts, NULL) < 0) {
+                ok(false, "test_source__whole: %s: opens", what);
+                return;
+        }
+        r = read_first ? tpa_source__read(src, &p, &n, NULL)
+                       : tpa_source__peek(src, &p, &len, 4096, NULL);
+        if (r == 0)
+                r = tpa_source__read_whole(src, &data, &len, UINT64_MAX, NULL);
+        ok(r == 0 && n + len == want_len && (len == 0 || memcmp(data, (const char *)want + n,
+                                                               len) == 0),
+           "test_source__whole: %s: the bytes after the first %zu", what, n);
+        tap_eq((int64_t)tpa_source__offset(src), (int64_t)want_len,
+               "test_source__whole: %s: offset at the end", what);
+        tap_eq((int64_t)tpa_source__bytes_in(src), (int64_t)want_in,
+               "test_source__whole: %s: bytes in", what);
+        if (r == 0 && len > 0)
+                data[len - 1] ^= 1;     /* writable */
+        ok(tpa_source__read(src, &p, &n, NULL) == 0 && n == 0,
+           "test_source__whole: %s: nothing after it", what);
+        tpa_source__free(src);
+}
+
+struct pipe_writer {
+        const char *path, *text;
+        size_t      len;
+};
+
+static void *write_fifo(void *arg)
+{
+        struct pipe_writer *w = arg;
+        int fd = open(w->path, O_WRONLY);
+
+        if (fd >= 0) {
+                for (size_t at = 0, k; at < w->len; at += k)
+                        if ((k = (size_t)write(fd, w->text + at, w->len - at)) == (size_t)-1)
+                                break;
+                close(fd);
+        }
+        return NULL;
+}
+
+static void test_source__whole(const char *text, size_t text_len, const uint8_t *gz,
+                               size_t gz_len)
+{
+        char path[] = "/tmp/tpa_test_source_XXXXXX";
+        char small[] = "/tmp/tpa_test_source_XXXXXX";
+        char empty[] = "/tmp/tpa_test_source_XXXXXX";
+        char gzpath[] = "/tmp/tpa_test_source_XXXXXX";
+        int fd = mkstemp(path), fs = mkstemp(small), fe = mkstemp(empty), fg = mkstemp(gzpath);
+        size_t small_len = 100000;
+
+        ok(fd >= 0 && write(fd, text, text_len) == (ssize_t)text_len && fs >= 0 &&
+           write(fs, text, small_len) == (ssize_t)small_len && fe >= 0 && fg >= 0 &&
+           write(fg, gz, gz_len) == (ssize_t)gz_len, "test_source__whole: temp files written");
+        for (int threaded = 0; threaded < 2; threaded++)
+                for (int first = 0; first < 2; first++) {
+                        char what[64];
+                        snprintf(what, sizeof(what), "file%s%s", threaded ? ", threaded" : "",
+                                 first ? ", a chunk read" : "");
+                        check_whole(path, threaded, first, text, text_len, text_len, what);
+                        snprintf(what, sizeof(what), "small file%s%s",
+                                 threaded ? ", threaded" : "", first ? ", a chunk read" : "");
+                        check_whole(small, threaded, first, text, small_len, small_len, what);
+                }
+        check_whole(empty, false, false, "", 0, 0, "empty file");
+        check_whole(gzpath, false, false, text, text_len, gz_len, "gzip file");
+        {
+                uint8_t *back = malloc(text_len);
+                ok(back != NULL && pread(fd, back, text_len, 0) == (ssize_t)text_len &&
+                   memcmp(back, text, text_len) == 0,
+                   "test_source__whole: a write to the bytes leaves the file as it was");
+                free(back);
+        }
+        /* stdin, a file from an offset that is no page's first byte */
+        {
+                int saved = dup(STDIN_FILENO);
+                if (saved >= 0 && lseek(fd, 5000, SEEK_SET) == 5000 &&
+                    dup2(fd, STDIN_FILENO) == STDIN_FILENO) {
+                        check_whole(NULL, false, false, text + 5000, text_len - 5000,
+                                    text_len - 5000, "stdin from byte 5000");
+                        dup2(saved, STDIN_FILENO);
+                } else {
+                        ok(false, "test_source__whole: stdin from a file");
+                }
+                if (saved >= 0)
+                        close(saved);
+        }
+        /* over the limit: the error reading gives */
+        {
+                tpa_source *a, *b;
+                tpa_error ea = TPA_ERROR_INIT, eb = TPA_ERROR_INIT;
+                uint8_t *da = NULL, *db = NULL;
+                size_t la, lb;
+                int ra = -100, rb = -100;
+
+                if (tpa_source__open(&a, path, NULL, NULL) == 0) {
+                        ra = tpa_source__read_all(a, &da, &la, text_len - 1, &ea);
+                        tpa_source__free(a);
+                }
+                if (tpa_source__open(&b, path, NULL, NULL) == 0) {
+                        rb = tpa_source__read_whole(b, &db, &lb, text_len - 1, &eb);
+                        tpa_source__free(b);
+                }
+                tap_eq(rb, TPA_ELIMIT, "test_source__whole: over the limit fails");
+                tap_eq(rb, ra, "test_source__whole: as reading all fails");
+                tap_streq(eb.msg, ea.msg, "test_source__whole: with the same message");
+                free(da);
+        }
+        /* a pipe is read */
+        {
+                char fifo[] = "/tmp/tpa_test_source_XXXXXX";
+                int ft = mkstemp(fifo);
+                struct pipe_writer w = { fifo, text, text_len };
+                pthread_t t;
+
+                if (ft >= 0)
+                        close(ft);
+                unlink(fifo);
+                if (mkfifo(fifo, 0600) == 0 && pthread_create(&t, NULL, write_fifo, &w) == 0) {
+                        check_whole(fifo, false, false, text, text_len, text_len, "pipe");
+                        pthread_join(t, NULL);
+                } else {
+                        ok(false, "test_source__whole: a pipe");
+                }
+                unlink(fifo);
+        }
+        for (int *f = (int[]){ fd, fs, fe, fg, -1 }; *f != -1; f++)
+                close(*f);
+        unlink(path);
+        unlink(small);
+        unlink(empty);
+        unlink(gzpath);
+}
+
 int main(void)
 {
         size_t text_len = 6u << 20, gz_len;
@@ -664,6 +816,7 @@ int main(void)
         test_source__crc32();
         test_source__idle(gz, gz_len, text, text_len);
         test_source__adopt(gz, gz_len, text, text_len);
+        test_source__whole(text, text_len, gz, gz_len);
 #ifdef TPA_HAVE_ISAL
         printf("# with ISA-L\n");
         test_source__backends(gz, gz_len);

@@ -127,6 +127,50 @@ static void test_trace__events_aux(void)
         tpa_trace_free(tr);
 }
 
+/* tpa_trace__reserve_events(): the room is made at once (adding into it
+ * moves no event), faulted in on a thread that is done before the events
+ * move or go; max_events and sizes beyond memory leave it a no-op. */
+static void test_trace__reserve_events(void)
+{
+        tpa_trace *tr;
+        tpa_event ev = { .dur = 5, .kind = TPA_KIND_KERNEL };
+        const tpa_event *first;
+        size_t n = 100000, moved = 0, wrong = 0;
+
+        tpa_trace_new(&tr, NULL);
+        tpa_trace__add_event(tr, &ev, NULL, NULL);
+        tpa_trace__reserve_events(tr, n);       /* 3.2 MB: prefaulted */
+        first = tpa_trace_events(tr);
+        for (size_t i = 0; i < n; i++) {
+                ev.ts = (tpa_ns)i;
+                tpa_trace__add_event(tr, &ev, NULL, NULL);
+                moved += tpa_trace_events(tr) != first;
+        }
+        tap_eq((int64_t)moved, 0, "test_trace__reserve_events: adding into the room moves none");
+        for (size_t i = 0; i < 3 * n; i++)      /* past it: grows, as before */
+                tpa_trace__add_event(tr, &ev, NULL, NULL);
+        for (size_t i = 0; i < n; i++)
+                wrong += tpa_trace_events(tr)[1 + i].ts != (tpa_ns)i;
+        tap_eq((int64_t)wrong, 0, "test_trace__reserve_events: events kept across growth");
+        tap_eq((int64_t)tpa_trace_event_count(tr), (int64_t)(4 * n + 1),
+               "test_trace__reserve_events: count");
+        tpa_trace__reserve_events(tr, SIZE_MAX);        /* beyond memory: nothing */
+        tpa_trace__reserve_events(tr, SIZE_MAX / 64);
+        tap_eq((int64_t)tpa_trace_event_count(tr), (int64_t)(4 * n + 1),
+               "test_trace__reserve_events: a reserve beyond memory changes nothing");
+        tpa_trace__reserve_events(tr, 2 * n);
+        tpa_trace_free(tr);                     /* with the thread perhaps running */
+
+        tpa_trace_new(&tr, NULL);
+        tpa_trace__set_max_events(tr, 10);
+        tpa_trace__reserve_events(tr, 1000000);
+        for (int i = 0; i < 10; i++)
+                tpa_trace__add_event(tr, &ev, NULL, NULL);
+        tap_eq(tpa_trace__add_event(tr, &ev, NULL, NULL), TPA_ELIMIT,
+               "test_trace__reserve_events: max_events still holds");
+        tpa_trace_free(tr);
+}
+
 /* tpa_trace_get_aux_seq() and tpa_trace_next_aux() against
  * tpa_trace_get_aux(): extras of every key set in event order, then of two
  * keys out of order and over again; looked up in order, out of order, with
@@ -301,6 +345,7 @@ int main(void)
         test_trace__threads();
         test_trace__many_processes();
         test_trace__events_aux();
+        test_trace__reserve_events();
         test_trace__aux_walks();
         test_trace__warnings();
         test_trace__split_input();
