@@ -45,6 +45,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
 #include <unistd.h>
 #include <zlib.h>
 #ifdef TPA_HAVE_ISAL
@@ -1182,13 +1185,44 @@ fail:
         return r;
 }
 
+/* The file open as `fd` is on a local disk or in memory (Linux: the file
+ * systems named here; elsewhere none is known to be). */
+static bool local_fs(int fd)
+{
+#if defined(__linux__)
+        static const unsigned long local[] = {
+                0xEF53,         /* ext2, ext3, ext4 */
+                0x58465342,     /* xfs */
+                0x9123683E,     /* btrfs */
+                0xF2F52010,     /* f2fs */
+                0x2FC12FC1,     /* zfs */
+                0x01021994,     /* tmpfs */
+                0x794C7630,     /* overlayfs (containers) */
+        };
+        struct statfs sf;
+
+        if (fstatfs(fd, &sf) != 0)
+                return false;
+        for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+                if ((unsigned long)sf.f_type == local[i])
+                        return true;
+        return false;
+#else
+        (void)fd;
+        return false;
+#endif
+}
+
 /* The rest of a regular file that is not gzip, mapped instead of read:
  * no copy, and no fresh pages to fault in and clear. False, with nothing
  * changed, when that does not apply or mmap() fails; read_all() then
  * reads it, and says what is wrong if anything is. With a progress
  * callback and no thread, reading calls it, so those are read too.
  * A file another process cuts short while it is mapped faults (SIGBUS) on
- * the pages past its new end, as git's and ripgrep's maps do. */
+ * the pages past its new end, as git's and ripgrep's maps do; so does a
+ * page that cannot be read, where read() would say EIO: so only files on
+ * local disks and in memory are mapped (local_fs()), not those of network
+ * and FUSE file systems (NFS, gcsfuse), where a failed read is no rarity. */
 static bool map_rest(tpa_source *s, uint8_t **data, size_t *len, uint64_t max)
 {
         struct stat st;
@@ -1201,7 +1235,7 @@ static bool map_rest(tpa_source *s, uint8_t **data, size_t *len, uint64_t max)
             (s->ring == NULL && s->opts->progress != NULL))
                 return false;
         if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < s->fd_start ||
-            (uint64_t)(st.st_size - s->fd_start) <= s->offset)
+            (uint64_t)(st.st_size - s->fd_start) <= s->offset || !local_fs(s->fd))
                 return false;
         left = (uint64_t)(st.st_size - s->fd_start) - s->offset;
         if (left > max || left > SIZE_MAX - (size_t)page)
