@@ -7,6 +7,8 @@
 #ifndef TPA_ANALYSIS_INTERNAL_H
 #define TPA_ANALYSIS_INTERNAL_H
 
+#include <stdlib.h>
+
 #include <tpa/analysis.h>
 
 #include "intervals.h"
@@ -200,6 +202,24 @@ typedef struct tpa_actx {
                                            for the summary), in event order */
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
 } tpa_actx;
+
+/* Room for one more in the array *v of *cap elements of `elem` bytes, `n`
+ * of them used: doubled when full (to `first` from none). */
+static inline int tpa_analysis__room(void **v, size_t *cap, size_t n, size_t elem,
+                                     size_t first, tpa_error *err)
+{
+        size_t c;
+        void *p;
+
+        if (n < *cap)
+                return 0;
+        c = *cap != 0 ? *cap * 2 : first;
+        if ((p = realloc(*v, c * elem)) == NULL)
+                return tpa_error_oom(err);
+        *v = p;
+        *cap = c;
+        return 0;
+}
 
 static inline bool tpa_analysis__is_device_kind(unsigned k)
 {

@@ -266,14 +266,8 @@ static tpa_ns clipped(const tpa_event *e, const tpa_step *s)
 
 static int push_index(tpa_index_list *l, size_t i, tpa_error *err)
 {
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 64;
-                size_t *v = realloc(l->v, cap * sizeof(*v));
-                if (v == NULL)
-                        return tpa_error_oom(err);
-                l->v = v;
-                l->cap = cap;
-        }
+        if (tpa_analysis__room((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 64, err) < 0)
+                return TPA_ENOMEM;
         l->v[l->n++] = i;
         return 0;
 }
@@ -296,14 +290,8 @@ typedef struct copy_list {
 
 static int push_copy(copy_list *l, const copy_rec *x, tpa_error *err)
 {
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 64;
-                copy_rec *v = realloc(l->v, cap * sizeof(*v));
-                if (v == NULL)
-                        return tpa_error_oom(err);
-                l->v = v;
-                l->cap = cap;
-        }
+        if (tpa_analysis__room((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 64, err) < 0)
+                return TPA_ENOMEM;
         l->v[l->n++] = *x;
         return 0;
 }

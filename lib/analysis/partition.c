@@ -110,14 +110,9 @@ static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
                 last->end = t1;
                 return 0;
         }
-        if (s->span_count == so->cap) {
-                size_t cap = so->cap ? so->cap * 2 : 16;
-                tpa_span *v = realloc(s->spans, cap * sizeof(*v));
-                if (v == NULL)
-                        return tpa_error_oom(err);
-                s->spans = v;
-                so->cap = cap;
-        }
+        if (tpa_analysis__room((void **)&s->spans, &so->cap, s->span_count,
+                               sizeof(*s->spans), 16, err) < 0)
+                return TPA_ENOMEM;
         s->spans[s->span_count++] = (tpa_span){ t0, t1, so->device, b };
         return 0;
 }

@@ -24,14 +24,8 @@ typedef tpa_marker_list marker_list;
 
 static int push(marker_list *l, const marker *m, tpa_error *err)
 {
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 16;
-                marker *v = realloc(l->v, cap * sizeof(*v));
-                if (v == NULL)
-                        return tpa_error_oom(err);
-                l->v = v;
-                l->cap = cap;
-        }
+        if (tpa_analysis__room((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 16, err) < 0)
+                return TPA_ENOMEM;
         l->v[l->n++] = *m;
         return 0;
 }
@@ -590,25 +584,15 @@ int tpa_analysis__settle_see(tpa_settle *st, const tpa_event *e, tpa_error *err)
                  (e->corr != 0 &&
                   bsearch(&e->corr, st->pre, st->npre, sizeof(*st->pre), tpa_analysis__cmp_u32));
         if (before) {
-                if (st->ne == st->cap) {
-                        size_t cap = st->cap ? st->cap * 2 : 256;
-                        tpa_ns *v = realloc(st->ends, cap * sizeof(*v));
-                        if (v == NULL)
-                                return tpa_error_oom(err);
-                        st->ends = v;
-                        st->cap = cap;
-                }
+                if (tpa_analysis__room((void **)&st->ends, &st->cap, st->ne,
+                                       sizeof(*st->ends), 256, err) < 0)
+                        return TPA_ENOMEM;
                 st->ends[st->ne++] = end;
                 return 0;
         }
-        if (st->no == st->ocap) {
-                size_t cap = st->ocap ? st->ocap * 2 : 256;
-                tpa_ivl *v = realloc(st->orphans, cap * sizeof(*v));
-                if (v == NULL)
-                        return tpa_error_oom(err);
-                st->orphans = v;
-                st->ocap = cap;
-        }
+        if (tpa_analysis__room((void **)&st->orphans, &st->ocap, st->no, sizeof(*st->orphans),
+                               256, err) < 0)
+                return TPA_ENOMEM;
         st->orphans[st->no++] = (tpa_ivl){ e->ts, end };
         return 0;
 }

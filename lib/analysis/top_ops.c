@@ -452,14 +452,9 @@ static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_e
                         o->cover_end = e;
                 }
                 o->count++;
-                if (depth == n->cap) {
-                        size_t cap = n->cap ? n->cap * 2 : 64;
-                        nest_open *st = realloc(n->stack, cap * sizeof(*st));
-                        if (st == NULL)
-                                return tpa_error_oom(err);
-                        n->stack = st;
-                        n->cap = cap;
-                }
+                if (tpa_analysis__room((void **)&n->stack, &n->cap, depth, sizeof(*n->stack), 64,
+                                       err) < 0)
+                        return TPA_ENOMEM;
                 n->stack[depth++] = (nest_open){ e, share, name };
         }
         while (depth > 0) {

@@ -842,27 +842,28 @@ static void test_chrome_json__threads_scanner(void)
         }
 }
 
-int main(void)
+/* Whole traces through the filter and the segment scanner. */
+static void test_chrome_json__readers(void)
 {
-        test_chrome_json__us_to_ns();
-        test_chrome_json__values();
-        test_chrome_json__ids();
-        test_chrome_json__limits();
         test_chrome_json__chunks();
         test_chrome_json__offending_token();
         test_chrome_json__threads();
         test_chrome_json__threads_broken();
         test_chrome_json__threads_places();
         test_chrome_json__threads_scanner();
+}
+
+int main(void)
+{
+        test_chrome_json__us_to_ns();
+        test_chrome_json__values();
+        test_chrome_json__ids();
+        test_chrome_json__limits();
+        test_chrome_json__readers();
         if (tpa_json__isa() == TPA_JSON_ISA_AVX2) {
                 /* the filter and the scanner have an SSE2 build too */
                 tpa_json__limit_isa(TPA_JSON_ISA_SSE2);
-                test_chrome_json__chunks();
-                test_chrome_json__offending_token();
-                test_chrome_json__threads();
-                test_chrome_json__threads_broken();
-                test_chrome_json__threads_places();
-                test_chrome_json__threads_scanner();
+                test_chrome_json__readers();
         }
         return tap_done();
 }
