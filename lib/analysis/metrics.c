@@ -527,16 +527,19 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                         continue;
                 if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
                     (k = tpa_analysis__step_of(a, e->ts, hint)) >= 0) {
+                        tpa_ns in_step;
+
                         s = &a->steps[k];
+                        in_step = clipped(e, s);
                         if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind)) {
                                 copy_rec x = { (uint32_t)i, (uint32_t)dir_of(e->kind),
-                                               (size_t)k, clipped(e, s), 0 };
+                                               (size_t)k, in_step, 0 };
                                 tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor,
                                                       &x.bytes);
                                 if ((r = push_copy(copies, &x, err)) < 0)
                                         return r;
                         }
-                        if (!s->excluded && clipped(e, s) > 0)
+                        if (!s->excluded && in_step > 0)
                                 tpa_top__mark(&ops->dev, part, i, e->track);
                 }
                 if (h == HCH_DEVICE)
@@ -978,6 +981,7 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 r = explain_gap(c, &a->gaps[i], c->gap_cand.v, c->gap_cand.n, err);
         if (r < 0)
                 return r;
+
         /* classes and findings */
         a->no_verdict = no_verdict(c);
         if (c->opts->rules == NULL || a->no_verdict != NULL)

@@ -417,51 +417,50 @@ void tpa_analysis__ext_sort(tpa_ext *x)
         sort_kvs(x->grp, x->ng);
 }
 
-struct kv_query {
-        const kv *v;
-        uint32_t  key;
+/* A search by key in a table of kv or tpa_corr entries, which both
+ * begin with their uint32_t key: `stride` bytes apart. */
+struct key_query {
+        const unsigned char *v;
+        size_t               stride;
+        uint32_t             key;
 };
 
 static bool key_below(const void *ctx, size_t i)
 {
-        const struct kv_query *q = ctx;
-        return q->v[i].key < q->key;
+        const struct key_query *q = ctx;
+        uint32_t k;
+
+        memcpy(&k, q->v + i * q->stride, sizeof(k));
+        return k < q->key;
 }
 
-/* The latest device end for `key`, or -1. The search starts out from
+/* The first entry of `key` or after it. The search starts out from
  * *hint, the entry found last, which it updates: host events come in
  * about time order, and correlation ids grow with time, so the next key is
  * mostly a few entries on (a search of the whole table per launch was a
  * third of the steps' time on the 1 GB bench trace). */
-static tpa_ns kv_find(const kv *v, size_t n, uint32_t key, size_t *hint)
+static size_t key_find(const void *v, size_t stride, size_t n, uint32_t key, size_t *hint)
 {
-        struct kv_query q = { v, key };
-        size_t i = tpa_analysis__gallop(n, *hint, key_below, &q);
+        struct key_query q = { v, stride, key };
 
-        *hint = i;
-        return i < n && v[i].key == key ? v[i].end : -1;
+        return *hint = tpa_analysis__gallop(n, *hint, key_below, &q);
 }
 
-struct corr_query {
-        const tpa_corr *v;
-        uint32_t        key;
-};
-
-static bool corr_below(const void *ctx, size_t i)
+/* The latest device end for `key`, or -1. */
+static tpa_ns kv_find(const kv *v, size_t n, uint32_t key, size_t *hint)
 {
-        const struct corr_query *q = ctx;
-        return q->v[i].key < q->key;
+        size_t i = key_find(v, sizeof(*v), n, key, hint);
+
+        return i < n && v[i].key == key ? v[i].end : -1;
 }
 
 /* As kv_find(), in a table of device events by correlation id: the
  * latest end of the events with `key` (mostly one), or -1. */
 static tpa_ns corr_find(const tpa_corr *v, size_t n, uint32_t key, size_t *hint)
 {
-        struct corr_query q = { v, key };
-        size_t i = tpa_analysis__gallop(n, *hint, corr_below, &q);
+        size_t i = key_find(v, sizeof(*v), n, key, hint);
         tpa_ns end = -1;
 
-        *hint = i;
         for (; i < n && v[i].key == key; i++) {
                 tpa_ns t = (tpa_ns)((uint64_t)v[i].end_hi << 32 | v[i].end_lo);
                 if (t > end)

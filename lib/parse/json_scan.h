@@ -201,19 +201,6 @@ static inline TPA_JSON_AVX2 void tpa_json__masks64_avx2(const unsigned char *d, 
 }
 #endif
 
-/* The window of bytes a caller tests at once, inline, for the bytes
- * tpa_json__find_special() looks for, before calling it for the rest: bit
- * k of the mask is byte k of TPA_JSON_WINDOW at b. 16 bytes with AVX2 too:
- * most keys and names end in them, and a test of 32 costs more on those
- * (bench/). */
-#ifdef TPA_JSON_HAVE_SSE2
-#define TPA_JSON_WINDOW 16
-static inline uint64_t tpa_json__special_window(const unsigned char *b)
-{
-        return tpa_json__special16(b);
-}
-#endif
-
 /* ---- digits, eight at a time (any build) ---------------------------------- */
 
 /* The 8 bytes at b as a little-endian word: byte 0 lowest. */
