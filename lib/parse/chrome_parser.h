@@ -56,6 +56,18 @@ struct sbuf {
         bool   set;
 };
 
+/* A key as a record had it, `"key":` (its bytes up to the ':'), for the
+ * scanner to compare the next record's key at the same place with at
+ * once: records of a trace mostly repeat their keys in the same order. */
+#define TPA_CHROME_KEY_PLACES 16
+#define TPA_CHROME_KEY_TEXT   32
+struct key_guess {
+        unsigned char text[TPA_CHROME_KEY_TEXT];
+        uint32_t      mask;     /* bit k: text[k] counts; 0: no key yet */
+        uint8_t       size;     /* the bytes of `"key":` */
+        uint8_t       key;      /* an enum key */
+};
+
 /* One record as read so far. */
 struct record {
         uint64_t offset;        /* where its '{' is */
@@ -175,6 +187,9 @@ struct tpa_chrome_parser {
          * decoded. */
         size_t             scan_at;
         struct sbuf        scan_buf;
+        /* The keys the scanner read last at each place of a record's map
+         * and of its args' map, the newer first (chrome_scan.c) */
+        struct key_guess   guess[2][TPA_CHROME_KEY_PLACES][2];
 };
 
 /* ---- helpers ------------------------------------------------------------- */

@@ -780,6 +780,14 @@ static void test_chrome_json__threads_scanner(void)
                 "\"ph\":\"B\",\"ts\":5,\"name\":\"then-list\",\"cat\":\"x\",\"args\":{\"name\":\"n\"},"
                 "\"l\":[1]",
                 "\"ph\":\"E\",\"ts\":6,\"name\":\"then-map\",\"args\":{\"bytes\":8,\"m\":{\"name\":2}}",
+                /* keys like the ones the records before had at the same
+                 * place, which the scanner compares first: longer, shorter,
+                 * the same up to its last byte, no key it knows */
+                "\"ph\":\"X\",\"ts\":8,\"dur\":1,\"namx\":\"not-a-name\"",
+                "\"ph\":\"X\",\"tsx\":1,\"ts\":3,\"du\":2,\"dur\":1,\"name\":\"alike\","
+                "\"args\":{\"group_i\":1,\"group_id\":\"7\",\"correlation_idx\":5,"
+                "\"correlation_id\":\"8\",\"abcdefghijklmnopqrstuvwxyz012\":1,"
+                "\"abcdefghijklmnopqrstuvwxyz0123\":2}",
         };
         static const struct { const char *name, *args; uint32_t depth; } odd[] = {
                 { "a \\u escape", "{\"a\":\"caf\\u00e9 \\ud83d\\ude00\"}", 0 },
@@ -827,6 +835,15 @@ static void test_chrome_json__threads_scanner(void)
         check_threads("every form the scanner reads", t, n, &o);
         o.strict = true;
         check_threads("... cut at 2/3", t, n * 2 / 3, &o);
+        o.strict = false;
+        /* at one place, in turn, two keys of the same size */
+        n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
+        for (size_t i = 0; i < 12000; i++)
+                n += (size_t)snprintf(t + n, cap - n, "{\"ph\":\"X\",\"ts\":%zu,\"dur\":4,"
+                                      "\"%s\":%zu,\"%s\":%zu,\"name\":\"n\"},\n", i,
+                                      i % 2 ? "tid" : "pid", i % 7, i % 2 ? "pid" : "tid", i % 5);
+        n += (size_t)snprintf(t + n, cap - n, "{}]}");
+        check_threads("pid and tid in turn", t, n, &o);
         free(t);
         o.strict = false;
         for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
