@@ -12,6 +12,7 @@
  * chrome_filter_avx2.c builds this file again for AVX2, and
  * tpa_chrome__filter_chunk() runs that build where the CPU has it.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "parse/chrome_filter.h"
@@ -150,6 +151,11 @@ static void nest_bytes(struct filter *f, struct chunk_note *n, const unsigned ch
 /* Bit k: the XOR of bits 0..k (with the quotes' mask: inside a string). */
 static inline uint64_t prefix_xor(uint64_t x)
 {
+#if defined(TPA_JSON_BUILD_AVX2) && defined(__PCLMUL__)
+        /* one carry-less multiplication by all ones (simdjson) */
+        return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+                _mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xff), 0));
+#else
         x ^= x << 1;
         x ^= x << 2;
         x ^= x << 4;
@@ -157,65 +163,127 @@ static inline uint64_t prefix_xor(uint64_t x)
         x ^= x << 16;
         x ^= x << 32;
         return x;
+#endif
 }
 
-enum { BLOCK_DONE, BLOCK_ESCAPE, BLOCK_HELD };
-
-/* Speed (bench/): the 64 bytes at d[i] at once, when no string can pass
- * max_string in them and no escape is open: which bytes are inside strings
- * comes from a prefix XOR of the quotes' bit mask (simdjson's idea, here
- * without escapes: a block with a '\\' is left to the byte loop), the
- * commas outside strings from their mask. Commas are decided in order, on
- * the bytes as they came, as the byte loop does. */
-static int filter_block(struct filter *f, unsigned char *d, size_t i, size_t len,
-                        uint64_t base, size_t from, struct tok_state t, struct chunk_note *n)
+/* The number of bits set in x, with no branch (speed, bench/). */
+static inline uint32_t count_bits(uint64_t x)
 {
-        tpa_json_masks m;
-        uint64_t q, c, s, inside, opens;
+#ifdef __POPCNT__
+        return (uint32_t)__builtin_popcountll(x);
+#else
+        x -= x >> 1 & 0x5555555555555555u;
+        x = (x & 0x3333333333333333u) + (x >> 2 & 0x3333333333333333u);
+        x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+        return (uint32_t)((x * 0x0101010101010101u) >> 56);
+#endif
+}
 
-        tpa_json__masks64(d + i, &m);
-        q = m.quote;
-        c = m.comma;
-        s = m.nest;
-        if (m.backslash != 0)
-                return BLOCK_ESCAPE;
-        /* the opening quote counts as inside, the closing one not */
-        inside = prefix_xor(q) ^ (f->in_str ? ~(uint64_t)0 : 0);
-        opens = q & inside;
-        /* nesting first: after a held ',' there are only spaces */
-        for (s &= ~inside; s != 0; s &= s - 1) {
-                size_t k = (size_t)__builtin_ctzll(s);
-                nest(f, n, d[i + k], i + k);
-        }
-        /* a ',' right before a '"' (before a key, mostly) is no trailing one */
-        for (c &= ~inside & ~(q >> 1); c != 0; c &= c - 1) {
-                size_t k = (size_t)__builtin_ctzll(c), j;
+enum { BLOCK_END, BLOCK_ESCAPE, BLOCK_HELD };
 
-                for (j = i + k + 1; j < len && tpa_chrome__is_ws(d[j]); j++)
-                        ;
-                if (j == len) {
-                        uint64_t before = opens & ((UINT64_C(1) << k) - 1);
-                        if (before != 0)
-                                f->str_start = base + i + 63 - (size_t)__builtin_clzll(before);
-                        f->in_str = false;
-                        hold_comma(f, d, from, i + k, base, t, n);
-                        return BLOCK_HELD;
+/* Speed (bench/): 64 bytes at a time from d[*at], as long as no string can
+ * pass max_string in a block and no block has a '\\' (those are left to
+ * the byte loop); *at is then where they stopped. Which bytes are inside
+ * strings comes from a prefix XOR of the quotes' bit mask (simdjson's idea,
+ * here without escapes), the commas outside strings from their mask. The
+ * state stays in locals from block to block (a string's length is where
+ * the block is less where the string began), in f only when they stop.
+ * Commas are decided in order, on the bytes as they came, as the byte loop
+ * does. The nesting moves by counts of opening and closing brackets where
+ * nest() would do nothing else: where no bracket can take the depth under 2,
+ * nor under 3 while the chunk's cut may still be found. Not inlined, so
+ * that the loop's constants and state stay in registers. */
+static __attribute__((noinline)) int filter_blocks(struct filter *f, unsigned char *d,
+                                                   size_t *at, size_t len, uint64_t base,
+                                                   size_t from, struct tok_state t,
+                                                   struct chunk_note *n)
+{
+        /* no string is 2^62 bytes long: with no more, no sum overflows */
+        const uint64_t max_string = f->max_string < UINT64_C(1) << 62 ? f->max_string
+                                                                      : UINT64_C(1) << 62;
+        uint64_t in = f->in_str ? ~(uint64_t)0 : 0;     /* all ones: in a string */
+        uint64_t str_start = f->str_start, str_extra = f->str_extra;
+        /* the stream offset the string may run to */
+        uint64_t str_end = str_start + 1 + str_extra + max_string;
+        uint32_t depth = f->depth, low = n->cut < len || f->no_cuts ? 2 : 3;
+        size_t i = *at;
+        int r = BLOCK_END;
+
+        assert(!f->in_str || f->str_raw == base + i - str_start - 1);
+        for (; len - i >= 64; i += 64) {
+                tpa_json_masks m;
+                uint64_t inside, opens, s, c, next;
+                uint32_t up, down;
+
+                if (base + i + 64 > str_end && in != 0)
+                        break;
+                tpa_json__masks64(d + i, &m);
+                if (m.backslash != 0) {
+                        r = BLOCK_ESCAPE;
+                        break;
                 }
-                if (d[j] == ']' || d[j] == '}')
-                        d[i + k] = ' ';
-        }
-        if (opens != 0)
-                f->str_start = base + i + 63 - (size_t)__builtin_clzll(opens);
-        if (inside >> 63) {             /* a string runs on past the block */
-                if (opens != 0) {
-                        f->str_raw = (uint64_t)__builtin_clzll(opens);
-                        f->str_extra = 0;
+                /* the opening quote counts as inside, the closing one not */
+                inside = prefix_xor(m.quote) ^ in;
+                opens = m.quote & inside;
+                /* nesting first: after a held ',' there are only spaces */
+                s = m.nest & ~inside;
+                up = count_bits(s & m.open);
+                down = count_bits(s & ~m.open);
+                if (depth >= down + low) {
+                        depth += up - down;
                 } else {
-                        f->str_raw += 64;
+                        f->depth = depth;
+                        for (; s != 0; s &= s - 1) {
+                                size_t k = (size_t)__builtin_ctzll(s);
+                                nest(f, n, d[i + k], i + k);
+                        }
+                        depth = f->depth;
+                        low = n->cut < len || f->no_cuts ? 2 : 3;
                 }
+                /* a ',' is no trailing one when the next byte is a '"',
+                 * '{' or '[', or is no ']' or '}' and the byte after it is
+                 * one of those (before a key or a record, mostly, after
+                 * one space or newline or none) */
+                next = m.quote | m.open;
+                c = m.comma & ~inside & ~(next >> 1) & ~(~(m.nest & ~m.open) >> 1 & next >> 2);
+                for (; c != 0; c &= c - 1) {
+                        size_t k = (size_t)__builtin_ctzll(c), j;
+
+                        for (j = i + k + 1; j < len && tpa_chrome__is_ws(d[j]); j++)
+                                ;
+                        if (j == len) {
+                                uint64_t before = opens & ((UINT64_C(1) << k) - 1);
+                                if (before != 0) {
+                                        str_start = base + i + 63 -
+                                                    (size_t)__builtin_clzll(before);
+                                        str_extra = 0;
+                                }
+                                f->in_str = false;
+                                f->str_start = str_start;
+                                f->str_extra = str_extra;
+                                f->depth = depth;
+                                hold_comma(f, d, from, i + k, base, t, n);
+                                *at = i;
+                                return BLOCK_HELD;
+                        }
+                        if (d[j] == ']' || d[j] == '}')
+                                d[i + k] = ' ';
+                }
+                if (opens != 0) {
+                        str_start = base + i + 63 - (size_t)__builtin_clzll(opens);
+                        str_extra = 0;
+                        str_end = str_start + 1 + max_string;
+                }
+                in = (uint64_t)0 - (inside >> 63);
         }
-        f->in_str = inside >> 63;
-        return BLOCK_DONE;
+        f->in_str = in != 0;
+        f->str_start = str_start;
+        f->str_extra = str_extra;
+        if (in != 0)
+                f->str_raw = base + i - str_start - 1;
+        f->depth = depth;
+        *at = i;
+        return r;
 }
 #endif
 
@@ -315,18 +383,18 @@ static void filter_chunk(void *state, uint8_t *d, size_t len, void *note)
                 size_t j, k;
 
 #if defined(__GNUC__)
-                if (i >= bytewise_until && len - i >= 64 && !f->esc && f->max_string >= 64 &&
-                    (!f->in_str || f->str_raw + 64 <= f->str_extra + f->max_string)) {
-                        switch (filter_block(f, d, i, len, base, from, t, n)) {
-                        case BLOCK_DONE:
-                                i += 64;
-                                continue;
+                if (i >= bytewise_until && len - i >= 64 && !f->esc && f->max_string >= 64) {
+                        switch (filter_blocks(f, d, &i, len, base, from, t, n)) {
                         case BLOCK_HELD:
                                 return;
-                        default:
+                        case BLOCK_ESCAPE:
                                 bytewise_until = i + 64;
                                 break;
+                        default:
+                                break;
                         }
+                        if (i == len)
+                                break;
                 }
 #endif
                 if (f->in_str) {

@@ -2,8 +2,8 @@
 /*
  * json_scan.c - which of the JSON byte scanners (json_scan.h) the readers
  * run: the segment scanner and the byte filter are built twice on x86-64,
- * for SSE2 (every x86-64) and for AVX2, and the AVX2 build runs on CPUs
- * that have it.
+ * for SSE2 (every x86-64) and for AVX2 (with PCLMULQDQ), and the AVX2
+ * build runs on CPUs that have both.
  */
 #include <pthread.h>
 
@@ -17,7 +17,10 @@ static void isa_probe(void)
 {
 #if defined(TPA_HAVE_AVX2_BUILD) && defined(TPA_JSON_HAVE_AVX2)
         __builtin_cpu_init();
-        isa_cpu = __builtin_cpu_supports("avx2") ? TPA_JSON_ISA_AVX2 : TPA_JSON_ISA_SSE2;
+        /* the AVX2 builds also use PCLMULQDQ (lib/meson.build) */
+        isa_cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul")
+                          ? TPA_JSON_ISA_AVX2
+                          : TPA_JSON_ISA_SSE2;
 #elif defined(TPA_JSON_HAVE_SSE2)
         isa_cpu = TPA_JSON_ISA_SSE2;
 #else

@@ -46,6 +46,7 @@ typedef struct tpa_json_masks {
         uint64_t backslash;     /* '\\' */
         uint64_t comma;         /* ',' */
         uint64_t nest;          /* '{' '}' '[' ']' */
+        uint64_t open;          /* '{' '[' (a part of nest) */
 } tpa_json_masks;
 
 /* The index of the first '"', '\\' or control byte (below 0x20) in
@@ -60,7 +61,7 @@ static inline size_t tpa_json__find_special_scalar(const unsigned char *b, size_
 /* The masks of the 64 bytes at d. */
 static inline void tpa_json__masks64_scalar(const unsigned char *d, tpa_json_masks *m)
 {
-        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0, mo = 0;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__)
         /* eight bytes at a time: 0x80 in each byte of x equal to the byte
          * looked for (exactly: no borrow crosses bytes), then the eight
@@ -82,6 +83,7 @@ static inline void tpa_json__masks64_scalar(const unsigned char *d, tpa_json_mas
                 w |= ones * 0x20;                       /* '[' ']' to '{' '}' */
                 /* one EQ_BITS() a statement: each assigns x */
                 opens = EQ_BITS('{');
+                mo |= opens << (8 * k);
                 ms |= (opens | EQ_BITS('}')) << (8 * k);
 #undef EQ_BITS
         }
@@ -94,12 +96,14 @@ static inline void tpa_json__masks64_scalar(const unsigned char *d, tpa_json_mas
                 mb |= x == '\\' ? bit : 0;
                 mc |= x == ',' ? bit : 0;
                 ms |= x == '{' || x == '}' || x == '[' || x == ']' ? bit : 0;
+                mo |= x == '{' || x == '[' ? bit : 0;
         }
 #endif
         m->quote = mq;
         m->backslash = mb;
         m->comma = mc;
         m->nest = ms;
+        m->open = mo;
 }
 
 #ifdef TPA_JSON_HAVE_SSE2
@@ -132,22 +136,25 @@ static inline void tpa_json__masks64_sse2(const unsigned char *d, tpa_json_masks
 {
         const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(',');
         const __m128i low = _mm_set1_epi8(0x20), vo = _mm_set1_epi8('{'), vx = _mm_set1_epi8('}');
-        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0, mo = 0;
 
         for (unsigned k = 0; k < 4; k++) {
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(d + 16 * k));
                 __m128i l = _mm_or_si128(v, low);       /* '[' ']' to '{' '}' */
+                __m128i o = _mm_cmpeq_epi8(l, vo);
                 mq |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * k);
                 mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * k);
                 mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * k);
                 ms |= (uint64_t)(uint16_t)_mm_movemask_epi8(
-                              _mm_or_si128(_mm_cmpeq_epi8(l, vo), _mm_cmpeq_epi8(l, vx)))
+                              _mm_or_si128(o, _mm_cmpeq_epi8(l, vx)))
                       << (16 * k);
+                mo |= (uint64_t)(uint16_t)_mm_movemask_epi8(o) << (16 * k);
         }
         m->quote = mq;
         m->backslash = mb;
         m->comma = mc;
         m->nest = ms;
+        m->open = mo;
 }
 #endif
 
@@ -182,22 +189,25 @@ static inline TPA_JSON_AVX2 void tpa_json__masks64_avx2(const unsigned char *d, 
         const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\');
         const __m256i vc = _mm256_set1_epi8(','), low = _mm256_set1_epi8(0x20);
         const __m256i vo = _mm256_set1_epi8('{'), vx = _mm256_set1_epi8('}');
-        uint64_t mq = 0, mb = 0, mc = 0, ms = 0;
+        uint64_t mq = 0, mb = 0, mc = 0, ms = 0, mo = 0;
 
         for (unsigned k = 0; k < 2; k++) {
                 __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(d + 32 * k));
                 __m256i l = _mm256_or_si256(v, low);    /* '[' ']' to '{' '}' */
+                __m256i o = _mm256_cmpeq_epi8(l, vo);
                 mq |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vq)) << (32 * k);
                 mb |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vb)) << (32 * k);
                 mc |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vc)) << (32 * k);
                 ms |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
-                              _mm256_or_si256(_mm256_cmpeq_epi8(l, vo), _mm256_cmpeq_epi8(l, vx)))
+                              _mm256_or_si256(o, _mm256_cmpeq_epi8(l, vx)))
                       << (32 * k);
+                mo |= (uint64_t)(uint32_t)_mm256_movemask_epi8(o) << (32 * k);
         }
         m->quote = mq;
         m->backslash = mb;
         m->comma = mc;
         m->nest = ms;
+        m->open = mo;
 }
 #endif
 

@@ -14,6 +14,7 @@
 
 #include <zlib.h>
 
+#include "parse/chrome_filter.h"
 #include "parse/chrome_json.h"
 #include "parse/json_scan.h"
 #include "tap.h"
@@ -859,9 +860,138 @@ static void test_chrome_json__threads_scanner(void)
         }
 }
 
+/* Random JSON-ish text for the filter: a root map or array, nesting up to
+ * depth 7 (records at depth 2 or deeper in them), short strings holding
+ * brackets, commas and now and then an escape, numbers, commas followed by
+ * spaces and by a closing bracket, and now and then a stray closing
+ * bracket (the depth never goes under 0). Valid or not is all one to the
+ * filter. Returns the length written, below `cap`. */
+static size_t filter_text(char *out, size_t cap, uint64_t *rng)
+{
+        static const char ws[] = " \n\t\r\v\f";
+        static const char str_bytes[] = "ab{}[],: \"";
+        char stack[8];
+        size_t n = 0, depth = 0;
+
+        n += (size_t)sprintf(out, tap_rand(rng) % 3 == 0 ? "[" : "{\"traceEvents\":[");
+        stack[depth++] = '[';
+        while (n + 128 < cap) {
+                unsigned r = (unsigned)(tap_rand(rng) % 100);
+
+                if (r < 22 && depth < 7) {
+                        /* deeper more often near the records' depth */
+                        out[n++] = r < 16 ? '{' : '[';
+                        stack[depth++] = out[n - 1];
+                } else if (r < 40 && depth > 1) {
+                        if (r < 26) {                   /* a trailing comma */
+                                out[n++] = ',';
+                                for (unsigned k = (unsigned)(tap_rand(rng) % 4); k > 0; k--)
+                                        out[n++] = ws[tap_rand(rng) % 6];
+                        }
+                        out[n++] = stack[--depth] == '{' ? '}' : ']';
+                } else if (r < 65) {
+                        unsigned len = (unsigned)(tap_rand(rng) % 40);
+                        out[n++] = '"';
+                        for (unsigned k = 0; k < len; k++) {
+                                char c = str_bytes[tap_rand(rng) % (sizeof(str_bytes) - 2)];
+                                if (tap_rand(rng) % 200 == 0) {
+                                        out[n++] = '\\';
+                                        c = str_bytes[tap_rand(rng) % (sizeof(str_bytes) - 1)];
+                                }
+                                out[n++] = c;
+                        }
+                        out[n++] = '"';
+                } else if (r < 75) {
+                        n += (size_t)sprintf(out + n, "%u", (unsigned)(tap_rand(rng) % 100000));
+                } else if (r < 93) {
+                        out[n++] = r < 80 ? ':' : ',';
+                        for (unsigned k = (unsigned)(tap_rand(rng) % 3); k > 0; k--)
+                                out[n++] = ws[tap_rand(rng) % (r < 86 ? 2 : 6)];
+                } else if (r < 94) {
+                        out[n++] = tap_rand(rng) % 2 ? '}' : ']';      /* stray */
+                } else {
+                        out[n++] = ws[tap_rand(rng) % 6];
+                }
+        }
+        while (depth > 0)
+                out[n++] = stack[--depth] == '{' ? '}' : ']';
+        return n;
+}
+
+static bool same_tok(const struct tok_state *a, const struct tok_state *b)
+{
+        return a->start == b->start && a->in_str == b->in_str && a->esc == b->esc &&
+               a->boundary == b->boundary && a->literal == b->literal;
+}
+
+/* The filter's 64-byte blocks (nesting by counts, commas by masks) give
+ * what its byte loop gives: the same bytes, notes (cuts, held commas,
+ * token states) and nesting after every chunk, on random text in random
+ * chunks. With max_string under 64 the filter reads no blocks; no string
+ * here is that long. */
+static void test_chrome_json__filter_blocks(void)
+{
+        const size_t cap = 1 << 16;
+        char *text = malloc(cap);
+        unsigned char *a = malloc(cap), *b = malloc(cap);
+        uint64_t rng = UINT64_C(0x2545f4914f6cdd1d);
+        unsigned bad = 0, cuts = 0, late = 0;
+
+        if (!tap_ok(text != NULL && a != NULL && b != NULL, "test_chrome_json__filter_blocks: "
+                    "buffers")) {
+                free(text);
+                free(a);
+                free(b);
+                return;
+        }
+        for (unsigned round = 0; round < 300 && bad == 0; round++) {
+                size_t len = filter_text(text, cap - (size_t)(tap_rand(&rng) % 60000), &rng);
+                struct filter fa = { 0 }, fb = { 0 };
+
+                fa.max_string = 63;
+                fb.max_string = 1u << 20;
+                fa.bom_ok = fb.bom_ok = true;
+                fa.tok.boundary = fb.tok.boundary = true;
+                memcpy(a, text, len);
+                memcpy(b, text, len);
+                for (size_t off = 0, k; off < len && bad == 0; off += k) {
+                        struct chunk_note na, nb;
+
+                        k = round % 4 == 0 ? 65536 : 1 + (size_t)(tap_rand(&rng) % 3000);
+                        k = k < len - off ? k : len - off;
+                        memset(&na, 0, sizeof(na));
+                        memset(&nb, 0, sizeof(nb));
+                        tpa_chrome__filter_chunk(&fa, a + off, k, &na);
+                        tpa_chrome__filter_chunk(&fb, b + off, k, &nb);
+                        cuts += nb.cut < k;
+                        late += nb.cut < k && nb.cut >= 128;
+                        if (memcmp(a + off, b + off, k) != 0 || na.lead != nb.lead ||
+                            na.resolve != nb.resolve || !same_tok(&na.tok, &nb.tok) ||
+                            na.tail != nb.tail || na.skip != nb.skip || na.cut != nb.cut ||
+                            (na.tail < k && !same_tok(&na.tail_tok, &nb.tail_tok)) ||
+                            (na.tail == k && !same_tok(&na.end_tok, &nb.end_tok)) ||
+                            fa.depth != fb.depth || fa.kind[0] != fb.kind[0] ||
+                            (fa.depth > 1 && fa.kind[1] != fb.kind[1]) ||
+                            fa.in_str != fb.in_str || fa.comma != fb.comma) {
+                                bad++;
+                                printf("# round %u, chunk at %zu (%zu bytes): cut %zu/%zu, "
+                                       "tail %zu/%zu, depth %u/%u\n", round, off, k, na.cut,
+                                       nb.cut, na.tail, nb.tail, (unsigned)fa.depth,
+                                       (unsigned)fb.depth);
+                        }
+                }
+        }
+        tap_ok(bad == 0 && late > 0, "test_chrome_json__filter_blocks: blocks as the byte "
+               "loop (%u cuts, %u of them past the chunk's first 128 bytes)", cuts, late);
+        free(text);
+        free(a);
+        free(b);
+}
+
 /* Whole traces through the filter and the segment scanner. */
 static void test_chrome_json__readers(void)
 {
+        test_chrome_json__filter_blocks();
         test_chrome_json__chunks();
         test_chrome_json__offending_token();
         test_chrome_json__threads();
