@@ -6,8 +6,10 @@
  * each event's kind. Name patterns are matched once per distinct name and
  * cached, so the pass over the events is a table look-up per event.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/trace_build.h"
 #include "parse/classify.h"
@@ -697,53 +699,80 @@ static tpa_runtime runtime_of(const tpa_trace *tr, size_t first, const tpa_str *
         return TPA_RUNTIME_UNKNOWN;
 }
 
-int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
-                         const tpa_classify_hints *hints, tpa_error *err)
-{
-        tpa_dialect d = detect(tr, first, cats, hints);
-        size_t ne = tpa_trace_event_count(tr);
-        size_t ns = tpa_trace_str_count(tr);
-        tpa_event *ev = tpa_trace__events_mut(tr);
-        tpa_health *h = tpa_trace__health(tr);
-        size_t nt = tpa_trace_thread_count(tr);
-        uint8_t *memo = NULL;   /* by name id: host kind + 1 (low nibble), device kind + 1
-                                   (high) */
-        uint8_t *ccmemo = NULL;
-        uint8_t *nf = NULL;     /* by name id: name_flags() */
-        uint8_t *role;          /* by track: its role */
-        uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
+/* Events from this many on are classified in two parts, on two threads
+ * where the machine has two CPUs (tpa_classify__parts_from()). */
+static size_t parts_from = 1u << 16;
 
-        if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
-                tpa_trace__set_format(tr, TPA_FORMAT_CHROME_JSON, d);
-        role = calloc(nt + 1, 1);
-        if (role == NULL) {
-                tpa_error_oom(err);
-                goto fail;
+void tpa_classify__parts_from(size_t events)
+{
+        parts_from = events;
+}
+
+/* A part of the events to classify, [lo, hi), with memos of its own (a
+ * name's kinds, a category's class, a name's flags), filled as the part
+ * meets the names: the same look-ups give the same answers in either part.
+ * The events of the Steps line are only noted here (`steps`): their step
+ * numbers are extras of the trace, which the parts only read, so they are
+ * set after both, in event order. */
+struct part {
+        tpa_trace      *tr;
+        tpa_dialect     d;
+        const tpa_str  *cats;
+        const uint8_t  *role;           /* by track */
+        const uint8_t  *input_thread;   /* by track: a tf.data thread */
+        size_t          first, lo, hi;
+        uint8_t        *memo;           /* by name: host kind + 1 (low nibble), device
+                                           kind + 1 (high) */
+        uint8_t        *ccmemo;         /* by cat: its class + 1 */
+        uint8_t        *nf;             /* by name: name_flags() */
+        size_t         *steps, nsteps, steps_cap;
+        uint64_t        duplicates;     /* TF1's annotation events */
+        int             r;
+};
+
+static int part_new(struct part *pt, size_t ns)
+{
+        pt->memo = calloc(ns + 1, 1);
+        pt->ccmemo = calloc(ns + 1, 1);
+        pt->nf = calloc(ns + 1, 1);
+        return pt->memo != NULL && pt->ccmemo != NULL && pt->nf != NULL ? 0 : TPA_ENOMEM;
+}
+
+static void part_free(struct part *pt)
+{
+        free(pt->memo);
+        free(pt->ccmemo);
+        free(pt->nf);
+        free(pt->steps);
+}
+
+static bool note_step(struct part *pt, size_t i)
+{
+        if (pt->nsteps == pt->steps_cap) {
+                size_t cap = pt->steps_cap ? 2 * pt->steps_cap : 64;
+                size_t *v = realloc(pt->steps, cap * sizeof(*v));
+                if (v == NULL)
+                        return false;
+                pt->steps = v;
+                pt->steps_cap = cap;
         }
-        /* role[] holds which Kineto threads are streams, for now */
-        process_roles(tr, d, first, cats, role);
-        thread_roles(tr, d, role);
-        memo = calloc(ns + 1, 1);
-        ccmemo = calloc(ns + 1, 1);
-        nf = calloc(ns + 1, 1);
-        input_thread = calloc(nt + 1, 1);
-        if (memo == NULL || ccmemo == NULL || nf == NULL || role == NULL ||
-            input_thread == NULL) {
-                tpa_error_oom(err);
-                goto fail;
-        }
-        for (uint32_t t = 0; t < nt; t++) {
-                const tpa_thread *th = tpa_trace_thread_c(tr, t);
-                role[t] = (uint8_t)th->role;
-                input_thread[t] = d != TPA_DIALECT_KINETO && th->role == TPA_TRACK_HOST &&
-                                  is_input_thread(tpa_trace_str(tr, th->name),
-                                                  tpa_trace_str_len(tr, th->name));
-        }
-        /* Speed (bench/): a name's text is read only the first time a
-         * table needs it; whether the event has a step number (a search in
-         * the trace's extras) is looked up only where the kind depends on
-         * it: on the Steps line and for names that can be a step marker. */
-        for (size_t i = first; i < ne; i++) {
+        pt->steps[pt->nsteps++] = i;
+        return true;
+}
+
+/* Each event's kind. Speed (bench/): a name's text is read only the first
+ * time a table needs it; whether the event has a step number (a search in
+ * the trace's extras) is looked up only where the kind depends on it. */
+static void classify_part(struct part *pt)
+{
+        const tpa_trace *tr = pt->tr;
+        tpa_event *ev = tpa_trace__events_mut(pt->tr);
+        const tpa_str *cats = pt->cats;
+        const uint8_t *role = pt->role;
+        uint8_t *memo = pt->memo, *ccmemo = pt->ccmemo, *nf = pt->nf;
+        tpa_dialect d = pt->d;
+
+        for (size_t i = pt->lo; i < pt->hi; i++) {
                 tpa_event *e = &ev[i];
                 int64_t step;
                 bool has_step;
@@ -752,24 +781,22 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 switch (role[e->track]) {
                 case TPA_TRACK_STEPS:
                         k = TPA_KIND_STEP;
-                        has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
-                        if (!has_step && (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
-                                                tpa_trace_str_len(tr, e->name), &step) ||
-                                          (e->group != 0 && (step = e->group - 1, true))) &&
-                            tpa_trace__set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
-                                goto fail;
+                        if (!note_step(pt, i)) {
+                                pt->r = TPA_ENOMEM;
+                                return;
+                        }
                         break;
                 case TPA_TRACK_ANNOTATION:
                         k = TPA_KIND_ANNOTATION;
                         if (d == TPA_DIALECT_TF1)
-                                h->duplicates_dropped++;
+                                pt->duplicates++;
                         break;
                 case TPA_TRACK_OTHER:
                         k = TPA_KIND_OTHER;
                         break;
                 default:
                         if (d == TPA_DIALECT_KINETO) {
-                                tpa_str c = cats[i - first];
+                                tpa_str c = cats[i - pt->first];
                                 if (ccmemo[c] == 0)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
@@ -796,7 +823,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                                                 d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
                                                                          : TPA_KIND_HOST_OP));
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
-                                if (input_thread[e->track] &&
+                                if (pt->input_thread[e->track] &&
                                     (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
                                         k = TPA_KIND_INPUT;
                                 /* TF's host side of a kernel carries the
@@ -811,20 +838,107 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 }
                 e->kind = k;
         }
-        if (d == TPA_DIALECT_KINETO && runtime_links(tr, first, cats, ccmemo, err) < 0)
-                goto fail;
-        tpa_trace__set_runtime(tr, runtime_of(tr, first, cats, d));
-        free(memo);
-        free(ccmemo);
-        free(nf);
-        free(role);
-        free(input_thread);
+}
+
+static void *classify_main(void *arg)
+{
+        classify_part(arg);
+        return NULL;
+}
+
+/* The step number of each event of the Steps line: its own, else one in
+ * its name, else its TF group's. */
+static int step_numbers(tpa_trace *tr, const struct part *pt, tpa_error *err)
+{
+        for (size_t j = 0; j < pt->nsteps; j++) {
+                size_t i = pt->steps[j];
+                const tpa_event *e = &tpa_trace_events(tr)[i];
+                int64_t step;
+
+                if (!tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step) &&
+                    (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
+                                                  tpa_trace_str_len(tr, e->name), &step) ||
+                     (e->group != 0 && (step = e->group - 1, true))) &&
+                    tpa_trace__set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
+                        return err != NULL ? err->code : TPA_ENOMEM;
+        }
         return 0;
-fail:
-        free(memo);
-        free(ccmemo);
-        free(nf);
+}
+
+int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
+                         const tpa_classify_hints *hints, tpa_error *err)
+{
+        tpa_dialect d = detect(tr, first, cats, hints);
+        size_t ne = tpa_trace_event_count(tr);
+        size_t ns = tpa_trace_str_count(tr);
+        tpa_health *h = tpa_trace__health(tr);
+        size_t nt = tpa_trace_thread_count(tr);
+        uint8_t *role;          /* by track: its role */
+        uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
+        struct part pt[2];
+        pthread_t th;
+        bool two = ne > first && ne - first >= parts_from, started;
+        int r;
+
+        memset(pt, 0, sizeof(pt));
+        if (first == 0 || tpa_trace_format(tr) == TPA_FORMAT_AUTO)
+                tpa_trace__set_format(tr, TPA_FORMAT_CHROME_JSON, d);
+        role = calloc(nt + 1, 1);
+        if (role == NULL)
+                goto oom;
+        /* role[] holds which Kineto threads are streams, for now */
+        process_roles(tr, d, first, cats, role);
+        thread_roles(tr, d, role);
+        input_thread = calloc(nt + 1, 1);
+        if (input_thread == NULL || part_new(&pt[0], ns) < 0 || (two && part_new(&pt[1], ns) < 0))
+                goto oom;
+        for (uint32_t t = 0; t < nt; t++) {
+                const tpa_thread *tk = tpa_trace_thread_c(tr, t);
+                role[t] = (uint8_t)tk->role;
+                input_thread[t] = d != TPA_DIALECT_KINETO && tk->role == TPA_TRACK_HOST &&
+                                  is_input_thread(tpa_trace_str(tr, tk->name),
+                                                  tpa_trace_str_len(tr, tk->name));
+        }
+        for (int k = 0; k < 2; k++) {
+                pt[k].tr = tr;
+                pt[k].d = d;
+                pt[k].cats = cats;
+                pt[k].role = role;
+                pt[k].input_thread = input_thread;
+                pt[k].first = first;
+        }
+        /* speed (bench/): two halves on two threads, where one thread
+         * left the other core idle after reading */
+        pt[0].lo = first;
+        pt[0].hi = pt[1].lo = two ? first + (ne - first) / 2 : ne;
+        pt[1].hi = ne;
+        started = two && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+                  pthread_create(&th, NULL, classify_main, &pt[1]) == 0;
+        classify_part(&pt[0]);
+        if (started)
+                pthread_join(th, NULL);
+        else if (two)
+                classify_part(&pt[1]);
+        if (pt[0].r < 0 || pt[1].r < 0)
+                goto oom;
+        h->duplicates_dropped += pt[0].duplicates + pt[1].duplicates;
+        if ((r = step_numbers(tr, &pt[0], err)) < 0 || (r = step_numbers(tr, &pt[1], err)) < 0)
+                goto out;
+        /* the categories either part met */
+        if (pt[1].ccmemo != NULL)
+                for (size_t c = 0; c <= ns; c++)
+                        pt[0].ccmemo[c] |= pt[1].ccmemo[c];
+        if (d == TPA_DIALECT_KINETO && (r = runtime_links(tr, first, cats, pt[0].ccmemo, err)) < 0)
+                goto out;
+        tpa_trace__set_runtime(tr, runtime_of(tr, first, cats, d));
+        r = 0;
+        goto out;
+oom:
+        r = tpa_error_oom(err);
+out:
+        part_free(&pt[0]);
+        part_free(&pt[1]);
         free(role);
         free(input_thread);
-        return err != NULL ? err->code : TPA_ENOMEM;
+        return r;
 }

@@ -16,6 +16,7 @@
 
 #include "parse/chrome_filter.h"
 #include "parse/chrome_json.h"
+#include "parse/classify.h"
 #include "parse/json_scan.h"
 #include "tap.h"
 
@@ -988,6 +989,93 @@ static void test_chrome_json__filter_blocks(void)
         free(b);
 }
 
+/* The events' kinds, step numbers and counts the same when classified in
+ * two parts as in one: TF1 (duplicate views), TF2 (the Steps line's step
+ * numbers), Kineto (runtime calls linked through categories either part
+ * met), generic. */
+static void test_chrome_json__classify_parts(void)
+{
+        static const char *const files[] = {
+                "synth_tf1_timeline.json", "tf1_timeline.json", "kineto_small.json",
+                "edge_phases.json", "edge_string_ids.json", "synth_tf2.trace.json.gz",
+                "tf2_input_bound.trace.json.gz", "torch_compiled.trace.json.gz",
+                "torch_host_bound.trace.json.gz", "dist_rank1.pt.trace.json.gz",
+        };
+        /* what only the second part has: Kineto's runtime category (a copy
+         * from pageable memory makes its call a wait); TF1 duplicate views,
+         * named after their events */
+        static const char *const second[] = {
+                "{\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::a\",\"pid\":9,\"tid\":9,\"ts\":1,\"dur\":1},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::b\",\"pid\":9,\"tid\":9,\"ts\":3,\"dur\":1},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::c\",\"pid\":9,\"tid\":9,\"ts\":5,\"dur\":1},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":9,\"tid\":9,"
+                "\"ts\":7,\"dur\":1,\"args\":{\"correlation\":1}},"
+                "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+                "\"pid\":0,\"tid\":7,\"ts\":8,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,"
+                "\"correlation\":1,\"bytes\":64}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":11,\"dur\":2,"
+                "\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}}],"
+                "\"schemaVersion\":1}",
+                "{\"traceEvents\":["
+                "{\"ph\":\"X\",\"name\":\"MatMul\",\"pid\":1,\"tid\":0,\"ts\":1,\"dur\":1},"
+                "{\"ph\":\"X\",\"name\":\"Relu\",\"pid\":1,\"tid\":0,\"ts\":3,\"dur\":1},"
+                "{\"ph\":\"X\",\"name\":\"Add\",\"pid\":1,\"tid\":0,\"ts\":5,\"dur\":1},"
+                "{\"ph\":\"X\",\"name\":\"MatMul\",\"pid\":3,\"tid\":0,\"ts\":1,\"dur\":1},"
+                "{\"ph\":\"X\",\"name\":\"Relu\",\"pid\":3,\"tid\":0,\"ts\":3,\"dur\":1},"
+                "{\"ph\":\"X\",\"name\":\"Add\",\"pid\":3,\"tid\":0,\"ts\":5,\"dur\":1},"
+                "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":"
+                "\"/job:localhost/replica:0/task:0/device:GPU:0 Compute\"}},"
+                "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":3,\"args\":{\"name\":"
+                "\"/device:GPU:0/stream:all Compute\"}}]}",
+        };
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+
+        for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++) {
+                struct result one, two;
+
+                tpa_classify__parts_from(SIZE_MAX);
+                parse(second[i], strlen(second[i]), strlen(second[i]), false, &one);
+                tpa_classify__parts_from(1);
+                parse(second[i], strlen(second[i]), strlen(second[i]), false, &two);
+                tpa_classify__parts_from(1u << 16);
+                tap_ok(one.code == 0 && one.events > 0 && same(&one, &two),
+                       "test_chrome_json__classify_parts: only the second part has %s: two parts "
+                       "as one (%zu events; dialect %d, %llu duplicates)",
+                       i == 0 ? "the runtime" : "duplicates", one.events, (int)one.dialect,
+                       (unsigned long long)one.health.duplicates_dropped);
+                release(&one);
+                release(&two);
+        }
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                size_t len = 0, n = strlen(files[i]);
+                char *data = slurp(tap_testdata(files[i]), &len);
+                bool gz = n > 3 && strcmp(files[i] + n - 3, ".gz") == 0;
+                struct result one, two;
+                uint64_t pa[2] = { 0, 0 }, pb[2] = { 0, 0 };
+
+                if (!tap_ok(data != NULL, "test_chrome_json__classify_parts: read %s", files[i]))
+                        continue;
+                tpa_classify__parts_from(SIZE_MAX);
+                if (gz)
+                        read_gzip((const unsigned char *)data, len, &o, &one, pa);
+                else
+                        parse(data, len, len, false, &one);
+                tpa_classify__parts_from(1);
+                if (gz)
+                        read_gzip((const unsigned char *)data, len, &o, &two, pb);
+                else
+                        parse(data, len, len, false, &two);
+                tpa_classify__parts_from(1u << 16);
+                tap_ok(one.code == 0 && one.events > 0 && same(&one, &two),
+                       "test_chrome_json__classify_parts: %s: two parts as one (%zu events)",
+                       files[i], one.events);
+                release(&one);
+                release(&two);
+                free(data);
+        }
+}
+
 /* Whole traces through the filter and the segment scanner. */
 static void test_chrome_json__readers(void)
 {
@@ -1006,6 +1094,7 @@ int main(void)
         test_chrome_json__values();
         test_chrome_json__ids();
         test_chrome_json__limits();
+        test_chrome_json__classify_parts();
         test_chrome_json__readers();
         if (tpa_json__isa() == TPA_JSON_ISA_AVX2) {
                 /* the filter and the scanner have an SSE2 build too */
