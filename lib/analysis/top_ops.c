@@ -648,7 +648,10 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
         }
         for (size_t k = lo; k < hi && r == 0; k++) {
                 size_t na = 0;
-                long hint = (long)k;
+                /* a lane's next event starts at or after the step's end:
+                 * mostly in the next step (speed, bench/: this step, as
+                 * the hint, left a search of the steps per step) */
+                long hint = (long)k + 1;
                 n.step = &a->steps[k];
                 /* each lane's events in the step, their span, and whether
                  * they are apart (none starts before the last one ends) */
