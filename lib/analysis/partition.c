@@ -123,10 +123,13 @@ static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
  * to the bucket of the channels busy in it. The lists are merged, so each
  * channel is busy or not, and a cursor per list says which and until
  * when: no boundaries gathered and sorted (speed, bench/: their sort was
- * most of the partition's instructions).
+ * most of the partition's instructions). Each list's first interval in
+ * the window is searched out from where the step before's was, near[] (a
+ * part's steps come in time order; speed, bench/: a search of the whole
+ * list per step and list waited for memory at each of its last halvings).
  */
 static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
-                 tpa_ns *out, span_out *so, tpa_error *err)
+                 tpa_ns *out, span_out *so, size_t *near, tpa_error *err)
 {
         cursor cur[B__COUNT];
         size_t n = 0;
@@ -143,7 +146,7 @@ static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
 
                 if (l == NULL || l->n == 0)
                         continue;
-                k = tpa_ivl__first_after(l, t);
+                k = tpa_ivl__first_after_near(l, t, &near[ch]);
                 if (k == l->n || l->v[k].s >= we)
                         continue;
                 cur[n] = (cursor){ l, k, l->v[k].s, 1u << ch };
@@ -183,8 +186,8 @@ static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
         return r;
 }
 
-/* Partition step k. */
-static int partition_step(tpa_actx *c, size_t k, tpa_error *err)
+/* Partition step k; near: the sweeps' hints, B__COUNT per device. */
+static int partition_step(tpa_actx *c, size_t k, size_t *near, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         tpa_step *s = &a->steps[k];
@@ -199,7 +202,7 @@ static int partition_step(tpa_actx *c, size_t k, tpa_error *err)
         s->driver_track = driver_of(c, k);
         for (size_t d = 0; d < c->ndev && r == 0; d++) {
                 tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
-                r = sweep(c, d, s, s->driver_track, row, &so, err);
+                r = sweep(c, d, s, s->driver_track, row, &so, &near[d * B__COUNT], err);
                 busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
                        row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
                 if (!a->cpu_only && busy > best_busy) {
@@ -225,13 +228,16 @@ static int partition_step(tpa_actx *c, size_t k, tpa_error *err)
 /* Steps are partitioned each on its own: half of them per part. */
 static int partition_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        size_t lo, hi;
+        size_t lo, hi, *near = calloc(c->ndev * B__COUNT, sizeof(*near));
         int r = 0;
 
         (void)arg;
+        if (near == NULL)
+                return tpa_error_oom(err);
         tpa_analysis__half(c->a->step_count, part, &lo, &hi);
         for (size_t k = lo; k < hi && r == 0; k++)
-                r = partition_step(c, k, err);
+                r = partition_step(c, k, near, err);
+        free(near);
         return r;
 }
 

@@ -445,6 +445,38 @@ static void test_partition__spans(void)
         tpa_trace_free(b.tr);
 }
 
+/* Many steps on two devices, each device's intervals searched from where
+ * the step before's were: GPU:0 runs k % 4 + 1 kernels of 10 us in step
+ * k, GPU:1 one of 30 us in every third step (the steps between have none
+ * to find); every step's rows are their own kernels' time. */
+static void test_partition__many_steps(void)
+{
+        tb b = mk(2);
+        tpa_analysis *a;
+        bool rows = true;
+
+        for (int k = 0; k < 40; k++) {
+                size_t i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", k * 100, 100, 0, 0);
+                tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add", k * 100, 100, 0, 0);
+                for (int j = 0; j <= k % 4; j++)
+                        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", k * 100 + 5 + 20 * j, 10, 0, 0);
+                if (k % 3 == 0)
+                        ev(&b, b.gpu1, TPA_KIND_KERNEL, "k", k * 100 + 50, 30, 0, 0);
+        }
+        a = run(&b, NULL, 0);
+        rows = a->step_count == 40;
+        for (size_t k = 0; rows && k < a->step_count; k++) {
+                const tpa_ns *d0 = a->steps[k].device_ns, *d1 = d0 + TPA_BUCKET__COUNT;
+                rows = d0[TPA_BUCKET_COMPUTE] == (tpa_ns)(k % 4 + 1) * 10 * US &&
+                       d1[TPA_BUCKET_COMPUTE] == (k % 3 == 0 ? 30 * US : 0) &&
+                       sums_to_one(&a->steps[k]);
+        }
+        ok(rows, "test_partition__many_steps: each step's rows, on both devices");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 int main(void)
 {
         test_partition__kernel_and_input_gap();
@@ -458,5 +490,6 @@ int main(void)
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();
         test_partition__spans();
+        test_partition__many_steps();
         return tap_done();
 }
