@@ -287,118 +287,51 @@ int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
 
 /* The top-op tables (top_ops.c, doc/design.md 5.4). The metrics' pass over
- * the events puts the events of each in their lanes as it meets them:
- * those of kept steps with time in them, lane by lane (a host thread, a
- * device stream); tpa_top__tables() then nests each lane's events step by
- * step into every op's self and total time. Memory (bench/): 4 bytes per
- * event of the tables; nothing else is kept per event. */
-
-/* A run of one thread's events in one chunk of the pass, in the list of
- * the part that took the chunk: its events at..at + n, sorted. */
-typedef struct tpa_top_run {
-        uint32_t chunk, track;
-        size_t   at, n;
-        int      part;
-} tpa_top_run;
-
-/* A thread's events in a part's table, in event order, each chunk's run
- * of them sorted as they come. 32 bytes: there is one per thread, per
- * part and table (tpa_top__new() refuses more than UINT32_MAX events). */
-typedef struct tpa_top_list {
-        uint32_t *v;
-        size_t    cap;
-        uint32_t  n;
-        uint32_t  first;        /* the run in hand: where it starts */
-        uint32_t  run;          /* and its place in the part's runs */
-        uint32_t  chunk;        /* and its chunk + 1; 0: none yet */
-} tpa_top_list;
-
-/* What a part of the pass puts in a table: a list per thread, and the
- * runs; tpa_top__tables() joins the runs into the lanes. Speed (bench/):
- * the pass has each event in hand, where a bit per event marked, then
- * read again in a pass of its own, cost a wait for memory per event. */
-typedef struct tpa_top_part {
-        /* a cache line of its own: the parts write theirs at once */
-        _Alignas(64) tpa_top_list *list;        /* per thread */
-        tpa_top_run  *runs;
-        size_t        nrun, runcap;
-        uint32_t      chunk;    /* the chunk in hand */
-        size_t        budget;   /* moves left: the runs' sort gets one per event */
-        bool          spent;    /* it ran out: the lanes are sorted after */
-        int           part;     /* which part it is */
-} tpa_top_part;
-
+ * the events marks the events of each: those of kept steps with time in
+ * them, lane by lane (a host thread, a device stream); tpa_top__tables()
+ * then nests each lane's events step by step into every op's self and
+ * total time. Memory (bench/): a bit per event while marked, then 4 bytes
+ * per event of the tables; nothing else is kept per event. */
 typedef struct tpa_top_lanes {
-        tpa_top_part part[2];   /* while the pass fills them */
+        uint64_t *mark;         /* while marking: a bit per event of the trace */
+        size_t   *count[2];     /* while marking: per part, events per thread and
+                                   half of the marks (slot 2 * thread + half) */
+        size_t    half;         /* the first event of the second half of the marks */
         uint32_t *idx;          /* then lane l's events: idx[at[l]..at[l + 1]) */
         size_t   *at;
         size_t    nlane;
+        size_t   *lane;         /* while the lanes fill: per thread, its lane */
+        size_t   *pos[2];       /* and per half, each lane's next slot */
+        size_t   *mid;          /* and each lane's first slot of the second half */
         bool      sorted;       /* each lane's events in start order */
         bool      host;         /* the host table: exposed time, one group */
 } tpa_top_lanes;
 
 typedef struct tpa_top {
         tpa_top_lanes          host, dev;
-        size_t                 nlist;   /* threads the parts' lists are for */
+        bool                   spent[2][2];     /* per table (host, device) and part:
+                                                   its lanes ran out of moves */
         struct tpa_top_tables *tables;  /* by name, per table and part */
 } tpa_top;
 
 int  tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err);
 void tpa_top__free(tpa_top *t);         /* a zeroed one too */
-/* Part `part` of the pass starts chunk `chunk` (chunks come in order on
- * each part). */
-void tpa_top__chunk(tpa_top *t, int part, uint32_t chunk);
-/* Start, then the longer first (a parent before what nests in it), then
- * name: the order of a lane's events, total up to equal ones. */
-static inline bool tpa_top__before(const tpa_actx *c, uint32_t i, uint32_t j)
+/* Event i, of thread `track`, into the table of L, by part `part` of a pass
+ * whose parts take chunks of whole 64-event words. Inline: the metrics'
+ * pass marks most host events. */
+static inline void tpa_top__mark(tpa_top_lanes *L, int part, size_t i, uint32_t track)
 {
-        const tpa_event *x = &c->ev[i], *y = &c->ev[j];
-
-        if (x->ts != y->ts)
-                return x->ts < y->ts;
-        if (x->dur != y->dur)
-                return x->dur > y->dur;
-        return x->name < y->name;
-}
-/* Room for one more event in the list of thread `track` of P, in a run of
- * the chunk in hand (tpa_top__add()'s slow path). */
-int  tpa_top__room(tpa_top_part *P, uint32_t track, tpa_error *err);
-/* Event i, of thread `track`, into the table of L, by part `part` of the
- * pass, in the chunk in hand: it moves back past the events of its run
- * before it (read order is about time order: they are few, still in the
- * cache). Past the budget of moves (events far out of order), the rest is
- * only appended and the lanes are sorted after. Inline: the pass adds most
- * device events. */
-static inline int tpa_top__add(tpa_top_lanes *L, const tpa_actx *c, int part, uint32_t i,
-                               uint32_t track, tpa_error *err)
-{
-        tpa_top_part *P = &L->part[part];
-        tpa_top_list *l = &P->list[track];
-        uint32_t j;
-
-        if ((l->chunk != P->chunk + 1 || l->n == l->cap) && tpa_top__room(P, track, err) < 0)
-                return TPA_ENOMEM;
-        j = l->n++;
-        P->budget++;
-        for (; j > l->first && tpa_top__before(c, i, l->v[j - 1]); j--) {
-                if (P->budget == 0) {
-                        P->spent = true;
-                        break;
-                }
-                P->budget--;
-                l->v[j] = l->v[j - 1];
-        }
-        l->v[j] = i;
-        return 0;
+        L->mark[i / 64] |= (uint64_t)1 << (i % 64);
+        L->count[part][2 * (size_t)track + (i >= L->half)]++;
 }
 /* Host op event i, by part `part` of the pass, `len` of it in its kept
- * step: added when the device leaves some of it exposed, else only
+ * step: marked when the device leaves some of it exposed, else only
  * counted. An op the device hides has no exposed time of its own, nor any
  * to take from an op it nests in or share with another thread; the
  * nesting passes skip it (speed, bench/: 3 in 5 host ops of its trace).
  * `near`: the pass's hint into the device's intervals. */
-int  tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
-                      size_t *near, tpa_error *err);
+void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
+                      size_t *near);
 /* The tables into c->a->device_ops and host_ops, by self time, with
  * fractions of kept_time (times the devices for the device table). */
 int  tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err);

@@ -298,7 +298,7 @@ static int push_copy(copy_list *l, const copy_rec *x, tpa_error *err)
 
 /* What the metrics' two passes share: the per-step pass keeps the device
  * idle gaps of each half of the steps apart, for the run's top gaps in step
- * order; the pass over the events puts the top ops' events in their lanes. */
+ * order; the pass over the events marks the top ops' events. */
 /* The run's top gaps as the host side asks of every host event whether
  * it overlaps one: their starts in order and, for each, the latest end of
  * the gaps up to it (speed, bench/: a test of each gap per host event was
@@ -311,7 +311,7 @@ typedef struct gap_index {
 struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
         gap_index top;          /* the run's top gaps, from them */
-        tpa_top  tables;        /* the top ops' events, in their lanes */
+        tpa_top  tables;        /* the top ops' events, marked */
         /* per part, summed after (integers: in any order the same sums) */
         size_t  *launches[2];   /* per step */
         atomic_size_t next;     /* the first event of the next chunk of the pass */
@@ -500,7 +500,7 @@ static void copy_event(tpa_actx *c, const copy_rec *x)
 
 /* Events [lo, hi) of the pass, by part `part`:
  * - a device event (or a CPU-only trace's CPU compute) in a kept step
- *   with time in it goes in the device top-op table's lanes; a copy in a
+ *   with time in it is marked for the device top-op table; a copy in a
  *   step goes in `copies`, for copy_event() after, in event order;
  * - a host event: launches per step (not into the steps' metrics, which
  *   the copies write), the events of the host top-op table
@@ -539,10 +539,8 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                                 if ((r = push_copy(copies, &x, err)) < 0)
                                         return r;
                         }
-                        if (!s->excluded && in_step > 0 &&
-                            (r = tpa_top__add(&ops->dev, c, part, (uint32_t)i, e->track,
-                                              err)) < 0)
-                                return r;
+                        if (!s->excluded && in_step > 0)
+                                tpa_top__mark(&ops->dev, part, i, e->track);
                 }
                 if (h == HCH_DEVICE)
                         continue;       /* not a host event (event_class()) */
@@ -558,9 +556,8 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                         continue;
                 launches[k] += launch;
                 s = &a->steps[k];
-                if (op && !s->excluded && (t = clipped(e, s)) > 0 &&
-                    (r = tpa_top__host_op(ops, c, part, i, t, near, err)) < 0)
-                        return r;
+                if (op && !s->excluded && (t = clipped(e, s)) > 0)
+                        tpa_top__host_op(ops, c, part, i, t, near);
         }
         return 0;
 }
@@ -568,9 +565,8 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
 /* The metrics' pass over the events, in chunks that each part takes
  * until none is left, whichever is free, into the part's tables and
  * lists (speed, bench/: the device side was a pass of its own on one
- * part, over memory the host side read again). The top ops' lanes keep
- * each chunk's events of a thread as a run of their own, so that the runs
- * join in event order whichever part took them. */
+ * part, over memory the host side read again). Chunks are whole words
+ * of the top ops' marks, so the parts write apart. */
 static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         enum { CHUNK = 65536 };
@@ -579,13 +575,11 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         size_t near = 0, gap_at = 0, bytes_cursor = 0, lo;
         int r = 0;
 
-        while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n) {
-                tpa_top__chunk(&job->tables, part, (uint32_t)(lo / CHUNK));
+        while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
                 r = chunk_events(c, &job->top, &job->tables, part, job->launches[part],
                                  &job->cand[part], &job->copies[part], lo,
                                  c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &gap_at,
                                  &near, &bytes_cursor, err);
-        }
         return r;
 }
 

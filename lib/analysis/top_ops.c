@@ -4,7 +4,7 @@
  * (where its events cover, one nested in another of its name counted once)
  * and self time (nested ops subtracted, time that lanes share split among
  * them, so that the column sums to at most the table's base), from the
- * events the metrics' pass put in their lanes, lane by lane and step by step.
+ * events the metrics' pass marked, lane by lane and step by step.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,129 +126,148 @@ static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
         return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
 }
 
-void tpa_top__chunk(tpa_top *t, int part, uint32_t chunk)
+/* Start, then the longer first (a parent before what nests in it), then
+ * name: the order of a lane's events, total up to equal ones. */
+static bool op_before(const tpa_actx *c, uint32_t i, uint32_t j)
 {
-        t->host.part[part].chunk = chunk;
-        t->dev.part[part].chunk = chunk;
+        const tpa_event *x = &c->ev[i], *y = &c->ev[j];
+
+        if (x->ts != y->ts)
+                return x->ts < y->ts;
+        if (x->dur != y->dur)
+                return x->dur > y->dur;
+        return x->name < y->name;
 }
 
-int tpa_top__room(tpa_top_part *P, uint32_t track, tpa_error *err)
+/* The events of thread tk that half h of the marks holds. */
+static size_t marked(const tpa_top_lanes *L, size_t tk, int h)
 {
-        tpa_top_list *l = &P->list[track];
+        return L->count[0][2 * tk + (size_t)h] + L->count[1][2 * tk + (size_t)h];
+}
 
-        if (l->chunk != P->chunk + 1) {
-                if (tpa_analysis__room((void **)&P->runs, &P->runcap, P->nrun,
-                                       sizeof(*P->runs), 64, err) < 0)
-                        return TPA_ENOMEM;
-                if (l->chunk != 0)
-                        P->runs[l->run].n = l->n - l->first;
-                P->runs[P->nrun] = (tpa_top_run){ P->chunk, track, l->n, 0, P->part };
-                l->first = l->n;
-                l->run = (uint32_t)P->nrun++;
-                l->chunk = P->chunk + 1;
+/* The lanes from the marks, each sorted (op_before()) as its events come,
+ * in event order: read order is about time order, and an event out of
+ * place moves back past the lane's few events before it, still in the
+ * cache. Each half of the marks fills its own part of every lane, on a
+ * part of its own (lanes_fill()), and lanes_end() joins the two parts.
+ * Past a budget of moves (events far out of order), the rest is only
+ * appended and L->sorted is false. Here: the lanes' places. */
+static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
+{
+        size_t m = 0, *lane = calloc(c->ntracks + 1, sizeof(*lane));
+
+        if (lane == NULL)
+                return tpa_error_oom(err);
+        if (c->n > UINT32_MAX) {
+                free(lane);
+                return tpa_error_setf(err, TPA_ELIMIT, "%zu events, more than the top ops "
+                                      "take (%lu)", c->n, (unsigned long)UINT32_MAX);
         }
-        if (l->n == l->cap) {
-                if (tpa_analysis__room((void **)&l->v, &l->cap, l->n, sizeof(*l->v), 64,
-                                       err) < 0)
-                        return TPA_ENOMEM;
-                /* grown as it is written (tpa_analysis__huge()) */
-                tpa_analysis__huge(l->v, l->cap * sizeof(*l->v));
+        L->lane = lane;
+        L->nlane = 0;
+        for (size_t tk = 0; tk < c->ntracks; tk++) {
+                size_t k = marked(L, tk, 0) + marked(L, tk, 1);
+                lane[tk] = L->nlane;
+                L->nlane += k > 0;
+                m += k;
+        }
+        L->idx = malloc((m ? m : 1) * sizeof(*L->idx));
+        L->at = calloc(L->nlane + 1, sizeof(*L->at));
+        L->pos[0] = malloc((L->nlane + 1) * sizeof(*L->pos[0]));
+        L->pos[1] = malloc((L->nlane + 1) * sizeof(*L->pos[1]));
+        L->mid = malloc((L->nlane + 1) * sizeof(*L->mid));
+        if (L->idx == NULL || L->at == NULL || L->pos[0] == NULL || L->pos[1] == NULL ||
+            L->mid == NULL)
+                return tpa_error_oom(err);
+        for (size_t tk = 0; tk < c->ntracks; tk++)
+                if (marked(L, tk, 0) + marked(L, tk, 1) > 0) {
+                        L->at[lane[tk] + 1] = marked(L, tk, 0) + marked(L, tk, 1);
+                        L->mid[lane[tk]] = marked(L, tk, 0);
+                }
+        for (size_t l = 0; l < L->nlane; l++) {
+                L->at[l + 1] += L->at[l];
+                L->mid[l] += L->at[l];
+                L->pos[0][l] = L->at[l];
+                L->pos[1][l] = L->mid[l];
         }
         return 0;
 }
 
-/* Free thread tk's lists of both parts. */
-static void lists_free(tpa_top_part *P, size_t tk)
+/* Event i into its lane of L, in the slots of half h of the marks;
+ * *budget: the moves left. */
+static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t i,
+                            size_t *budget)
 {
-        for (int p = 0; p < 2; p++) {
-                free(P[p].list[tk].v);
-                P[p].list[tk].v = NULL;
-        }
+        size_t l = L->lane[c->ev[i].track], j = L->pos[h][l]++;
+        size_t first = h == 0 ? L->at[l] : L->mid[l];
+
+        for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1]); j--, (*budget)--)
+                L->idx[j] = L->idx[j - 1];
+        L->idx[j] = i;
 }
 
-/* By thread, then chunk: a lane's runs in event order. */
-static int cmp_run(const void *pa, const void *pb)
+/* Half `part` of the marks of both tables into their lanes: the events of
+ * each word read once for both (speed, bench/: a pass over all of the
+ * events per table, one on each part, read them twice). */
+static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        const tpa_top_run *x = pa, *y = pb;
+        tpa_top *t = arg;
+        size_t words = c->n / 64 + 1, half = t->host.half / 64;
+        size_t lo = part == 0 ? 0 : half, hi = part == 0 ? half : words;
+        size_t budget[2] = { t->host.at[t->host.nlane] + 64, t->dev.at[t->dev.nlane] + 64 };
 
-        if (x->track != y->track)
-                return x->track < y->track ? -1 : 1;
-        return (x->chunk > y->chunk) - (x->chunk < y->chunk);
+        (void)err;
+        for (size_t w = lo; w < hi; w++) {
+                uint32_t i0 = (uint32_t)(w * 64);
+                for (uint64_t bits = t->host.mark[w]; bits != 0; bits &= bits - 1)
+                        lane_put(&t->host, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
+                                 &budget[0]);
+                for (uint64_t bits = t->dev.mark[w]; bits != 0; bits &= bits - 1)
+                        lane_put(&t->dev, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
+                                 &budget[1]);
+        }
+        t->spent[0][part] = budget[0] == 0;
+        t->spent[1][part] = budget[1] == 0;
+        return 0;
 }
 
-/* The lanes of L from both parts' runs: a lane per thread with events, in
- * thread order, its runs one after the other in chunk order, each run's
- * first events that go before the lane so far moved back among them, as
- * one sort of the lane in event order would have. The parts' lists go,
- * each thread's as its lane is done (memory: not a second copy of all). */
-static int lanes_join(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
+/* Join the two halves' parts of each lane: the second's first events
+ * that go before the first's last move back among them, as they would
+ * have in one pass. The marks go. */
+static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
 {
-        tpa_top_part *P = L->part;
-        size_t nrun = P[0].nrun + P[1].nrun, m = 0, budget, w = 0, l = 0;
-        tpa_top_run *runs = malloc((nrun ? nrun : 1) * sizeof(*runs));
+        size_t budget = (L->nlane ? L->at[L->nlane] : 0) + 64;
 
-        if (runs == NULL)
-                return tpa_error_oom(err);
-        for (int p = 0; p < 2; p++)     /* each thread's run in hand ends here */
-                for (size_t tk = 0; tk <= c->ntracks; tk++)
-                        if (P[p].list[tk].chunk != 0)
-                                P[p].runs[P[p].list[tk].run].n =
-                                        P[p].list[tk].n - P[p].list[tk].first;
-        memcpy(runs, P[0].runs, P[0].nrun * sizeof(*runs));
-        memcpy(runs + P[0].nrun, P[1].runs, P[1].nrun * sizeof(*runs));
-        qsort(runs, nrun, sizeof(*runs), cmp_run);
-        L->nlane = 0;
-        for (size_t k = 0; k < nrun; k++) {
-                L->nlane += k == 0 || runs[k].track != runs[k - 1].track;
-                m += runs[k].n;
-        }
-        L->idx = malloc((m ? m : 1) * sizeof(*L->idx));
-        L->at = calloc(L->nlane + 1, sizeof(*L->at));
-        if (L->idx == NULL || L->at == NULL) {
-                free(runs);
-                return tpa_error_oom(err);
-        }
-        tpa_analysis__huge(L->idx, m * sizeof(*L->idx));        /* written whole */
-        L->sorted = !P[0].spent && !P[1].spent;
-        budget = m + 64;
-        for (size_t k = 0; k < nrun; k++) {
-                const tpa_top_run *u = &runs[k];
+        for (size_t l = 0; l < L->nlane && L->sorted; l++) {
+                size_t m = L->mid[l];
                 uint32_t last;
 
-                if (k > 0 && u->track != runs[k - 1].track) {
-                        L->at[++l] = w;
-                        lists_free(P, runs[k - 1].track);
-                }
-                memcpy(L->idx + w, P[u->part].list[u->track].v + u->at, u->n * sizeof(*L->idx));
-                if (w == L->at[l] || !L->sorted) {
-                        w += u->n;
+                if (m == L->at[l] || m == L->at[l + 1])
                         continue;
-                }
-                last = L->idx[w - 1];
-                /* the run is sorted: past its first event that is not
-                 * before the lane's last so far, all are in place */
-                for (size_t r = w; r < w + u->n && tpa_top__before(c, L->idx[r], last); r++) {
-                        uint32_t i = L->idx[r];
-                        size_t j = r;
-                        for (; j > L->at[l] && budget > 0 && tpa_top__before(c, i, L->idx[j - 1]);
+                last = L->idx[m - 1];
+                /* the second part is sorted: past its first event that is
+                 * not before the first part's last, all are in place */
+                for (size_t k = m; k < L->at[l + 1] && op_before(c, L->idx[k], last); k++) {
+                        uint32_t i = L->idx[k];
+                        size_t j = k;
+                        for (; j > L->at[l] && budget > 0 && op_before(c, i, L->idx[j - 1]);
                              j--, budget--)
                                 L->idx[j] = L->idx[j - 1];
                         L->idx[j] = i;
                 }
                 if (budget == 0)
                         L->sorted = false;
-                w += u->n;
         }
-        L->at[L->nlane] = w;
-        free(runs);
-        for (int p = 0; p < 2; p++) {
-                for (size_t tk = 0; tk <= c->ntracks; tk++)
-                        free(P[p].list[tk].v);
-                free(P[p].list);
-                free(P[p].runs);
-                memset(&P[p], 0, sizeof(P[p]));
-        }
-        return 0;
+        free(L->pos[0]);
+        free(L->pos[1]);
+        free(L->mid);
+        free(L->lane);
+        free(L->mark);
+        free(L->count[0]);
+        free(L->count[1]);
+        L->pos[0] = L->pos[1] = L->mid = L->lane = NULL;
+        L->mark = NULL;
+        L->count[0] = L->count[1] = NULL;
 }
 
 /* Sort a lane's events: bottom-up merge sort through tmp (room for n). */
@@ -259,7 +278,7 @@ static void sort_lane(const tpa_actx *c, uint32_t *v, size_t n, uint32_t *tmp)
                         size_t m = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
                         size_t i = lo, j = m, o = lo;
                         while (i < m || j < hi)
-                                tmp[o++] = j == hi || (i < m && !tpa_top__before(c, v[j], v[i]))
+                                tmp[o++] = j == hi || (i < m && !op_before(c, v[j], v[i]))
                                            ? v[i++] : v[j++];
                 }
                 memcpy(v, tmp, n * sizeof(*v));
@@ -267,7 +286,7 @@ static void sort_lane(const tpa_actx *c, uint32_t *v, size_t n, uint32_t *tmp)
 }
 
 /* Sort the lanes of a part's half of the events (lanes whole), unless
- * tpa_top__add() and lanes_join() did. */
+ * lanes_build() did. */
 static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_error *err)
 {
         size_t m = L->nlane ? L->at[L->nlane] : 0, l0 = 0, l1, most = 0;
@@ -724,15 +743,15 @@ struct tpa_top_tables {
         op_table t[2][2];
 };
 
-int tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
-                     size_t *near, tpa_error *err)
+void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
+                      size_t *near)
 {
         const tpa_event *e = &c->ev[i];
 
         if (!tpa_ivl__covers_near(&c->dev_all, e->ts, e->ts + len, near))
-                return tpa_top__add(&t->host, c, part, (uint32_t)i, e->track, err);
-        op_slot(&t->tables->t[0][part], e->name)->count++;
-        return 0;
+                tpa_top__mark(&t->host, part, i, e->track);
+        else
+                op_slot(&t->tables->t[0][part], e->name)->count++;
 }
 
 int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
@@ -740,27 +759,18 @@ int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
         tpa_top_lanes *L[2] = { &t->host, &t->dev };
         size_t ns = tpa_trace_str_count(c->tr);
 
-        size_t nt1 = c->ntracks + 1;
-
         memset(t, 0, sizeof(*t));
-        if (c->n > UINT32_MAX)
-                return tpa_error_setf(err, TPA_ELIMIT, "%zu events, more than the top ops "
-                                      "take (%lu)", c->n, (unsigned long)UINT32_MAX);
         t->host.host = true;
-        t->nlist = nt1;
         if ((t->tables = calloc(1, sizeof(*t->tables))) == NULL)
                 return tpa_error_oom(err);
         for (int k = 0; k < 2; k++) {
-                bool fail = op_table_new(&t->tables->t[k][0], ns) < 0 ||
-                            op_table_new(&t->tables->t[k][1], ns) < 0;
-                for (int p = 0; p < 2; p++) {
-                        tpa_top_part *P = &L[k]->part[p];
-                        P->list = calloc(nt1, sizeof(*P->list));
-                        P->budget = 64;
-                        P->part = p;
-                        fail = fail || P->list == NULL;
-                }
-                if (fail) {
+                L[k]->mark = calloc(c->n / 64 + 1, sizeof(*L[k]->mark));
+                L[k]->count[0] = calloc(2 * (c->ntracks + 1), sizeof(*L[k]->count[0]));
+                L[k]->count[1] = calloc(2 * (c->ntracks + 1), sizeof(*L[k]->count[1]));
+                L[k]->half = (c->n / 64 + 1) / 2 * 64;
+                if (L[k]->mark == NULL || L[k]->count[0] == NULL || L[k]->count[1] == NULL ||
+                    op_table_new(&t->tables->t[k][0], ns) < 0 ||
+                    op_table_new(&t->tables->t[k][1], ns) < 0) {
                         tpa_top__free(t);
                         return tpa_error_oom(err);
                 }
@@ -773,13 +783,13 @@ void tpa_top__free(tpa_top *t)
         tpa_top_lanes *L[2] = { &t->host, &t->dev };
 
         for (int k = 0; k < 2; k++) {
-                for (int p = 0; p < 2; p++) {
-                        tpa_top_part *P = &L[k]->part[p];
-                        for (size_t tk = 0; P->list != NULL && tk < t->nlist; tk++)
-                                free(P->list[tk].v);
-                        free(P->list);
-                        free(P->runs);
-                }
+                free(L[k]->mark);
+                free(L[k]->count[0]);
+                free(L[k]->count[1]);
+                free(L[k]->lane);
+                free(L[k]->pos[0]);
+                free(L[k]->pos[1]);
+                free(L[k]->mid);
                 free(L[k]->idx);
                 free(L[k]->at);
                 for (int p = 0; t->tables != NULL && p < 2; p++)
@@ -789,22 +799,14 @@ void tpa_top__free(tpa_top *t)
         memset(t, 0, sizeof(*t));
 }
 
-/* Half of the lanes of each table, sorted, when tpa_top__add() or
- * lanes_join() ran out of moves (events far out of time order). */
+/* Half of the lanes of each table, sorted, when lanes_build() ran out of
+ * moves (events far out of time order). */
 static int sort_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         tpa_top *t = arg;
         int r = sort_lanes(c, &t->host, part, err);
 
         return r < 0 ? r : sort_lanes(c, &t->dev, part, err);
-}
-
-/* The lanes of a table: the host's on part 0, the device's on part 1. */
-static int join_part(tpa_actx *c, int part, void *arg, tpa_error *err)
-{
-        tpa_top *t = arg;
-
-        return lanes_join(part == 0 ? &t->host : &t->dev, c, err);
 }
 
 /* Half of the steps, into the part's tables. */
@@ -821,8 +823,15 @@ int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
         tpa_analysis *a = c->a;
         int r;
 
-        if ((r = tpa_analysis__in_two(c, join_part, t, err)) < 0 ||
-            (r = tpa_analysis__in_two(c, sort_part, t, err)) < 0 ||
+        if ((r = lanes_begin(&t->host, c, err)) < 0 ||
+            (r = lanes_begin(&t->dev, c, err)) < 0 ||
+            (r = tpa_analysis__in_two(c, lanes_fill, t, err)) < 0)
+                return r;
+        t->host.sorted = !t->spent[0][0] && !t->spent[0][1];
+        t->dev.sorted = !t->spent[1][0] && !t->spent[1][1];
+        lanes_end(&t->host, c);
+        lanes_end(&t->dev, c);
+        if ((r = tpa_analysis__in_two(c, sort_part, t, err)) < 0 ||
             (r = tpa_analysis__in_two(c, nest_part, t, err)) < 0)
                 return r;
         /* the parts' sums (integers: in any order the same) */

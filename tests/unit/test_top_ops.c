@@ -285,80 +285,6 @@ static void test_top_ops__top_ops_threads(void)
         tpa_trace_free(b.tr);
 }
 
-/* The tables of op pairs (an outer op around an inner one) on a host
- * thread after `fill` kernels, the pairs written in time order or with
- * pairs [40 - 2 * moved, 40 - moved) last, so that they open the second
- * chunk of the metrics' pass (65536 events) and go before the first
- * chunk's last `moved` pairs; on `threads` threads. */
-static tpa_analysis *chunk_pairs(int moved, bool shuffled, int threads, tpa_trace **tr)
-{
-        tb b = mk(1);
-        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
-        tpa_error err = TPA_ERROR_INIT;
-        tpa_analysis *a = NULL;
-        int order[40], n = 0;
-
-        *tr = b.tr;
-        ev(&b, b.steps, TPA_KIND_STEP, "1", 0, 10000, 0, 0);
-        for (int k = 0; k < 65536 - 81 + 2 * moved; k++)
-                ev(&b, b.gpu0, TPA_KIND_KERNEL, k % 3 ? "fill" : "pad", 9000 + k * 0.01, 0.005,
-                   0, 0);
-        for (int j = 0; j < 40; j++)
-                if (!shuffled || j < 40 - 2 * moved || j >= 40 - moved)
-                        order[n++] = j;
-        for (int j = 40 - 2 * moved; shuffled && j < 40 - moved; j++)
-                order[n++] = j;
-        for (int q = 0; q < 40; q++) {
-                int j = order[q];
-                ev(&b, b.host, TPA_KIND_HOST_OP, "outer", 10 + j * 30, 20, 0, 0);
-                ev(&b, b.host, TPA_KIND_HOST_OP, j % 2 ? "inner" : "outer", 15 + j * 30, 5, 0, 0);
-        }
-        o.threads = threads;
-        o.warmup = 0;
-        if (tpa_analyze(&a, b.tr, &o, &err) < 0)
-                printf("# tpa_analyze: %s\n", err.msg);
-        return a;
-}
-
-/* The same rows in two top tables. */
-static bool same_ops(const tpa_op_stat *x, size_t nx, const tpa_op_stat *y, size_t ny)
-{
-        bool same = nx == ny;
-
-        for (size_t i = 0; same && i < nx; i++)
-                same = strcmp(x[i].name, y[i].name) == 0 && x[i].time == y[i].time &&
-                       x[i].self == y[i].self && x[i].count == y[i].count;
-        return same;
-}
-
-/* A thread's events that the second chunk of the metrics' pass holds and
- * that go before the first chunk's last ones join its lane in their
- * place: moved back among them (one pair), or by the lanes' sort once the
- * moves run out (15 pairs); on one thread and on two. */
-static void test_top_ops__top_ops_chunk_runs(void)
-{
-        static const int moved[] = { 1, 15 };
-
-        for (size_t m = 0; m < sizeof(moved) / sizeof(moved[0]); m++)
-                for (int threads = 1; threads <= 2; threads++) {
-                        tpa_trace *tr[2];
-                        tpa_analysis *a = chunk_pairs(moved[m], false, threads, &tr[0]);
-                        tpa_analysis *b = chunk_pairs(moved[m], true, threads, &tr[1]);
-                        ok(a != NULL && b != NULL && a->host_op_count == 2 &&
-                           same_ops(a->host_ops, a->host_op_count, b->host_ops,
-                                    b->host_op_count) &&
-                           same_ops(a->device_ops, a->device_op_count, b->device_ops,
-                                    b->device_op_count) &&
-                           a->host_ops[0].self == 20 * 15 * US + 20 * 20 * US,
-                           "test_top_ops__top_ops_chunk_runs: %d pairs moved, %d thread(s): "
-                           "the same tables as in order", moved[m], threads);
-                        tpa_analysis_free(a);
-                        tpa_analysis_free(b);
-                        tpa_trace_free(tr[0]);
-                        tpa_trace_free(tr[1]);
-                }
-}
-
 int main(void)
 {
         test_top_ops__top_ops_same_name();
@@ -368,6 +294,5 @@ int main(void)
         test_top_ops__top_ops_cpu_only();
         test_top_ops__top_ops_out_of_order();
         test_top_ops__top_ops_threads();
-        test_top_ops__top_ops_chunk_runs();
         return tap_done();
 }
