@@ -43,6 +43,25 @@ int tpa_chrome__fail(tpa_chrome_parser *p, int code, uint64_t offset, const char
         return 0;
 }
 
+/* The value of len <= 19 digits; false when a byte is no digit. Speed
+ * (bench/): ids have 1 to 19 digits on every record; below 10^19 nothing
+ * overflows, one test for all digits. */
+static inline bool few_digits(const char *s, size_t len, uint64_t *out)
+{
+        unsigned bad = 0;
+        uint64_t v = 0;
+
+        for (size_t i = 0; i < len; i++) {
+                unsigned d = (unsigned)(unsigned char)s[i] - '0';
+                bad |= d > 9;
+                v = v * 10 + d;
+        }
+        if (bad)
+                return false;
+        *out = v;
+        return true;
+}
+
 /* A JSON integer's text to int64; false when it is not an integer or too big. */
 static inline bool parse_i64(const char *s, size_t len, int64_t *out)
 {
@@ -57,15 +76,7 @@ static inline bool parse_i64(const char *s, size_t len, int64_t *out)
         if (i == len)
                 return false;
         if (len - i <= 18) {
-                /* Speed (bench/): ids have 1 to 19 digits on every record;
-                 * below 10^18 nothing overflows, one test for all digits */
-                unsigned bad = 0;
-                for (; i < len; i++) {
-                        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-                        bad |= d > 9;
-                        v = v * 10 + d;
-                }
-                if (bad)
+                if (!few_digits(s + i, len - i, &v))
                         return false;
         } else {
                 for (; i < len; i++) {
@@ -86,20 +97,8 @@ static bool parse_u64(const char *s, size_t len, uint64_t *out)
 
         if (len == 0)
                 return false;
-        if (len <= 19) {
-                /* Speed (bench/): group and correlation ids on most
-                 * records; below 10^19 nothing overflows (as parse_i64()) */
-                unsigned bad = 0;
-                for (size_t i = 0; i < len; i++) {
-                        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-                        bad |= d > 9;
-                        v = v * 10 + d;
-                }
-                if (bad)
-                        return false;
-                *out = v;
-                return true;
-        }
+        if (len <= 19)         /* group and correlation ids, on most records */
+                return few_digits(s, len, out);
         for (size_t i = 0; i < len; i++) {
                 if (!tpa_chrome__is_digit(s[i]) || v > (UINT64_MAX - 9) / 10)
                         return false;

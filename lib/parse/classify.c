@@ -701,7 +701,7 @@ static tpa_runtime runtime_of(const tpa_trace *tr, size_t first, const tpa_str *
 
 /* Events from this many on are classified in two parts, on two threads
  * where the machine has two CPUs (tpa_classify__parts_from()). */
-static size_t parts_from = 1u << 16;
+static size_t parts_from = TPA_CLASSIFY_PARTS_FROM;
 
 void tpa_classify__parts_from(size_t events)
 {

@@ -27,8 +27,10 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                          const tpa_classify_hints *hints, tpa_error *err);
 
 /* tpa_classify__chrome() classifies the events in two parts (on two
- * threads, with two CPUs) from this many events on; for tests: 1 makes
- * every trace two parts, SIZE_MAX none. Not thread-safe. */
+ * threads, with two CPUs) from this many events on, by default
+ * TPA_CLASSIFY_PARTS_FROM; for tests: 1 makes every trace two parts,
+ * SIZE_MAX none. Not thread-safe. */
+#define TPA_CLASSIFY_PARTS_FROM ((size_t)1 << 16)
 void tpa_classify__parts_from(size_t events);
 
 /* True when a TF1 Timeline process name is a duplicate view of the

@@ -989,6 +989,30 @@ static void test_chrome_json__filter_blocks(void)
         free(b);
 }
 
+/* `data` (gzip when `gz`) read with its events classified in one part and
+ * in two: the same events, extras, counts and warnings. */
+static void check_parts(const char *name, const char *data, size_t len, bool gz)
+{
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+        struct result r[2];
+        uint64_t progress[2] = { 0, 0 };
+
+        for (int k = 0; k < 2; k++) {
+                tpa_classify__parts_from(k == 0 ? SIZE_MAX : 1);
+                if (gz)
+                        read_gzip((const unsigned char *)data, len, &o, &r[k], progress);
+                else
+                        parse(data, len, len, false, &r[k]);
+        }
+        tpa_classify__parts_from(TPA_CLASSIFY_PARTS_FROM);
+        tap_ok(r[0].code == 0 && r[0].events > 0 && same(&r[0], &r[1]),
+               "test_chrome_json__classify_parts: %s: two parts as one (%zu events; dialect %d, "
+               "%llu duplicates)", name, r[0].events, (int)r[0].dialect,
+               (unsigned long long)r[0].health.duplicates_dropped);
+        release(&r[0]);
+        release(&r[1]);
+}
+
 /* The events' kinds, step numbers and counts the same when classified in
  * two parts as in one: TF1 (duplicate views), TF2 (the Steps line's step
  * numbers), Kineto (runtime calls linked through categories either part
@@ -1029,49 +1053,18 @@ static void test_chrome_json__classify_parts(void)
                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":3,\"args\":{\"name\":"
                 "\"/device:GPU:0/stream:all Compute\"}}]}",
         };
-        tpa_read_options o = TPA_READ_OPTIONS_INIT;
 
-        for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++) {
-                struct result one, two;
-
-                tpa_classify__parts_from(SIZE_MAX);
-                parse(second[i], strlen(second[i]), strlen(second[i]), false, &one);
-                tpa_classify__parts_from(1);
-                parse(second[i], strlen(second[i]), strlen(second[i]), false, &two);
-                tpa_classify__parts_from(1u << 16);
-                tap_ok(one.code == 0 && one.events > 0 && same(&one, &two),
-                       "test_chrome_json__classify_parts: only the second part has %s: two parts "
-                       "as one (%zu events; dialect %d, %llu duplicates)",
-                       i == 0 ? "the runtime" : "duplicates", one.events, (int)one.dialect,
-                       (unsigned long long)one.health.duplicates_dropped);
-                release(&one);
-                release(&two);
-        }
+        for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++)
+                check_parts(i == 0 ? "only the second part has the runtime"
+                                   : "only the second part has duplicates",
+                            second[i], strlen(second[i]), false);
         for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
                 size_t len = 0, n = strlen(files[i]);
                 char *data = slurp(tap_testdata(files[i]), &len);
-                bool gz = n > 3 && strcmp(files[i] + n - 3, ".gz") == 0;
-                struct result one, two;
-                uint64_t pa[2] = { 0, 0 }, pb[2] = { 0, 0 };
 
                 if (!tap_ok(data != NULL, "test_chrome_json__classify_parts: read %s", files[i]))
                         continue;
-                tpa_classify__parts_from(SIZE_MAX);
-                if (gz)
-                        read_gzip((const unsigned char *)data, len, &o, &one, pa);
-                else
-                        parse(data, len, len, false, &one);
-                tpa_classify__parts_from(1);
-                if (gz)
-                        read_gzip((const unsigned char *)data, len, &o, &two, pb);
-                else
-                        parse(data, len, len, false, &two);
-                tpa_classify__parts_from(1u << 16);
-                tap_ok(one.code == 0 && one.events > 0 && same(&one, &two),
-                       "test_chrome_json__classify_parts: %s: two parts as one (%zu events)",
-                       files[i], one.events);
-                release(&one);
-                release(&two);
+                check_parts(files[i], data, len, n > 3 && strcmp(files[i] + n - 3, ".gz") == 0);
                 free(data);
         }
 }
