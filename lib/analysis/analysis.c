@@ -319,6 +319,7 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
                 has[p] = has[p] || fl[1].has[p];
         c->a->events_start = c->n > 0 ? (fl[0].start < fl[1].start ? fl[0].start : fl[1].start) : 0;
         c->a->events_end = c->n > 0 ? (fl[0].end > fl[1].end ? fl[0].end : fl[1].end) : 0;
+        memcpy(c->kinds1, fl[1].by_kind, sizeof(c->kinds1));
         for (int k = 0; k < TPA_KIND__COUNT; k++)
                 c->a->events_by_kind[k] = fl[0].by_kind[k] + fl[1].by_kind[k];
         for (size_t t = 0; fl[1].by_track != NULL && t < c->ntracks; t++)
@@ -664,40 +665,44 @@ int tpa_analysis__device_unions(tpa_actx *c, tpa_error *err)
         return r;
 }
 
-/* Room in part 0's lists of one device (c->dev) for the events of each
- * channel's kinds, the most of them for all device events: part 1's lists
- * and the channels' union (tpa_analysis__device_unions()) then join them
- * in their blocks. Memory (bench/): a list grown at a join was a copy of
- * the kernels' list while the old block still lay mapped, the analysis'
- * peak; the room never written costs nothing. Several devices: the counts
- * are of all devices, so each list grows as it needs. */
-static int size_device_lists(tpa_actx *c, tpa_error *err)
+/* Room in the lists of one device for the events of each channel's kinds,
+ * the most of them for all device events: in part 0's (c->dev) for the
+ * whole, as part 1's lists and the channels' union
+ * (tpa_analysis__device_unions()) then join them in their blocks; in part
+ * 1's (dev1) for the second half's. Memory (bench/): a list grown at a join
+ * was a copy of the kernels' list while the old block still lay mapped,
+ * the analysis' peak; the room never written costs nothing. Speed: grown as
+ * they went, part 1's lists were copied and faulted in a page at a time,
+ * and its half of the pass took a third longer than part 0's. Several
+ * devices: the counts are of all devices, so each list grows as it needs. */
+static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, tpa_error *err)
 {
-        const uint64_t *k = c->a->events_by_kind;
-        uint64_t want[DEV_CH__COUNT] = {
-                [CH_KERNEL] = k[TPA_KIND_KERNEL] + k[TPA_KIND_MEMSET],
-                [CH_H2D] = k[TPA_KIND_COPY_H2D], [CH_D2H] = k[TPA_KIND_COPY_D2H],
-                [CH_D2D] = k[TPA_KIND_COPY_D2D], [CH_P2P] = k[TPA_KIND_COPY_P2P],
-                [CH_COLL] = k[TPA_KIND_COLLECTIVE],
-        }, all = 0;
-        int big = 0;
+        for (int part = 0; part < 2 && c->ndev == 1 && !c->a->cpu_only; part++) {
+                const uint64_t *k = part == 0 ? c->a->events_by_kind : c->kinds1;
+                tpa_ivl_list *dev = part == 0 ? c->dev : dev1;
+                uint64_t want[DEV_CH__COUNT] = {
+                        [CH_KERNEL] = k[TPA_KIND_KERNEL] + k[TPA_KIND_MEMSET],
+                        [CH_H2D] = k[TPA_KIND_COPY_H2D], [CH_D2H] = k[TPA_KIND_COPY_D2H],
+                        [CH_D2D] = k[TPA_KIND_COPY_D2D], [CH_P2P] = k[TPA_KIND_COPY_P2P],
+                        [CH_COLL] = k[TPA_KIND_COLLECTIVE],
+                }, all = 0;
+                int big = 0;
 
-        if (c->ndev != 1 || c->a->cpu_only)
-                return 0;
-        for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
-                all += want[ch];
-                if (want[ch] > want[big])
-                        big = ch;
-        }
-        want[big] = all;
-        for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
-                tpa_ivl_list *l = &c->dev[ch];
-                if (want[ch] < 1024)
-                        continue;       /* small: grown as it goes */
-                if ((l->v = malloc(want[ch] * sizeof(*l->v))) == NULL)
-                        return tpa_error_oom(err);
-                tpa_analysis__huge(l->v, want[ch] * sizeof(*l->v));
-                l->cap = want[ch];
+                for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                        all += want[ch];
+                        if (want[ch] > want[big])
+                                big = ch;
+                }
+                want[big] = all;
+                for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
+                        tpa_ivl_list *l = &dev[ch];
+                        if (want[ch] < 1024)
+                                continue;       /* small: grown as it goes */
+                        if ((l->v = malloc(want[ch] * sizeof(*l->v))) == NULL)
+                                return tpa_error_oom(err);
+                        tpa_analysis__huge(l->v, want[ch] * sizeof(*l->v));
+                        l->cap = want[ch];
+                }
         }
         return 0;
 }
@@ -730,7 +735,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         }
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&c->inp[t]);
-        if ((r = size_device_lists(c, err)) < 0 ||
+        if ((r = size_device_lists(c, job.part[1].dev, err)) < 0 ||
             (r = tpa_analysis__steps_begin(c, err)) < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)

@@ -182,6 +182,8 @@ typedef struct tpa_actx {
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            the first pass, for the channels, which free it */
         bool              grouped;      /* some of them carry a TF group id */
+        uint64_t          kinds1[TPA_KIND__COUNT];      /* the events of the second
+                                           half by kind (the whole: a->events_by_kind) */
         /* without --step-marker: the markers of each source, in event order,
          * from find_devices_and_markers()' pass, for the steps, which take them */
         tpa_marker_list   markers[SRC__COUNT];
