@@ -700,7 +700,6 @@ static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, tpa_error *err)
                                 continue;       /* small: grown as it goes */
                         if ((l->v = malloc(want[ch] * sizeof(*l->v))) == NULL)
                                 return tpa_error_oom(err);
-                        tpa_analysis__huge(l->v, want[ch] * sizeof(*l->v));
                         l->cap = want[ch];
                 }
         }
@@ -721,7 +720,6 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(nt1, sizeof(*c->fw));
         c->hch = malloc(c->n ? c->n : 1);
-        tpa_analysis__huge(c->hch, c->n);       /* written whole */
         job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
                                            calloc(nt1, sizeof(size_t)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),

@@ -3,29 +3,12 @@
  * intervals.c - the merged interval lists every analysis stage queries:
  * append, sort and merge, the union of several lists, and the searches and
  * coverage sums over a merged list (design.md 5.3's boundary sweep rests on
- * them). Also the request for huge pages the lists' blocks make.
+ * them).
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "intervals.h"
-
-void tpa_analysis__huge(void *p, size_t size)
-{
-#ifdef MADV_HUGEPAGE
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t a = ((uintptr_t)p + page - 1) / page * page;
-        uintptr_t e = ((uintptr_t)p + size) / page * page;
-
-        if (size >= HUGE_MIN && page > 0 && e > a)
-                (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-        (void)p;
-        (void)size;
-#endif
-}
 
 int tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
 {
@@ -34,7 +17,6 @@ int tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err)
                 tpa_ivl *v = realloc(l->v, cap * sizeof(*v));
                 if (v == NULL)
                         return tpa_error_oom(err);
-                tpa_analysis__huge(v, cap * sizeof(*v));
                 l->v = v;
                 l->cap = cap;
         }
@@ -256,7 +238,6 @@ int tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list
 
         if (v == NULL)
                 return tpa_error_oom(err);
-        tpa_analysis__huge(v, total * sizeof(*v));
         w = merge_runs_into(v, 0, a->v, a->n, b->v, b->n);
         out->v = v;
         out->n = w;

@@ -21,16 +21,6 @@ typedef struct tpa_ivl_list {
         size_t   n, cap;
 } tpa_ivl_list;
 
-/* Ask for huge pages for the block at p of `size` bytes, when it is
- * at least HUGE_MIN, where the system gives them on request (Linux's
- * transparent huge pages in "madvise" mode); else nothing changes. For
- * blocks written whole, or grown as they are written (an interval list),
- * so that a 2 MB page costs at most the one being filled: the analysis'
- * fresh memory otherwise comes in 4 KB pages, each first touch a trap
- * into the kernel. */
-#define HUGE_MIN (4u << 20)
-void tpa_analysis__huge(void *p, size_t size);
-
 /* Add [s, e) to the list, in a new interval (out of line: it may grow). */
 int    tpa_ivl__append(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *err);
 

@@ -509,10 +509,12 @@ static void ext_free(tpa_actx *c)
 
 /* A slot per event: a large block is mapped page by page as it is
  * written, so the slots never used cost no memory. The tables are written
- * once, in the first pass, and freed before the analysis' peak of memory:
- * huge pages cost them no peak (speed: with 4 KB pages each fresh page is
- * a trap into the kernel; huge ones make the first analysis in a process
- * faster). */
+ * once, in the first pass, and freed before the analysis' peak of memory.
+ * In 4 KB pages, as all of the analysis' memory: a 2 MB page asked for
+ * with MADV_HUGEPAGE is one trap for 512 but may stall it (compaction,
+ * or a hypervisor that backs the guest's memory only when touched, or
+ * took back what the guest freed): the analysis' time then varied widely
+ * from run to run, and was no faster in the median (bench/). */
 int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 {
         tpa_ext *x = c->ext;
@@ -528,9 +530,6 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
                 ext_free(c);
                 return tpa_error_oom(err);
         }
-        tpa_analysis__huge(x[0].corr, n1 * sizeof(*x[0].corr));
-        tpa_analysis__huge(x[0].grp, n1 * sizeof(*x[0].grp));
-        tpa_analysis__huge(x[0].host, n1 * sizeof(*x[0].host));
         x[1] = (tpa_ext){ x[0].corr + half, x[0].grp + half, x[0].host + half, 0, 0, 0 };
         return 0;
 }
@@ -1064,14 +1063,12 @@ int tpa_analysis__steps_end(tpa_actx *c, tpa_error *err)
                         l.v[w++] = l.v[i];
         }
         l.n = w;
-        /* written whole: huge pages cost no memory (tpa_analysis__huge()) */
         a->steps = malloc((l.n ? l.n : 1) * sizeof(*a->steps));
         c->marker_track = calloc(l.n ? l.n : 1, sizeof(*c->marker_track));
         if (a->steps == NULL || c->marker_track == NULL) {
                 free(l.v);
                 return tpa_error_oom(err);
         }
-        tpa_analysis__huge(a->steps, l.n * sizeof(*a->steps));
         memset(a->steps, 0, (l.n ? l.n : 1) * sizeof(*a->steps));
         for (size_t i = 0; i < l.n; i++) {
                 tpa_step *st = &a->steps[i];
