@@ -588,7 +588,7 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 /* What a name can be, by name id, worked out on its first use: whether it
  * can mark a step (is_step_name()), whether it is a ProfilerStep#, and
  * whether it names a copy ("MemcpyH2D"). */
-enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8 };
+enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16 };
 
 static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
 {
@@ -600,7 +600,8 @@ static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
                                      (has_prefix(s, len, "ProfilerStep#") ? NF_PROFILER_STEP
                                                                           : 0) |
                                      (contains(s, len, "Memcpy") || contains(s, len, "MEMCPY")
-                                      ? NF_COPY : 0));
+                                      ? NF_COPY : 0) |
+                                     (is_runtime_name(s, len) ? NF_RUNTIME : 0));
         }
         return nf[name];
 }
@@ -671,34 +672,6 @@ static int runtime_links(tpa_trace *tr, size_t first, const tpa_str *cats,
         return 0;
 }
 
-/* The device runtime the trace shows: MTIA by its runtime category, else
- * by the first runtime call's name (hip*: ROCm; cu*: CUDA). */
-static tpa_runtime runtime_of(const tpa_trace *tr, size_t first, const tpa_str *cats,
-                              tpa_dialect d)
-{
-        size_t ne = tpa_trace_event_count(tr);
-        const tpa_event *ev = tpa_trace_events(tr);
-
-        for (size_t i = first; i < ne; i++) {
-                const tpa_event *e = &ev[i];
-                const char *s;
-                size_t len;
-
-                if (e->kind != TPA_KIND_LAUNCH && e->kind != TPA_KIND_SYNC &&
-                    e->kind != TPA_KIND_SETUP)
-                        continue;
-                if (d == TPA_DIALECT_KINETO &&
-                    eq(tpa_trace_str(tr, cats[i - first]), tpa_trace_str_len(tr, cats[i - first]),
-                       "mtia_runtime"))
-                        return TPA_RUNTIME_MTIA;
-                s = tpa_trace_str(tr, e->name);
-                len = tpa_trace_str_len(tr, e->name);
-                if (is_runtime_name(s, len))
-                        return s[0] == 'h' ? TPA_RUNTIME_ROCM : TPA_RUNTIME_CUDA;
-        }
-        return TPA_RUNTIME_UNKNOWN;
-}
-
 /* Events from this many on are classified in two parts, on two threads
  * where the machine has two CPUs (tpa_classify__parts_from()). */
 static size_t parts_from = TPA_CLASSIFY_PARTS_FROM;
@@ -727,6 +700,8 @@ struct part {
         uint8_t        *nf;             /* by name: name_flags() */
         size_t         *steps, nsteps, steps_cap;
         uint64_t        duplicates;     /* TF1's annotation events */
+        tpa_str         mtia;           /* the "mtia_runtime" category; TPA_STR_EMPTY: none */
+        size_t          runtime_at;     /* the part's first runtime call (runtime()) */
         int             r;
 };
 
@@ -837,7 +812,34 @@ static void classify_part(struct part *pt)
                         break;
                 }
                 e->kind = k;
+                if (pt->runtime_at == SIZE_MAX &&
+                    (k == TPA_KIND_LAUNCH || k == TPA_KIND_SYNC || k == TPA_KIND_SETUP) &&
+                    ((d == TPA_DIALECT_KINETO && pt->mtia != TPA_STR_EMPTY &&
+                      cats[i - pt->first] == pt->mtia) ||
+                     (name_flags(tr, nf, e->name) & NF_RUNTIME)))
+                        pt->runtime_at = i;
         }
+}
+
+/* The device runtime the trace shows, by its first runtime call (a launch,
+ * sync or setup event) that either part met: MTIA by its runtime
+ * category, else by the call's name (hip*: ROCm; cu*: CUDA). Found in the
+ * parts' pass (speed, bench/: a pass of its own went over all of the
+ * events on one thread when there is none, as in a CPU-only trace).
+ * Kineto's runtime links after the parts only turn launches and setups
+ * into syncs and launches: the first such call stays the first. */
+static tpa_runtime runtime(const tpa_trace *tr, const struct part *pt)
+{
+        size_t i = pt[0].runtime_at != SIZE_MAX ? pt[0].runtime_at : pt[1].runtime_at;
+        const char *s;
+
+        if (i == SIZE_MAX)
+                return TPA_RUNTIME_UNKNOWN;
+        if (pt[0].d == TPA_DIALECT_KINETO && pt[0].mtia != TPA_STR_EMPTY &&
+            pt[0].cats[i - pt[0].first] == pt[0].mtia)
+                return TPA_RUNTIME_MTIA;
+        s = tpa_trace_str(tr, tpa_trace_events(tr)[i].name);
+        return s[0] == 'h' ? TPA_RUNTIME_ROCM : TPA_RUNTIME_CUDA;
 }
 
 static void *classify_main(void *arg)
@@ -876,6 +878,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         uint8_t *role;          /* by track: its role */
         uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
         struct part pt[2];
+        tpa_str mtia;
         pthread_t th;
         bool two = ne > first && ne - first >= parts_from, started;
         int r;
@@ -899,6 +902,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                                   is_input_thread(tpa_trace_str(tr, tk->name),
                                                   tpa_trace_str_len(tr, tk->name));
         }
+        if (d != TPA_DIALECT_KINETO || !tpa_trace_find_str(tr, &mtia, "mtia_runtime", 12))
+                mtia = TPA_STR_EMPTY;
         for (int k = 0; k < 2; k++) {
                 pt[k].tr = tr;
                 pt[k].d = d;
@@ -906,6 +911,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 pt[k].role = role;
                 pt[k].input_thread = input_thread;
                 pt[k].first = first;
+                pt[k].mtia = mtia;
+                pt[k].runtime_at = SIZE_MAX;
         }
         /* speed (bench/): two halves on two threads, where one thread
          * left the other core idle after reading */
@@ -930,7 +937,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                         pt[0].ccmemo[c] |= pt[1].ccmemo[c];
         if (d == TPA_DIALECT_KINETO && (r = runtime_links(tr, first, cats, pt[0].ccmemo, err)) < 0)
                 goto out;
-        tpa_trace__set_runtime(tr, runtime_of(tr, first, cats, d));
+        tpa_trace__set_runtime(tr, runtime(tr, pt));
         r = 0;
         goto out;
 oom:

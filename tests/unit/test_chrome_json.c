@@ -58,6 +58,7 @@ struct result {
         char       warned[1024]; /* each warning's message, count, first offset */
         char       tracks[2048]; /* each thread's pid and tid, as numbers or strings */
         int        dialect;
+        int        runtime;
 };
 
 /* What `tr` holds after a read that returned `rc` with `err`. */
@@ -94,6 +95,7 @@ static void collect(tpa_trace *tr, int rc, const tpa_error *err, struct result *
                                       (long long)t->tid.num, tpa_trace_str(tr, t->tid.str));
         }
         r->dialect = tpa_trace_dialect(tr);
+        r->runtime = tpa_trace_runtime(tr);
 }
 
 static void parse(const char *data, size_t len, size_t chunk, bool strict, struct result *r)
@@ -131,7 +133,8 @@ static bool same(const struct result *a, const struct result *b)
                memcmp(a->aux, b->aux, a->events * 5 * sizeof(*a->aux)) == 0 &&
                memcmp(&a->health, &b->health, sizeof(a->health)) == 0 &&
                a->warnings == b->warnings && strcmp(a->warned, b->warned) == 0 &&
-               strcmp(a->tracks, b->tracks) == 0 && a->dialect == b->dialect;
+               strcmp(a->tracks, b->tracks) == 0 && a->dialect == b->dialect &&
+               a->runtime == b->runtime;
 }
 
 static void release(struct result *r)
@@ -1069,6 +1072,73 @@ static void test_chrome_json__classify_parts(void)
         }
 }
 
+/* The device runtime, by the trace's first runtime call (a launch, sync or
+ * setup event) in either part: its category says MTIA, else its name
+ * (cu*: CUDA, hip*: ROCm); calls of other kinds, and launches that are no
+ * runtime call (TF's host side of a kernel), say nothing. */
+static void test_chrome_json__runtime(void)
+{
+#define KX(cat, name, ts) "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\"," \
+                          "\"pid\":9,\"tid\":9,\"ts\":" #ts ",\"dur\":1},"
+#define KINETO(events) "{\"traceEvents\":[" events \
+                       "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::z\",\"pid\":9," \
+                       "\"tid\":9,\"ts\":99,\"dur\":1}],\"schemaVersion\":1}"
+        static const struct {
+                const char *what, *trace;
+                tpa_runtime want;
+        } cases[] = {
+                { "a CUDA launch", KINETO(KX("cpu_op", "aten::a", 1)
+                                          KX("cuda_runtime", "cudaLaunchKernel", 3)),
+                  TPA_RUNTIME_CUDA },
+                { "a HIP launch", KINETO(KX("cpu_op", "aten::a", 1)
+                                         KX("cuda_runtime", "hipLaunchKernel", 3)),
+                  TPA_RUNTIME_ROCM },
+                { "MTIA by its category", KINETO(KX("cpu_op", "aten::a", 1)
+                                                 KX("mtia_runtime", "launchKernel", 3)),
+                  TPA_RUNTIME_MTIA },
+                { "the first call of two, in the first half",
+                  KINETO(KX("cuda_runtime", "hipMalloc", 1) KX("cpu_op", "aten::a", 3)
+                         KX("cpu_op", "aten::b", 5) KX("cuda_runtime", "cudaLaunchKernel", 7)),
+                  TPA_RUNTIME_ROCM },
+                { "the first call of two, each half one",
+                  KINETO(KX("cpu_op", "aten::a", 1) KX("cuda_runtime", "cudaStreamSynchronize", 3)
+                         KX("cpu_op", "aten::b", 5) KX("cuda_runtime", "hipLaunchKernel", 7)),
+                  TPA_RUNTIME_CUDA },
+                { "the only call, last", KINETO(KX("cpu_op", "aten::a", 1) KX("cpu_op", "aten::b", 3)
+                                                KX("cpu_op", "aten::c", 5)
+                                                KX("cuda_runtime", "hipDeviceSynchronize", 7)),
+                  TPA_RUNTIME_ROCM },
+                { "none: host ops only", KINETO(KX("cpu_op", "aten::a", 1) KX("cpu_op", "aten::b", 3)),
+                  TPA_RUNTIME_UNKNOWN },
+                { "none: a CPU-only TF trace's launch scopes",
+                  "{\"traceEvents\":["
+                  "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/host:CPU\"}},"
+                  "{\"ph\":\"X\",\"name\":\"EagerExecute\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":4},"
+                  "{\"ph\":\"X\",\"name\":\"MatMul\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":1},"
+                  "{\"ph\":\"X\",\"name\":\"EagerExecute\",\"pid\":1,\"tid\":2,\"ts\":6,\"dur\":4}]}",
+                  TPA_RUNTIME_UNKNOWN },
+        };
+#undef KX
+#undef KINETO
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct result r;
+
+                for (int k = 0; k < 2; k++) {
+                        tpa_classify__parts_from(k == 0 ? SIZE_MAX : 1);
+                        parse(cases[i].trace, strlen(cases[i].trace), strlen(cases[i].trace), false,
+                              &r);
+                        tap_ok(r.code == 0 && r.runtime == (int)cases[i].want,
+                               "test_chrome_json__runtime: %s, in %d part%s: %s (want %s)",
+                               cases[i].what, k + 1, k ? "s" : "",
+                               tpa_runtime_name((tpa_runtime)r.runtime),
+                               tpa_runtime_name(cases[i].want));
+                        release(&r);
+                }
+        }
+        tpa_classify__parts_from(TPA_CLASSIFY_PARTS_FROM);
+}
+
 /* Whole traces through the filter and the segment scanner. */
 static void test_chrome_json__readers(void)
 {
@@ -1088,6 +1158,7 @@ int main(void)
         test_chrome_json__ids();
         test_chrome_json__limits();
         test_chrome_json__classify_parts();
+        test_chrome_json__runtime();
         test_chrome_json__readers();
         if (tpa_json__isa() == TPA_JSON_ISA_AVX2) {
                 /* the filter and the scanner have an SSE2 build too */
