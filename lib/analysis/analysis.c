@@ -184,7 +184,10 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         tpa_analysis__half(c->n, part, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &c->ev[i];
-                int32_t t = e->track < c->ntracks ? c->track_cls[e->track] : TRACK_SKIP;
+                int32_t t;
+
+                tpa_analysis__ahead(c, i);
+                t = e->track < c->ntracks ? c->track_cls[e->track] : TRACK_SKIP;
 
                 /* the markers' look, at the few events that may be one
                  * (speed, bench/: a look at every event, in a loop of its
@@ -513,7 +516,10 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
         for (size_t i = lo; i < hi && r == 0; i++) {
                 const tpa_event *e = &c->ev[i];
                 int32_t d = 0;
-                int cls = tpa_analysis__event_class(c, i, &d), ch;
+                int cls, ch;
+
+                tpa_analysis__ahead(c, i);
+                cls = tpa_analysis__event_class(c, i, &d);
 
                 if (cls != EV_DEVICE)
                         c->hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;

@@ -523,6 +523,7 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 tpa_ns t;
                 bool launch, op;
 
+                tpa_analysis__ahead(c, i);
                 if (h == HCH_NONE)
                         continue;
                 if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
