@@ -678,9 +678,9 @@ int tpa_analysis__device_unions(tpa_actx *c, tpa_error *err)
  * 1's (dev1) for the second half's. Memory (bench/): a list grown at a join
  * was a copy of the kernels' list while the old block still lay mapped,
  * the analysis' peak; the room never written costs nothing. Speed: grown as
- * they went, part 1's lists were copied and faulted in a page at a time,
- * and its half of the pass took a third longer than part 0's. Several
- * devices: the counts are of all devices, so each list grows as it needs. */
+ * they went, part 1's lists were copied at each doubling, and its half of
+ * the pass took longer than part 0's. Several devices: the counts are of
+ * all devices, so each list grows as it needs. */
 static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, tpa_error *err)
 {
         for (int part = 0; part < 2 && c->ndev == 1 && !c->a->cpu_only; part++) {
