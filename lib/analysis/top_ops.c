@@ -198,7 +198,11 @@ static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
 static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t i,
                             size_t *budget)
 {
-        size_t l = L->lane[c->ev[i].track], j = L->pos[h][l]++;
+        size_t l, j;
+
+        tpa_analysis__ahead(c, i);
+        l = L->lane[c->ev[i].track];
+        j = L->pos[h][l]++;
         size_t first = h == 0 ? L->at[l] : L->mid[l];
 
         for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1]); j--, (*budget)--)
