@@ -684,9 +684,15 @@ void tpa_classify__parts_from(size_t events)
 /* A part of the events to classify, [lo, hi), with memos of its own (a
  * name's kinds, a category's class, a name's flags), filled as the part
  * meets the names: the same look-ups give the same answers in either part.
- * The events of the Steps line are only noted here (`steps`): their step
- * numbers are extras of the trace, which the parts only read, so they are
- * set after both, in event order. */
+ * The events of the Steps line are noted here (`steps`) with the step
+ * number each lacks, found where the part meets it: the numbers are
+ * extras of the trace, which the parts only read, so they are set after
+ * both, in event order. */
+struct step_note {
+        size_t  event;
+        int64_t step;
+};
+
 struct part {
         tpa_trace      *tr;
         tpa_dialect     d;
@@ -698,7 +704,8 @@ struct part {
                                            kind + 1 (high) */
         uint8_t        *ccmemo;         /* by cat: its class + 1 */
         uint8_t        *nf;             /* by name: name_flags() */
-        size_t         *steps, nsteps, steps_cap;
+        struct step_note *steps;        /* the Steps line's events that lack a number */
+        size_t          nsteps, steps_cap;
         uint64_t        duplicates;     /* TF1's annotation events */
         tpa_str         mtia;           /* the "mtia_runtime" category; TPA_STR_EMPTY: none */
         size_t          runtime_at;     /* the part's first runtime call (runtime()) */
@@ -721,17 +728,29 @@ static void part_free(struct part *pt)
         free(pt->steps);
 }
 
+/* Event i of the Steps line: its step number is its own, else one in its
+ * name, else its TF group's; noted when it is not its own. Speed (bench/):
+ * these look-ups, a search of the extras and a read of the name each, ran
+ * on one thread after the parts. */
 static bool note_step(struct part *pt, size_t i)
 {
+        const tpa_event *e = &tpa_trace_events(pt->tr)[i];
+        int64_t step;
+
+        if (tpa_trace_get_aux(pt->tr, i, TPA_AUX_STEP_NUM, &step) ||
+            !(tpa_classify__step_from_name(tpa_trace_str(pt->tr, e->name),
+                                           tpa_trace_str_len(pt->tr, e->name), &step) ||
+              (e->group != 0 && (step = e->group - 1, true))))
+                return true;
         if (pt->nsteps == pt->steps_cap) {
                 size_t cap = pt->steps_cap ? 2 * pt->steps_cap : 64;
-                size_t *v = realloc(pt->steps, cap * sizeof(*v));
+                struct step_note *v = realloc(pt->steps, cap * sizeof(*v));
                 if (v == NULL)
                         return false;
                 pt->steps = v;
                 pt->steps_cap = cap;
         }
-        pt->steps[pt->nsteps++] = i;
+        pt->steps[pt->nsteps++] = (struct step_note){ i, step };
         return true;
 }
 
@@ -856,22 +875,14 @@ static void *classify_main(void *arg)
         return NULL;
 }
 
-/* The step number of each event of the Steps line: its own, else one in
- * its name, else its TF group's. */
+/* The step numbers a part found for the Steps line's events that lacked
+ * one (note_step()), set in event order. */
 static int step_numbers(tpa_trace *tr, const struct part *pt, tpa_error *err)
 {
-        for (size_t j = 0; j < pt->nsteps; j++) {
-                size_t i = pt->steps[j];
-                const tpa_event *e = &tpa_trace_events(tr)[i];
-                int64_t step;
-
-                if (!tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step) &&
-                    (tpa_classify__step_from_name(tpa_trace_str(tr, e->name),
-                                                  tpa_trace_str_len(tr, e->name), &step) ||
-                     (e->group != 0 && (step = e->group - 1, true))) &&
-                    tpa_trace__set_aux(tr, i, TPA_AUX_STEP_NUM, step, err) < 0)
+        for (size_t j = 0; j < pt->nsteps; j++)
+                if (tpa_trace__set_aux(tr, pt->steps[j].event, TPA_AUX_STEP_NUM,
+                                       pt->steps[j].step, err) < 0)
                         return err != NULL ? err->code : TPA_ENOMEM;
-        }
         return 0;
 }
 

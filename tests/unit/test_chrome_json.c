@@ -1139,6 +1139,45 @@ static void test_chrome_json__runtime(void)
         tpa_classify__parts_from(TPA_CLASSIFY_PARTS_FROM);
 }
 
+/* The step number of each event of TF2's Steps line: its own, else one in
+ * its name ("step 12"), else its TF group's, else none; in one part and in
+ * two. */
+static void test_chrome_json__step_numbers(void)
+{
+#define STEP(ts, name, args) "{\"ph\":\"X\",\"pid\":1,\"tid\":5,\"ts\":" #ts ",\"dur\":5," \
+                             "\"name\":\"" name "\"" args "},"
+        static const char trace[] =
+                "{\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
+                "\"args\":{\"name\":\"/device:GPU:0\"}},"
+                "{\"ph\":\"M\",\"pid\":1,\"tid\":5,\"name\":\"thread_name\","
+                "\"args\":{\"name\":\"Steps\"}},"
+                STEP(1, "step 12", ",\"args\":{\"group_id\":\"3\"}")
+                STEP(10, "train", ",\"args\":{\"group_id\":\"7\"}")
+                STEP(20, "train", "")
+                STEP(30, "x", ",\"args\":{\"step_num\":\"40\",\"group_id\":\"9\"}")
+                STEP(40, "55", "")
+                "{\"ph\":\"X\",\"pid\":1,\"tid\":6,\"ts\":1,\"dur\":2,\"name\":\"k\"}]}";
+#undef STEP
+        /* a bare number is no step name ("55") */
+        static const int64_t want[] = { 12, 7, INT64_MIN, 40, INT64_MIN, INT64_MIN };
+
+        for (int k = 0; k < 2; k++) {
+                struct result r;
+                bool same_steps;
+
+                tpa_classify__parts_from(k == 0 ? SIZE_MAX : 1);
+                parse(trace, sizeof(trace) - 1, sizeof(trace) - 1, false, &r);
+                same_steps = r.code == 0 && r.events == sizeof(want) / sizeof(want[0]);
+                for (size_t i = 0; same_steps && i < r.events; i++)
+                        same_steps = r.aux[i * 5 + TPA_AUX_STEP_NUM - 1] == want[i];
+                tap_ok(same_steps, "test_chrome_json__step_numbers: own, name, group, none; in %d part%s",
+                       k + 1, k ? "s" : "");
+                release(&r);
+        }
+        tpa_classify__parts_from(TPA_CLASSIFY_PARTS_FROM);
+}
+
 /* Whole traces through the filter and the segment scanner. */
 static void test_chrome_json__readers(void)
 {
@@ -1159,6 +1198,7 @@ int main(void)
         test_chrome_json__limits();
         test_chrome_json__classify_parts();
         test_chrome_json__runtime();
+        test_chrome_json__step_numbers();
         test_chrome_json__readers();
         if (tpa_json__isa() == TPA_JSON_ISA_AVX2) {
                 /* the filter and the scanner have an SSE2 build too */
