@@ -33,7 +33,8 @@
  * pass and steps over the stats nothing reads; any other event, and every
  * error, is left to the exact walk (decode_event()). In a large input, a
  * second thread walks the large lines ahead (struct ahead), each line's
- * fields and event count; the events are converted on the reader's thread.
+ * fields and event count, then helps decode their events in chunks; the
+ * events are added to the trace on the reader's thread, in wire order.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -47,6 +48,14 @@
 #include "parse/pb_arena.h"
 #include "parse/pb_trim.h"
 #include "xplane.pb-c.h"
+
+/* For the per-event functions that GCC would leave a call per event once
+ * they have two callers (read_event() and decode_chunk()). */
+#ifdef __GNUC__
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
 
 #define HOST_PID   501
 #define OTHER_PID  502
@@ -111,6 +120,8 @@ struct xline {
 struct xevent {
         int64_t     metadata_id, offset_ps, duration_ps;
         bool        has_offset;         /* the data oneof holds offset_ps */
+        bool        has_times;          /* ts and dur are its times, in range */
+        int64_t     ts, dur;
         size_t      n_stats;
         const uint8_t *stats_at;        /* the first stat's tag */
 };
@@ -152,26 +163,65 @@ struct reader {
         tpa_error        *err;
 };
 
-/* The walks (walk_line()) of large lines, done ahead on a second thread
+/* The walks (walk_step()) of large lines, done ahead on a second thread
  * while the reader converts the events of the lines before: the walk
  * steps over every event of a line, and is the first touch of its bytes.
  * The walks are kept in wire order, so by address; a line the thread has
  * not walked (a small one, or one whose walk failed) the reader walks
  * itself, so that every error is met where it always was. Small lines
  * would cost more in handing over than the walk, and leaving them out
- * bounds the walks kept by the input's size. */
+ * bounds the walks kept by the input's size. The thread walks the line
+ * after the reader's first; then it decodes chunks of the reader's line,
+ * and walks the lines after in steps while it has none to decode. */
 #define AHEAD_MIN      (1u << 20)       /* input bytes below which no thread starts */
 #define AHEAD_LINE_MIN (16u << 10)      /* line bytes below which the reader walks it */
 
+/* A large line's events are decoded in chunks of CHUNK events, on
+ * both threads (struct slot): what the fast path makes of each event,
+ * which the reader then adds to the trace in wire order. The reader
+ * takes the next chunk itself, decoding and adding in one go, when
+ * the thread has not claimed it; while the thread decodes the next,
+ * the reader decodes one after it. At most SLOTS chunks are decoded
+ * ahead of the one the reader adds. */
+#define CHUNK 1024
+#define SLOTS 8
+#define ROOM_AHEAD 64   /* events: how far ahead their room is asked for */
+#define WALK_STEP  (4 * CHUNK)  /* events the thread walks between looks at chunks */
+
 struct walked {
-        const uint8_t *at;      /* the line's bytes */
-        struct xline   xl;
+        const uint8_t  *at;     /* the line's bytes */
+        struct xline    xl;
+        const uint8_t **bounds; /* where chunk i starts, [n_chunks] the end; NULL: none */
+        size_t          n_chunks;
+};
+
+/* One event as fast_event() read it, with its times, or `ok` false:
+ * the reader reads it again. Enough to add it without loading its bytes,
+ * which the reader's CPU has not seen. */
+struct decoded {
+        const uint8_t *at;      /* its tag */
+        int64_t        metadata_id, ts, dur;
+        uint16_t       keep_at; /* its kept stats: the slot's keep[keep_at..+n_keep) */
+        uint16_t       len;     /* its payload's, at + data_at */
+        uint8_t        n_keep, data_at;
+        bool           ok;
+};
+
+enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
+
+struct slot {
+        struct decoded  d[CHUNK];
+        struct xstat    keep[CHUNK];
+        size_t          n, n_keep;
+        bool            whole;  /* false: not decoded to its end; the reader reads it */
+        enum slot_state state;  /* under lock */
 };
 
 struct ahead {
         pthread_t        thread;
         pthread_mutex_t  lock;
-        pthread_cond_t   more;
+        pthread_cond_t   more;          /* to the reader: a line walked, a chunk decoded */
+        pthread_cond_t   work;          /* to the thread: chunks to claim, or stop */
         struct walked   *lines;         /* under lock */
         size_t           count, cap;    /* under lock */
         bool             done, stop;    /* under lock */
@@ -180,6 +230,18 @@ struct ahead {
         tpa_error        err;
         const uint8_t   *data;
         size_t           len;
+        /* the line whose chunks are decoded, all under lock but the slots'
+         * contents, which belong to whoever marked them busy */
+        bool             has_job;
+        struct reader    jr;            /* the reader's plane tables, for fast_event() */
+        const uint8_t  *const *bounds;
+        const uint8_t   *line_end;
+        const struct xline *line;
+        size_t           n_chunks;
+        size_t           next_claim;    /* chunks below are claimed */
+        size_t           next_add;      /* chunks below are added to the trace */
+        size_t           busy;          /* chunks the thread is decoding */
+        struct slot     *slots;         /* [SLOTS]; chunk i in slots[i % SLOTS] */
 };
 
 static const char *const internal_events[] = {
@@ -375,15 +437,15 @@ static inline bool wire_next_event(struct msg *m, struct field *f)
         return true;
 }
 
-/* Step over the events wire_next_event() would take at m->p; their count.
- * Each step waits on the length it loads, so the bytes well ahead are
- * asked for early. */
-static size_t skip_events(struct msg *m)
+/* Step over the events wire_next_event() would take at m->p, up to `max`
+ * of them; their count. Each step waits on the length it loads, so the
+ * bytes well ahead are asked for early. */
+static size_t skip_events(struct msg *m, size_t max)
 {
         const uint8_t *p = m->p, *q, *data;
         size_t n = 0, len;
 
-        while (p < m->end && *p == (4 << 3 | WIRE_LEN) &&
+        while (n < max && p < m->end && *p == (4 << 3 | WIRE_LEN) &&
                (q = p + 1, wire_short_len(&q, m->end, &data, &len))) {
 #ifdef __GNUC__
                 __builtin_prefetch(p + 1024);
@@ -891,10 +953,9 @@ static bool is_plain(const struct record *rec, const struct name_facts *nf)
                !nf->compile;
 }
 
-/* An event's times, track and ids, all but its name. */
-static inline int set_event(const struct reader *r, uint32_t track, const struct xline *line,
-                            const struct field *at, const struct xevent *xe,
-                            const struct record *rec, tpa_event *ev)
+/* An event's start and duration in ns; false if out of range. */
+static inline bool event_times(const struct xline *line, const struct xevent *xe,
+                               int64_t *ts, int64_t *dur)
 {
         int64_t ps;
 
@@ -904,12 +965,26 @@ static inline int set_event(const struct reader *r, uint32_t track, const struct
         ps = xe->has_offset ? xe->offset_ps : 0;
         if (line->timestamp_ns < -TIME_MAX || line->timestamp_ns > TIME_MAX ||
             ps < -TIME_MAX || ps > TIME_MAX || xe->duration_ps > TIME_MAX)
+                return false;
+        *ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
+        *dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
+        return true;
+}
+
+/* An event's times, track and ids, all but its name. */
+static inline int set_event(const struct reader *r, uint32_t track, const struct xline *line,
+                            const struct field *at, const struct xevent *xe,
+                            const struct record *rec, tpa_event *ev)
+{
+        if (xe->has_times) {
+                ev->ts = xe->ts;
+                ev->dur = xe->dur;
+        } else if (!event_times(line, xe, &ev->ts, &ev->dur)) {
                 return tpa_error_set(r->err, TPA_EFORMAT, (uint64_t)(at->at - r->base),
                                      "an event on line '%.*s' has a time out of range",
                                      (int)(line->name_len < 60 ? line->name_len : 60),
                                      line->name);
-        ev->ts = line->timestamp_ns + (ps >= 0 ? (ps + 500) / 1000 : -((-ps + 499) / 1000));
-        ev->dur = xe->duration_ps > 0 ? (xe->duration_ps + 500) / 1000 : 0;
+        }
         ev->track = track;
         ev->kind = TPA_KIND_OTHER;
         ev->corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
@@ -1172,8 +1247,9 @@ static inline bool fast_unread_stat(const struct reader *r, const uint8_t *p, si
 
 /* One XEvent: its fields into `xe`, and the stats apply_stat() would use
  * into keep[0..*n_keep). */
-static inline bool fast_event(const struct reader *r, const uint8_t *p, const uint8_t *end,
-                              struct xevent *xe, struct xstat *keep, size_t *n_keep)
+static HOT_INLINE bool fast_event(const struct reader *r, const uint8_t *p,
+                                  const uint8_t *end, struct xevent *xe, struct xstat *keep,
+                                  size_t *n_keep)
 {
         const uint8_t *limit = r->limit, *data;
         const struct stat_md *smd;
@@ -1182,7 +1258,7 @@ static inline bool fast_event(const struct reader *r, const uint8_t *p, const ui
         uint64_t v;
 
         xe->metadata_id = xe->offset_ps = xe->duration_ps = 0;
-        xe->has_offset = false;
+        xe->has_offset = xe->has_times = false;
         *n_keep = 0;
         /* TF writes the fields in order: metadata id, offset, duration,
          * stats. Taken in that order first (speed, bench/: the loop's
@@ -1311,18 +1387,24 @@ static int decode_event(const struct reader *r, const struct field *at, struct x
 
 #ifndef NDEBUG
 /* Whether the exact path reads the event at `at` as the fast path did
- * (`rec` NULL: an internal event, whose record is not made). Debug builds
- * check every event, so the tests and the fuzzer compare the two paths. */
-static bool same_as_exact(const struct reader *r, const struct field *at,
-                          const struct xevent *xe, const struct record *rec)
+ * (`rec` NULL: an internal event, whose record is not made), or as
+ * decode_chunk() did (xe->has_times: its times, not its wire fields).
+ * Debug builds check every event, so the tests and the fuzzer compare
+ * the paths. */
+static bool same_as_exact(const struct reader *r, const struct xline *line,
+                          const struct field *at, const struct xevent *xe,
+                          const struct record *rec)
 {
         struct event_md *md;
         struct record x;
         struct xevent e;
+        int64_t ts, dur;
 
-        if (decode_event(r, at, &e, &md, &x) < 0 || e.metadata_id != xe->metadata_id ||
-            e.has_offset != xe->has_offset || e.duration_ps != xe->duration_ps ||
-            (e.has_offset && e.offset_ps != xe->offset_ps))
+        if (decode_event(r, at, &e, &md, &x) < 0 || e.metadata_id != xe->metadata_id)
+                return false;
+        if (xe->has_times ? !event_times(line, &e, &ts, &dur) || ts != xe->ts || dur != xe->dur
+                          : e.has_offset != xe->has_offset || e.duration_ps != xe->duration_ps ||
+                            (e.has_offset && e.offset_ps != xe->offset_ps))
                 return false;
         return rec == NULL ||
                (x.has_group == rec->has_group && (!x.has_group || x.group == rec->group) &&
@@ -1337,15 +1419,46 @@ static bool same_as_exact(const struct reader *r, const struct field *at,
 }
 #endif
 
+/* An XEvent (field `at` of its line) the fast path read: its fields in
+ * `xe`, the stats apply_stat() uses in keep[0..n_keep). */
+static HOT_INLINE int add_fast_event(struct reader *r, uint32_t track,
+                                     const struct xline *line, const struct field *at,
+                                     const struct xevent *xe, const struct xstat *keep,
+                                     size_t n_keep, size_t *added)
+{
+        static const struct record none;
+        const struct record *rp;
+        struct event_md *md;
+        struct record rec;
+
+        md = find_event(r, xe->metadata_id);
+        if (md != NULL && md->internal) {
+                assert(same_as_exact(r, line, at, xe, NULL));
+                return 0;
+        }
+        if (md != NULL && md->plain && n_keep == 0) {
+                assert(same_as_exact(r, line, at, xe, &md->rec));
+                return add_plain_event(r, track, line, at, xe, md, added);
+        }
+        rp = md != NULL ? md_record(r, md) : &none;
+        if (n_keep > 0) {
+                rec = *rp;
+                for (size_t i = 0; i < n_keep; i++)
+                        apply_stat(r, &rec, &keep[i]);
+                rp = &rec;
+        }
+        assert(same_as_exact(r, line, at, xe, rp));
+        return add_event(r, track, line, at, xe, md, rp, added);
+}
+
 /* One XEvent (field `at` of its line), by the fast path when it can.
  * Inline, as fast_event(): GCC otherwise leaves one of them a call per
  * event once read_line() grows. */
-static inline int read_event(struct reader *r, uint32_t track, const struct xline *line,
-                             const struct field *at, size_t *added)
+static HOT_INLINE int read_event(struct reader *r, uint32_t track,
+                                 const struct xline *line, const struct field *at,
+                                 size_t *added)
 {
-        static const struct record none;
         struct xstat keep[FAST_STATS + 1];
-        const struct record *rp;
         struct event_md *md;
         struct record rec;
         struct xevent xe;
@@ -1359,48 +1472,132 @@ static inline int read_event(struct reader *r, uint32_t track, const struct xlin
                         return 0;
                 return add_event(r, track, line, at, &xe, md, &rec, added);
         }
-        md = find_event(r, xe.metadata_id);
-        if (md != NULL && md->internal) {
-                assert(same_as_exact(r, at, &xe, NULL));
-                return 0;
+        return add_fast_event(r, track, line, at, &xe, keep, n_keep, added);
+}
+
+/* Where the trace's next event goes: read_events() and add_chunk() ask
+ * for its cache line well before they write it, as for the input's bytes
+ * (the room is fresh memory, faulted in by another thread or not at all,
+ * and the store of each event otherwise waits for its line). A hint only:
+ * the room may move when it grows, and loads past it never fault. */
+static inline uintptr_t event_room(const struct reader *r)
+{
+        return (uintptr_t)(tpa_trace__events_mut(r->tr) + tpa_trace_event_count(r->tr));
+}
+
+static inline void prefetch_room(uintptr_t room, size_t k)
+{
+        uintptr_t p = room + (k + ROOM_AHEAD) * sizeof(tpa_event);
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        /* for writing: GCC emits PREFETCHW only with -mprfchw, and a plain
+         * prefetch leaves the line shared, its store to wait again */
+        __asm__ volatile("prefetchw (%0)" : : "r"(p));
+#elif defined(__GNUC__)
+        __builtin_prefetch((const void *)p, 1);
+#else
+        (void)p;
+#endif
+}
+
+/* The events of a line from `from` (a field's tag) up to `to`, each
+ * counted in *n; `at` is the line. */
+static int read_events(struct reader *r, uint32_t track, const struct xline *line,
+                       const struct field *at, const uint8_t *from, const uint8_t *to,
+                       size_t *added, uint64_t *n)
+{
+        struct msg m = msg_of(at, "XLine");
+        uintptr_t room = event_room(r);
+        size_t first = *added;
+        struct field f;
+        int rc;
+
+        m.p = from;
+        while (m.p < to &&      /* checked by the line's walk */
+               (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0)) {
+                if (f.num != 4)
+                        continue;
+                prefetch_room(room, *added - first);
+                (*n)++;
+                if ((rc = read_event(r, track, line, &f, added)) < 0)
+                        return rc;
         }
-        if (md != NULL && md->plain && n_keep == 0) {
-                assert(same_as_exact(r, at, &xe, &md->rec));
-                return add_plain_event(r, track, line, at, &xe, md, added);
-        }
-        rp = md != NULL ? md_record(r, md) : &none;
-        if (n_keep > 0) {
-                rec = *rp;
-                for (size_t i = 0; i < n_keep; i++)
-                        apply_stat(r, &rec, &keep[i]);
-                rp = &rec;
-        }
-        assert(same_as_exact(r, at, &xe, rp));
-        return add_event(r, track, line, at, &xe, md, rp, added);
+        return 0;
 }
 
 /* ---- lines, planes and the space ---------------------------------------- */
 
-/* A line's fields but its events, which are counted; the events' own
- * fields are left to read_event(). */
-static int walk_line(const struct reader *r, const struct field *at, struct xline *xl)
+/* Where the chunks of a line start, as walk_step() finds them. */
+struct bounds {
+        const uint8_t **p;
+        size_t          n, cap;
+        bool            failed;         /* out of memory: no chunks */
+};
+
+static void add_bound(struct bounds *b, const uint8_t *p)
+{
+        if (b->failed)
+                return;
+        if (b->n == b->cap) {
+                size_t n = b->cap != 0 ? b->cap * 2 : 64;
+                const uint8_t **q = realloc(b->p, n * sizeof(*q));
+                if (q == NULL) {
+                        b->failed = true;
+                        return;
+                }
+                b->p = q;
+                b->cap = n;
+        }
+        b->p[b->n++] = p;
+}
+
+/* A line's walk, which the thread takes in steps (walk_step()). */
+struct walk {
+        struct msg      m;
+        struct xline    xl;
+        struct bounds  *b;
+        size_t          n, since;       /* events, and since the last bound */
+};
+
+static void walk_begin(struct walk *w, const struct field *at, struct bounds *b)
+{
+        memset(w, 0, sizeof(*w));
+        w->m = msg_of(at, "XLine");
+        w->xl.name = w->xl.display_name = "";
+        w->b = b;
+        if (b != NULL)
+                add_bound(b, w->m.p);
+}
+
+/* Walk on over a line's fields but its events, which are counted; the
+ * events' own fields are left to read_event(). With w->b, where every
+ * CHUNK events begin (a field's tag), then the line's end. 1 when the
+ * line is walked (w->xl has its fields), 0 after some `budget` events
+ * more with the rest to walk, or an error. */
+static int walk_step(const struct reader *r, struct walk *w, size_t budget)
 {
         static const int8_t types[12] = {
                 -1, WIRE_VARINT, WIRE_LEN, WIRE_VARINT, WIRE_LEN, -1, -1, -1, -1,
                 WIRE_VARINT, WIRE_VARINT, WIRE_LEN,
         };
-        struct msg m = msg_of(at, "XLine");
+        struct xline *xl = &w->xl;
+        size_t stop = budget < SIZE_MAX - w->n ? w->n + budget : SIZE_MAX, k;
         struct field f;
-        size_t n = 0;
         int rc;
 
-        memset(xl, 0, sizeof(*xl));
-        xl->name = xl->display_name = "";
         for (;;) {
-                n += skip_events(&m);
-                if ((rc = wire_next(r, &m, &f)) <= 0)
+                k = skip_events(&w->m, w->b != NULL ? CHUNK - w->since : SIZE_MAX);
+                w->n += k;
+                w->since += k;
+                if (w->b != NULL && w->since == CHUNK && w->m.p < w->m.end) {
+                        add_bound(w->b, w->m.p);
+                        w->since = 0;
+                }
+                if (w->n >= stop)
+                        return 0;
+                if ((rc = wire_next(r, &w->m, &f)) <= 0)
                         break;
-                if ((rc = wire_expect(r, &f, f.num < 12 ? types[f.num] : -1, &m)) < 0)
+                if ((rc = wire_expect(r, &f, f.num < 12 ? types[f.num] : -1, &w->m)) < 0)
                         return rc;
                 switch (f.num) {
                 case 1:
@@ -1413,7 +1610,11 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
                         xl->timestamp_ns = (int64_t)f.u;
                         break;
                 case 4:
-                        n++;
+                        w->n++;
+                        if (w->b != NULL && ++w->since == CHUNK && w->m.p < w->m.end) {
+                                add_bound(w->b, w->m.p);
+                                w->since = 0;
+                        }
                         break;
                 case 10:
                         xl->display_id = (int64_t)f.u;
@@ -1423,54 +1624,205 @@ static int walk_line(const struct reader *r, const struct field *at, struct xlin
                         break;
                 }
         }
-        xl->n_events = n;
-        return rc;
+        if (rc < 0)
+                return rc;
+        if (w->b != NULL)
+                add_bound(w->b, w->m.end);
+        xl->n_events = w->n;
+        return 1;
 }
 
-/* The thread: every large line of every plane, in wire order, until the
- * input or the reader ends (or memory does: the reader then walks the
- * rest). */
+/* A line's walk in one go, as the reader does it. */
+static int walk_line(const struct reader *r, const struct field *at, struct xline *xl)
+{
+        struct walk w;
+        int rc;
+
+        walk_begin(&w, at, NULL);
+        if ((rc = walk_step(r, &w, SIZE_MAX)) < 0)
+                return rc;
+        *xl = w.xl;
+        return 0;
+}
+
+/* The events of chunk `i` of the job into slot `s`, by the fast path;
+ * `r` has the plane's tables. The line was walked, so no field can fail
+ * here; if one did, the slot is not whole and the reader reads the
+ * chunk itself. */
+static void decode_chunk(const struct reader *r, const struct ahead *a, size_t i,
+                         struct slot *s)
+{
+        struct msg m = { .p = a->bounds[i], .end = a->line_end, .name = "XLine" };
+        const uint8_t *to = a->bounds[i + 1];
+        struct xstat keep[FAST_STATS + 1];
+        struct xevent xe;
+        struct field f;
+        size_t n_keep;
+
+        s->n = s->n_keep = 0;
+        s->whole = false;
+        while (m.p < to && (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0)) {
+                struct decoded *d;
+                if (f.num != 4)
+                        continue;
+#ifdef __GNUC__
+                __builtin_prefetch(f.at + 1024);
+#endif
+                if (s->n == CHUNK || f.data - f.at > UINT8_MAX || f.len > UINT16_MAX)
+                        return;
+                d = &s->d[s->n++];
+                d->at = f.at;
+                d->data_at = (uint8_t)(f.data - f.at);
+                d->len = (uint16_t)f.len;
+                /* an event the fast path does not take, or with a time
+                 * out of range, the reader reads again, and says what
+                 * is wrong with it if anything is */
+                d->ok = fast_event(r, f.data, f.data + f.len, &xe, keep, &n_keep) &&
+                        n_keep <= CHUNK - s->n_keep &&
+                        event_times(a->line, &xe, &d->ts, &d->dur);
+                if (!d->ok)
+                        continue;
+                d->metadata_id = xe.metadata_id;
+                d->keep_at = (uint16_t)s->n_keep;
+                d->n_keep = (uint8_t)n_keep;
+                if (n_keep > 0)
+                        memcpy(s->keep + s->n_keep, keep, n_keep * sizeof(*keep));
+                s->n_keep += n_keep;
+        }
+        s->whole = m.p >= to;
+}
+
+/* The next chunk to decode ahead, claimed (under lock); false if none. */
+static bool claim_chunk(struct ahead *a, size_t *i)
+{
+        if (!a->has_job || a->next_claim >= a->n_chunks ||
+            a->next_claim >= a->next_add + SLOTS)
+                return false;
+        *i = a->next_claim++;
+        a->slots[*i % SLOTS].state = SLOT_BUSY;
+        return true;
+}
+
+/* The thread's walks: every large line of every plane, in wire order,
+ * each walked in steps. */
+struct walker {
+        struct msg     space, plane;
+        bool           in_plane;
+        bool           over;            /* every line is walked, or memory ran out */
+        bool           walking;         /* w is under way */
+        struct walk    w;
+        struct bounds  b;
+        const uint8_t *at;              /* w's line's bytes */
+};
+
+/* The walked line for the reader, or false if there is no room for it. */
+static bool add_walked(struct ahead *a, const struct walked *w)
+{
+        bool ok;
+
+        pthread_mutex_lock(&a->lock);
+        if (a->count == a->cap) {
+                size_t n = a->cap != 0 ? a->cap * 2 : 256;
+                struct walked *p = realloc(a->lines, n * sizeof(*p));
+                if (p != NULL) {
+                        a->lines = p;
+                        a->cap = n;
+                }
+        }
+        if ((ok = a->count < a->cap))
+                a->lines[a->count++] = *w;
+        pthread_cond_signal(&a->more);
+        pthread_mutex_unlock(&a->lock);
+        return ok;
+}
+
+/* One step of walking: some events of the line under way, or the start
+ * of the next large line. */
+static void walk_ahead(struct ahead *a, struct walker *k)
+{
+        struct field f, g;
+        struct walked w;
+        int rc;
+
+        if (!k->walking) {
+                for (;;) {
+                        if (!k->in_plane) {
+                                if (wire_next(&a->r, &k->space, &f) <= 0) {
+                                        k->over = true;
+                                        return;
+                                }
+                                if (f.num != 1 || f.type != WIRE_LEN)
+                                        continue;
+                                k->plane = msg_of(&f, "XPlane");
+                                k->in_plane = true;
+                        }
+                        if (wire_next(&a->r, &k->plane, &g) <= 0)
+                                k->in_plane = false;
+                        else if (g.num == 3 && g.type == WIRE_LEN && g.len >= AHEAD_LINE_MIN)
+                                break;
+                }
+                memset(&k->b, 0, sizeof(k->b));
+                walk_begin(&k->w, &g, &k->b);
+                k->at = g.data;
+                k->walking = true;
+        }
+        if ((rc = walk_step(&a->r, &k->w, WALK_STEP)) == 0)
+                return;
+        k->walking = false;
+        if (rc < 0) {
+                free(k->b.p);
+                return;         /* the reader walks it again */
+        }
+        if (k->b.failed || k->b.n < 3 || a->slots == NULL) {
+                free(k->b.p);   /* one chunk: the reader reads it */
+                k->b.p = NULL;
+                k->b.n = 1;
+        }
+        w = (struct walked){ .at = k->at, .xl = k->w.xl, .bounds = k->b.p,
+                             .n_chunks = k->b.n - 1 };
+        if (!add_walked(a, &w)) {
+                free(w.bounds);
+                k->over = true; /* the reader walks the rest */
+        }
+}
+
+/* The thread, until the reader stops it: the walk of the line after the
+ * one the reader reads first (the reader waits for it otherwise), then
+ * chunks of that line to decode, then walks of the lines after. */
 static void *ahead_main(void *arg)
 {
         struct ahead *a = arg;
-        struct msg m = { .p = a->data, .end = a->data + a->len, .name = "XSpace" };
-        struct field f, g;
-        struct walked w;
-        bool stop = false;
+        struct walker k = {
+                .space = { .p = a->data, .end = a->data + a->len, .name = "XSpace" },
+        };
+        size_t i;
 
-        while (!stop && wire_next(&a->r, &m, &f) > 0) {
-                struct msg pm;
-                if (f.num != 1 || f.type != WIRE_LEN)
-                        continue;
-                pm = msg_of(&f, "XPlane");
-                while (!stop && wire_next(&a->r, &pm, &g) > 0) {
-                        if (g.num != 3 || g.type != WIRE_LEN || g.len < AHEAD_LINE_MIN)
-                                continue;
-                        if (walk_line(&a->r, &g, &w.xl) < 0)
-                                continue;       /* the reader walks it again */
-                        w.at = g.data;
-                        pthread_mutex_lock(&a->lock);
-                        if (a->count == a->cap) {
-                                size_t n = a->cap != 0 ? a->cap * 2 : 256;
-                                struct walked *p = realloc(a->lines, n * sizeof(*p));
-                                if (p != NULL) {
-                                        a->lines = p;
-                                        a->cap = n;
-                                }
-                        }
-                        if (a->count < a->cap)
-                                a->lines[a->count++] = w;
-                        else
-                                a->stop = true;
-                        stop = a->stop;
-                        pthread_cond_signal(&a->more);
+        pthread_mutex_lock(&a->lock);
+        while (!a->stop) {
+                bool behind = !a->done && a->count <= a->next;
+                if (!behind && claim_chunk(a, &i)) {
+                        a->busy++;
                         pthread_mutex_unlock(&a->lock);
+                        decode_chunk(&a->jr, a, i, &a->slots[i % SLOTS]);
+                        pthread_mutex_lock(&a->lock);
+                        a->slots[i % SLOTS].state = SLOT_DONE;
+                        a->busy--;
+                        pthread_cond_signal(&a->more);
+                } else if (!a->done) {
+                        pthread_mutex_unlock(&a->lock);
+                        walk_ahead(a, &k);
+                        pthread_mutex_lock(&a->lock);
+                        if (k.over) {
+                                a->done = true;
+                                pthread_cond_signal(&a->more);
+                        }
+                } else {
+                        pthread_cond_wait(&a->work, &a->lock);
                 }
         }
-        pthread_mutex_lock(&a->lock);
-        a->done = true;
-        pthread_cond_signal(&a->more);
         pthread_mutex_unlock(&a->lock);
+        if (k.walking)
+                free(k.b.p);
         return NULL;
 }
 
@@ -1497,7 +1849,16 @@ static void ahead_start(struct reader *r, const uint8_t *data, size_t len)
                 free(a);
                 return;
         }
+        if (pthread_cond_init(&a->work, NULL) != 0) {
+                pthread_cond_destroy(&a->more);
+                pthread_mutex_destroy(&a->lock);
+                free(a);
+                return;
+        }
+        a->slots = calloc(SLOTS, sizeof(*a->slots));   /* NULL: lines are walked, not decoded */
         if (pthread_create(&a->thread, NULL, ahead_main, a) != 0) {
+                free(a->slots);
+                pthread_cond_destroy(&a->work);
                 pthread_cond_destroy(&a->more);
                 pthread_mutex_destroy(&a->lock);
                 free(a);
@@ -1514,23 +1875,31 @@ static void ahead_stop(struct reader *r)
                 return;
         pthread_mutex_lock(&a->lock);
         a->stop = true;
+        pthread_cond_signal(&a->work);
         pthread_mutex_unlock(&a->lock);
         pthread_join(a->thread, NULL);
+        pthread_cond_destroy(&a->work);
         pthread_cond_destroy(&a->more);
         pthread_mutex_destroy(&a->lock);
+        for (size_t i = 0; i < a->count; i++)
+                free(a->lines[i].bounds);
         free(a->lines);
+        free(a->slots);
         free(a);
         r->ahead = NULL;
 }
 
-/* walk_line() for the line at `at`, done by the thread if it got to it. */
-static int walk_line_ahead(const struct reader *r, const struct field *at, struct xline *xl)
+/* walk_line() for the line at `at`, done by the thread if it got to it;
+ * then *w has its chunks too (w->n_chunks 0: none). */
+static int walk_line_ahead(const struct reader *r, const struct field *at, struct walked *w)
 {
         struct ahead *a = r->ahead;
         bool found = false;
 
+        w->bounds = NULL;
+        w->n_chunks = 0;
         if (a == NULL || at->len < AHEAD_LINE_MIN)
-                return walk_line(r, at, xl);
+                return walk_line(r, at, &w->xl);
         pthread_mutex_lock(&a->lock);
         for (;;) {
                 while (a->next < a->count && a->lines[a->next].at < at->data)
@@ -1540,28 +1909,126 @@ static int walk_line_ahead(const struct reader *r, const struct field *at, struc
                 pthread_cond_wait(&a->more, &a->lock);
         }
         if (a->next < a->count && a->lines[a->next].at == at->data) {
-                *xl = a->lines[a->next++].xl;
+                *w = a->lines[a->next++];
                 found = true;
         }
         pthread_mutex_unlock(&a->lock);
-        return found ? 0 : walk_line(r, at, xl);
+        return found ? 0 : walk_line(r, at, &w->xl);
+}
+
+/* The reader's turn at chunk `i` of the job (under lock): true to read
+ * it itself, false to add what slots[i % SLOTS] holds. While the thread
+ * decodes chunk i, the reader decodes chunks after it. */
+static bool take_chunk(struct reader *r, size_t i)
+{
+        struct ahead *a = r->ahead;
+        size_t k;
+
+        for (;;) {
+                if (a->next_claim == i) {
+                        a->next_claim++;
+                        return true;
+                }
+                if (a->slots[i % SLOTS].state == SLOT_DONE)
+                        return !a->slots[i % SLOTS].whole;
+                if (claim_chunk(a, &k)) {
+                        pthread_mutex_unlock(&a->lock);
+                        decode_chunk(r, a, k, &a->slots[k % SLOTS]);
+                        pthread_mutex_lock(&a->lock);
+                        a->slots[k % SLOTS].state = SLOT_DONE;
+                        continue;
+                }
+                pthread_cond_wait(&a->more, &a->lock);
+        }
+}
+
+/* The events of one decoded chunk, in order, as read_events() reads them. */
+static int add_chunk(struct reader *r, uint32_t track, const struct xline *line,
+                     const struct slot *s, size_t *added, uint64_t *n)
+{
+        uintptr_t room = event_room(r);
+        size_t first = *added;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct decoded *d = &s->d[i];
+                const struct field f = { .num = 4, .type = WIRE_LEN, .at = d->at,
+                                         .data = d->at + d->data_at, .len = d->len };
+                int rc;
+
+                prefetch_room(room, *added - first);
+                (*n)++;
+                if (d->ok) {
+                        struct xevent xe = {
+                                .metadata_id = d->metadata_id, .has_times = true,
+                                .ts = d->ts, .dur = d->dur,
+                        };
+                        rc = add_fast_event(r, track, line, &f, &xe, s->keep + d->keep_at,
+                                            d->n_keep, added);
+                } else {
+                        rc = read_event(r, track, line, &f, added);
+                }
+                if (rc < 0)
+                        return rc;
+        }
+        return 0;
+}
+
+/* The events of a line walked ahead in chunks (w), decoded on both
+ * threads and added here in order. */
+static int read_chunks(struct reader *r, uint32_t track, const struct field *at,
+                       const struct walked *w, size_t *added, uint64_t *n)
+{
+        struct ahead *a = r->ahead;
+        int rc = 0;
+
+        pthread_mutex_lock(&a->lock);
+        a->jr = *r;
+        a->jr.err = &a->err;
+        a->bounds = (const uint8_t *const *)w->bounds;
+        a->line_end = at->data + at->len;
+        a->line = &w->xl;
+        a->n_chunks = w->n_chunks;
+        a->next_claim = a->next_add = 0;
+        for (size_t k = 0; k < SLOTS; k++)
+                a->slots[k].state = SLOT_FREE;
+        a->has_job = true;
+        pthread_cond_signal(&a->work);
+        for (size_t i = 0; i < w->n_chunks && rc == 0; i++) {
+                bool self = take_chunk(r, i);
+                pthread_mutex_unlock(&a->lock);
+                if (self)
+                        rc = read_events(r, track, &w->xl, at, w->bounds[i], w->bounds[i + 1],
+                                         added, n);
+                else
+                        rc = add_chunk(r, track, &w->xl, &a->slots[i % SLOTS], added, n);
+                pthread_mutex_lock(&a->lock);
+                a->slots[i % SLOTS].state = SLOT_FREE;
+                a->next_add = i + 1;
+                pthread_cond_signal(&a->work);
+        }
+        /* the next line has other chunks, the next plane other tables */
+        a->has_job = false;
+        while (a->busy > 0)
+                pthread_cond_wait(&a->more, &a->lock);
+        pthread_mutex_unlock(&a->lock);
+        return rc;
 }
 
 static int read_line(struct reader *r, const struct field *at, uint32_t proc, bool is_host,
                      size_t index, size_t *added)
 {
         tpa_trace *tr = r->tr;
+        struct walked w;
         struct xline xl;
-        struct msg m;
-        struct field f;
         uint32_t track;
         int64_t id;
         tpa_str nid;
         uint64_t n = 0;
         int rc;
 
-        if ((rc = walk_line_ahead(r, at, &xl)) < 0)
+        if ((rc = walk_line_ahead(r, at, &w)) < 0)
                 return rc;
+        xl = w.xl;
         id = xl.display_id != 0 ? xl.display_id : xl.id;
         rc = tpa_trace__get_thread(tr, &track, proc, (tpa_id){ .num = (int64_t)(uint32_t)id },
                                    r->err);
@@ -1580,15 +2047,10 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
         if (xl.n_events == 0)
                 return 0;
         tpa_trace__reserve_events(tr, xl.n_events);
-        m = msg_of(at, "XLine");
-        rc = 0;
-        while (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0) {   /* checked by walk_line() */
-                if (f.num != 4)
-                        continue;
-                n++;
-                if ((rc = read_event(r, track, &xl, &f, added)) < 0)
-                        break;
-        }
+        if (w.n_chunks > 1)
+                rc = read_chunks(r, track, at, &w, added, &n);
+        else
+                rc = read_events(r, track, &xl, at, at->data, at->data + at->len, added, &n);
         tpa_trace__health(tr)->records_read += n;
         return rc;
 }

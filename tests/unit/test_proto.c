@@ -1237,8 +1237,11 @@ static struct outcome read_outcome(const uint8_t *data, size_t len)
         for (size_t i = 0; i < o.n; i++) {
                 const tpa_event *e = &tpa_trace_events(tr)[i];
                 const char *t = tpa_trace_str(tr, tpa_trace_thread_c(tr, e->track)->name);
+                int64_t step = -1, op = -1;
+                tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
+                tpa_trace_get_aux(tr, i, TPA_AUX_OP, &op);
                 o.sum = o.sum * 31 + (uint64_t)e->ts * 7 + (uint64_t)e->dur * 3 + e->name +
-                        e->track + (uint64_t)strlen(t);
+                        e->track + (uint64_t)strlen(t) + (uint64_t)step * 5 + (uint64_t)op;
         }
         tpa_trace_free(tr);
         return o;
@@ -1318,12 +1321,172 @@ static void test_proto__xspace_large_lines(void)
         free(xs.b);
 }
 
+/* What make_stats_plane() does to one event. */
+enum odd { ODD_NONE, ODD_TIME, ODD_INTERNAL_TIME, ODD_LONG_STAT, ODD_BAD_STAT };
+
+/* A plane whose events have stats: stat metadata sid+1 "step_num" and
+ * sid+3 "tf_op" (read), sid+2 "flops" (not); event metadata 1..3, of
+ * which 2 is internal (MemoryAllocation). `lines` lines of `events`
+ * events, each with a flops stat, every third a step_num, every fifth a
+ * tf_op; every seventh is internal. Event `oe` of line `ol` is `odd`:
+ * a time out of range, a stat of 20 KiB (longer than a chunk takes),
+ * or a stat whose value has a wire type its field does not. */
+static void make_stats_plane(struct dwire *plane, const char *name, int id, unsigned sid,
+                             size_t lines, size_t events, size_t ol, size_t oe, enum odd odd)
+{
+        static const char *const evn[] = { "", "volta_sgemm", "MemoryAllocation", "Iterator::Map" };
+        static const char *const stn[] = { "", "step_num", "flops", "tf_op" };
+        struct dwire line = { 0 }, ev = { 0 }, st = { 0 };
+        static char big[20 << 10];
+
+        memset(big, 'x', sizeof(big));
+        dput_int(plane, 1, (uint64_t)id);
+        dput_varint(plane, 2 << 3 | 2);
+        dput_varint(plane, strlen(name));
+        dput(plane, name, strlen(name));
+        for (unsigned k = 1; k <= 3; k++) {
+                struct dwire v = { 0 }, md = { 0 };
+                dput_int(&v, 1, k);
+                dput_varint(&v, 2 << 3 | 2);
+                dput_varint(&v, strlen(evn[k]));
+                dput(&v, evn[k], strlen(evn[k]));
+                dput_int(&md, 1, k);
+                dput_msg(&md, 2, &v);
+                dput_msg(plane, 4, &md);
+                v.n = md.n = 0;
+                dput_int(&v, 1, sid + k);
+                dput_varint(&v, 2 << 3 | 2);
+                dput_varint(&v, strlen(stn[k]));
+                dput(&v, stn[k], strlen(stn[k]));
+                dput_int(&md, 1, sid + k);
+                dput_msg(&md, 2, &v);
+                dput_msg(plane, 5, &md);
+                free(v.b);
+                free(md.b);
+        }
+        for (size_t l = 0; l < lines; l++) {
+                line.n = 0;
+                dput_int(&line, 1, l + 1);
+                dput_int(&line, 3, 2000000 + l);
+                for (size_t e = 0; e < events; e++) {
+                        bool is_odd = l == ol && e == oe;
+                        ev.n = 0;
+                        dput_int(&ev, 1, e % 7 == 0 ? 2 : 1 + 2 * (e % 2));
+                        dput_int(&ev, 2, is_odd && (odd == ODD_TIME || odd == ODD_INTERNAL_TIME)
+                                         ? UINT64_C(1) << 62 : e * 3000 + 777);
+                        dput_int(&ev, 3, 2500 + e % 11);
+                        st.n = 0;
+                        dput_int(&st, 1, sid + 2);
+                        dput_int(&st, 3, e * 1000);
+                        dput_msg(&ev, 4, &st);
+                        if (e % 3 == 0) {
+                                st.n = 0;
+                                dput_int(&st, 1, sid + 1);
+                                dput_int(&st, 4, e / 3 + 1);
+                                dput_msg(&ev, 4, &st);
+                        }
+                        if (e % 5 == 0) {
+                                st.n = 0;
+                                dput_int(&st, 1, sid + 3);
+                                dput_varint(&st, 5 << 3 | 2);
+                                dput_varint(&st, 8);
+                                dput(&st, e % 2 ? "MatMul:x" : "Conv2D:y", 8);
+                                dput_msg(&ev, 4, &st);
+                        }
+                        if (is_odd && odd == ODD_LONG_STAT) {
+                                st.n = 0;
+                                dput_int(&st, 1, sid + 2);
+                                dput_varint(&st, 5 << 3 | 2);
+                                dput_varint(&st, sizeof(big));
+                                dput(&st, big, sizeof(big));
+                                dput_msg(&ev, 4, &st);
+                        }
+                        if (is_odd && odd == ODD_BAD_STAT) {
+                                st.n = 0;
+                                dput_int(&st, 1, sid + 1);
+                                dput_varint(&st, 4 << 3 | 5);   /* int64 as fixed32 */
+                                dput(&st, "\1\0\0\0", 4);
+                                dput_msg(&ev, 4, &st);
+                        }
+                        dput_msg(&line, 4, &ev);
+                }
+                dput_int(&line, 10, 200 + l);
+                dput_msg(plane, 3, &line);
+        }
+        free(line.b);
+        free(ev.b);
+        free(st.b);
+}
+
+/* Large lines are decoded in chunks on two threads: events with stats
+ * the reader reads and stats it does not, in two planes whose stat ids
+ * differ, read the same as when the input is too small for the thread;
+ * so is an event with a time out of range (an error at its offset), an
+ * internal one with such a time (skipped), one longer than a chunk takes,
+ * and one with a bad stat, each in a chunk after the first. */
+static void test_proto__xspace_chunks(void)
+{
+        static const struct {
+                enum odd   odd;
+                size_t     plane, line, event;
+                bool       fails;
+                const char *what;
+        } cases[] = {
+                { ODD_NONE, 0, 0, 0, false, "whole" },
+                { ODD_TIME, 0, 1, 2101, true, "a time out of range" },
+                { ODD_INTERNAL_TIME, 0, 0, 1498, false, "an internal event's time out of range" },
+                { ODD_LONG_STAT, 0, 2, 1100, false, "an event of 20 KiB" },
+                { ODD_BAD_STAT, 1, 1, 2400, true, "a bad stat" },
+        };
+        size_t pad = 1u << 20;
+        char *host = malloc(pad);
+
+        memset(host, 'h', pad);
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+                struct dwire pa = { 0 }, pb = { 0 }, xs = { 0 }, tail = { 0 };
+                struct outcome small, large;
+                const char *what = cases[k].what;
+
+                make_stats_plane(&pa, "/host:CPU", 1, 0, 3, 3000, cases[k].plane == 0 ?
+                                 cases[k].line : SIZE_MAX, cases[k].event, cases[k].odd);
+                make_stats_plane(&pb, "/device:GPU:0", 2, 10, 2, 2500, cases[k].plane == 1 ?
+                                 cases[k].line : SIZE_MAX, cases[k].event, cases[k].odd);
+                dput_msg(&xs, 1, &pa);
+                dput_msg(&xs, 1, &pb);
+                small = read_outcome(xs.b, xs.n);
+                dput_varint(&tail, 4 << 3 | 2);
+                dput_varint(&tail, pad);
+                dput(&xs, tail.b, tail.n);
+                dput(&xs, host, pad);
+                large = read_outcome(xs.b, xs.n);
+                tap_eq(large.rc, small.rc, "xspace chunks, %s: same status", what);
+                tap_streq(large.msg, small.msg, "xspace chunks, %s: same message", what);
+                tap_eq((int64_t)large.offset, (int64_t)small.offset,
+                       "xspace chunks, %s: same offset", what);
+                tap_eq((int64_t)large.n, (int64_t)small.n, "xspace chunks, %s: same events",
+                       what);
+                ok(large.sum == small.sum, "xspace chunks, %s: same times, names, threads, "
+                   "steps and ops", what);
+                ok(cases[k].fails ? small.rc < 0 : small.rc == 0, "xspace chunks, %s: %s (%s)",
+                   what, cases[k].fails ? "an error" : "read", small.msg);
+                if (k == 0)     /* every seventh event is internal */
+                        tap_eq((int64_t)small.n, 3 * (3000 - 429) + 2 * (2500 - 358),
+                               "xspace chunks: every event read");
+                free(pa.b);
+                free(pb.b);
+                free(xs.b);
+                free(tail.b);
+        }
+        free(host);
+}
+
 int main(void)
 {
         test_proto__xspace();
         test_proto__xspace_errors();
         test_proto__xspace_wire();
         test_proto__xspace_large_lines();
+        test_proto__xspace_chunks();
         test_proto__run_metadata();
         test_proto__invalid_utf8();
         test_proto__tfevents();
