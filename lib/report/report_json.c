@@ -23,8 +23,6 @@
 
 typedef struct jw {
         tpa_json_writer *g;
-        char    *buf;           /* scratch for UTF-8 repair */
-        size_t   cap;
         bool     oom;
 } jw;
 
@@ -33,36 +31,26 @@ static void null(jw *w)
         tpa_report__jw_raw(w->g, "null", 4);
 }
 
+/* A string from the trace, the rules or the analysis: repaired where it
+ * is not valid UTF-8. */
 static void str(jw *w, const char *s)
 {
-        size_t n, i;
-
-        if (s == NULL) {
+        if (s == NULL)
                 null(w);
-                return;
-        }
-        n = strlen(s);
-        for (i = 0; i < n && (unsigned char)s[i] < 0x80; i++)
-                ;
-        if (i == n) {           /* ASCII (most strings): valid UTF-8 as it is */
-                tpa_report__jw_string(w->g, s, n);
-                return;
-        }
-        if (n * 3 + 1 > w->cap) {
-                char *b = realloc(w->buf, n * 3 + 1);
-                if (b == NULL) {
-                        w->oom = true;
-                        null(w);
-                        return;
-                }
-                w->buf = b;
-                w->cap = n * 3 + 1;
-        }
-        n = tpa_report__utf8(w->buf, s, n);
-        tpa_report__jw_string(w->g, w->buf, n);
+        else
+                tpa_report__jw_string_utf8(w->g, s, strlen(s));
 }
 
+/* A key this file spells, or a name of the library's (kinds, groups,
+ * buckets): none needs an escape. */
 static void key(jw *w, const char *k)
+{
+        tpa_report__jw_key(w->g, k, strlen(k));
+}
+
+/* A key that may need an escape: a phase letter of the input, a metric's
+ * name from the rules. */
+static void key_any(jw *w, const char *k)
 {
         tpa_report__jw_string(w->g, k, strlen(k));
 }
@@ -228,8 +216,10 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
         obj(w);
         for (int c = 0; c < 128; c++) {
                 char k[2] = { (char)c, 0 };
-                if (h->by_phase[c] > 0 && c > ' ' && c < 127)
-                        kv_u(w, k, h->by_phase[c]);
+                if (h->by_phase[c] > 0 && c > ' ' && c < 127) {
+                        key_any(w, k);
+                        num_u(w, h->by_phase[c]);
+                }
         }
         end(w);
         kv_u(w, "unknown_phase", h->unknown_phase);
@@ -456,10 +446,8 @@ static bool steps_in_two(jw *w, const tpa_analysis *a)
         pthread_mutex_destroy(&j.lock);
         ok = true;
 done:
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2; k++)
                 tpa_report__jw_free(j.out[k].g);
-                free(j.out[k].buf);
-        }
         return ok;
 }
 
@@ -619,13 +607,14 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         end(&w);
         key(&w, "metrics");
         obj(&w);
-        for (size_t i = 0; i < run->metric_count; i++)
-                kv_d(&w, run->metrics[i].name, run->metrics[i].value);
+        for (size_t i = 0; i < run->metric_count; i++) {
+                key_any(&w, run->metrics[i].name);
+                num_d(&w, run->metrics[i].value);
+        }
         end(&w);
         end(&w);
         w.oom |= w.g->oom;      /* a chunk of steps lost bytes */
         tpa_report__jw_free(w.g);
-        free(w.buf);
         tpa_run_free(run);
         tpa_rank_free(rank);
         if (w.oom)
@@ -682,7 +671,6 @@ void tpa_report__json_rank(tpa_json_writer *g, const tpa_rank *r, bool *oom)
         end(&w);
         end(&w);
         *oom |= w.oom;
-        free(w.buf);
 }
 
 static void job_steps(jw *w, const tpa_job *j)
@@ -805,14 +793,14 @@ int tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err)
                 const char *name = tpa_job_metric_name(m);
                 double v = 0;
                 tpa_job_metric(j, name, strlen(name), &v);
-                kv_d(&w, name, v);
+                key_any(&w, name);
+                num_d(&w, v);
         }
         end(&w);
         end(&w);
         end(&w);
         w.oom |= w.g->oom;
         tpa_report__jw_free(w.g);
-        free(w.buf);
         if (w.oom)
                 return tpa_error_oom(err);
         return 0;

@@ -12,6 +12,11 @@
 
 #include "report_util.h"
 
+#if defined(__GNUC__) && defined(__SSE2__) && !defined(TPA_JSON_SCALAR)
+#define JW_SSE2 1
+#include <emmintrin.h>
+#endif
+
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
@@ -406,18 +411,61 @@ static void jw_out(tpa_json_writer *w, const char *s, size_t len)
         w->mem_len += len;
 }
 
-static void jw_put(tpa_json_writer *w, const char *s, size_t len)
+/* Where n more bytes go in buf (n at most its size), what it holds sent
+ * out first when they would not fit. Each token asks for room once, for
+ * the most it can write, and writes straight into buf: one test of the
+ * length a token, not one a piece of it. The caller sets w->len to the
+ * end of what it wrote. */
+static inline char *jw_room(tpa_json_writer *w, size_t n)
 {
-        if (w->len + len > sizeof(w->buf)) {
+        assert(n <= sizeof(w->buf));
+        if (w->len + n > sizeof(w->buf)) {
                 jw_out(w, w->buf, w->len);
                 w->len = 0;
-                if (len > sizeof(w->buf)) {
-                        jw_out(w, s, len);
-                        return;
-                }
         }
-        memcpy(w->buf + w->len, s, len);
+        return w->buf + w->len;
+}
+
+static inline void jw_end_at(tpa_json_writer *w, const char *p)
+{
+        w->len = (size_t)(p - w->buf);
+}
+
+static void jw_put(tpa_json_writer *w, const char *s, size_t len)
+{
+        if (len > sizeof(w->buf)) {
+                jw_out(w, w->buf, w->len);
+                w->len = 0;
+                jw_out(w, s, len);
+                return;
+        }
+        memcpy(jw_room(w, len), s, len);
         w->len += len;
+}
+
+/* Copy n <= 16 bytes as two words that overlap, or fewer: a memcpy call
+ * for a length the compiler cannot know costs more than the short keys,
+ * numbers and runs of text it would copy. */
+static inline void copy_short(char *dst, const char *src, size_t n)
+{
+        assert(n <= 16);
+        if (n >= 8) {
+                uint64_t a, b;
+                memcpy(&a, src, 8);
+                memcpy(&b, src + n - 8, 8);
+                memcpy(dst, &a, 8);
+                memcpy(dst + n - 8, &b, 8);
+        } else if (n >= 4) {
+                uint32_t a, b;
+                memcpy(&a, src, 4);
+                memcpy(&b, src + n - 4, 4);
+                memcpy(dst, &a, 4);
+                memcpy(dst + n - 4, &b, 4);
+        } else if (n > 0) {
+                dst[0] = src[0];
+                dst[n / 2] = src[n / 2];
+                dst[n - 1] = src[n - 1];
+        }
 }
 
 void tpa_report__jw_resume(tpa_json_writer *w, const tpa_json_writer *at)
@@ -444,43 +492,57 @@ void tpa_report__jw_take(tpa_json_writer *w, tpa_json_writer *items)
 static const char comma_indent[] =
         ",\n                                                                ";
 _Static_assert(sizeof(comma_indent) == 2 + 2 * TPA_JSON_MAX_DEPTH + 1, "an indent per depth");
+/* The most a token's separator takes, and its own "\n" at the end of the
+ * document. */
+#define JW_SEP_MAX (sizeof(comma_indent) - 1 + 1)
 
-/* A newline and the indent of this depth, with a comma before them or not. */
-static void jw_newline(tpa_json_writer *w, bool comma)
+/* A newline and the indent of this depth at p, with a comma before them or
+ * not; returns the end. To the usual depths the copy is a fixed 32 bytes,
+ * two moves rather than a call: the room asked for a separator holds them,
+ * and what is past the indent is written over next. */
+static inline char *jw_newline(char *p, unsigned depth, bool comma)
 {
-        size_t n = 1 + 2 * (size_t)w->depth;
+        const char *s = comma_indent + 1 - comma;
+        size_t n = 1 + 2 * (size_t)depth + comma;
 
-        jw_put(w, comma_indent + 1 - comma, n + comma);
+        if (n <= 32)
+                memcpy(p, s, 32);
+        else
+                memcpy(p, s, n);
+        return p + n;
 }
 
-/* yajl's INSERT_SEP and INSERT_WHITESPACE, with the newline after an
- * opening bracket written only now that the container is not empty. */
-static void jw_before(tpa_json_writer *w)
+/* yajl's INSERT_SEP and INSERT_WHITESPACE at p, with the newline after an
+ * opening bracket written only now that the container is not empty;
+ * returns the end. At most JW_SEP_MAX - 1 bytes. */
+static inline char *jw_before(const tpa_json_writer *w, char *p)
 {
         switch (w->state[w->depth]) {
         case JW_MAP_EMPTY:
         case JW_ARRAY_EMPTY:
-                jw_newline(w, false);
-                break;
+                return jw_newline(p, w->depth, false);
         case JW_KEY:
         case JW_ITEM:
-                jw_newline(w, true);
-                break;
+                return jw_newline(p, w->depth, true);
         case JW_VALUE:
-                jw_put(w, ": ", 2);
-                break;
+                p[0] = ':';
+                p[1] = ' ';
+                return p + 2;
+        default:
+                return p;
         }
 }
 
-/* yajl's APPENDED_ATOM and FINAL_NEWLINE. */
-static void jw_after(tpa_json_writer *w)
+/* yajl's APPENDED_ATOM and FINAL_NEWLINE, at p; sets the end of what the
+ * token wrote. */
+static inline void jw_after(tpa_json_writer *w, char *p)
 {
         uint8_t *st = &w->state[w->depth];
 
         switch (*st) {
         case JW_TOP:
                 *st = JW_DONE;
-                jw_put(w, "\n", 1);
+                *p++ = '\n';
                 break;
         case JW_MAP_EMPTY:
         case JW_KEY:
@@ -493,143 +555,321 @@ static void jw_after(tpa_json_writer *w)
                 *st = JW_ITEM;
                 break;
         }
+        jw_end_at(w, p);
 }
 
 void tpa_report__jw_open(tpa_json_writer *w, char bracket)
 {
+        char *p;
+
         assert(w->depth < TPA_JSON_MAX_DEPTH);
-        jw_before(w);
-        jw_put(w, &bracket, 1);
+        p = jw_before(w, jw_room(w, JW_SEP_MAX + 1));
+        *p++ = bracket;
+        jw_end_at(w, p);
         w->state[++w->depth] = bracket == '{' ? JW_MAP_EMPTY : JW_ARRAY_EMPTY;
 }
 
 void tpa_report__jw_close(tpa_json_writer *w)
 {
         uint8_t st = w->state[w->depth];
-        const char *closer = st == JW_MAP_EMPTY || st == JW_KEY || st == JW_VALUE ? "}" : "]";
+        char *p = jw_room(w, JW_SEP_MAX + 1);
 
         assert(w->depth > 0);
         w->depth--;
         if (st != JW_MAP_EMPTY && st != JW_ARRAY_EMPTY)
-                jw_newline(w, false);
-        jw_put(w, closer, 1);
-        jw_after(w);
+                p = jw_newline(p, w->depth, false);
+        *p++ = st == JW_MAP_EMPTY || st == JW_KEY || st == JW_VALUE ? '}' : ']';
+        jw_after(w, p);
 }
 
-/* True when one of the 8 bytes at s may need an escape (a byte below 0x20,
- * '"' or '\\'): the has-less and has-zero tests of "Bit Twiddling Hacks",
- * exact about whether there is one. Speed (bench/): names and keys are
- * mostly long runs that need none, and a test per byte was a fifth of the
- * JSON report. */
-static bool may_escape8(const char *s)
+/* What the escapes can make of a byte at most ("\u00XX"), and the bytes of
+ * a long string escaped at a time, so that room for the most they become
+ * fits in the buffer. */
+#define JW_ESC_MAX 6
+#define JW_PIECE 1024
+_Static_assert(JW_SEP_MAX + 2 + JW_ESC_MAX * (JW_PIECE + 3) <= TPA_JSON_BUF, "a piece fits");
+
+/* Whether byte c stops a plain run: it needs an escape ('"', '\\', below
+ * 0x20), or may be invalid UTF-8 when the string is repaired. */
+static inline bool is_special(unsigned char c, bool repair)
+{
+        return c < 0x20 || c == '"' || c == '\\' || (repair && c >= 0x80);
+}
+
+/* Nonzero when one of the 8 bytes of x is_special(): the has-less and
+ * has-zero tests of "Bit Twiddling Hacks", exact about whether there is
+ * one (not about which). */
+static inline uint64_t special8(uint64_t x, bool repair)
 {
         const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-        uint64_t x, q, b;
+        uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+        uint64_t hit = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b);
 
-        memcpy(&x, s, sizeof(x));
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+        return (repair ? hit | x : hit) & highs;
 }
 
-/* True when none of the len bytes at s needs an escape. */
-static bool plain(const char *s, size_t len)
+/* Whether one of the n bytes at s, 4 <= n <= 16, is_special(): two words
+ * that overlap, as copy_short() copies them. */
+static inline bool special_short(const char *s, size_t n, bool repair)
 {
+        uint64_t a, b;
+
+        if (n >= 8) {
+                memcpy(&a, s, 8);
+                memcpy(&b, s + n - 8, 8);
+                return (special8(a, repair) | special8(b, repair)) != 0;
+        } else {
+                uint32_t lo, hi;
+                memcpy(&lo, s, 4);
+                memcpy(&hi, s + n - 4, 4);
+                return special8((uint64_t)hi << 32 | lo, repair) != 0;
+        }
+}
+
+#ifdef JW_SSE2
+/* Bit k: byte k of v is_special(). A signed compare with 0x20 takes the
+ * bytes from 0x80 up along with the control bytes, as repair wants. */
+static inline unsigned special16(__m128i v, bool repair)
+{
+        const __m128i v1f = _mm_set1_epi8(0x1f);
+        __m128i low = repair ? _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
+                             : _mm_cmpeq_epi8(_mm_max_epu8(v, v1f), v1f);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                   low);
+
+        return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
+/* Write s[i, n) escaped as yajl escapes strings (\" \\ \b \f \n \r \t,
+ * other bytes below 0x20 as \u00XX, the rest as they are) at p, which has
+ * room for JW_ESC_MAX bytes per byte of s[i, n + 3); with `repair`, each
+ * byte that is not part of valid UTF-8 as U+FFFD (tpa_report__utf8()), a
+ * sequence that starts before n read to its end (s holds len bytes).
+ * Returns the end; *next is where the next piece starts.
+ *
+ * The runs that need nothing are found and copied 16 bytes at a time with
+ * SSE2 (8 without): a block is stored as it is loaded, and where it holds
+ * a special byte the output goes on from that byte, over the rest of the
+ * block. Less than a block is read as words that overlap, never past n. */
+static inline char *escape_span(char *p, const char *s, size_t i, size_t n, size_t len,
+                                bool repair, size_t *next)
+{
+        static const char hex[] = "0123456789ABCDEF";
+        const unsigned char *u = (const unsigned char *)s;
+
+        while (i < n) {
+                size_t r;
+                unsigned char c;
+
+#ifdef JW_SSE2
+                for (; n - i >= 16; i += 16, p += 16) {
+                        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+                        unsigned m = special16(v, repair);
+
+                        _mm_storeu_si128((__m128i *)(void *)p, v);
+                        if (m != 0) {
+                                unsigned k = (unsigned)__builtin_ctz(m);
+                                i += k;
+                                p += k;
+                                goto special;
+                        }
+                }
+                if (i == n)
+                        break;
+                r = n - i;
+                if (n >= 16) {
+                        /* the block that ends at n, its bytes before i
+                         * shifted out of the mask */
+                        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+                        unsigned m = special16(v, repair) >> (16 - r);
+                        size_t k = m != 0 ? (size_t)__builtin_ctz(m) : r;
+
+                        copy_short(p, s + i, k);
+                        i += k;
+                        p += k;
+                        if (i == n)
+                                break;
+                        goto special;
+                }
+#else
+                for (; n - i >= 8; i += 8, p += 8) {
+                        uint64_t x;
+
+                        memcpy(&x, s + i, 8);
+                        if (special8(x, repair) != 0)
+                                break;
+                        memcpy(p, &x, 8);
+                }
+                r = n - i;
+#endif
+                if (r >= 4 && r <= 16 && !special_short(s + i, r, repair)) {
+                        copy_short(p, s + i, r);
+                        p += r;
+                        i = n;
+                        break;
+                }
+                while (i < n && !is_special(u[i], repair))
+                        *p++ = s[i++];
+                if (i == n)
+                        break;
+#ifdef JW_SSE2
+special:
+#endif
+                c = u[i];
+                if (c >= 0x80) {        /* only when repairing */
+                        size_t k = utf8_seq(u + i, len - i);
+
+                        if (k == 0) {
+                                memcpy(p, "\xef\xbf\xbd", 3);
+                                p += 3;
+                                i++;
+                        } else {
+                                copy_short(p, s + i, k);
+                                p += k;
+                                i += k;
+                        }
+                        continue;
+                }
+                *p++ = '\\';
+                switch (c) {
+                case '"':
+                case '\\': *p++ = (char)c; break;
+                case '\b': *p++ = 'b'; break;
+                case '\f': *p++ = 'f'; break;
+                case '\n': *p++ = 'n'; break;
+                case '\r': *p++ = 'r'; break;
+                case '\t': *p++ = 't'; break;
+                default:
+                        memcpy(p, "u00", 3);
+                        p[3] = hex[c >> 4];
+                        p[4] = hex[c & 15];
+                        p += 5;
+                }
+                i++;
+        }
+        *next = i;
+        return p;
+}
+
+/* A string or key, in one piece when it is short enough for room for the
+ * most it can become, else JW_PIECE bytes at a time. */
+static inline void jw_str(tpa_json_writer *w, const char *s, size_t len, bool repair)
+{
+        char *p;
         size_t i = 0;
 
-        for (; i + 8 <= len; i += 8)
-                if (may_escape8(s + i))
-                        return false;
-        for (; i < len; i++)
-                if ((unsigned char)s[i] < 0x20 || s[i] == '"' || s[i] == '\\')
-                        return false;
-        return true;
+        if (len <= JW_PIECE) {
+                p = jw_before(w, jw_room(w, JW_SEP_MAX + 2 + JW_ESC_MAX * (len + 3)));
+                *p++ = '"';
+                p = escape_span(p, s, 0, len, len, repair, &i);
+                *p++ = '"';
+                jw_after(w, p);
+                return;
+        }
+        p = jw_before(w, jw_room(w, JW_SEP_MAX + 1));
+        *p++ = '"';
+        jw_end_at(w, p);
+        while (i < len) {
+                size_t n = len - i > JW_PIECE ? i + JW_PIECE : len;
+
+                p = jw_room(w, JW_ESC_MAX * (JW_PIECE + 3));
+                jw_end_at(w, escape_span(p, s, i, n, len, repair, &i));
+        }
+        p = jw_room(w, 2);
+        *p++ = '"';
+        jw_after(w, p);
 }
 
 void tpa_report__jw_string(tpa_json_writer *w, const char *s, size_t len)
 {
-        size_t start = 0;
+        jw_str(w, s, len, false);
+}
 
-        jw_before(w);
-        /* a short one that needs no escape (every key, most names) straight
-         * into the buffer with its quotes (speed: the general way's three puts
-         * and scan dominate the JSON report, most of it for the steps'
-         * keys) */
-        if (len <= 64 && w->len + len + 2 <= sizeof(w->buf) && plain(s, len)) {
-                char *p = w->buf + w->len;
+void tpa_report__jw_string_utf8(tpa_json_writer *w, const char *s, size_t len)
+{
+        jw_str(w, s, len, true);
+}
 
-                p[0] = '"';
-                memcpy(p + 1, s, len);
-                p[len + 1] = '"';
-                w->len += len + 2;
-                jw_after(w);
+void tpa_report__jw_key(tpa_json_writer *w, const char *k, size_t len)
+{
+        char *p;
+
+        assert(w->state[w->depth] == JW_MAP_EMPTY || w->state[w->depth] == JW_KEY);
+        if (len > 16) {
+                jw_str(w, k, len, false);
                 return;
         }
-        jw_put(w, "\"", 1);
-        for (size_t i = 0; i < len; i++) {
-                unsigned char c;
-                const char *esc;
-                char hex[7];
-
-                while (i + 8 <= len && !may_escape8(s + i))
-                        i += 8;
-                if (i == len)
-                        break;
-                c = (unsigned char)s[i];
-                if (c >= 0x20 && c != '"' && c != '\\')
-                        continue;
-                switch (c) {
-                case '"':  esc = "\\\""; break;
-                case '\\': esc = "\\\\"; break;
-                case '\b': esc = "\\b"; break;
-                case '\f': esc = "\\f"; break;
-                case '\n': esc = "\\n"; break;
-                case '\r': esc = "\\r"; break;
-                case '\t': esc = "\\t"; break;
-                default:
-                        snprintf(hex, sizeof(hex), "\\u00%02X", c);
-                        esc = hex;
-                }
-                jw_put(w, s + start, i - start);
-                jw_put(w, esc, strlen(esc));
-                start = i + 1;
-        }
-        jw_put(w, s + start, len - start);
-        jw_put(w, "\"", 1);
-        jw_after(w);
+        for (size_t i = 0; i < len; i++)
+                assert(!is_special((unsigned char)k[i], true));
+        p = jw_before(w, jw_room(w, JW_SEP_MAX + 2 + len));
+        *p++ = '"';
+        copy_short(p, k, len);
+        p += len;
+        *p++ = '"';
+        jw_after(w, p);
 }
 
 void tpa_report__jw_raw(tpa_json_writer *w, const char *s, size_t len)
 {
-        jw_before(w);
-        jw_put(w, s, len);
-        jw_after(w);
+        char *p;
+
+        if (len > TPA_JSON_BUF / 2) {
+                jw_end_at(w, jw_before(w, jw_room(w, JW_SEP_MAX)));
+                jw_put(w, s, len);
+                jw_after(w, jw_room(w, 1));
+                return;
+        }
+        p = jw_before(w, jw_room(w, JW_SEP_MAX + len));
+        if (len <= 16)
+                copy_short(p, s, len);
+        else
+                memcpy(p, s, len);
+        jw_after(w, p + len);
 }
 
-/* Decimal digits of u, ending at end; returns where they start. */
-static char *jw_digits(char *end, uint64_t u)
+/* "00" to "99": two digits a division. */
+static const char digit_pairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+
+/* The decimal digits of u at p; returns the end. */
+static inline char *jw_digits(char *p, uint64_t u)
 {
-        do {
-                *--end = (char)('0' + u % 10);
-                u /= 10;
-        } while (u > 0);
-        return end;
+        size_t n = 1;
+        char *end;
+
+        for (uint64_t t = u; t >= 10; t /= 10)
+                n++;
+        end = p + n;
+        while (u >= 100) {
+                unsigned d = (unsigned)(u % 100);
+
+                u /= 100;
+                end -= 2;
+                memcpy(end, digit_pairs + 2 * d, 2);
+        }
+        if (u >= 10)
+                memcpy(end - 2, digit_pairs + 2 * u, 2);
+        else
+                end[-1] = (char)('0' + u);
+        return p + n;
 }
 
 void tpa_report__jw_int(tpa_json_writer *w, int64_t v)
 {
-        char b[24], *p = jw_digits(b + sizeof(b), v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+        char *p = jw_before(w, jw_room(w, JW_SEP_MAX + 20));
 
         if (v < 0)
-                *--p = '-';
-        tpa_report__jw_raw(w, p, (size_t)(b + sizeof(b) - p));
+                *p++ = '-';
+        jw_after(w, jw_digits(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
 }
 
 void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v)
 {
-        char b[24], *p = jw_digits(b + sizeof(b), v);
-
-        tpa_report__jw_raw(w, p, (size_t)(b + sizeof(b) - p));
+        jw_after(w, jw_digits(jw_before(w, jw_room(w, JW_SEP_MAX + 20)), v));
 }
 
 void tpa_report__jw_free(tpa_json_writer *w)

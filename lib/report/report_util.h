@@ -90,6 +90,7 @@ size_t tpa_report__g6(char *buf, double v);
  * piece of a token it costs a fifth of the instructions. Write errors are
  * left in ferror(fp). */
 #define TPA_JSON_MAX_DEPTH 32
+#define TPA_JSON_BUF 16384
 typedef struct tpa_json_writer {
         FILE    *fp;            /* NULL: into mem */
         char    *mem;           /* a writer into memory: what it wrote */
@@ -98,7 +99,7 @@ typedef struct tpa_json_writer {
         unsigned depth;
         uint8_t  state[TPA_JSON_MAX_DEPTH + 1];
         size_t   len;           /* bytes in buf */
-        char     buf[16384];
+        char     buf[TPA_JSON_BUF];
 } tpa_json_writer;
 /* A writer to fp, or into memory when fp is NULL; NULL when out of memory. */
 tpa_json_writer *tpa_report__jw_new(FILE *fp);
@@ -114,6 +115,13 @@ void tpa_report__jw_close(tpa_json_writer *w);                  /* the innermost
 /* A string value, or a key when a map expects one (len bytes, as they are:
  * the caller repairs UTF-8). */
 void tpa_report__jw_string(tpa_json_writer *w, const char *s, size_t len);
+/* The same for text that may not be valid UTF-8: each byte that is not
+ * part of a valid sequence is written as U+FFFD, as tpa_report__utf8()
+ * repairs it, with no copy of the text. */
+void tpa_report__jw_string_utf8(tpa_json_writer *w, const char *s, size_t len);
+/* A key that needs no escape (a name the code spells, not one from the
+ * input or the rules): written without looking for one. */
+void tpa_report__jw_key(tpa_json_writer *w, const char *k, size_t len);
 /* A number, true, false or null, written as given. */
 void tpa_report__jw_raw(tpa_json_writer *w, const char *s, size_t len);
 void tpa_report__jw_int(tpa_json_writer *w, int64_t v);

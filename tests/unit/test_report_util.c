@@ -261,6 +261,196 @@ static void test_report_util__json_short_strings(void)
         free(ops);
 }
 
+/* The escape of strings, byte at a time as the writer did before it
+ * looked at 16 bytes at a time: the reference for the tests below. With
+ * `repair`, invalid UTF-8 is replaced first, as tpa_report__utf8() does. */
+static size_t ref_escape(char *out, const char *s, size_t len, bool repair)
+{
+        char *tmp = NULL, *o = out;
+
+        if (repair) {
+                tmp = malloc(3 * len + 1);
+                len = tpa_report__utf8(tmp, s, len);
+                s = tmp;
+        }
+        *o++ = '"';
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char)s[i];
+                switch (c) {
+                case '"':  o += sprintf(o, "\\\""); break;
+                case '\\': o += sprintf(o, "\\\\"); break;
+                case '\b': o += sprintf(o, "\\b"); break;
+                case '\f': o += sprintf(o, "\\f"); break;
+                case '\n': o += sprintf(o, "\\n"); break;
+                case '\r': o += sprintf(o, "\\r"); break;
+                case '\t': o += sprintf(o, "\\t"); break;
+                default:
+                        if (c < 0x20)
+                                o += sprintf(o, "\\u00%02X", c);
+                        else
+                                *o++ = (char)c;
+                }
+        }
+        *o++ = '"';
+        free(tmp);
+        return (size_t)(o - out);
+}
+
+/* What a writer into memory holds: the bytes it sent to mem, then its
+ * buffer. */
+static size_t writer_text(char *out, const tpa_json_writer *w)
+{
+        if (w->mem_len > 0)
+                memcpy(out, w->mem, w->mem_len);
+        memcpy(out + w->mem_len, w->buf, w->len);
+        return w->mem_len + w->len;
+}
+
+/* One string as a document of its own, through the writer and the
+ * reference; false (with a line saying which) when they differ. */
+static bool escape_same(const char *s, size_t len, bool repair, const char *what)
+{
+        tpa_json_writer *w = tpa_report__jw_new(NULL);
+        char *got = malloc(6 * len + 8), *want = malloc(6 * len + 8);
+        size_t ng, nw;
+        bool same;
+
+        if (repair)
+                tpa_report__jw_string_utf8(w, s, len);
+        else
+                tpa_report__jw_string(w, s, len);
+        ng = writer_text(got, w);
+        nw = ref_escape(want, s, len, repair);
+        want[nw++] = '\n';
+        same = ng == nw && memcmp(got, want, nw) == 0 && !w->oom;
+        if (!same)
+                printf("#   %s (%zu bytes%s): got '%.*s', want '%.*s'\n", what, len,
+                       repair ? ", repaired" : "", (int)(ng < 200 ? ng : 200), got,
+                       (int)(nw < 200 ? nw : 200), want);
+        tpa_report__jw_free(w);
+        free(got);
+        free(want);
+        return same;
+}
+
+/* The 16-byte scan and its tails: each kind of special byte (escapes,
+ * bytes >= 0x80 as they are, valid UTF-8 of 2 to 4 bytes, invalid and cut
+ * sequences for the repairing writer) at every place of strings of 0 to 50
+ * bytes (three blocks and the tail after them), each string starting at
+ * every offset from a 16-byte boundary, filled with plain bytes or with
+ * more of the same kind. Then strings longer than the pieces (1024 bytes)
+ * the writer escapes at a time and than its buffer, with a sequence across
+ * each piece's end. */
+static void test_report_util__json_escape_blocks(void)
+{
+        static const char *const kinds[] = {
+                "\"", "\\", "\n", "\b", "\x01", "\x1f", " ", "\x7f", "~", "\x80", "\xff",
+                "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe2\x82", "\xed\xa0\x80",
+                "\xc0\xaf", "\xf4\x90\x80\x80",
+        };
+        static _Alignas(16) char area[16 + 64 + 16];
+        size_t bad = 0, n = 0;
+        char *big;
+
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+                size_t kl = strlen(kinds[k]);
+                for (size_t len = 0; len <= 50; len++) {
+                        size_t places = len >= kl ? len - kl + 1 : 1;
+                        for (size_t pos = 0; pos < places; pos++)
+                                for (size_t off = 0; off < 16; off++)
+                                        for (int fill = 0; fill < 2; fill++) {
+                                                char *s = area + off;
+                                                for (size_t i = 0; i < len; i++)
+                                                        s[i] = fill ? kinds[k][i % kl]
+                                                                    : (char)('a' + i % 26);
+                                                if (len >= kl)
+                                                        memcpy(s + pos, kinds[k], kl);
+                                                for (int r = 0; r < 2; r++) {
+                                                        n++;
+                                                        if (!escape_same(s, len, r, "short") &&
+                                                            ++bad > 5)
+                                                                goto done;
+                                                }
+                                        }
+                }
+        }
+        big = malloc(40000);
+        for (size_t k = 0; big != NULL && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+                size_t kl = strlen(kinds[k]);
+                for (size_t len = 1000; len <= 40000; len = len < 4200 ? len + 97 : len * 3) {
+                        memset(big, 'x', len);
+                        for (size_t at = 1024; at + 8 < len; at += 1024)
+                                for (size_t b = 0; b < kl + 2; b++)
+                                        memcpy(big + at - b, kinds[k], kl);
+                        for (int r = 0; r < 2; r++) {
+                                n++;
+                                bad += !escape_same(big, len, r, "long");
+                        }
+                        for (size_t i = 0; i < len; i++)    /* all of them: the most output */
+                                big[i] = kinds[k][i % kl];
+                        for (int r = 0; r < 2; r++) {
+                                n++;
+                                bad += !escape_same(big, len, r, "long, all special");
+                        }
+                }
+        }
+        free(big);
+done:
+        tap_eq((int64_t)bad, 0, "test_report_util__json_escape_blocks: %zu strings as the "
+               "byte-at-a-time escape writes them", n);
+}
+
+/* Many strings of random bytes and lengths in one document, so that the
+ * buffer fills and goes out between and within them: the whole as the
+ * reference writes it. */
+static void test_report_util__json_escape_random(void)
+{
+        static const char alphabet[] = "ab\"\\\n\x01\x1f \x7f\x80\xbf\xc3\xa9\xe2\x82\xac\xf0\x9f\xff";
+        uint64_t state = 0x2545f4914f6cdd1du;
+        size_t cap = 1 << 23, at = 2;
+        char *want = malloc(cap), *got = malloc(cap), *s = malloc(3000);
+        tpa_json_writer *w = tpa_report__jw_new(NULL);
+        int count = 0;
+
+        if (want == NULL || got == NULL || s == NULL || w == NULL) {
+                tap_ok(false, "test_report_util__json_escape_random: memory");
+                goto done;
+        }
+        memcpy(want, "[\n", 2);
+        tpa_report__jw_open(w, '[');
+        while (at < cap - 6 * 3000 - 16) {
+                size_t len = tap_rand(&state) % 3000;
+                bool repair = tap_rand(&state) & 1;
+
+                if (tap_rand(&state) % 4 == 0)
+                        len %= 20;
+                for (size_t i = 0; i < len; i++) {
+                        uint64_t r = tap_rand(&state);
+                        s[i] = r % 3 ? (char)('a' + r % 26) : alphabet[r % (sizeof(alphabet) - 1)];
+                }
+                if (repair)
+                        tpa_report__jw_string_utf8(w, s, len);
+                else
+                        tpa_report__jw_string(w, s, len);
+                if (count++ > 0) {
+                        memcpy(want + at, ",\n", 2);
+                        at += 2;
+                }
+                memcpy(want + at, "  ", 2);
+                at += 2 + ref_escape(want + at + 2, s, len, repair);
+        }
+        tpa_report__jw_close(w);
+        memcpy(want + at, "\n]\n", 3);
+        at += 3;
+        tap_ok(writer_text(got, w) == at && memcmp(got, want, at) == 0 && !w->oom,
+               "test_report_util__json_escape_random: %d strings, %zu bytes", count, at);
+done:
+        tpa_report__jw_free(w);
+        free(s);
+        free(got);
+        free(want);
+}
+
 /* tpa_report__g6 against snprintf("%.6g") on values like the reports'
  * (fractions, ratios of integers, rates over many magnitudes), ties and
  * near-ties of the sixth digit, powers of ten and their neighbours. */
@@ -313,6 +503,8 @@ int main(void)
         test_report_util__json_stream_long();
         test_report_util__json_writer();
         test_report_util__json_short_strings();
+        test_report_util__json_escape_blocks();
+        test_report_util__json_escape_random();
         test_report_util__g6();
         return tap_done();
 }
