@@ -75,8 +75,9 @@ static void num_d(jw *w, double v)
                 null(w);
                 return;
         }
-        if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-                /* what "%.0f" prints, "-0" as "0" */
+        if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
+                /* what "%.0f" prints, "-0" as "0" (the cast rather than
+                 * floor(), a call to libm without SSE4.1) */
                 tpa_report__jw_int(w->g, (int64_t)v);
                 return;
         }

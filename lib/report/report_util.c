@@ -123,12 +123,19 @@ const char *tpa_report__time(char *buf, size_t size, double ns)
         return buf;
 }
 
+/* "00" to "99": two digits a division. */
+static const char digit_pairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+
 size_t tpa_report__g6(char *buf, double v)
 {
-        static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+        static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10 };
         double a = fabs(v), scaled, frac;
+        uint64_t bits;
         uint32_t digits;
-        int k = 0, x;
+        int k, x;
         char d[6], *p = buf;
         size_t n;
 
@@ -138,9 +145,16 @@ size_t tpa_report__g6(char *buf, double v)
          * values near the ends of the range take snprintf too. */
         if (!(a >= 1e-4 && a < 1e6))
                 goto slow;
-        while (k < 9 && a * pow10[k] < 1e5)
-                k++;
+        /* k from the binary exponent e: floor(e * log10(2)) (1233 / 4096,
+         * kept positive for the division) is the decimal exponent or one
+         * less, so k is right or one too large. Any k that puts scaled in
+         * the range gives the right digits. */
+        memcpy(&bits, &a, sizeof(bits));
+        x = (int)(bits >> 52) - 1023;
+        k = 5 - ((x * 1233 + 4096 * 20) / 4096 - 20);
         scaled = a * pow10[k];
+        if (scaled >= 1e6 && k > 0)
+                scaled = a * pow10[--k];
         if (scaled < 100000.0 || scaled >= 999999.0)
                 goto slow;
         digits = (uint32_t)scaled;
@@ -148,8 +162,9 @@ size_t tpa_report__g6(char *buf, double v)
         if (frac > 0.5 - 1e-6 && frac < 0.5 + 1e-6)
                 goto slow;
         digits += frac > 0.5;
-        for (int i = 5; i >= 0; i--, digits /= 10)
-                d[i] = (char)('0' + digits % 10);
+        memcpy(d, digit_pairs + 2 * (digits / 10000), 2);
+        memcpy(d + 2, digit_pairs + 2 * (digits / 100 % 100), 2);
+        memcpy(d + 4, digit_pairs + 2 * (digits % 100), 2);
         n = 6;
         while (n > 1 && d[n - 1] == '0')
                 n--;                    /* %g drops trailing zeros */
@@ -829,20 +844,29 @@ void tpa_report__jw_raw(tpa_json_writer *w, const char *s, size_t len)
         jw_after(w, p + len);
 }
 
-/* "00" to "99": two digits a division. */
-static const char digit_pairs[] =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-        "8081828384858687888990919293949596979899";
-
 /* The decimal digits of u at p; returns the end. */
 static inline char *jw_digits(char *p, uint64_t u)
 {
         size_t n = 1;
         char *end;
 
-        for (uint64_t t = u; t >= 10; t /= 10)
-                n++;
+        /* the length first, four digits a division */
+        for (uint64_t t = u;; t /= 10000, n += 4) {
+                if (t < 10)
+                        break;
+                if (t < 100) {
+                        n += 1;
+                        break;
+                }
+                if (t < 1000) {
+                        n += 2;
+                        break;
+                }
+                if (t < 10000) {
+                        n += 3;
+                        break;
+                }
+        }
         end = p + n;
         while (u >= 100) {
                 unsigned d = (unsigned)(u % 100);
