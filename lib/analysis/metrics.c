@@ -911,10 +911,9 @@ static int rules_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         for (size_t k = lo; k < hi; k++) {
                 tpa_step *s = &a->steps[k];
                 mc.step = (int)k;
-                if ((r = tpa_rules_classify(c->opts->rules, steps_metric_fn, &mc,
-                                            &s->class_name, err)) < 0 ||
-                    (r = tpa_rules_findings(c->opts->rules, steps_metric_fn, &mc,
-                                            &s->findings, &s->finding_count, err)) < 0)
+                if ((r = tpa_rules_classify_findings(c->opts->rules, steps_metric_fn, &mc,
+                                                     &s->class_name, &s->findings,
+                                                     &s->finding_count, err)) < 0)
                         return r;
         }
         return 0;

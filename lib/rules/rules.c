@@ -64,40 +64,121 @@ bool tpa_rules_threshold(const tpa_rules *r, const char *name, double *out)
         return tpa_rules__lookup_threshold(r, name, strlen(name), out);
 }
 
-/* Resolve the names of every unit's nodes against the thresholds and
- * overrides as they are now (rules_unit.names). Out of memory a unit keeps
- * none, and its names are looked up as they come: no error. */
+/* Name `name` (len bytes) of unit u, at node `before` or in a message
+ * (before: u->node_count), resolved into *rn: a threshold and its value,
+ * else a metric, named by the first node of u that names it (searched
+ * among the nodes before `before`; quadratic, so only in units of
+ * rule-file size) and given that node's slot, or the next free one in
+ * *slots. */
+static void resolve_name(const tpa_rules *r, const rules_unit *u, size_t before,
+                         const char *name, size_t len, rules_name *rn, int32_t *slots)
+{
+        rn->is_threshold = false;
+        rn->value = 0;
+        rn->canon = name;
+        rn->slot = -1;
+        if (tpa_rules__lookup_threshold(r, name, len, &rn->value)) {
+                rn->is_threshold = true;
+                return;
+        }
+        for (size_t j = 0; j < before && u->node_count <= 4096; j++)
+                if (u->nodes[j].kind == NODE_NAME && !u->names[j].is_threshold &&
+                    u->nodes[j].name.len == len &&
+                    memcmp(rules_str_ptr(u, u->nodes[j].name), name, len) == 0) {
+                        rn->canon = u->names[j].canon;
+                        rn->slot = u->names[j].slot;
+                        return;
+                }
+        if (*slots < RULES_SLOTS)
+                rn->slot = (*slots)++;
+}
+
+/* A unit's messages in pieces and the names of their placeholders
+ * (rules_unit.pieces, msg_names), rule by rule; false out of memory. */
+static bool resolve_messages(const tpa_rules *r, rules_unit *u, int32_t *slots)
+{
+        size_t pieces = 0, names = 0, k = 0, q = 0;
+        rules_piece p;
+
+        for (size_t i = 0; i < u->rule_count; i++) {
+                const rules_rule *f = &u->rules[i];
+                size_t at = 0;
+
+                while (tpa_rules__template_next(rules_str_ptr(u, f->message), f->message.len,
+                                                &at, &p)) {
+                        pieces++;
+                        names += p.name != NULL;
+                }
+        }
+        u->pieces = malloc((pieces ? pieces : 1) * sizeof(*u->pieces));
+        u->piece_at = malloc((u->rule_count + 1) * sizeof(*u->piece_at));
+        u->msg_names = malloc((names ? names : 1) * sizeof(*u->msg_names));
+        u->msg_at = malloc((u->rule_count + 1) * sizeof(*u->msg_at));
+        if (u->pieces == NULL || u->piece_at == NULL || u->msg_names == NULL || u->msg_at == NULL)
+                return false;
+        for (size_t i = 0; i < u->rule_count; i++) {
+                const rules_rule *f = &u->rules[i];
+                size_t at = 0;
+
+                u->piece_at[i] = q;
+                u->msg_at[i] = k;
+                while (tpa_rules__template_next(rules_str_ptr(u, f->message), f->message.len,
+                                                &at, &p)) {
+                        u->pieces[q++] = p;
+                        if (p.name != NULL)
+                                resolve_name(r, u, u->node_count, p.name, p.name_len,
+                                             &u->msg_names[k++], slots);
+                }
+        }
+        u->piece_at[u->rule_count] = q;
+        u->msg_at[u->rule_count] = k;
+        return true;
+}
+
+/* Drop what resolve_messages() made. */
+static void free_messages(rules_unit *u)
+{
+        free(u->pieces);
+        free(u->piece_at);
+        free(u->msg_names);
+        free(u->msg_at);
+        u->pieces = NULL;
+        u->piece_at = NULL;
+        u->msg_names = NULL;
+        u->msg_at = NULL;
+}
+
+/* Resolve the names of every unit's nodes and messages against the
+ * thresholds and overrides as they are now (rules_unit.names, msg_names),
+ * and number the metrics they name (slots, for a query's values). Out of
+ * memory a unit keeps none, and its names are looked up as they come: no
+ * error. */
 static void resolve_names(tpa_rules *r)
 {
+        int32_t slots = 0;
+
         for (size_t i = 0; i < r->unit_count; i++) {
                 rules_unit *u = r->units[i];
 
                 free(u->names);
+                free_messages(u);
                 u->names = malloc((u->node_count ? u->node_count : 1) * sizeof(*u->names));
                 for (size_t k = 0; u->names != NULL && k < u->node_count; k++) {
                         const rules_node *n = &u->nodes[k];
                         rules_name *rn = &u->names[k];
                         const char *name = rules_str_ptr(u, n->name);
 
+                        if (n->kind == NODE_NAME) {
+                                resolve_name(r, u, k, name, n->name.len, rn, &slots);
+                                continue;
+                        }
                         rn->is_threshold = false;
                         rn->value = 0;
                         rn->canon = name;
-                        if (n->kind != NODE_NAME)
-                                continue;
-                        if (tpa_rules__lookup_threshold(r, name, n->name.len, &rn->value)) {
-                                rn->is_threshold = true;
-                                continue;
-                        }
-                        /* quadratic: only in units of rule-file size */
-                        for (size_t j = 0; j < k && u->node_count <= 4096; j++)
-                                if (u->nodes[j].kind == NODE_NAME &&
-                                    u->nodes[j].name.len == n->name.len &&
-                                    memcmp(rules_str_ptr(u, u->nodes[j].name), name,
-                                           n->name.len) == 0) {
-                                        rn->canon = u->names[j].canon;
-                                        break;
-                                }
+                        rn->slot = -1;
                 }
+                if (u->names != NULL && !resolve_messages(r, u, &slots))
+                        free_messages(u);
         }
 }
 
@@ -324,18 +405,31 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
         return 0;
 }
 
-int tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
-                       const char **out_class, tpa_error *err)
-{
-        rules_memo memo = { .n = 0 };
-        rules_env env = { .rules = r, .fn = fn, .ctx = ctx, .memo = &memo };
+/* A query's look-ups: the memo and the values by slot, none yet. */
+typedef struct query {
+        rules_memo  memo;
+        rules_slots slots;
+        rules_env   env;
+} query;
 
+static const rules_env *query_start(query *q, const tpa_rules *r, tpa_metric_fn fn, void *ctx)
+{
+        q->memo.ready = false;
+        memset(q->slots.have, 0, sizeof(q->slots.have));
+        q->env = (rules_env){ .rules = r, .fn = fn, .ctx = ctx, .memo = &q->memo,
+                              .slots = &q->slots };
+        return &q->env;
+}
+
+static int classify(const tpa_rules *r, const rules_env *env, const char **out_class,
+                    tpa_error *err)
+{
         for (size_t i = r->unit_count; i-- > 0;) {
                 const rules_unit *u = r->units[i];
 
                 for (size_t k = 0; k < u->class_count; k++) {
                         double v;
-                        int rc = tpa_rules__eval(&env, u, u->classes[k].when, &v, err);
+                        int rc = tpa_rules__eval(env, u, u->classes[k].when, &v, err);
 
                         if (rc < 0)
                                 return rc;
@@ -350,6 +444,14 @@ int tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
         if (err != NULL)
                 err->path = NULL;
         return TPA_ERULE;
+}
+
+int tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
+                       const char **out_class, tpa_error *err)
+{
+        query q;
+
+        return classify(r, query_start(&q, r, fn, ctx), out_class, err);
 }
 
 /* True when a unit after `i` has a finding named like `f`. */
@@ -448,11 +550,9 @@ static tpa_finding *pack_findings(const found *f)
         return block;
 }
 
-int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
-                       tpa_finding **out, size_t *count, tpa_error *err)
+static int findings(const tpa_rules *r, const rules_env *env, tpa_finding **out,
+                    size_t *count, tpa_error *err)
 {
-        rules_memo memo = { .n = 0 };
-        rules_env env = { .rules = r, .fn = fn, .ctx = ctx, .memo = &memo };
         tpa_finding list[FOUND_INLINE], *packed = NULL;
         size_t text_at[FOUND_INLINE];
         char text[FOUND_TEXT_INLINE];
@@ -471,7 +571,7 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
 
                         if (overridden(r, i, u, fr))
                                 continue;
-                        rc = tpa_rules__eval(&env, u, fr->when, &v, err);
+                        rc = tpa_rules__eval(env, u, fr->when, &v, err);
                         if (rc < 0 || v == 0 || v != v)
                                 continue;
                         memset(&fd, 0, sizeof(fd));
@@ -479,9 +579,9 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                         fd.severity = fr->severity;
                         fd.gain_frac = -1;
                         if (fr->gain >= 0)
-                                rc = tpa_rules__eval(&env, u, fr->gain, &fd.gain_frac, err);
+                                rc = tpa_rules__eval(env, u, fr->gain, &fd.gain_frac, err);
                         if (rc == 0)
-                                rc = tpa_rules__render(&env, u, fr, buf, sizeof(buf), err);
+                                rc = tpa_rules__render(env, u, fr, buf, sizeof(buf), err);
                         if (rc == 0)
                                 rc = found_grow(&f, len = strlen(buf), err);
                         if (rc < 0)
@@ -500,6 +600,25 @@ int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
         *out = packed;
         *count = f.n;
         return 0;
+}
+
+int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
+                       tpa_finding **out, size_t *count, tpa_error *err)
+{
+        query q;
+
+        return findings(r, query_start(&q, r, fn, ctx), out, count, err);
+}
+
+int tpa_rules_classify_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
+                                const char **out_class, tpa_finding **out, size_t *count,
+                                tpa_error *err)
+{
+        query q;
+        const rules_env *env = query_start(&q, r, fn, ctx);
+        int rc = classify(r, env, out_class, err);
+
+        return rc < 0 ? rc : findings(r, env, out, count, err);
 }
 
 int tpa_rules_eval(const tpa_rules *r, const char *expr, tpa_metric_fn fn, void *ctx,

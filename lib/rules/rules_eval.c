@@ -72,6 +72,10 @@ static bool lookup_name(const rules_env *env, const char *name, size_t len, bool
         size_t slot = RULES_MEMO_SLOTS;
         bool found;
 
+        if (m != NULL && !m->ready) {
+                memset(m, 0, sizeof(*m));
+                m->ready = true;
+        }
         if (m != NULL && memo_find(m, name, len, metric, out, &slot))
                 return true;
         found = (!metric && tpa_rules__lookup_threshold(env->rules, name, len, out)) ||
@@ -91,6 +95,31 @@ bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, doubl
         return lookup_name(env, name, len, false, out);
 }
 
+/* Name rn (len bytes) of a unit as the query has it: a threshold's value,
+ * else the metric from the query's values, fetched on first use; false
+ * when it is neither. */
+static bool resolved(const rules_env *env, const rules_name *rn, size_t len, double *out)
+{
+        rules_slots *q = env->slots;
+        int32_t k = rn->slot;
+
+        if (rn->is_threshold) {
+                *out = rn->value;
+                return true;
+        }
+        if (q == NULL || k < 0)
+                return lookup_name(env, rn->canon, len, true, out);
+        if (q->have[k / 64] >> (k % 64) & 1) {
+                *out = q->v[k];
+                return true;
+        }
+        if (env->fn == NULL || !env->fn(env->ctx, rn->canon, len, out))
+                return false;
+        q->v[k] = *out;
+        q->have[k / 64] |= (uint64_t)1 << (k % 64);
+        return true;
+}
+
 static int lookup(const rules_env *env, const rules_unit *u, const char *name, size_t len,
                   uint32_t line, uint32_t column, double *out, tpa_error *err)
 {
@@ -102,6 +131,42 @@ static int lookup(const rules_env *env, const rules_unit *u, const char *name, s
 static bool truthy(double v)
 {
         return v != 0 && !isnan(v);
+}
+
+/* Node `node` when the query has its value at hand: a number, a
+ * threshold, a metric already fetched; false otherwise. */
+static inline bool at_hand(const rules_env *env, const rules_unit *u, int32_t node,
+                           double *out)
+{
+        const rules_node *n = &u->nodes[node];
+        const rules_name *rn;
+        int32_t k;
+
+        if (n->kind == NODE_NUM) {
+                *out = n->num;
+                return true;
+        }
+        if (n->kind != NODE_NAME || u->names == NULL)
+                return false;
+        rn = &u->names[node];
+        if (rn->is_threshold) {
+                *out = rn->value;
+                return true;
+        }
+        k = rn->slot;
+        if (k < 0 || env->slots == NULL || !(env->slots->have[k / 64] >> (k % 64) & 1))
+                return false;
+        *out = env->slots->v[k];
+        return true;
+}
+
+/* A child of a node: its value at hand, else evaluated (speed, bench/:
+ * most leaves are metrics fetched before, and a call each cost more than
+ * finding the value). */
+static inline int child(const rules_env *env, const rules_unit *u, int32_t node, double *out,
+                        tpa_error *err)
+{
+        return at_hand(env, u, node, out) ? 0 : tpa_rules__eval(env, u, node, out, err);
 }
 
 int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, double *out,
@@ -116,27 +181,22 @@ int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, dou
                 *out = n->num;
                 return 0;
         case NODE_NAME:
-                if (u->names != NULL && u->names[node].is_threshold) {
-                        *out = u->names[node].value;
-                        return 0;
-                }
-                if (u->names != NULL && lookup_name(env, u->names[node].canon, n->name.len,
-                                                    true, out))
+                if (u->names != NULL && resolved(env, &u->names[node], n->name.len, out))
                         return 0;
                 return lookup(env, u, rules_str_ptr(u, n->name), n->name.len, n->line, n->column,
                               out, err);
         case NODE_NEG:
-                r = tpa_rules__eval(env, u, n->a, &a, err);
+                r = child(env, u, n->a, &a, err);
                 if (r == 0)
                         *out = -a;
                 return r;
         case NODE_NOT:
-                r = tpa_rules__eval(env, u, n->a, &a, err);
+                r = child(env, u, n->a, &a, err);
                 if (r == 0)
                         *out = truthy(a) ? 0 : 1;
                 return r;
         case NODE_CALL:
-                r = tpa_rules__eval(env, u, n->a, &a, err);
+                r = child(env, u, n->a, &a, err);
                 if (r < 0)
                         return r;
                 if (n->op == FN_ABS) {
@@ -144,7 +204,7 @@ int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, dou
                         return 0;
                 }
                 for (int32_t c = u->nodes[n->a].next; c >= 0; c = u->nodes[c].next) {
-                        r = tpa_rules__eval(env, u, c, &b, err);
+                        r = child(env, u, c, &b, err);
                         if (r < 0)
                                 return r;
                         if (n->op == FN_MIN ? b < a : b > a)
@@ -155,7 +215,7 @@ int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, dou
         case NODE_BINARY:
                 break;
         }
-        r = tpa_rules__eval(env, u, n->a, &a, err);
+        r = child(env, u, n->a, &a, err);
         if (r < 0)
                 return r;
         /* 'and' and 'or' short-circuit: the right side is not evaluated, so
@@ -168,7 +228,7 @@ int tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, dou
                 *out = 1;
                 return 0;
         }
-        r = tpa_rules__eval(env, u, n->b, &b, err);
+        r = child(env, u, n->b, &b, err);
         if (r < 0)
                 return r;
         switch ((rules_op)n->op) {
@@ -409,42 +469,71 @@ static void put_formatted(char *buf, size_t size, size_t *n, double v, const cha
         put_plain(buf, size, n, v, "");        /* unreachable: checked at load */
 }
 
+bool tpa_rules__template_next(const char *s, size_t len, size_t *at, rules_piece *p)
+{
+        size_t i = *at, end, fmt;
+
+        if (i >= len)
+                return false;
+        memset(p, 0, sizeof(*p));
+        if ((s[i] == '{' || s[i] == '}') && i + 1 < len && s[i + 1] == s[i]) {
+                p->text = s + i;
+                p->len = 1;
+                *at = i + 2;
+                return true;
+        }
+        if (s[i] != '{') {
+                /* the text up to the next brace, as it is */
+                const char *open = memchr(s + i + 1, '{', len - i - 1);
+                const char *close = memchr(s + i + 1, '}', len - i - 1);
+
+                end = open != NULL ? (size_t)(open - s) : len;
+                if (close != NULL && (size_t)(close - s) < end)
+                        end = (size_t)(close - s);
+                p->text = s + i;
+                p->len = end - i;
+                *at = end;
+                return true;
+        }
+        end = i + 1;
+        while (end < len && s[end] != '}' && s[end] != ':')
+                end++;
+        fmt = end;
+        while (fmt < len && s[fmt] != '}')
+                fmt++;
+        p->name = s + i + 1;
+        p->name_len = end - (i + 1);
+        p->fmt = end < fmt ? s + end + 1 : "";
+        p->fmt_len = end < fmt ? fmt - end - 1 : 0;
+        *at = fmt + 1;
+        return true;
+}
+
 int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rule *rule,
                       char *buf, size_t size, tpa_error *err)
 {
         const char *s = rules_str_ptr(u, rule->message);
-        size_t len = rule->message.len, n = 0;
+        size_t len = rule->message.len, n = 0, at = 0, k = 0, r = (size_t)(rule - u->rules);
+        /* the message in pieces and its names, made with the rule set */
+        const rules_piece *piece = u->pieces != NULL ? u->pieces + u->piece_at[r] : NULL;
+        const rules_piece *last = u->pieces != NULL ? u->pieces + u->piece_at[r + 1] : NULL;
+        const rules_name *names = u->pieces != NULL ? u->msg_names + u->msg_at[r] : NULL;
+        rules_piece p;
 
         buf[0] = '\0';
-        for (size_t i = 0; i < len; i++) {
-                size_t name, end, fmt;
+        while (piece != NULL ? piece < last : tpa_rules__template_next(s, len, &at, &p)) {
                 double v;
 
-                if ((s[i] == '{' || s[i] == '}') && i + 1 < len && s[i + 1] == s[i]) {
-                        put_bytes(buf, size, &n, s + i, 1);
-                        i++;
+                if (piece != NULL)
+                        p = *piece++;
+                if (p.name == NULL) {
+                        put_bytes(buf, size, &n, p.text, p.len);
                         continue;
                 }
-                if (s[i] != '{') {
-                        /* the text up to the next brace, as it is */
-                        end = i + 1;
-                        while (end < len && s[end] != '{' && s[end] != '}')
-                                end++;
-                        put_bytes(buf, size, &n, s + i, end - i);
-                        i = end - 1;
-                        continue;
-                }
-                /* Checked at load: {name} or {name:format}. */
-                name = i + 1;
-                end = name;
-                while (end < len && s[end] != '}' && s[end] != ':')
-                        end++;
-                fmt = end;
-                while (fmt < len && s[fmt] != '}')
-                        fmt++;
-                if (!tpa_rules__lookup(env, s + name, end - name, &v)) {
+                if (names != NULL ? !resolved(env, &names[k++], p.name_len, &v)
+                                  : !tpa_rules__lookup(env, p.name, p.name_len, &v)) {
                         tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s' in the message",
-                                       (int)(end - name > 80 ? 80 : end - name), s + name);
+                                       (int)(p.name_len > 80 ? 80 : p.name_len), p.name);
                         if (err != NULL) {
                                 err->path = u->path;
                                 err->line = rule->msg_line;
@@ -452,11 +541,7 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                         }
                         return TPA_ERULE;
                 }
-                if (end < fmt)
-                        put_formatted(buf, size, &n, v, s + end + 1, fmt - end - 1);
-                else
-                        put_formatted(buf, size, &n, v, "", 0);
-                i = fmt;
+                put_formatted(buf, size, &n, v, p.fmt, p.fmt_len);
         }
         return 0;
 }

@@ -72,12 +72,22 @@ typedef struct rules_rule {
         uint32_t     line, column;
 } rules_rule;
 
-/* What a NODE_NAME names in the rule set that holds its unit. */
+/* What a NODE_NAME, or a name in a message, names in the rule set that
+ * holds its unit. */
 typedef struct rules_name {
         uint8_t     is_threshold;
         double      value;      /* the threshold's */
         const char *canon;      /* a metric: the unit's first node of that name */
+        int32_t     slot;       /* a metric: its place in a query's values
+                                   (rules_slots); -1: looked up by name */
 } rules_name;
+
+/* A piece of a message template: text to copy as it is (`name` NULL),
+ * or a placeholder {name} or {name:format}. */
+typedef struct rules_piece {
+        const char *text, *name, *fmt;
+        size_t      len, name_len, fmt_len;
+} rules_piece;
 
 /* One parsed rule file. Immutable once parsed, so pointers into `chars`
  * stay valid while the unit lives; only `names` changes, made by the rule
@@ -99,6 +109,14 @@ typedef struct rules_unit {
          * the query looked up before (bench/: some 60 look-ups per step);
          * NULL: look names up */
         rules_name      *names;
+        /* per rule: its message in pieces (rules_piece), rule k's from
+         * piece_at[k] to piece_at[k + 1], and the names of its
+         * placeholders in turn, from msg_at[k]; NULL: the template read
+         * and its names looked up as they come */
+        rules_piece     *pieces;
+        size_t          *piece_at;
+        rules_name      *msg_names;
+        size_t          *msg_at;
 } rules_unit;
 
 /* What snprintf(out, 32, "%.*f", dec, v) writes (dec <= 6), and what
@@ -123,6 +141,11 @@ static inline const char *rules_str_ptr(const rules_unit *u, rules_str s)
         return u->chars + s.off;
 }
 
+/* The piece of template s[0..len) at *at, and *at past it; false at the
+ * end. A doubled brace is text, one brace. The placeholders were checked
+ * at load. */
+bool tpa_rules__template_next(const char *s, size_t len, size_t *at, rules_piece *p);
+
 /* Parse a number with an optional unit ("20%", "10us", "64KiB", "-1.5") that
  * fills all `len` bytes; false when it is not one. */
 bool tpa_rules__parse_value(const char *s, size_t len, double *out);
@@ -141,6 +164,7 @@ bool tpa_rules__parse_value(const char *s, size_t len, double *out);
 #define RULES_MEMO_SLOTS  64
 #define RULES_MEMO_PROBES 8
 typedef struct rules_memo {
+        bool ready;             /* the rest is set on the first look-up */
         struct {
                 const char *name;       /* in a unit's string pool */
                 size_t      len;
@@ -154,11 +178,22 @@ typedef struct rules_memo {
         } by_ptr[RULES_MEMO_SLOTS];
 } rules_memo;
 
+/* A query's metric values by slot (rules_name.slot), each fetched once
+ * (speed, bench/: the pointer memo's probes and the caller's look-ups
+ * were near a third of the rules' instructions). Only `have` is set up
+ * for a query. */
+#define RULES_SLOTS 256
+typedef struct rules_slots {
+        uint64_t have[RULES_SLOTS / 64];
+        double   v[RULES_SLOTS];
+} rules_slots;
+
 typedef struct rules_env {
         const tpa_rules *rules;
         tpa_metric_fn    fn;
         void            *ctx;
         rules_memo      *memo;          /* NULL: look everything up */
+        rules_slots     *slots;         /* NULL: by name, through memo */
 } rules_env;
 
 /* `name` as a threshold, else as a metric from env->fn; false when it is

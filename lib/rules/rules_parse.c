@@ -989,6 +989,10 @@ void tpa_rules__unit_free(rules_unit *u)
         free(u->classes);
         free(u->rules);
         free(u->names);
+        free(u->pieces);
+        free(u->piece_at);
+        free(u->msg_names);
+        free(u->msg_at);
         free(u);
 }
 

@@ -824,6 +824,95 @@ static void test_rules__memo(void)
         tpa_rules_free(r);
 }
 
+/* A step's class and findings in one query (tpa_rules_classify_findings(),
+ * as the analysis asks): the same as the two queries apart, each metric
+ * asked for once across both, messages included (names no condition uses,
+ * thresholds, a threshold set after loading, a later file naming the same
+ * metrics); a right side that short-circuit skips may name no metric. */
+static void test_rules__one_query(void)
+{
+        static const char text[] =
+                "threshold lim = 0.5\n"
+                "class never when 0 and nosuch > 1\n"
+                "class busy when load > lim\n"
+                "finding f1 warning when load > lim : \"load {load:%} over {lim:%}, {extra}\"\n"
+                "finding f2 info when other == 3 or nosuch : \"other {other}\"\n";
+        static const char later[] =
+                "finding f3 info when load > 0.7 gain load - lim : \"{{load}} {load} {other}\"\n";
+        static const metric ms[] = { { "load", 0.75 }, { "other", 3 }, { "extra", 42 } };
+        metrics m = METRICS(ms);
+        tpa_rules *r = empty_rules();
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_finding *f = NULL, *g = NULL;
+        const char *cls = NULL, *cls2 = NULL;
+        size_t n = 0, n2 = 0;
+        bool same;
+
+        ok(r != NULL && tpa_rules_load_string(r, text, strlen(text), "a.tpr", &err) == 0 &&
+           tpa_rules_load_string(r, later, strlen(later), "b.tpr", &err) == 0 &&
+           tpa_rules_set_threshold(r, "lim=0.25", &err) == 0, "test_rules__one_query: load");
+        counted_calls = 0;
+        ok(tpa_rules_classify_findings(r, counted_lookup, &m, &cls, &f, &n, &err) == 0 &&
+           cls != NULL && strcmp(cls, "busy") == 0 && n == 3, "test_rules__one_query: class, 3 findings");
+        /* load, other, extra; once in each file: b.tpr's names are its own */
+        tap_eq((int64_t)counted_calls, 5, "test_rules__one_query: each metric asked once a file");
+        tap_streq(n == 3 ? f[0].message : NULL, "load 75% over 25%, 42",
+                  "test_rules__one_query: a threshold set after loading, a name only a message uses");
+        tap_streq(n == 3 ? f[1].message : NULL, "other 3", "test_rules__one_query: second finding");
+        tap_streq(n == 3 ? f[2].message : NULL, "{load} 0.75 3",
+                  "test_rules__one_query: the later file's, braces kept");
+        ok(n == 3 && f[2].gain_frac == 0.5, "test_rules__one_query: gain with the threshold set");
+        ok(tpa_rules_classify(r, lookup, &m, &cls2, &err) == 0 &&
+           tpa_rules_findings(r, lookup, &m, &g, &n2, &err) == 0, "test_rules__one_query: apart");
+        same = cls2 == cls && n2 == n;
+        for (size_t i = 0; same && i < n; i++)
+                same = strcmp(f[i].name, g[i].name) == 0 && strcmp(f[i].message, g[i].message) == 0 &&
+                       f[i].gain_frac == g[i].gain_frac && f[i].severity == g[i].severity;
+        ok(same, "test_rules__one_query: the same as the two queries apart");
+        free(f);
+        free(g);
+        tpa_rules_free(r);
+}
+
+/* More metric names than a query keeps values for by number (RULES_SLOTS):
+ * the rest are looked up by name, with the same results. */
+static void test_rules__many_metrics(void)
+{
+        enum { N = RULES_SLOTS + 44 };
+        static metric ms[N];
+        static char names[N][16];
+        metrics m = { ms, N, (double)NAN };
+        tpa_rules *r = empty_rules();
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_finding *f = NULL;
+        const char *cls = NULL;
+        size_t n = 0, len = 0, good = 0;
+        char *text = malloc((size_t)N * 96 + 64);
+
+        for (int i = 0; i < N && text != NULL; i++) {
+                snprintf(names[i], sizeof(names[i]), "m%d", i);
+                ms[i] = (metric){ names[i], i };
+                len += (size_t)sprintf(text + len, "finding f%d info when m%d >= 0 and m%d != 1 "
+                                       ": \"m%d is {m%d}\"\n", i, i, i, i, i);
+        }
+        if (text != NULL)
+                len += (size_t)sprintf(text + len, "class any when 1\n");
+        ok(r != NULL && text != NULL && tpa_rules_load_string(r, text, len, "many.tpr", &err) == 0,
+           "test_rules__many_metrics: load");
+        ok(tpa_rules_classify_findings(r, lookup, &m, &cls, &f, &n, &err) == 0 && n == N - 1,
+           "test_rules__many_metrics: every finding but m1's");
+        for (size_t i = 0; i < n; i++) {
+                char want[32];
+                int k = i == 0 ? 0 : (int)i + 1;
+                snprintf(want, sizeof(want), "m%d is %d", k, k);
+                good += strcmp(f[i].message, want) == 0;
+        }
+        tap_eq((int64_t)good, (int64_t)N - 1, "test_rules__many_metrics: each message its value");
+        free(f);
+        free(text);
+        tpa_rules_free(r);
+}
+
 /* More findings, and more message text, than a query keeps in place
  * (rules.c: 16 findings and 2 KB of messages): all of them, in rule order,
  * each with its own message and gain. */
@@ -946,6 +1035,8 @@ int main(void)
         test_rules__default_findings();
         test_rules__random();
         test_rules__memo();
+        test_rules__one_query();
+        test_rules__many_metrics();
         test_rules__many_findings();
         test_rules__number_format();
         return tap_done();

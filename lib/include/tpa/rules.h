@@ -63,6 +63,11 @@ int  tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
  * is 0). */
 int  tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                         tpa_finding **out, size_t *count, tpa_error *err);
+/* tpa_rules_classify() then tpa_rules_findings(), with one look-up of
+ * each metric for both (a step's verdict, as the analysis makes it). */
+int  tpa_rules_classify_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
+                                 const char **out_class, tpa_finding **out, size_t *count,
+                                 tpa_error *err);
 /* Evaluate one expression in the rule language (for check --fail-if);
  * thresholds are visible. Errors give err->column in `expr`. */
 int  tpa_rules_eval(const tpa_rules *r, const char *expr, tpa_metric_fn fn, void *ctx,
