@@ -504,6 +504,8 @@ struct chan_job {
         struct chan_lists part[2];      /* part 0's are the context's */
         tpa_ivl_list      host1[HOST_CH__COUNT];
         struct chan_names names;
+        int               lent;         /* part 1's list of this channel lies in
+                                           part 0's block; -1: none */
 };
 
 
@@ -579,7 +581,7 @@ static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                                 lo, hi, err)) < 0)
                 return r;
         for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++) {
-                if (part == 0)
+                if (part == 0 || (int)i == job->lent)
                         tpa_ivl__merge_keep(&L->dev[i]);        /* sized for the joins */
                 else
                         tpa_ivl__merge(&L->dev[i]);
@@ -609,6 +611,9 @@ static void free_job(tpa_actx *c, struct chan_job *job)
 {
         struct chan_lists *L = &job->part[1];
 
+        if (job->lent >= 0 && L->dev != NULL)   /* part 0's block: not part 1's to free */
+                memset(&L->dev[job->lent], 0, sizeof(L->dev[job->lent]));
+
         ivl_free_each(L->dev, c->ndev * DEV_CH__COUNT);
         ivl_free_each(L->fw, c->ntracks);
         ivl_free_each(job->host1, HOST_CH__COUNT);
@@ -622,7 +627,8 @@ static void free_job(tpa_actx *c, struct chan_job *job)
  * device side on part 0, the host side on part 1. */
 static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        struct chan_lists *L = &((struct chan_job *)arg)->part[1];
+        struct chan_job *job = arg;
+        struct chan_lists *L = &job->part[1];
         int r = 0;
 
         if (part == 1) {
@@ -633,7 +639,10 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 return r;
         }
         for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++)
-                r = join_list(&c->dev[i], &L->dev[i], err);
+                r = (int)i == job->lent ? tpa_ivl__join_lent(&c->dev[i], &L->dev[i], err)
+                                        : join_list(&c->dev[i], &L->dev[i], err);
+        if (r == 0)
+                job->lent = -1;
         return r;
 }
 
@@ -681,8 +690,12 @@ int tpa_analysis__device_unions(tpa_actx *c, tpa_error *err)
  * they went, part 1's lists were copied at each doubling, and its half of
  * the pass took longer than part 0's. Several devices: the counts are of
  * all devices, so each list grows as it needs. */
-static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, tpa_error *err)
+static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, int *lent, tpa_error *err)
 {
+        uint64_t own[2][DEV_CH__COUNT];
+        int big0 = 0;
+
+        *lent = -1;
         for (int part = 0; part < 2 && c->ndev == 1 && !c->a->cpu_only; part++) {
                 const uint64_t *k = part == 0 ? c->a->events_by_kind : c->kinds1;
                 tpa_ivl_list *dev = part == 0 ? c->dev : dev1;
@@ -694,12 +707,27 @@ static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, tpa_error *err)
                 }, all = 0;
                 int big = 0;
 
+                memcpy(own[part], want, sizeof(want));
                 for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
                         all += want[ch];
                         if (want[ch] > want[big])
                                 big = ch;
                 }
                 want[big] = all;
+                if (part == 0) {
+                        big0 = big;
+                } else if (c->dev[big0].v != NULL) {
+                        /* Part 1's list of part 0's big channel: in part 0's
+                         * block, after the most part 0's half can put there
+                         * (speed, bench/: a join copied it there, into fresh
+                         * pages, while the other core waited). Its events'
+                         * count bounds it: never grown, never freed. */
+                        tpa_ivl_list *l = &dev1[big0];
+                        l->v = c->dev[big0].v + (own[0][big0] - own[1][big0]);
+                        l->cap = own[1][big0];
+                        *lent = big0;
+                        want[big0] = 0;
+                }
                 for (int ch = 0; ch < DEV_CH__COUNT; ch++) {
                         tpa_ivl_list *l = &dev[ch];
                         if (want[ch] < 1024)
@@ -715,7 +743,7 @@ static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, tpa_error *err)
 /* The steps' windows first: the channels' pass settles the first one. */
 int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
 {
-        struct chan_job job = { 0 };
+        struct chan_job job = { .lent = -1 };
         size_t nt1 = c->ntracks ? c->ntracks : 1;
         int r = 0;
 
@@ -739,7 +767,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         }
         for (size_t t = 0; t < c->ntracks; t++)
                 tpa_ivl__merge(&c->inp[t]);
-        if ((r = size_device_lists(c, job.part[1].dev, err)) < 0 ||
+        if ((r = size_device_lists(c, job.part[1].dev, &job.lent, err)) < 0 ||
             (r = tpa_analysis__steps_begin(c, err)) < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)

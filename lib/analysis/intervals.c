@@ -5,6 +5,7 @@
  * coverage sums over a merged list (design.md 5.3's boundary sweep rests on
  * them).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,8 +205,9 @@ static size_t join_run(tpa_ivl *v, size_t w, const tpa_ivl *src, size_t n)
 
 /* The union of the merged lists a[0..na) and b[0..nb) appended to v[0..w)
  * as join_run() appends; returns the new length. a may lie in v at w or
- * after, as long as it starts nb or more past w: each interval is written
- * where all of a that is left lies ahead of it. */
+ * after, as long as it starts nb or more past w (or b, na or more past
+ * w): each interval is written where all of that list that is left lies
+ * ahead of it. */
 static size_t merge_runs_into(tpa_ivl *v, size_t w, const tpa_ivl *a, size_t na,
                               const tpa_ivl *b, size_t nb)
 {
@@ -355,6 +357,42 @@ int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
                 if ((v = realloc(to->v, to->n * sizeof(*v))) != NULL) {
                         to->v = v;
                         to->cap = to->n;
+                }
+        }
+        return 0;
+}
+
+int tpa_ivl__join_lent(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
+{
+        size_t n0 = to->n, n1 = from->n, k = 0, hi = n0;
+        tpa_ivl *v = to->v, *tail = NULL;
+
+        assert(n1 == 0 || (from->v >= v + n0 && from->v + n1 <= v + to->cap));
+        while (n1 > 0 && k < hi) {
+                size_t mid = k + (hi - k) / 2;
+                if (v[mid].e < from->v[0].s)
+                        k = mid + 1;
+                else
+                        hi = mid;
+        }
+        /* the intervals of *to that reach *from's first go aside */
+        if (n1 > 0 && k < n0 && (tail = malloc((n0 - k) * sizeof(*tail))) == NULL)
+                return tpa_error_oom(err);
+        if (n1 > 0)
+                memmove(v + n0, from->v, n1 * sizeof(*v));
+        memset(from, 0, sizeof(*from));
+        if (tail == NULL) {
+                to->n = n0 + n1;        /* apart: the two in turn are the union */
+        } else {
+                /* the two merge into the room after those that stay */
+                memcpy(tail, v + k, (n0 - k) * sizeof(*v));
+                to->n = merge_runs_into(v, k, tail, n0 - k, v + n0, n1);
+                free(tail);
+        }
+        if (to->n < to->cap / 2) {      /* memory (bench/): give back the slack */
+                if ((v = realloc(to->v, (to->n ? to->n : 1) * sizeof(*v))) != NULL) {
+                        to->v = v;
+                        to->cap = to->n ? to->n : 1;
                 }
         }
         return 0;

@@ -57,6 +57,11 @@ int    tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_l
  * of the block and merges with *from into the room before it. On failure
  * both are as they were. */
 int    tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err);
+/* As tpa_ivl__join(), for a merged list `from` whose intervals lie in to's
+ * block after to's own (at to->n or later: room to's block lent it, which
+ * *from neither grows nor frees); *from is emptied, not freed. On failure
+ * both are as they were. */
+int    tpa_ivl__join_lent(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err);
 void   tpa_ivl__free(tpa_ivl_list *l);
 /* Index of the first interval whose end is after t. */
 size_t tpa_ivl__first_after(const tpa_ivl_list *l, tpa_ns t);

@@ -84,6 +84,59 @@ static void test_analysis__rules(void)
         tpa_trace_free(b.tr);
 }
 
+static int cmp_span(const void *x, const void *y)
+{
+        const tpa_ns *a = x, *b = y;
+
+        return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* True when each step's compute time is the time its window holds of the
+ * union of the trace's kernels (one device: compute wins every overlap),
+ * counted here from the events. */
+static bool compute_is_kernels(const tpa_trace *tr, const tpa_analysis *a)
+{
+        const tpa_event *ev = tpa_trace_events(tr);
+        size_t n = tpa_trace_event_count(tr), m = 0, w = 0;
+        tpa_ns *v = malloc((2 * n + 2) * sizeof(*v));
+        bool same = v != NULL && a->step_count > 0;
+
+        for (size_t i = 0; v != NULL && i < n; i++)
+                if (ev[i].kind == TPA_KIND_KERNEL) {
+                        v[2 * m] = ev[i].ts;
+                        v[2 * m++ + 1] = ev[i].ts + ev[i].dur;
+                }
+        if (v != NULL)
+                qsort(v, m, 2 * sizeof(*v), cmp_span);
+        for (size_t i = 1; v != NULL && i < m; i++) {   /* merged, in place */
+                if (v[2 * i] <= v[2 * w + 1]) {
+                        if (v[2 * i + 1] > v[2 * w + 1])
+                                v[2 * w + 1] = v[2 * i + 1];
+                } else {
+                        w++;
+                        v[2 * w] = v[2 * i];
+                        v[2 * w + 1] = v[2 * i + 1];
+                }
+        }
+        m = m > 0 ? w + 1 : 0;
+        for (size_t k = 0, j = 0; same && k < a->step_count; k++) {
+                const tpa_step *st = &a->steps[k];
+                tpa_ns busy = 0;
+
+                while (j < m && v[2 * j + 1] <= st->start)
+                        j++;
+                for (size_t q = j; q < m && v[2 * q] < st->end; q++)
+                        busy += (v[2 * q + 1] < st->end ? v[2 * q + 1] : st->end) -
+                                (v[2 * q] > st->start ? v[2 * q] : st->start);
+                same = busy == st->bucket_ns[TPA_BUCKET_COMPUTE];
+                if (!same)
+                        printf("# step %zu: compute %" PRId64 " ns, kernels %" PRId64 " ns\n", k,
+                               (int64_t)st->bucket_ns[TPA_BUCKET_COMPUTE], (int64_t)busy);
+        }
+        free(v);
+        return same;
+}
+
 /* Many steps on two GPUs with everything the analysis looks at: markers,
  * launches and their kernels by correlation id, copies with sizes, syncs,
  * input work, a compiling first step and a cut-off last one. */
@@ -103,12 +156,18 @@ static void test_analysis__threaded_same(void)
         /* 41 steps; 7130 (200 k events: the metrics' host side in several
          * chunks of 64 k events taken by either thread; the JSON report's
          * steps in 446 chunks of 16 on two threads, the last one short and
-         * the second thread's) */
-        for (int round = 0; round < 2; round++) {
-                int steps = round == 0 ? 41 : 7130;
-                tb b = mk(2);
+         * the second thread's); 3000 on one GPU of two streams (its lists
+         * sized from the census, the second half's kernels in room the
+         * first half's block lends, kernels of the two streams overlapping
+         * where the halves meet) */
+        for (int round = 0; round < 3; round++) {
+                int steps = round == 0 ? 41 : round == 1 ? 7130 : 3000;
+                tb b = mk(round < 2 ? 2 : 1);
                 uint32_t corr = 1;
 
+                if (round == 2)         /* GPU 0's second stream */
+                        b.gpu1 = mk_thread(b.tr, tpa_trace_thread_c(b.tr, b.gpu0)->process, 8,
+                                           TPA_TRACK_STREAM);
                 for (int k = 0; k < steps; k++) {
                         double t0 = k * 1000.0, len = k == 0 ? 900 : 600 + (k % 7) * 10;
                         uint32_t g = b.gpu0;
@@ -139,6 +198,16 @@ static void test_analysis__threaded_same(void)
                    steps);
                 ok(same_both_ways(b.tr, NULL, "generated, no rules"),
                    "test_analysis__threaded_same: ... without rules");
+                if (round == 2) {
+                        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                        tpa_analysis *a = NULL;
+
+                        o.threads = 2;
+                        ok(tpa_analyze(&a, b.tr, &o, &err) == 0 && compute_is_kernels(b.tr, a),
+                           "test_analysis__threaded_same: one GPU, each step's compute is "
+                           "its kernels' union");
+                        tpa_analysis_free(a);
+                }
                 tpa_trace_free(b.tr);
         }
         for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {

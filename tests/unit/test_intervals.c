@@ -138,6 +138,57 @@ static void test_intervals__join(void)
         ok(all, "test_intervals__join: joining in place gives the union of the two lists");
 }
 
+/* tpa_ivl__join_lent() gives what tpa_ivl__union2() does, with the second
+ * list in room the first's block lent it, as the channels' halves are:
+ * right after the first list's intervals or further on (the first merged
+ * into fewer than its room), lists apart or interleaved, either empty; the
+ * first shrinks when the union fills less than half of its block. */
+static void test_intervals__join_lent(void)
+{
+        bool all = true;
+
+        for (int round = 0; round < 400 && all; round++) {
+                tpa_ivl_list a = { 0 }, b = { 0 }, want = { 0 }, alone = { 0 };
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_ns t_a = (tpa_ns)(rng() % 500), t_b = (tpa_ns)(rng() % 2000);
+                size_t na = rng() % 5 == 0 ? 0 : rng() % 200;
+                size_t nb = rng() % 5 == 0 ? 0 : rng() % 200;
+                size_t gap = rng() % 3 == 0 ? 0 : rng() % 50, spare = rng() % 3 * na;
+
+                a.cap = na + gap + nb + spare;
+                a.v = malloc((a.cap ? a.cap : 1) * sizeof(*a.v));
+                b.v = a.v + na + gap;           /* lent: a's own room, then b's */
+                b.cap = nb;
+                for (size_t i = 0; a.v != NULL && i < na + nb; i++) {
+                        tpa_ns *t = i < na ? &t_a : &t_b;
+                        tpa_ns s = *t + (tpa_ns)(rng() % 30);
+                        tpa_ns e = s + 1 + (tpa_ns)(rng() % 20);
+                        *t = rng() % 3 == 0 ? e : s;
+                        tpa_ivl__push(i < na ? &a : &b, s, e, &err);
+                        tpa_ivl__append(&alone, s, e, &err);
+                }
+                tpa_ivl__merge_keep(&a);
+                tpa_ivl__merge_keep(&b);
+                all = a.v != NULL && b.v >= a.v + a.n && b.cap == nb &&
+                      tpa_ivl__union2(&want, &a, &b, &err) == 0 &&
+                      tpa_ivl__join_lent(&a, &b, &err) == 0 && b.v == NULL && b.n == 0 &&
+                      a.n == want.n &&
+                      (want.n == 0 || memcmp(a.v, want.v, want.n * sizeof(*want.v)) == 0) &&
+                      (a.n >= (na + gap + nb + spare) / 2 || a.cap == (a.n ? a.n : 1));
+                /* and the union of all the intervals pushed, merged */
+                tpa_ivl__merge(&alone);
+                all = all && alone.n == a.n &&
+                      (a.n == 0 || memcmp(a.v, alone.v, a.n * sizeof(*a.v)) == 0);
+                if (!all)
+                        printf("# round %d: %zu and %zu intervals, %zu apart\n", round, na, nb,
+                               gap);
+                tpa_ivl__free(&a);
+                tpa_ivl__free(&want);
+                tpa_ivl__free(&alone);
+        }
+        ok(all, "test_intervals__join_lent: joining lent room gives the union of the two lists");
+}
+
 /* tpa_ivl__merge() gives the union whatever the order the intervals come
  * in: one run of starts in order, a few runs (threads one after another),
  * many (each in reverse), or shuffled; against a timeline of small times
@@ -211,6 +262,7 @@ int main(void)
         test_intervals__ivl_union();
         test_intervals__covers();
         test_intervals__join();
+        test_intervals__join_lent();
         test_intervals__merge_orders();
         return tap_done();
 }
