@@ -131,7 +131,10 @@ static const char digit_pairs[] =
 
 size_t tpa_report__g6(char *buf, double v)
 {
-        static const double pow10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10 };
+        static const double pow10[] = {
+                1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                1e15, 1e16,
+        };
         double a = fabs(v), scaled, frac;
         uint64_t bits;
         uint32_t digits;
@@ -139,11 +142,21 @@ size_t tpa_report__g6(char *buf, double v)
         char d[6], *p = buf;
         size_t n;
 
+        /* the reports' most common value (speed, bench/: snprintf wrote
+         * each zero fraction of every step) */
+        if (v == 0) {
+                if (signbit(v))
+                        *p++ = '-';
+                *p++ = '0';
+                *p = '\0';
+                return (size_t)(p - buf);
+        }
         /* scaled = a * 10^k in [1e5, 1e6): six digits before the point. The
-         * product is rounded once (relative error 2^-53, < 2e-10 here), so
-         * the digits are right unless the fraction is that close to .5;
-         * values near the ends of the range take snprintf too. */
-        if (!(a >= 1e-4 && a < 1e6))
+         * product is rounded once (relative error 2^-53, < 2e-10 here; the
+         * powers are exact), so the digits are right unless the fraction is
+         * that close to .5; values near the ends of the range take snprintf
+         * too. Below 1e-4 %g writes an exponent: to 1e-10 here. */
+        if (!(a >= 1e-10 && a < 1e6))
                 goto slow;
         /* k from the binary exponent e: floor(e * log10(2)) (1233 / 4096,
          * kept positive for the division) is the decimal exponent or one
@@ -171,7 +184,17 @@ size_t tpa_report__g6(char *buf, double v)
         x = 5 - k;                      /* the exponent of the first digit */
         if (v < 0)
                 *p++ = '-';
-        if (x >= 0) {
+        if (x < -4) {                   /* d.ddddde-XX */
+                *p++ = d[0];
+                if (n > 1) {
+                        *p++ = '.';
+                        memcpy(p, d + 1, n - 1);
+                        p += n - 1;
+                }
+                memcpy(p, "e-", 2);
+                memcpy(p + 2, digit_pairs + 2 * -x, 2);
+                p += 4;
+        } else if (x >= 0) {
                 memcpy(p, d, (size_t)x + 1);
                 p += x + 1;
                 if (n > (size_t)x + 1) {

@@ -452,8 +452,9 @@ done:
 }
 
 /* tpa_report__g6 against snprintf("%.6g") on values like the reports'
- * (fractions, ratios of integers, rates over many magnitudes), ties and
- * near-ties of the sixth digit, powers of ten and their neighbours. */
+ * (fractions, ratios of integers, rates over many magnitudes, tiny ones
+ * written with an exponent), ties and near-ties of the sixth digit,
+ * powers of ten and their neighbours, zeros of both signs. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
 static uint64_t rng(void)
@@ -468,13 +469,17 @@ static double unit(void)
 
 static void test_report_util__g6(void)
 {
+        static const double edges[] = {
+                0.0, -0.0, 1e-10, -1e-10, 9.999995e-05, 9.9999949e-05, 1e-05, 1e-4, -3.2e-07,
+                1.0000005e-10, 9.99999e-11, 5e-11, 1.5e-06, 999999.5e-10,
+        };
         size_t bad = 0, n = 0;
         char want[64], got[64];
 
-        for (int i = 0; i < 400000; i++) {
+        for (int i = 0; i < 400000 + 4 * (int)(sizeof(edges) / sizeof(edges[0])); i++) {
                 double v;
 
-                switch (i % 8) {
+                switch (i >= 400000 ? 10 : i % 9) {
                 case 0:  v = unit(); break;
                 case 1:  v = (double)(rng() % 100000) / (double)(1 + rng() % 100000); break;
                 case 2:  v = pow(10, unit() * 14 - 7) * (rng() & 1 ? -1 : 1); break;
@@ -485,7 +490,13 @@ static void test_report_util__g6(void)
                 case 5:  v = pow(10, (int)(rng() % 14) - 6) * (1 + (unit() - 0.5) * 1e-12); break;
                 case 6:  v = nextafter((double)(rng() % 1000000) / 1e6, unit() < 0.5 ? 0 : 1);
                          break;
-                default: v = (double)(rng() % 2000000) / 1000.0 + unit() * 1e-9; break;
+                case 7:  v = (double)(rng() % 2000000) / 1000.0 + unit() * 1e-9; break;
+                case 8:  v = pow(10, unit() * 7 - 11) * (rng() & 1 ? -1 : 1); break;
+                default: v = edges[(i - 400000) / 4];   /* and its neighbours */
+                         v = (i - 400000) % 4 == 1 ? nextafter(v, 0) :
+                             (i - 400000) % 4 == 2 ? nextafter(v, 1) :
+                             (i - 400000) % 4 == 3 ? -v : v;
+                         break;
                 }
                 snprintf(want, sizeof(want), "%.6g", v);
                 if (tpa_report__g6(got, v) != strlen(want) || strcmp(got, want) != 0) {
