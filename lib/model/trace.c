@@ -8,6 +8,7 @@
  * resident size. Strings live in fixed-size blocks that never move, so a
  * `const char *` from tpa_trace_str() stays valid while the trace lives.
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -698,6 +699,44 @@ int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t val
         tr->aux2[i] = k;
         tr->aux2_count++;
         tr->aux2_keys |= key_bit(key);
+        if (tr->aux2_count > 4096 && tr->aux2_count > tr->aux_count / 8)
+                return aux_merge(tr, err);
+        return 0;
+}
+
+int tpa_trace__set_new_aux(tpa_trace *tr, tpa_aux_key key, const tpa_aux_set *v, size_t n,
+                           tpa_error *err)
+{
+        if ((unsigned)key > 0xff)
+                return tpa_error_setf(err, TPA_EINVAL, "event extra out of range");
+        for (size_t j = 0; j < n; j++) {
+                struct aux_entry k = { .ek = AUX_EK(v[j].event, key), .value = v[j].value };
+                size_t i;
+
+                assert(aux_find(tr, v[j].event, key) == NULL);
+                assert(j == 0 || v[j].event > v[j - 1].event);
+                if ((uint64_t)v[j].event >= (uint64_t)1 << 56)
+                        return tpa_error_setf(err, TPA_EINVAL, "event extra out of range");
+                if (tr->aux_count >= UINT32_MAX - tr->aux2_count - 1)
+                        return tpa_error_setf(err, TPA_ELIMIT, "more than 2^32 event extras");
+                if (tr->aux_count == 0 || aux_cmp(&tr->aux[tr->aux_count - 1], &k) < 0) {
+                        /* past the last entry: the rest go as set_aux's appends */
+                        for (; j < n; j++)
+                                if (tpa_trace__set_aux(tr, v[j].event, key, v[j].value, err) < 0)
+                                        return err != NULL ? err->code : TPA_ENOMEM;
+                        return 0;
+                }
+                if (grow((void **)&tr->aux2, &tr->aux2_cap, tr->aux2_count + 1,
+                         sizeof(*tr->aux2), err) < 0)
+                        return TPA_ENOMEM;
+                /* mostly at the end: the events come in order */
+                i = tr->aux2_count == 0 || aux_cmp(&tr->aux2[tr->aux2_count - 1], &k) < 0
+                    ? tr->aux2_count : aux_search(tr->aux2, 0, tr->aux2_count, &k);
+                memmove(&tr->aux2[i + 1], &tr->aux2[i], (tr->aux2_count - i) * sizeof(*tr->aux2));
+                tr->aux2[i] = k;
+                tr->aux2_count++;
+                tr->aux2_keys |= key_bit(key);
+        }
         if (tr->aux2_count > 4096 && tr->aux2_count > tr->aux_count / 8)
                 return aux_merge(tr, err);
         return 0;

@@ -42,6 +42,17 @@ void       tpa_trace__set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none *
 /* Extras. Setting a key twice keeps the last value. */
 int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
                        tpa_error *err);
+/* An extra to set: the event and the value. */
+typedef struct tpa_aux_set {
+        size_t  event;
+        int64_t value;
+} tpa_aux_set;
+/* tpa_trace__set_aux() of v[0..n), values of `key` for events in
+ * increasing order that the trace holds none of yet (the caller looked):
+ * without a search for each (speed, bench/: a search of a large trace's
+ * extras is a few cache misses). */
+int tpa_trace__set_new_aux(tpa_trace *tr, tpa_aux_key key, const tpa_aux_set *v, size_t n,
+                           tpa_error *err);
 /* OR `flags` into the event's TPA_AUX_FLAGS. */
 int tpa_trace__add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error *err);
 

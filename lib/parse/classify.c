@@ -688,10 +688,6 @@ void tpa_classify__parts_from(size_t events)
  * number each lacks, found where the part meets it: the numbers are
  * extras of the trace, which the parts only read, so they are set after
  * both, in event order. */
-struct step_note {
-        size_t  event;
-        int64_t step;
-};
 
 struct part {
         tpa_trace      *tr;
@@ -704,7 +700,7 @@ struct part {
                                            kind + 1 (high) */
         uint8_t        *ccmemo;         /* by cat: its class + 1 */
         uint8_t        *nf;             /* by name: name_flags() */
-        struct step_note *steps;        /* the Steps line's events that lack a number */
+        tpa_aux_set    *steps;          /* the Steps line's events that lack a number */
         size_t          nsteps, steps_cap;
         uint64_t        duplicates;     /* TF1's annotation events */
         tpa_str         mtia;           /* the "mtia_runtime" category; TPA_STR_EMPTY: none */
@@ -744,13 +740,13 @@ static bool note_step(struct part *pt, size_t i)
                 return true;
         if (pt->nsteps == pt->steps_cap) {
                 size_t cap = pt->steps_cap ? 2 * pt->steps_cap : 64;
-                struct step_note *v = realloc(pt->steps, cap * sizeof(*v));
+                tpa_aux_set *v = realloc(pt->steps, cap * sizeof(*v));
                 if (v == NULL)
                         return false;
                 pt->steps = v;
                 pt->steps_cap = cap;
         }
-        pt->steps[pt->nsteps++] = (struct step_note){ i, step };
+        pt->steps[pt->nsteps++] = (tpa_aux_set){ i, step };
         return true;
 }
 
@@ -879,11 +875,7 @@ static void *classify_main(void *arg)
  * one (note_step()), set in event order. */
 static int step_numbers(tpa_trace *tr, const struct part *pt, tpa_error *err)
 {
-        for (size_t j = 0; j < pt->nsteps; j++)
-                if (tpa_trace__set_aux(tr, pt->steps[j].event, TPA_AUX_STEP_NUM,
-                                       pt->steps[j].step, err) < 0)
-                        return err != NULL ? err->code : TPA_ENOMEM;
-        return 0;
+        return tpa_trace__set_new_aux(tr, TPA_AUX_STEP_NUM, pt->steps, pt->nsteps, err);
 }
 
 int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_trace.c - the event model: interning, ids, events, extras, warnings. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tpa/tpa.h>
@@ -237,6 +238,61 @@ static void test_trace__aux_walks(void)
         tpa_trace_free(tr);
 }
 
+/* tpa_trace__set_new_aux() gives the extras tpa_trace__set_aux() one at a
+ * time gives: new values among extras of other keys set in order and out
+ * of order, some past the last extra, few and many (past the point where
+ * the out-of-order ones join the rest), looked up every way. */
+static void test_trace__set_new_aux(void)
+{
+        enum { N = 30000 };
+        bool same = true, seq_ok = true;
+
+        for (int round = 0; round < 3; round++) {
+                tpa_trace *tr[2];
+                tpa_event ev = { .ts = 1, .dur = 1, .kind = TPA_KIND_KERNEL };
+                tpa_aux_set *v = malloc(N * sizeof(*v));
+                uint64_t x = 0x2545f4914f6cdd1du + (uint64_t)round;
+                size_t n = 0, every = round == 0 ? 97 : round == 1 ? 5 : 2;
+
+                for (int t = 0; t < 2; t++) {
+                        tpa_trace_new(&tr[t], NULL);
+                        for (size_t i = 0; i < N; i++) {
+                                tpa_trace__add_event(tr[t], &ev, NULL, NULL);
+                                /* other keys in order, up to three quarters in */
+                                if (i % 3 == 0 && i < N / 4 * 3)
+                                        tpa_trace__set_aux(tr[t], i, TPA_AUX_BYTES, (int64_t)i, NULL);
+                        }
+                        tpa_trace__set_aux(tr[t], 17, TPA_AUX_OP, 5, NULL);   /* out of order */
+                }
+                for (size_t i = 1; v != NULL && i < N; i += 1 + (size_t)(x >> 60) % every) {
+                        x = x * 6364136223846793005u + 1442695040888963407u;
+                        v[n++] = (tpa_aux_set){ i, (int64_t)(x >> 16) };
+                }
+                for (size_t j = 0; j < n; j++)
+                        tpa_trace__set_aux(tr[0], v[j].event, TPA_AUX_STEP_NUM, v[j].value, NULL);
+                same &= v != NULL &&
+                        tpa_trace__set_new_aux(tr[1], TPA_AUX_STEP_NUM, v, n, NULL) == 0;
+                for (int key = 1; same && key <= 5; key++) {
+                        size_t cur = 0;
+                        for (size_t i = 0; i < N; i++) {
+                                int64_t a = 0, b = 0, c = 0;
+                                bool h = tpa_trace_get_aux(tr[0], i, (tpa_aux_key)key, &a);
+                                same &= tpa_trace_get_aux(tr[1], i, (tpa_aux_key)key, &b) == h &&
+                                        a == b;
+                                seq_ok &= tpa_trace_get_aux_seq(tr[1], i, (tpa_aux_key)key, &cur,
+                                                                &c) == h && (!h || c == b);
+                        }
+                }
+                if (!same)
+                        printf("# round %d: %zu values\n", round, n);
+                for (int t = 0; t < 2; t++)
+                        tpa_trace_free(tr[t]);
+                free(v);
+        }
+        ok(same, "test_trace__set_new_aux: the extras set_aux gives, one at a time");
+        ok(seq_ok, "test_trace__set_new_aux: ... in event order too");
+}
+
 static void test_trace__warnings(void)
 {
         tpa_trace *tr;
@@ -347,6 +403,7 @@ int main(void)
         test_trace__events_aux();
         test_trace__reserve_events();
         test_trace__aux_walks();
+        test_trace__set_new_aux();
         test_trace__warnings();
         test_trace__split_input();
         return tap_done();
