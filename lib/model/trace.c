@@ -720,11 +720,11 @@ int tpa_trace__set_new_aux(tpa_trace *tr, tpa_aux_key key, const tpa_aux_set *v,
                 if (tr->aux_count >= UINT32_MAX - tr->aux2_count - 1)
                         return tpa_error_setf(err, TPA_ELIMIT, "more than 2^32 event extras");
                 if (tr->aux_count == 0 || aux_cmp(&tr->aux[tr->aux_count - 1], &k) < 0) {
-                        /* past the last entry: the rest go as set_aux's appends */
+                        /* past the last entry: the rest are set_aux's appends */
                         for (; j < n; j++)
                                 if (tpa_trace__set_aux(tr, v[j].event, key, v[j].value, err) < 0)
                                         return err != NULL ? err->code : TPA_ENOMEM;
-                        return 0;
+                        break;
                 }
                 if (grow((void **)&tr->aux2, &tr->aux2_cap, tr->aux2_count + 1,
                          sizeof(*tr->aux2), err) < 0)
