@@ -662,11 +662,28 @@ static int aux_merge(tpa_trace *tr, tpa_error *err)
         return 0;
 }
 
+/* Entry k, for an event before the last of `aux`, into `aux2`, in order
+ * (mostly at its end: out-of-order extras come in event order too). */
+static int aux2_insert(tpa_trace *tr, const struct aux_entry *k, tpa_error *err)
+{
+        size_t i;
+
+        if (grow((void **)&tr->aux2, &tr->aux2_cap, tr->aux2_count + 1, sizeof(*tr->aux2),
+                 err) < 0)
+                return TPA_ENOMEM;
+        i = tr->aux2_count == 0 || aux_cmp(&tr->aux2[tr->aux2_count - 1], k) < 0
+            ? tr->aux2_count : aux_search(tr->aux2, 0, tr->aux2_count, k);
+        memmove(&tr->aux2[i + 1], &tr->aux2[i], (tr->aux2_count - i) * sizeof(*tr->aux2));
+        tr->aux2[i] = *k;
+        tr->aux2_count++;
+        tr->aux2_keys |= key_bit(AUX_KEY(k));
+        return 0;
+}
+
 int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t value,
                        tpa_error *err)
 {
         struct aux_entry k = { .ek = AUX_EK(event, key), .value = value }, *e;
-        size_t i;
 
         if ((uint64_t)event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
                 return tpa_error_setf(err, TPA_EINVAL, "event extra out of range");
@@ -691,14 +708,8 @@ int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t val
                 tr->aux[tr->aux_count++] = k;
                 return 0;
         }
-        if (grow((void **)&tr->aux2, &tr->aux2_cap, tr->aux2_count + 1, sizeof(*tr->aux2),
-                 err) < 0)
+        if (aux2_insert(tr, &k, err) < 0)
                 return TPA_ENOMEM;
-        i = aux_search(tr->aux2, 0, tr->aux2_count, &k);
-        memmove(&tr->aux2[i + 1], &tr->aux2[i], (tr->aux2_count - i) * sizeof(*tr->aux2));
-        tr->aux2[i] = k;
-        tr->aux2_count++;
-        tr->aux2_keys |= key_bit(key);
         if (tr->aux2_count > 4096 && tr->aux2_count > tr->aux_count / 8)
                 return aux_merge(tr, err);
         return 0;
@@ -711,7 +722,6 @@ int tpa_trace__set_new_aux(tpa_trace *tr, tpa_aux_key key, const tpa_aux_set *v,
                 return tpa_error_setf(err, TPA_EINVAL, "event extra out of range");
         for (size_t j = 0; j < n; j++) {
                 struct aux_entry k = { .ek = AUX_EK(v[j].event, key), .value = v[j].value };
-                size_t i;
 
                 assert(aux_find(tr, v[j].event, key) == NULL);
                 assert(j == 0 || v[j].event > v[j - 1].event);
@@ -726,16 +736,8 @@ int tpa_trace__set_new_aux(tpa_trace *tr, tpa_aux_key key, const tpa_aux_set *v,
                                         return err != NULL ? err->code : TPA_ENOMEM;
                         break;
                 }
-                if (grow((void **)&tr->aux2, &tr->aux2_cap, tr->aux2_count + 1,
-                         sizeof(*tr->aux2), err) < 0)
+                if (aux2_insert(tr, &k, err) < 0)
                         return TPA_ENOMEM;
-                /* mostly at the end: the events come in order */
-                i = tr->aux2_count == 0 || aux_cmp(&tr->aux2[tr->aux2_count - 1], &k) < 0
-                    ? tr->aux2_count : aux_search(tr->aux2, 0, tr->aux2_count, &k);
-                memmove(&tr->aux2[i + 1], &tr->aux2[i], (tr->aux2_count - i) * sizeof(*tr->aux2));
-                tr->aux2[i] = k;
-                tr->aux2_count++;
-                tr->aux2_keys |= key_bit(key);
         }
         if (tr->aux2_count > 4096 && tr->aux2_count > tr->aux_count / 8)
                 return aux_merge(tr, err);
