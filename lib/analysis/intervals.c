@@ -125,16 +125,23 @@ static void sort_ivl(tpa_ivl *v, tpa_ivl *tmp, size_t n)
         }
 }
 
-void tpa_ivl__merge(tpa_ivl_list *l)
+/* Memory (bench/): a list using less than half of its block gives back
+ * the rest. */
+static void give_back_slack(tpa_ivl_list *l)
 {
-        tpa_ivl__merge_keep(l);
-        if (l->n < l->cap / 2) {        /* memory (bench/): give back the slack */
+        if (l->n < l->cap / 2) {
                 tpa_ivl *v = realloc(l->v, (l->n ? l->n : 1) * sizeof(*v));
                 if (v != NULL) {
                         l->v = v;
                         l->cap = l->n ? l->n : 1;
                 }
         }
+}
+
+void tpa_ivl__merge(tpa_ivl_list *l)
+{
+        tpa_ivl__merge_keep(l);
+        give_back_slack(l);
 }
 
 void tpa_ivl__merge_keep(tpa_ivl_list *l)
@@ -244,13 +251,7 @@ int tpa_ivl__union2(tpa_ivl_list *out, const tpa_ivl_list *a, const tpa_ivl_list
         out->v = v;
         out->n = w;
         out->cap = total ? total : 1;
-        if (w < out->cap / 2) {         /* memory (bench/): give back the slack */
-                tpa_ivl *sh = realloc(v, (w ? w : 1) * sizeof(*sh));
-                if (sh != NULL) {
-                        out->v = sh;
-                        out->cap = w ? w : 1;
-                }
-        }
+        give_back_slack(out);
         return 0;
 }
 
@@ -325,9 +326,24 @@ int tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_erro
         return r;
 }
 
+/* The number of intervals of the merged v[0..n) that end before t. */
+static size_t ends_before(const tpa_ivl *v, size_t n, tpa_ns t)
+{
+        size_t k = 0, hi = n;
+
+        while (k < hi) {
+                size_t mid = k + (hi - k) / 2;
+                if (v[mid].e < t)
+                        k = mid + 1;
+                else
+                        hi = mid;
+        }
+        return k;
+}
+
 int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
 {
-        size_t n = to->n + from->n, k = 0, hi = to->n;
+        size_t n = to->n + from->n, k;
         tpa_ivl *v = to->v;
 
         if (from->n == 0) {
@@ -343,38 +359,21 @@ int tpa_ivl__join(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
         /* the intervals of *to that end before *from starts stay; the
          * rest moves to the end of the block, and the two merge into
          * the room after those (merge_runs_into()) */
-        while (k < hi) {
-                size_t mid = k + (hi - k) / 2;
-                if (v[mid].e < from->v[0].s)
-                        k = mid + 1;
-                else
-                        hi = mid;
-        }
+        k = ends_before(v, to->n, from->v[0].s);
         memmove(v + k + from->n, v + k, (to->n - k) * sizeof(*v));
         to->n = merge_runs_into(v, k, v + k + from->n, to->n - k, from->v, from->n);
         tpa_ivl__free(from);
-        if (to->n < to->cap / 2) {      /* memory (bench/): give back the slack */
-                if ((v = realloc(to->v, to->n * sizeof(*v))) != NULL) {
-                        to->v = v;
-                        to->cap = to->n;
-                }
-        }
+        give_back_slack(to);
         return 0;
 }
 
 int tpa_ivl__join_lent(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
 {
-        size_t n0 = to->n, n1 = from->n, k = 0, hi = n0;
+        size_t n0 = to->n, n1 = from->n;
+        size_t k = n1 > 0 ? ends_before(to->v, n0, from->v[0].s) : n0;
         tpa_ivl *v = to->v, *tail = NULL;
 
         assert(n1 == 0 || (from->v >= v + n0 && from->v + n1 <= v + to->cap));
-        while (n1 > 0 && k < hi) {
-                size_t mid = k + (hi - k) / 2;
-                if (v[mid].e < from->v[0].s)
-                        k = mid + 1;
-                else
-                        hi = mid;
-        }
         /* the intervals of *to that reach *from's first go aside */
         if (n1 > 0 && k < n0 && (tail = malloc((n0 - k) * sizeof(*tail))) == NULL)
                 return tpa_error_oom(err);
@@ -389,12 +388,7 @@ int tpa_ivl__join_lent(tpa_ivl_list *to, tpa_ivl_list *from, tpa_error *err)
                 to->n = merge_runs_into(v, k, tail, n0 - k, v + n0, n1);
                 free(tail);
         }
-        if (to->n < to->cap / 2) {      /* memory (bench/): give back the slack */
-                if ((v = realloc(to->v, (to->n ? to->n : 1) * sizeof(*v))) != NULL) {
-                        to->v = v;
-                        to->cap = to->n ? to->n : 1;
-                }
-        }
+        give_back_slack(to);
         return 0;
 }
 

@@ -95,24 +95,33 @@ bool tpa_rules__lookup(const rules_env *env, const char *name, size_t len, doubl
         return lookup_name(env, name, len, false, out);
 }
 
-/* Name rn (len bytes) of a unit as the query has it: a threshold's value,
- * else the metric from the query's values, fetched on first use; false
- * when it is neither. */
-static bool resolved(const rules_env *env, const rules_name *rn, size_t len, double *out)
+/* Name rn of a unit when the query holds its value: a threshold's, or a
+ * metric fetched before; false otherwise. */
+static inline bool held(const rules_env *env, const rules_name *rn, double *out)
 {
-        rules_slots *q = env->slots;
         int32_t k = rn->slot;
 
         if (rn->is_threshold) {
                 *out = rn->value;
                 return true;
         }
+        if (k < 0 || env->slots == NULL || !(env->slots->have[k / 64] >> (k % 64) & 1))
+                return false;
+        *out = env->slots->v[k];
+        return true;
+}
+
+/* Name rn (len bytes) of a unit as the query has it, a metric fetched on
+ * first use; false when it is neither threshold nor metric. */
+static bool resolved(const rules_env *env, const rules_name *rn, size_t len, double *out)
+{
+        rules_slots *q = env->slots;
+        int32_t k = rn->slot;
+
+        if (held(env, rn, out))
+                return true;
         if (q == NULL || k < 0)
                 return lookup_name(env, rn->canon, len, true, out);
-        if (q->have[k / 64] >> (k % 64) & 1) {
-                *out = q->v[k];
-                return true;
-        }
         if (env->fn == NULL || !env->fn(env->ctx, rn->canon, len, out))
                 return false;
         q->v[k] = *out;
@@ -139,25 +148,12 @@ static inline bool at_hand(const rules_env *env, const rules_unit *u, int32_t no
                            double *out)
 {
         const rules_node *n = &u->nodes[node];
-        const rules_name *rn;
-        int32_t k;
 
         if (n->kind == NODE_NUM) {
                 *out = n->num;
                 return true;
         }
-        if (n->kind != NODE_NAME || u->names == NULL)
-                return false;
-        rn = &u->names[node];
-        if (rn->is_threshold) {
-                *out = rn->value;
-                return true;
-        }
-        k = rn->slot;
-        if (k < 0 || env->slots == NULL || !(env->slots->have[k / 64] >> (k % 64) & 1))
-                return false;
-        *out = env->slots->v[k];
-        return true;
+        return n->kind == NODE_NAME && u->names != NULL && held(env, &u->names[node], out);
 }
 
 /* A child of a node: its value at hand, else evaluated (speed, bench/:

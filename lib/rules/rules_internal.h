@@ -90,8 +90,8 @@ typedef struct rules_piece {
 } rules_piece;
 
 /* One parsed rule file. Immutable once parsed, so pointers into `chars`
- * stay valid while the unit lives; only `names` changes, made by the rule
- * set for its thresholds. */
+ * stay valid while the unit lives; only `names` and the messages' pieces
+ * and names change, made by the rule set for its thresholds. */
 typedef struct rules_unit {
         char            *path;          /* owned copy; NULL for an expression */
         char            *chars;         /* string pool */
