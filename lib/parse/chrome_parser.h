@@ -68,12 +68,28 @@ struct key_guess {
         uint8_t       key;      /* an enum key */
 };
 
+/* The members a record began with when they were only "ph", "pid" and
+ * "tid", the ids no string nor fraction (their bytes up to the next key's
+ * '"'), and what they set: the records of a thread begin alike, so the
+ * scanner compares a record's first bytes with these at once and sets what
+ * they set (chrome_scan.c). Same bytes from a record's start, same values. */
+#define TPA_CHROME_HEADS     4
+#define TPA_CHROME_HEAD_TEXT 64
+struct record_head {
+        unsigned char text[TPA_CHROME_HEAD_TEXT];
+        uint64_t      mask;     /* bit k: text[k] counts; 0: none yet */
+        uint8_t       size;     /* the bytes up to the next key */
+        uint8_t       members;
+        char          ph;
+        int64_t       pid, tid;
+};
+
 /* One record as read so far. */
 struct record {
         uint64_t offset;        /* where its '{' is */
         uint32_t keys;
         char     ph;            /* 0: none; '?': not one character */
-        bool     has_ts, has_dur, has_pid, has_tid;
+        bool     has_ts, has_dur;
         tpa_str  name, cat;
         tpa_id   pid, tid;
         tpa_ns   ts, dur;
@@ -190,6 +206,9 @@ struct tpa_chrome_parser {
         /* The keys the scanner read last at each place of a record's map
          * and of its args' map, the newer first (chrome_scan.c) */
         struct key_guess   guess[2][TPA_CHROME_KEY_PLACES][2];
+        /* ... and the records' heads, the one to replace next */
+        struct record_head heads[TPA_CHROME_HEADS];
+        unsigned           head_next;
 };
 
 /* ---- helpers ------------------------------------------------------------- */

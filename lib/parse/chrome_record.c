@@ -463,10 +463,6 @@ void tpa_chrome__event_id(tpa_chrome_parser *p, int64_t v)
         struct record *r = &p->rec;
         tpa_id *id = p->key == K_PID ? &r->pid : &r->tid;
 
-        if (p->key == K_PID)
-                r->has_pid = true;
-        else
-                r->has_tid = true;
         id->num = v;
         id->str = TPA_STR_EMPTY;
 }
@@ -487,10 +483,8 @@ int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, ui
                                                 p->key == K_TS ? "ts" : "dur");
                 return tpa_chrome__event_time(p, ns, at);
         case K_PID:
-                r->has_pid = true;
                 return set_id(p, &r->pid, s, len);
         case K_TID:
-                r->has_tid = true;
                 return set_id(p, &r->tid, s, len);
         default:
                 break;

@@ -849,6 +849,61 @@ static void test_chrome_json__threads_scanner(void)
                                       i % 2 ? "tid" : "pid", i % 7, i % 2 ? "pid" : "tid", i % 5);
         n += (size_t)snprintf(t + n, cap - n, "{}]}");
         check_threads("pid and tid in turn", t, n, &o);
+        /* records that begin alike, the scanner's heads: more kinds than it
+         * keeps, in turn; heads one byte apart (in a key, an id, the phase);
+         * the same first members with spaces, or at 64 bytes and past them;
+         * ids again later in the record; a head and no more; a name in it;
+         * ids that are no integer, a phase that is no letter; records the
+         * same past their heads */
+        {
+                static const char *const heads[] = {
+                        "\"ph\":\"X\",\"pid\":501,\"tid\":4098221920,",
+                        "\"ph\":\"X\",\"pid\":502,\"tid\":4098221920,",
+                        "\"ph\":\"X\",\"pid\":501,\"tid\":4098221921,",
+                        "\"ph\":\"B\",\"pid\":501,\"tid\":4098221920,",
+                        "\"ph\":\"X\",\"pid\":501,\"tix\":4098221920,",
+                        "\"ph\":\"X\",\"tid\":7,\"pid\":-3,",
+                        "\"ph\" : \"X\" ,\n \"pid\":1, \"tid\":2 ,",
+                        /* 64 bytes, 65 */
+                        "\"ph\":\"X\",   \"pid\":123456789012345678,  \"tid\":123456789012345678,",
+                        "\"ph\":\"X\",   \"pid\":123456789012345678,   \"tid\":123456789012345678,",
+                        "\"ph\":\"X\",\"pid\":501,\"tid\":9,\"pid\":1,\"ph\":\"E\",",
+                        "\"ph\":\"XY\",\"pid\":501,",
+                        "\"ph\":\"X\",\"pid\":\"501\",\"tid\":3,",
+                        "\"ph\":\"X\",\"pid\":\"host\",\"tid\":3,",
+                        "\"ph\":null,\"pid\":true,\"tid\":3,",
+                        "\"ph\":7,\"tid\":3,",
+                        "\"ph\":\"X\",\"name\":\"early\",\"pid\":1,",
+                        "\"ph\":\"X\",\"pid\":5.5,\"tid\":3,",
+                        "\"pid\":8,",
+                        "\"ph\":\"i\",",
+                };
+                static const char *const tails[] = {
+                        "\"dur\":2,\"name\":\"h\"",
+                        "\"dur\":1,\"pid\":77,\"name\":\"again\",\"tid\":78",
+                        "\"name\":\"n\",\"args\":{\"group_id\":\"4\"}",
+                        "\"dur\":3,\"name\":\"same\"",
+                };
+                const size_t nh = sizeof(heads) / sizeof(heads[0]);
+                uint64_t rng = 7;
+
+                n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
+                for (size_t i = 0; i < 12000; i++) {
+                        size_t h = i < 6000 ? i % 6 : (size_t)(tap_rand(&rng) % nh);
+                        n += (size_t)snprintf(t + n, cap - n, "{%s", heads[h]);
+                        if (i % 97 == 0) {
+                                t[n - 1] = '}';         /* the head and no more */
+                                n += (size_t)snprintf(t + n, cap - n, ",\n");
+                                continue;
+                        }
+                        /* every fourth the same record but for its head */
+                        n += (size_t)snprintf(t + n, cap - n, "\"ts\":%zu,%s",
+                                              i % 4 == 3 ? 5 : i, tails[i % 4]);
+                        n += (size_t)snprintf(t + n, cap - n, "},\n");
+                }
+                n += (size_t)snprintf(t + n, cap - n, "{}]}");
+                check_threads("records that begin alike", t, n, &o);
+        }
         free(t);
         o.strict = false;
         for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
