@@ -158,10 +158,38 @@ static size_t scan_num(const unsigned char *b, size_t i, size_t n)
  * other number, which scan_num() and tpa_chrome__us_to_ns() then read. */
 static size_t scan_time(const unsigned char *b, size_t i, size_t n, tpa_ns *ns)
 {
-        size_t k = i < n && b[i] == '-' ? i + 1 : i, e = tpa_json__digits_end(b, k, n), f;
-        unsigned nf = 0;
+        static const uint64_t ten[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                         100000000 };
+        size_t k = i < n && b[i] == '-' ? i + 1 : i, e, f;
+        unsigned nf = 0, a;
         uint64_t w = 0;
 
+        /* 8 bytes readable wherever the digits of the widest such time
+         * start: the digits taken 8 at a time (speed, bench/: a digit at a
+         * time was half of the time's cost) */
+        if (n - k >= 24) {
+                if ((a = tpa_json__digits8(b + k)) == 8)
+                        a += tpa_json__digits8(b + k + 8);
+                if (a == 0 || a > 15 || (b[k] == '0' && a > 1))
+                        return 0;
+                w = a <= 8 ? tpa_json__value_first(b + k, a)
+                           : tpa_json__value8(b + k) * ten[a - 8] +
+                             tpa_json__value_first(b + k + 8, a - 8);
+                e = k + a;
+                if (b[e] == '.') {
+                        nf = tpa_json__digits8(b + e + 1);
+                        if (nf == 0 || nf > 3)
+                                return 0;
+                        w = w * ten[nf] + tpa_json__value_first(b + e + 1, nf);
+                        e += 1 + nf;
+                }
+                if (b[e] == 'e' || b[e] == 'E')
+                        return 0;
+                w *= ten[3 - nf];
+                *ns = b[i] == '-' ? -(int64_t)w : (int64_t)w;
+                return e;
+        }
+        e = tpa_json__digits_end(b, k, n);
         if (e == k || e - k > 15 || (b[k] == '0' && e - k > 1))
                 return 0;
         if (e - k >= 8) {

@@ -261,15 +261,28 @@ static inline size_t tpa_json__digits_end(const unsigned char *b, size_t i, size
         return i;
 }
 
-/* The value of the 8 ASCII digits at b (three multiplications: pairs,
- * then fours, then the eight). */
-static inline uint64_t tpa_json__value8(const unsigned char *b)
+/* The value of 8 digits, a byte each, the first in the lowest byte (three
+ * multiplications: pairs, then fours, then the eight). */
+static inline uint64_t tpa_json__digits_value8(uint64_t v)
 {
-        uint64_t v = tpa_json__load8(b) - 0x3030303030303030u;
-
         v = v * 10 + (v >> 8);
         return (((v & 0x000000ff000000ffu) * 0x000f424000000064u) +
                 (((v >> 16) & 0x000000ff000000ffu) * 0x0000271000000001u)) >> 32;
+}
+
+/* The value of the 8 ASCII digits at b. */
+static inline uint64_t tpa_json__value8(const unsigned char *b)
+{
+        return tpa_json__digits_value8(tpa_json__load8(b) - 0x3030303030303030u);
+}
+
+/* The value of the len (1..8) ASCII digits at b, 8 bytes readable there:
+ * the bytes after them shifted out, zeros (leading digits) shifted in. A
+ * borrow from a byte after the digits only reaches bytes after it. */
+static inline uint64_t tpa_json__value_first(const unsigned char *b, unsigned len)
+{
+        return tpa_json__digits_value8((tpa_json__load8(b) - 0x3030303030303030u)
+                                       << (8 * (8 - len)));
 }
 
 /* The widest of the above that the code calling them is built for. */

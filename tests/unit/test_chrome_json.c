@@ -816,6 +816,7 @@ static void test_chrome_json__threads_scanner(void)
                 /* offsets the scanner gives: the record's, a string's, a number's */
                 { "an unknown phase", "{},\"ph\":\"Q\"", 0 },
                 { "'ts' text", "{},\"ts\":\"abc\"", 0 },
+                { "a leading zero in 'ts'", "{},\"ts\":0123.5", 0 },
                 { "'ts' out of range", "{},\"ts\":1e300", 0 },
                 { "a negative 'dur'", "{},\"dur\":-5", 0 },
                 { "a negative 'dur' as text", "{},\"dur\":\"-5\"", 0 },
@@ -903,6 +904,34 @@ static void test_chrome_json__threads_scanner(void)
                 }
                 n += (size_t)snprintf(t + n, cap - n, "{}]}");
                 check_threads("records that begin alike", t, n, &o);
+        }
+        /* times of every length, 1 to 15 digits and 0 to 5 decimals,
+         * signed or not, a zero, an exponent after them; 16 digits in
+         * the last one */
+        {
+                static const char digits[] = "9876543210987654321";
+                static const char *const ends[] = { "", "e2", "E-1" };
+                uint64_t rng = 11;
+
+                n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
+                for (size_t i = 0; i < 12000; i++) {
+                        unsigned len = (unsigned)(tap_rand(&rng) % 15) + 1;
+                        unsigned dec = (unsigned)(tap_rand(&rng) % 6);
+                        uint64_t x = tap_rand(&rng);
+                        bool zero = x % 11 == 0;
+
+                        n += (size_t)snprintf(t + n, cap - n, "{\"ph\":\"X\",\"ts\":%s%.*s%s%.*s%s,"
+                                              "\"dur\":%u%s,\"name\":\"t\"},\n",
+                                              x % 2 ? "-" : "", zero ? 1 : (int)len,
+                                              zero ? "0" : digits + (x >> 8) % 3,
+                                              dec ? "." : "",
+                                              (int)dec, "0123456789" + (x >> 16) % 5,
+                                              x % 13 == 0 && len < 9 ? ends[(x >> 24) % 3] : "", len,
+                                              dec == 1 ? ".5" : "");
+                }
+                n += (size_t)snprintf(t + n, cap - n, "{\"ph\":\"X\",\"ts\":1234567890123456,"
+                                      "\"dur\":1,\"name\":\"t\"}]}");
+                check_threads("times of every length", t, n, &o);
         }
         free(t);
         o.strict = false;
