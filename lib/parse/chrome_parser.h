@@ -74,7 +74,7 @@ struct key_guess {
  * scanner compares a record's first bytes with these at once and sets what
  * they set (chrome_scan.c). Same bytes from a record's start, same values. */
 #define TPA_CHROME_HEADS     4
-#define TPA_CHROME_HEAD_TEXT 64
+#define TPA_CHROME_HEAD_TEXT 64     /* the bits of a uint64_t mask */
 struct record_head {
         unsigned char text[TPA_CHROME_HEAD_TEXT];
         uint64_t      mask;     /* bit k: text[k] counts; 0: none yet */
