@@ -909,7 +909,7 @@ static void test_chrome_json__threads_scanner(void)
          * signed or not, a zero, an exponent after them; 16 digits in
          * the last one */
         {
-                static const char digits[] = "9876543210987654321";
+                static const char digits[] = "9876543210987654321", decimals[] = "0123456789";
                 static const char *const ends[] = { "", "e2", "E-1" };
                 uint64_t rng = 11;
 
@@ -925,7 +925,7 @@ static void test_chrome_json__threads_scanner(void)
                                               x % 2 ? "-" : "", zero ? 1 : (int)len,
                                               zero ? "0" : digits + (x >> 8) % 3,
                                               dec ? "." : "",
-                                              (int)dec, "0123456789" + (x >> 16) % 5,
+                                              (int)dec, decimals + (x >> 16) % 5,
                                               x % 13 == 0 && len < 9 ? ends[(x >> 24) % 3] : "", len,
                                               dec == 1 ? ".5" : "");
                 }
