@@ -206,18 +206,14 @@ static void jkey(tpa_json_writer *w, const char *k)
         tpa_report__jw_string(w, k, strlen(k));
 }
 
+/* A string whole (a path or a name of any length), its invalid UTF-8
+ * repaired. */
 static void jstr(tpa_json_writer *w, const char *s)
 {
-        char buf[3 * 255 + 1];
-        size_t n;
-
-        if (s == NULL) {
+        if (s == NULL)
                 tpa_report__jw_raw(w, "null", 4);
-                return;
-        }
-        n = strlen(s);
-        n = tpa_report__utf8(buf, s, n > 255 ? tpa_utf8__cut(s, 255) : n);
-        tpa_report__jw_string(w, buf, n);
+        else
+                tpa_report__jw_string_utf8(w, s, strlen(s));
 }
 
 static void jnum(tpa_json_writer *w, double v)

@@ -73,20 +73,28 @@ void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_pa
         }
 }
 
-static void gstr(yajl_gen g, const char *s)
+/* A string whole (a path or a name of any length), its invalid UTF-8
+ * repaired into memory of its own; false when there is none. */
+static bool gstr(yajl_gen g, const char *s)
 {
-        char buf[768];
         size_t n;
+        char *buf;
 
         if (s == NULL) {
                 yajl_gen_null(g);
-                return;
+                return true;
         }
         n = strlen(s);
-        if (n > 255)
-                n = 255;
+        if (tpa_utf8__valid_prefix(s, n) == n) {
+                yajl_gen_string(g, (const unsigned char *)s, n);
+                return true;
+        }
+        if ((buf = malloc(3 * n + 1)) == NULL)
+                return false;
         n = tpa_report__utf8(buf, s, n);
         yajl_gen_string(g, (const unsigned char *)buf, n);
+        free(buf);
+        return true;
 }
 
 static void gnum(yajl_gen g, double v)
@@ -140,6 +148,7 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
 {
         tpa_json_out *out = tpa_report__json_open(fp);
         yajl_gen g = out != NULL ? yajl_gen_alloc(NULL) : NULL;
+        bool ok = true;
 
         if (g == NULL) {
                 free(out);
@@ -150,11 +159,11 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         yajl_gen_config(g, yajl_gen_print_callback, tpa_report__json_print, out);
         yajl_gen_map_open(g);
         gkey(g, "schema");
-        gstr(g, "tfprof-analyze/diff/v1");
+        ok &= gstr(g, "tfprof-analyze/diff/v1");
         gkey(g, "base");
-        gstr(g, base_path);
+        ok &= gstr(g, base_path);
         gkey(g, "new");
-        gstr(g, new_path);
+        ok &= gstr(g, new_path);
         gkey(g, "base_kept_steps");
         yajl_gen_integer(g, (long long)c->base_steps);
         gkey(g, "new_kept_steps");
@@ -180,9 +189,9 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         gkey(g, "class");
         yajl_gen_map_open(g);
         gkey(g, "base");
-        gstr(g, c->base_class);
+        ok &= gstr(g, c->base_class);
         gkey(g, "new");
-        gstr(g, c->new_class);
+        ok &= gstr(g, c->new_class);
         gkey(g, "changed");
         yajl_gen_bool(g, c->class_changed);
         gkey(g, "steps");
@@ -190,7 +199,7 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         for (size_t i = 0; i < c->class_count; i++) {
                 yajl_gen_map_open(g);
                 gkey(g, "name");
-                gstr(g, c->classes[i].name);
+                ok &= gstr(g, c->classes[i].name);
                 gkey(g, "base_steps");
                 yajl_gen_integer(g, (long long)c->classes[i].base_count);
                 gkey(g, "new_steps");
@@ -205,9 +214,9 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
                 const tpa_op_change *o = &c->ops[i];
                 yajl_gen_map_open(g);
                 gkey(g, "change");
-                gstr(g, op_kind[o->kind]);
+                ok &= gstr(g, op_kind[o->kind]);
                 gkey(g, "name");
-                gstr(g, o->name);
+                ok &= gstr(g, o->name);
                 gkey(g, "base_ns_per_step");
                 yajl_gen_integer(g, llround(o->base_ns));
                 gkey(g, "new_ns_per_step");
@@ -218,7 +227,7 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
         yajl_gen_map_close(g);
         yajl_gen_free(g);
         tpa_report__json_close(out);
-        return 0;
+        return ok ? 0 : tpa_error_oom(err);
 }
 
 /* The paths in the Markdown heading: whole when both fit PATH_WHOLE
