@@ -52,9 +52,14 @@ static bool is_run_metadata(const tpa_trace *tr)
         return f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT;
 }
 
-static const char *label_copy(char **slot, const char *s)
+/* "PATH (+N more RunMetadata files)", in memory of its own in *slot (the
+ * path whole, however long); NULL when there is none. */
+static const char *joined_label(char **slot, const char *path, int more)
 {
-        *slot = strdup(s);
+        size_t size = strlen(path) + 64;
+
+        if ((*slot = malloc(size)) != NULL)
+                snprintf(*slot, size, "%s (+%d more RunMetadata files)", path, more);
         return *slot;
 }
 
@@ -319,7 +324,6 @@ int cmd_analyze(const cli_args *args)
         }
         for (int i = 0; rc == EXIT_OK && i < n; i++) {
                 const char *path = s.names[i];
-                char label[1024];
 
                 if (s.saved[i] != NULL) {
                         if (i > 0)
@@ -328,9 +332,7 @@ int cmd_analyze(const cli_args *args)
                         continue;
                 }
                 if (s.joined[i] > 0) {
-                        snprintf(label, sizeof(label), "%s (+%d more RunMetadata files)",
-                                 path, s.joined[i]);
-                        s.names[i] = path = label_copy(&s.labels[i], label);
+                        s.names[i] = path = joined_label(&s.labels[i], path, s.joined[i]);
                         if (path == NULL) {
                                 cli_errorf("out of memory");
                                 rc = EXIT_INTERNAL;
