@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tpa/report.h"
@@ -113,14 +114,22 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 fprintf(fp, "devices: none (CPU-only trace: framework ops on host threads "
                         "count as compute)\n");
         else {
-                char list[1024];
-                size_t len = 0;
-                for (size_t d = 0; d < a->device_count && len < sizeof(list) - 1; d++)
-                        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-                                                d ? ", " : "", a->device_names[d]);
-                tpa_utf8__trim(list);   /* cut: whole characters */
+                /* every device named, however many (a merged job's) */
+                size_t size = 1, len = 0;
+                char *list;
+
+                for (size_t d = 0; d < a->device_count; d++)
+                        size += strlen(a->device_names[d]) + 2;
                 fprintf(fp, "devices: %zu:", a->device_count);
+                if ((list = malloc(size)) == NULL) {
+                        fprintf(fp, " (no memory to name them)\n");
+                        return;
+                }
+                for (size_t d = 0; d < a->device_count; d++)
+                        len += (size_t)snprintf(list + len, size - len, "%s%s",
+                                                d ? ", " : "", a->device_names[d]);
                 put_wrapped(fp, list, 12, 4);
+                free(list);
                 if (a->device_count > 1)
                         put_wrapped(fp, "(figures are the mean over devices)", 100, 4);
                 fputc('\n', fp);
