@@ -83,23 +83,30 @@ static int oom(tpa_error *err)
         return tpa_error_oom(err);
 }
 
-/* Add a warning to ld: "'PATH' ..., ignoring". */
+/* Add a warning to ld: "'PATH' ..., ignoring", whole however long the
+ * path. */
 static int TPA_PRINTF(3, 4) warn(tpa_logdir *ld, tpa_error *err, const char *fmt, ...)
 {
-        char msg[512], **p;
+        char *msg, **p;
         va_list ap;
+        int n;
 
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
+        n = vsnprintf(NULL, 0, fmt, ap);
+        va_end(ap);
+        if (n < 0 || (msg = malloc((size_t)n + 1)) == NULL)
+                return oom(err);
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)n + 1, fmt, ap);
         va_end(ap);
         tpa_utf8__one_line(msg);
         p = realloc(ld->warnings, (ld->warning_count + 1) * sizeof(*p));
-        if (p == NULL)
+        if (p == NULL) {
+                free(msg);
                 return oom(err);
+        }
         ld->warnings = p;
-        if ((p[ld->warning_count] = strdup(msg)) == NULL)
-                return oom(err);
-        ld->warning_count++;
+        p[ld->warning_count++] = msg;
         return 0;
 }
 
