@@ -155,63 +155,57 @@ static size_t scan_num(const unsigned char *b, size_t i, size_t n)
 /* A time in microseconds as profilers write it, "[-]D.FFF" (1 to 15
  * digits, 0 to 3 decimals), at b[i]: its nanoseconds in *ns, as
  * tpa_chrome__us_to_ns() gives them, and the index after it; 0 for any
- * other number, which scan_num() and tpa_chrome__us_to_ns() then read. */
-static size_t scan_time(const unsigned char *b, size_t i, size_t n, tpa_ns *ns)
+ * other number, which scan_num() and tpa_chrome__us_to_ns() then read.
+ * time_at() reads TIME_READ bytes from b[i]: the sign, 15 digits, the
+ * point, 3 decimals and a byte after, 8 at a time. */
+#define TIME_READ 25
+static inline size_t time_at(const unsigned char *b, size_t i, tpa_ns *ns)
 {
         static const uint64_t ten[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                          100000000 };
-        size_t k = i < n && b[i] == '-' ? i + 1 : i, e, f;
+        size_t k = b[i] == '-' ? i + 1 : i, e;
         unsigned nf = 0, a;
-        uint64_t w = 0;
+        uint64_t w;
 
-        /* 8 bytes readable wherever the digits of the widest such time
+        /* 8 bytes are readable wherever the digits of the widest such time
          * start: the digits taken 8 at a time (speed, bench/: a digit at a
          * time was a third of the time's cost) */
-        if (n - k >= 24) {
-                if ((a = tpa_json__digits8(b + k)) == 8)
-                        a += tpa_json__digits8(b + k + 8);
-                if (a == 0 || a > 15 || (b[k] == '0' && a > 1))
-                        return 0;
-                w = a <= 8 ? tpa_json__value_first(b + k, a)
-                           : tpa_json__value8(b + k) * ten[a - 8] +
-                             tpa_json__value_first(b + k + 8, a - 8);
-                e = k + a;
-                if (b[e] == '.') {
-                        nf = tpa_json__digits8(b + e + 1);
-                        if (nf == 0 || nf > 3)
-                                return 0;
-                        w = w * ten[nf] + tpa_json__value_first(b + e + 1, nf);
-                        e += 1 + nf;
-                }
-                if (b[e] == 'e' || b[e] == 'E')
-                        return 0;
-                w *= ten[3 - nf];
-                *ns = b[i] == '-' ? -(int64_t)w : (int64_t)w;
-                return e;
-        }
-        e = tpa_json__digits_end(b, k, n);
-        if (e == k || e - k > 15 || (b[k] == '0' && e - k > 1))
+        if ((a = tpa_json__digits8(b + k)) == 8)
+                a += tpa_json__digits8(b + k + 8);
+        if (a == 0 || a > 15 || (b[k] == '0' && a > 1))
                 return 0;
-        if (e - k >= 8) {
-                w = tpa_json__value8(b + k);
-                k += 8;
-        }
-        for (; k < e; k++)
-                w = w * 10 + (uint64_t)(b[k] - '0');
-        if (e < n && b[e] == '.') {
-                f = tpa_json__digits_end(b, e + 1, n);
-                if (f == e + 1 || f - e - 1 > 3)
+        w = a <= 8 ? tpa_json__value_first(b + k, a)
+                   : tpa_json__value8(b + k) * ten[a - 8] + tpa_json__value_first(b + k + 8, a - 8);
+        e = k + a;
+        if (b[e] == '.') {
+                nf = tpa_json__digits8(b + e + 1);
+                if (nf == 0 || nf > 3)
                         return 0;
-                for (k = e + 1; k < f; k++, nf++)
-                        w = w * 10 + (uint64_t)(b[k] - '0');
-                e = f;
+                w = w * ten[nf] + tpa_json__value_first(b + e + 1, nf);
+                e += 1 + nf;
         }
-        if (e >= n || b[e] == 'e' || b[e] == 'E')
+        if (b[e] == 'e' || b[e] == 'E')
                 return 0;
-        for (; nf < 3; nf++)
-                w *= 10;
+        w *= ten[3 - nf];
         *ns = b[i] == '-' ? -(int64_t)w : (int64_t)w;
         return e;
+}
+
+static inline size_t scan_time(const unsigned char *b, size_t i, size_t n, tpa_ns *ns)
+{
+        if (n - i < TIME_READ) {
+                /* near the segment's end, the same on a copy with bytes
+                 * after it that are no digit: a time that runs to the end
+                 * is left to the callbacks (yajl would wait for more
+                 * digits) */
+                unsigned char pad[TIME_READ] = { 0 };
+                size_t e;
+
+                memcpy(pad, b + i, n - i);
+                e = time_at(pad, 0, ns);
+                return e == 0 || e >= n - i ? 0 : i + e;
+        }
+        return time_at(b, i, ns);
 }
 
 /* An integer of at most 18 digits at b[i] (pids and tids, as profilers
@@ -255,6 +249,12 @@ static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
  * the scanner reads the record a token at a time.
  */
 enum rec_result { REC_OK, REC_OTHER, REC_FAILED };
+
+/* The mask of the first `size` (0 to 64) bytes of a text compared at once. */
+static inline uint64_t first_bytes(size_t size)
+{
+        return size >= 64 ? UINT64_MAX : (UINT64_C(1) << size) - 1;
+}
 
 #ifdef TPA_JSON_HAVE_SSE2
 /* Bit k: byte k of v is b[k]. */
@@ -301,7 +301,7 @@ static void guess_keep(tpa_chrome_parser *c, bool args, size_t place, const unsi
         g[1] = g[0];
         memset(g[0].text, 0, sizeof(g[0].text));
         memcpy(g[0].text, b + i, size);
-        g[0].mask = size == 32 ? UINT32_MAX : (UINT32_C(1) << size) - 1;
+        g[0].mask = (uint32_t)first_bytes(size);
         g[0].size = (uint8_t)size;
         g[0].key = (uint8_t)key;
 }
@@ -355,7 +355,7 @@ static void head_keep(tpa_chrome_parser *c, const unsigned char *b, size_t from,
         c->head_next = (c->head_next + 1) % TPA_CHROME_HEADS;
         memset(h->text, 0, sizeof(h->text));
         memcpy(h->text, b + from, size);
-        h->mask = size == 64 ? UINT64_MAX : (UINT64_C(1) << size) - 1;
+        h->mask = first_bytes(size);
         h->size = (uint8_t)size;
         h->members = (uint8_t)members;
         h->ph = c->rec.ph;

@@ -933,6 +933,29 @@ static void test_chrome_json__threads_scanner(void)
                                       "\"dur\":1,\"name\":\"t\"}]}");
                 check_threads("times of every length", t, n, &o);
         }
+        /* times last in their records, so that each segment's last one
+         * lies within a few bytes of its end (the scanner reads it from a
+         * padded copy); then the trace cut inside the last time, at each
+         * of its bytes */
+        {
+                size_t at;
+
+                n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
+                for (size_t i = 0; i < 40000; i++)
+                        n += (size_t)snprintf(t + n, cap - n,
+                                              "{\"ph\":\"X\",\"dur\":%zu,\"ts\":%zu.%03zu},\n", i % 7,
+                                              1000000 + i, i % 1000);
+                at = n;
+                n += (size_t)snprintf(t + n, cap - n,
+                                      "{\"ph\":\"X\",\"dur\":2,\"ts\":-123456789.125}]}");
+                check_threads("times last in their records", t, n, &o);
+                for (size_t cut = at + 23; cut <= n - 3; cut++) {       /* before '}' */
+                        char name[64];
+                        snprintf(name, sizeof(name), "... cut %zu bytes into the last time",
+                                 cut - at - 23);
+                        check_threads(name, t, cut, &o);
+                }
+        }
         free(t);
         o.strict = false;
         for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
