@@ -4,6 +4,7 @@
     python3 tools/make_fixtures_tf.py                 # everything
     python3 tools/make_fixtures_tf.py tf2 input       # one TF2 scenario
     python3 tools/make_fixtures_tf.py tf1             # the TF1 RunMetadata set
+    python3 tools/make_fixtures_tf.py fit             # Keras 3 model.fit, no markers
 
 TF2 scenarios (input, compute, host) each run in a child process under
 tf.profiler.experimental.start/stop with a logdir under /tmp, every step inside
@@ -13,6 +14,13 @@ no trace.json.gz, so the Chrome trace is made by the profiler's own converter
 (xprof.convert.raw_to_tool_data.xspace_to_tool_data(..., 'trace_viewer')) and
 gzipped to testdata/tf2_<scenario>_bound.trace.json.gz. xprof's own
 input_pipeline_analyzer verdict is recorded next to our sanity figures.
+
+fit: Keras 3's model.fit (the Keras of TF 2.16 on), the profiler started and
+stopped by a callback around batches 3..7, as a user profiles a fit by hand:
+no step markers at all, one call of the train function Keras compiles
+(multi_step_on_iterator) per batch. testdata/tf2_keras_fit.xplane.pb and the
+.trace.json.gz xprof makes of it; the README row gives the batches profiled
+and xprof's own overview verdict.
 
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
@@ -157,6 +165,62 @@ def child_tf2(scenario, logdir):
                         nums.append(st.int64_value or st.uint64_value)
     print(json.dumps({"xplane": path, "xplane_steps": sorted(nums),
                       "tf": tf.__version__}))
+
+
+FIT_FIRST, FIT_LAST = 3, 7     # the batches the fit scenario profiles
+
+
+def child_fit(logdir):
+    """Keras 3 model.fit, profiled from batch FIT_FIRST to FIT_LAST by a
+    callback; no Trace markers. Prints the XSpace path, how many times the
+    python thread called each Keras train function, and the step markers
+    found (none expected)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import tensorflow as tf
+    import keras
+
+    # one thread each: few thread-pool events, a small file
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf.keras.utils.set_random_seed(0)
+    x = np.random.rand(512, 16).astype("float32")
+    y = np.random.randint(0, 4, 512)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat().prefetch(2)
+    model = tf.keras.Sequential([tf.keras.Input((16,)),
+                                 tf.keras.layers.Dense(16, activation="relu"),
+                                 tf.keras.layers.Dense(4)])
+    model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True))
+
+    class Profile(tf.keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            if batch == FIT_FIRST:
+                tf.profiler.experimental.start(logdir)
+
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == FIT_LAST:
+                tf.profiler.experimental.stop()
+
+    model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
+              callbacks=[Profile()])
+
+    from tensorflow.tsl.profiler.protobuf import xplane_pb2
+    path = glob.glob(os.path.join(logdir, "plugins/profile/*/*.xplane.pb"))[0]
+    space = xplane_pb2.XSpace()
+    with open(path, "rb") as f:
+        space.ParseFromString(f.read())
+    calls, markers = {}, 0
+    for plane in space.planes:
+        for line in plane.lines:
+            for ev in line.events:
+                name = plane.event_metadata[ev.metadata_id].name
+                if name in ("train", "test") or name.startswith("ProfilerStep#"):
+                    markers += 1
+                if line.name == "python" and name.endswith("step_on_iterator"):
+                    calls[name] = calls.get(name, 0) + 1
+    print(json.dumps({"xplane": path, "calls": calls, "markers": markers,
+                      "tf": tf.__version__, "keras": keras.__version__}))
 
 
 def child_tb(logdir):
@@ -386,6 +450,62 @@ def make_tf2(scenario, versions, runs):
     print("wrote %s (%d bytes): %s" % (xp_out, xp_size, figure))
 
 
+def xprof_overview(xplane):
+    """XProf's overview statement on the file, or a note why there is none."""
+    try:
+        from xprof.convert import raw_to_tool_data as r
+    except ImportError as e:
+        return "xprof not installed: %s" % e
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, os.path.basename(xplane))
+        shutil.copyfile(xplane, copy)
+        data, _ = r.xspace_to_tool_data([copy], "overview_page",
+                                        {"use_saved_result": False})
+    if isinstance(data, bytes):
+        data = data.decode()
+    m = re.search(r'"input_conclusion":"([^"]*)"', data or "")
+    return m.group(1) if m else "no input_conclusion"
+
+
+def make_fit(versions):
+    logdir = os.path.join(WORK, "tf2_fit")
+    shutil.rmtree(logdir, ignore_errors=True)
+    info = run_child(["fit", logdir])
+    want = FIT_LAST - FIT_FIRST + 1
+    if info["markers"] != 0 or sum(info["calls"].values()) != want:
+        sys.exit("fit: expected %d train-function calls and no step markers, "
+                 "found %s and %d markers" % (want, info["calls"], info["markers"]))
+    base = "tf2_keras_fit"
+    xp_out = os.path.join(fu.TESTDATA, base + ".xplane.pb")
+    shutil.copyfile(info["xplane"], xp_out)
+    xp_size = fu.check_size(xp_out)
+    ver = "TensorFlow %s, Keras %s, %s" % (info["tf"], info["keras"], versions)
+    said = xprof_overview(xp_out)
+    what = ("Keras 3 model.fit of an MLP 16-16-4 on batches of 8 from a "
+            "prefetched in-memory tf.data, one intra-op and one inter-op "
+            "thread, the profiler started at batch %d and stopped after "
+            "batch %d by a callback: no step markers. Sanity: the python "
+            "thread calls %s (%d batches); xprof overview_page: \"%s\""
+            % (FIT_FIRST, FIT_LAST,
+               ", ".join("%s %dx" % kv for kv in sorted(info["calls"].items())),
+               want, said))
+    data, _, conv = xprof_convert(xp_out)
+    js_out = os.path.join(fu.TESTDATA, base + ".trace.json.gz")
+    if data:
+        fu.write_gzip(js_out, data.encode())
+        js_size = fu.check_size(js_out)
+        fu.readme_row(os.path.basename(js_out),
+                      "Chrome trace JSON (gzip) made from %s.xplane.pb by "
+                      "xprof's trace_viewer converter" % base,
+                      "`python3 %s fit`; %s; %s" % (SCRIPT, ver, conv))
+        print("wrote %s (%d bytes)" % (js_out, js_size))
+    elif os.path.exists(js_out):
+        os.remove(js_out)
+    fu.readme_row(os.path.basename(xp_out), "TF2 XSpace, host plane only: " + what,
+                  "`python3 %s fit`; %s" % (SCRIPT, ver))
+    print("wrote %s (%d bytes): %s" % (xp_out, xp_size, what))
+
+
 def make_logdir(runs, versions):
     """testdata/tf2_logdir/plugins/profile/<run>/<host>.xplane.pb, two runs.
 
@@ -502,6 +622,8 @@ def main(argv):
             child_tf2(argv[3], argv[4])
         elif argv[2] == "tb":
             child_tb(argv[3])
+        elif argv[2] == "fit":
+            child_fit(argv[3])
         else:
             child_tf1(argv[3])
         sys.stdout.flush()
@@ -518,6 +640,8 @@ def main(argv):
             make_logdir(runs, versions)
     if what in ("all", "tf1"):
         make_tf1(versions)
+    if what in ("all", "fit"):
+        make_fit(versions)
 
 
 if __name__ == "__main__":

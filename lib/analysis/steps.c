@@ -863,12 +863,18 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
  * first of these names, by the order an iteration runs them, that a host
  * thread runs twice or more. Each is a boundary: DataLoader's next batch,
  * the optimizer's zero_grad and step (PyTorch's autograd API, without
- * ProfilerStep#N), TF's train_function (Keras without the profiler's
- * step markers).
+ * ProfilerStep#N), the train function of Keras without the profiler's
+ * step markers: Keras 2's train_function; Keras 3's (TF 2.16 on) the
+ * tf.function it compiles, multi_step_on_iterator or, in its first
+ * releases, one_step_on_iterator, whichever runs outermost (one call runs
+ * steps_per_execution steps). Keras 3 gives its test and predict functions
+ * the same names: a profile that also evaluates counts those calls too.
  */
 static const char *const iteration_names[] = {
         "enumerate(DataLoader)#", "Optimizer.zero_grad#", "Optimizer.step#",
         "train_function", "__inference_train_function",
+        "multi_step_on_iterator", "__inference_multi_step_on_iterator",
+        "one_step_on_iterator", "__inference_one_step_on_iterator",
 };
 #define ITERATION_NAMES (sizeof(iteration_names) / sizeof(iteration_names[0]))
 
@@ -945,6 +951,33 @@ static void to_boundaries(const tpa_actx *c, marker_list *l)
         l->v[l->n - 1].e = end;
 }
 
+/* Steps by TF group: a group holds what the runtime ran for one iteration
+ * (a function's execution and its ops), not the Python that calls it, so
+ * a group marks a boundary too: each step runs to the next one's start,
+ * the Python between in it, the last to the later of its own end and the
+ * end of the last event of the host thread its first event ran on (as
+ * to_boundaries() ends a name's last step). Unlike a name's markers, a
+ * group that starts inside the one before is a step of its own (pipelined
+ * steps), whose start ends that one. l is sorted by start. */
+static void groups_to_boundaries(const tpa_actx *c, marker_list *l)
+{
+        marker *last = &l->v[l->n - 1];
+        uint32_t track = UINT32_MAX;
+        tpa_ns first = INT64_MAX;
+
+        for (size_t i = 0; i + 1 < l->n; i++)
+                l->v[i].e = l->v[i + 1].s;
+        for (size_t i = 0; i < c->n; i++)
+                if (c->ev[i].group == last->group && c->ev[i].ts < first &&
+                    is_host_track(c, c->ev[i].track)) {
+                        first = c->ev[i].ts;
+                        track = c->ev[i].track;
+                }
+        for (size_t i = 0; i < c->n && track != UINT32_MAX; i++)
+                if (c->ev[i].track == track && c->ev[i].ts + c->ev[i].dur > last->e)
+                        last->e = c->ev[i].ts + c->ev[i].dur;
+}
+
 /* Into *l (empty), the markers of the first source in [from, to] that
  * found some, naming it; every list of found[] is left empty. Returns r. */
 static int use_first(tpa_analysis *a, marker_list *l, marker_list *found, int from, int to,
@@ -966,7 +999,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
 {
         marker_list l = { 0 }, found[SRC__COUNT] = { { 0 } };
         tpa_analysis *a = c->a;
-        bool boundaries = false;
+        bool boundaries = false, groups = false;
         int r = 0;
 
         if (c->opts->step_marker != NULL) {
@@ -989,6 +1022,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         if (r == 0 && l.n == 0) {
                 a->step_source = "TF group ids";
                 r = from_groups(c, &l, err);
+                groups = l.n > 0;
         }
         if (r == 0 && l.n == 0) {
                 take_markers(c, 1u << SRC_STEP_EVENT, found);
@@ -1002,6 +1036,8 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 dedup(&l);
         if (r == 0 && l.n > 0 && boundaries)
                 to_boundaries(c, &l);
+        if (r == 0 && groups)
+                groups_to_boundaries(c, &l);
         if (r == 0)             /* no markers: the lost launches still */
                 r = extend(c, &l, err);
         if (r == 0 && l.n == 0) {

@@ -210,6 +210,95 @@ static void test_steps__detected_iterations(void)
         tpa_trace_free(b.tr);
 }
 
+/* Keras 3 (TF 2.16 on) compiles model.fit's step into multi_step_on_iterator,
+ * its first releases into one_step_on_iterator; the TF runtime names the
+ * function __inference_<name>_<id>. Called once a step on the Python
+ * thread, each call a boundary; without them, one step for the trace. */
+static void test_steps__keras3_functions(void)
+{
+        static const char *const names[] = {
+                "multi_step_on_iterator", "one_step_on_iterator",
+                "__inference_multi_step_on_iterator_213", "__inference_one_step_on_iterator_88",
+                "multi_step_on_iterator_extra",
+        };
+
+        for (size_t n = 0; n <= sizeof(names) / sizeof(names[0]); n++) {
+                const char *name = n < sizeof(names) / sizeof(names[0]) ? names[n]
+                                                                        : "train_step_x";
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 3; k++) {
+                        ev(&b, b.host, TPA_KIND_OTHER, name, k * 100.0 + 10, 60, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", k * 100.0 + 20, 40, 0, 0);
+                }
+                a = run(&b, NULL, 0);
+                if (n == sizeof(names) / sizeof(names[0])) {
+                        ok(a->no_markers && a->step_count == 1,
+                           "test_steps__keras3_functions: another name is no iteration");
+                } else if (ok(a->step_count == 3, "test_steps__keras3_functions: %s: three "
+                              "steps (%zu)", name, a->step_count)) {
+                        char want[96];
+                        snprintf(want, sizeof(want), "detected iterations: %s", name);
+                        tap_streq(a->step_source, want, "test_steps__keras3_functions: source");
+                        tap_eq(a->steps[0].step_time, 100 * US,
+                               "test_steps__keras3_functions: %s: call to call", name);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
+/* Steps by TF group (no marker): a group holds the runtime's work for an
+ * iteration, not the Python between calls, so each step runs to the next
+ * group's start and the last to the end of the last event of the thread
+ * its first event ran on. A group that starts inside the one before (the
+ * next step's input read early) is still a step. CPU-only, in us: groups
+ * 1-3 run [10, 50), [110, 150), [210, 250); Python on the host thread to
+ * 280; group 4 starts at 240, inside group 3. */
+static void test_steps__group_boundaries(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+
+        for (uint32_t g = 1; g <= 3; g++) {
+                double t = (g - 1) * 100.0;
+                ev(&b, b.host, TPA_KIND_LAUNCH, "FunctionRun", t + 10, 10, 0, g);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 20, 30, 0, g);
+        }
+        ev(&b, b.host, TPA_KIND_OTHER, "keras_callbacks", 260, 20, 0, 0);
+        a = run(&b, NULL, 0);
+        tap_streq(a->step_source, "TF group ids", "test_steps__group_boundaries: source");
+        if (ok(a->step_count == 3, "test_steps__group_boundaries: three steps (%zu)",
+               a->step_count)) {
+                tap_eq(a->steps[0].start, 10 * US, "test_steps__group_boundaries: first start");
+                tap_eq(a->steps[0].step_time, 100 * US,
+                       "test_steps__group_boundaries: to the next group's start");
+                tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_HOST_PYTHON] +
+                       a->steps[1].bucket_ns[TPA_BUCKET_HOST_LAUNCH], 70 * US,
+                       "test_steps__group_boundaries: the Python between is in the step");
+                tap_eq(a->steps[2].end, 280 * US,
+                       "test_steps__group_boundaries: the last to its thread's last event");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(0);
+        for (uint32_t g = 1; g <= 4; g++)
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", (g - 1) * 100.0 + 10, 60, 0, g);
+        ev(&b, b.host2, TPA_KIND_INPUT, "Iterator::GetNext", 240, 40, 0, 4);
+        a = run(&b, NULL, 0);
+        if (ok(a->step_count == 4, "test_steps__group_boundaries: a group inside the one "
+               "before is a step (%zu)", a->step_count)) {
+                tap_eq(a->steps[2].end, 240 * US,
+                       "test_steps__group_boundaries: ended by the next group's start");
+                tap_eq(a->steps[3].start, 240 * US,
+                       "test_steps__group_boundaries: which starts its step");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* A last step far shorter than the rest with almost no device work is the
  * profiler stopping inside it: excluded, "tail" (the verdict would come
  * from it otherwise when warm-up takes the others). */
@@ -378,6 +467,8 @@ int main(void)
         test_steps__no_markers();
         test_steps__boundary_markers();
         test_steps__detected_iterations();
+        test_steps__keras3_functions();
+        test_steps__group_boundaries();
         test_steps__tail_step();
         test_steps__orphan_copy();
         test_steps__extend_by_correlation();
