@@ -5,6 +5,7 @@
     python3 tools/make_fixtures_tf.py tf2 input       # one TF2 scenario
     python3 tools/make_fixtures_tf.py tf1             # the TF1 RunMetadata set
     python3 tools/make_fixtures_tf.py fit             # Keras 3 model.fit, no markers
+    python3 tools/make_fixtures_tf.py loop            # a custom loop, no markers
 
 TF2 scenarios (input, compute, host) each run in a child process under
 tf.profiler.experimental.start/stop with a logdir under /tmp, every step inside
@@ -20,7 +21,9 @@ stopped by a callback around batches 3..7, as a user profiles a fit by hand:
 no step markers at all, one call of the train function Keras compiles
 (multi_step_on_iterator) per batch. testdata/tf2_keras_fit.xplane.pb and the
 .trace.json.gz xprof makes of it; the README row gives the batches profiled
-and xprof's own overview verdict.
+and xprof's own overview verdict. loop: the same model in a custom training
+loop, a @tf.function train_step called per batch, the profiler started and
+stopped around the same batches: testdata/tf2_custom_loop.*.
 
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
@@ -170,11 +173,13 @@ def child_tf2(scenario, logdir):
 FIT_FIRST, FIT_LAST = 3, 7     # the batches the fit scenario profiles
 
 
-def child_fit(logdir):
-    """Keras 3 model.fit, profiled from batch FIT_FIRST to FIT_LAST by a
-    callback; no Trace markers. Prints the XSpace path, how many times the
-    python thread called each Keras train function, and the step markers
-    found (none expected)."""
+def child_fit(kind, logdir):
+    """Keras 3 model.fit (kind "fit") or a custom loop's tf.function
+    (kind "loop"), profiled from batch FIT_FIRST to FIT_LAST; no Trace
+    markers. Prints the XSpace path, how many times the python thread
+    called each train function (its Python name, and the runtime's
+    "EagerLocalExecute: __inference_..."), and the step markers found
+    (none expected)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import numpy as np
     import tensorflow as tf
@@ -202,24 +207,51 @@ def child_fit(logdir):
             if batch == FIT_LAST:
                 tf.profiler.experimental.stop()
 
-    model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
-              callbacks=[Profile()])
+    if kind == "fit":
+        model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
+                  callbacks=[Profile()])
+    else:
+        opt = tf.keras.optimizers.SGD(0.01)
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        it = iter(ds)
+        for batch in range(FIT_LAST + 3):
+            if batch == FIT_FIRST:
+                tf.profiler.experimental.start(logdir)
+            train_step(*next(it))
+            if batch == FIT_LAST:
+                tf.profiler.experimental.stop()
 
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
     path = glob.glob(os.path.join(logdir, "plugins/profile/*/*.xplane.pb"))[0]
     space = xplane_pb2.XSpace()
     with open(path, "rb") as f:
         space.ParseFromString(f.read())
-    calls, markers = {}, 0
+    calls, markers, starts = {}, 0, []
     for plane in space.planes:
         for line in plane.lines:
             for ev in line.events:
                 name = plane.event_metadata[ev.metadata_id].name
                 if name in ("train", "test") or name.startswith("ProfilerStep#"):
                     markers += 1
-                if line.name == "python" and name.endswith("step_on_iterator"):
+                if line.name == "python" and re.match(
+                        r"(multi|one)_step_on_iterator$|train_step$|"
+                        r"EagerLocalExecute: __inference_", name):
                     calls[name] = calls.get(name, 0) + 1
+                    if not name.startswith("EagerLocalExecute"):
+                        starts.append(line.timestamp_ns * 1000 + ev.offset_ps)
+    starts.sort()
+    gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
     print(json.dumps({"xplane": path, "calls": calls, "markers": markers,
+                      "call_to_call_us": gaps[len(gaps) // 2] / 1e6 if gaps else 0,
                       "tf": tf.__version__, "keras": keras.__version__}))
 
 
@@ -467,28 +499,38 @@ def xprof_overview(xplane):
     return m.group(1) if m else "no input_conclusion"
 
 
-def make_fit(versions):
-    logdir = os.path.join(WORK, "tf2_fit")
+FIT_WHAT = {
+    "fit": "Keras 3 model.fit of an MLP 16-16-4",
+    "loop": "a custom training loop calling a @tf.function train_step (GradientTape, "
+            "SGD) of a Keras 3 MLP 16-16-4 once a batch",
+}
+
+
+def make_fit(kind, versions):
+    logdir = os.path.join(WORK, "tf2_" + kind)
     shutil.rmtree(logdir, ignore_errors=True)
-    info = run_child(["fit", logdir])
+    info = run_child(["fit", kind, logdir])
     want = FIT_LAST - FIT_FIRST + 1
-    if info["markers"] != 0 or sum(info["calls"].values()) != want:
-        sys.exit("fit: expected %d train-function calls and no step markers, "
-                 "found %s and %d markers" % (want, info["calls"], info["markers"]))
-    base = "tf2_keras_fit"
+    if (info["markers"] != 0 or len(info["calls"]) != 2
+            or any(n != want for n in info["calls"].values())):
+        sys.exit("%s: expected %d calls of the train function and no step "
+                 "markers, found %s and %d markers"
+                 % (kind, want, info["calls"], info["markers"]))
+    base = "tf2_keras_fit" if kind == "fit" else "tf2_custom_loop"
     xp_out = os.path.join(fu.TESTDATA, base + ".xplane.pb")
     shutil.copyfile(info["xplane"], xp_out)
     xp_size = fu.check_size(xp_out)
     ver = "TensorFlow %s, Keras %s, %s" % (info["tf"], info["keras"], versions)
     said = xprof_overview(xp_out)
-    what = ("Keras 3 model.fit of an MLP 16-16-4 on batches of 8 from a "
+    what = ("%s on batches of 8 from a "
             "prefetched in-memory tf.data, one intra-op and one inter-op "
             "thread, the profiler started at batch %d and stopped after "
-            "batch %d by a callback: no step markers. Sanity: the python "
-            "thread calls %s (%d batches); xprof overview_page: \"%s\""
-            % (FIT_FIRST, FIT_LAST,
+            "batch %d: no step markers. Sanity: the python "
+            "thread calls %s (%d batches), median %.1f us from one call's "
+            "start to the next; xprof overview_page: \"%s\""
+            % (FIT_WHAT[kind], FIT_FIRST, FIT_LAST,
                ", ".join("%s %dx" % kv for kv in sorted(info["calls"].items())),
-               want, said))
+               want, info["call_to_call_us"], said))
     data, _, conv = xprof_convert(xp_out)
     js_out = os.path.join(fu.TESTDATA, base + ".trace.json.gz")
     if data:
@@ -497,12 +539,12 @@ def make_fit(versions):
         fu.readme_row(os.path.basename(js_out),
                       "Chrome trace JSON (gzip) made from %s.xplane.pb by "
                       "xprof's trace_viewer converter" % base,
-                      "`python3 %s fit`; %s; %s" % (SCRIPT, ver, conv))
+                      "`python3 %s %s`; %s; %s" % (SCRIPT, kind, ver, conv))
         print("wrote %s (%d bytes)" % (js_out, js_size))
     elif os.path.exists(js_out):
         os.remove(js_out)
     fu.readme_row(os.path.basename(xp_out), "TF2 XSpace, host plane only: " + what,
-                  "`python3 %s fit`; %s" % (SCRIPT, ver))
+                  "`python3 %s %s`; %s" % (SCRIPT, kind, ver))
     print("wrote %s (%d bytes): %s" % (xp_out, xp_size, what))
 
 
@@ -623,7 +665,7 @@ def main(argv):
         elif argv[2] == "tb":
             child_tb(argv[3])
         elif argv[2] == "fit":
-            child_fit(argv[3])
+            child_fit(argv[3], argv[4])
         else:
             child_tf1(argv[3])
         sys.stdout.flush()
@@ -640,8 +682,9 @@ def main(argv):
             make_logdir(runs, versions)
     if what in ("all", "tf1"):
         make_tf1(versions)
-    if what in ("all", "fit"):
-        make_fit(versions)
+    for kind in ("fit", "loop"):
+        if what in ("all", kind):
+            make_fit(kind, versions)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,13 @@
 /*
  * steps.c - find the steps (doc/design.md 5.1): the first source that applies
  * of --step-marker, ProfilerStep#N, TF host markers, the TF2 device Steps
- * line, TF group ids, other step events; else one step for the whole
- * trace. Each window runs from its marker's start to the later of its end
- * and the end of the device work it launched (by correlation id or group
- * id), clipped so windows never overlap. Markers found by --step-marker
- * and by detection (a top-level host event that recurs once per training
- * iteration, for traces with no marker) mark boundaries: a step runs from
- * one's start to the next one's.
+ * line, other step events, detected iterations (a top-level host event
+ * that recurs once per training iteration), TF group ids; else one step
+ * for the whole trace. Each window runs from its marker's start to the
+ * later of its end and the end of the device work it launched (by
+ * correlation id or group id), clipped so windows never overlap. Markers
+ * found by --step-marker, by detection and TF groups mark boundaries: a
+ * step runs from one's start to the next one's.
  */
 #include <ctype.h>
 #include <regex.h>
@@ -873,16 +873,47 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
 static const char *const iteration_names[] = {
         "enumerate(DataLoader)#", "Optimizer.zero_grad#", "Optimizer.step#",
         "train_function", "__inference_train_function",
-        "multi_step_on_iterator", "__inference_multi_step_on_iterator",
-        "one_step_on_iterator", "__inference_one_step_on_iterator",
+        "multi_step_on_iterator", "one_step_on_iterator",
 };
 #define ITERATION_NAMES (sizeof(iteration_names) / sizeof(iteration_names[0]))
+
+/*
+ * Else a tf.function called from Python, whatever its name (a custom
+ * training loop's step): TF runs each call as "EagerLocalExecute:
+ * __inference_<name>_<id>" on the calling thread (TF 2.3 to 2.21 at
+ * least), one name per function. Of the functions a host thread calls
+ * twice or more, the one of most time is the iteration's: a loop's other
+ * functions (metrics, logging every k steps) are shorter. The first
+ * TF_FUNCTIONS functions met are weighed.
+ */
+#define TF_CALL "EagerLocalExecute: __inference_"
+enum { TF_FUNCTIONS = 32, MEMO_NONE = 0xff, MEMO_FUNCTION = 0xfe };
+
+struct tf_function {
+        tpa_str  name;
+        size_t   calls;
+        tpa_ns   time;
+};
+
+/* The function of most time called twice or more, or TPA_STR_EMPTY. */
+static tpa_str main_function(const struct tf_function *f, size_t n)
+{
+        size_t best = n;
+
+        for (size_t k = 0; k < n; k++)
+                if (f[k].calls >= 2 && (best == n || f[k].time > f[best].time))
+                        best = k;
+        return best < n ? f[best].name : TPA_STR_EMPTY;
+}
 
 static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
 {
         size_t ns = tpa_trace_str_count(c->tr), count[ITERATION_NAMES] = { 0 };
-        uint8_t *memo = calloc(ns ? ns : 1, 1);     /* 0 unknown, k + 1, or 0xff none */
-        size_t pick = ITERATION_NAMES, first = 0;
+        /* 0 unknown, k + 1, MEMO_FUNCTION, or MEMO_NONE */
+        uint8_t *memo = calloc(ns ? ns : 1, 1);
+        struct tf_function fn[TF_FUNCTIONS];
+        size_t pick = ITERATION_NAMES, first = 0, nfn = 0;
+        tpa_str function = TPA_STR_EMPTY;
         int r = 0;
 
         if (memo == NULL)
@@ -893,21 +924,38 @@ static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
                         continue;
                 if (memo[s] == 0) {
                         const char *name = tpa_trace_str(c->tr, s);
-                        memo[s] = 0xff;
+                        memo[s] = MEMO_NONE;
                         for (size_t k = 0; k < ITERATION_NAMES; k++)
                                 if (strncmp(name, iteration_names[k],
                                             strlen(iteration_names[k])) == 0)
                                         memo[s] = (uint8_t)(k + 1);
+                        if (memo[s] == MEMO_NONE && nfn < TF_FUNCTIONS &&
+                            strncmp(name, TF_CALL, strlen(TF_CALL)) == 0) {
+                                memo[s] = MEMO_FUNCTION;
+                                fn[nfn++] = (struct tf_function){ s, 0, 0 };
+                        }
                 }
-                if (memo[s] != 0xff)
+                if (memo[s] == MEMO_FUNCTION) {
+                        size_t k = 0;
+                        while (fn[k].name != s)
+                                k++;
+                        fn[k].calls++;
+                        fn[k].time += c->ev[i].dur;
+                } else if (memo[s] != MEMO_NONE) {
                         count[memo[s] - 1]++;
+                }
         }
         for (size_t k = 0; k < ITERATION_NAMES && pick == ITERATION_NAMES; k++)
                 if (count[k] >= 2)
                         pick = k;
-        for (size_t i = 0; i < c->n && r == 0 && pick < ITERATION_NAMES; i++) {
+        if (pick == ITERATION_NAMES)
+                function = main_function(fn, nfn);
+        for (size_t i = 0; i < c->n && r == 0 && (pick < ITERATION_NAMES ||
+                                                   function != TPA_STR_EMPTY); i++) {
                 tpa_str s = c->ev[i].name;
-                if (s < ns && memo[s] == pick + 1 && is_host_track(c, c->ev[i].track)) {
+                bool hit = function != TPA_STR_EMPTY ? s == function
+                                                      : s < ns && memo[s] == pick + 1;
+                if (hit && is_host_track(c, c->ev[i].track)) {
                         if (l->n == 0)
                                 first = i;
                         r = add_marker(c, l, i, err);
@@ -1020,17 +1068,20 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 r = use_first(a, &l, found, SRC_PROFILER_STEP, SRC_STEPS_LINE, r);
         }
         if (r == 0 && l.n == 0) {
-                a->step_source = "TF group ids";
-                r = from_groups(c, &l, err);
-                groups = l.n > 0;
-        }
-        if (r == 0 && l.n == 0) {
                 take_markers(c, 1u << SRC_STEP_EVENT, found);
                 r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);
         }
+        /* the iterations a known function marks before the TF groups: an
+         * XSpace holds no group ids, and the Chrome trace made of it must
+         * give the same steps */
         if (r == 0 && l.n == 0 && tpa_trace_dialect(c->tr) != TPA_DIALECT_TF1) {
                 r = detect(c, &l, err);
                 boundaries = l.n > 0;
+        }
+        if (r == 0 && l.n == 0) {
+                a->step_source = "TF group ids";
+                r = from_groups(c, &l, err);
+                groups = l.n > 0;
         }
         if (r == 0 && l.n > 0)
                 dedup(&l);

@@ -211,15 +211,13 @@ static void test_steps__detected_iterations(void)
 }
 
 /* Keras 3 (TF 2.16 on) compiles model.fit's step into multi_step_on_iterator,
- * its first releases into one_step_on_iterator; the TF runtime names the
- * function __inference_<name>_<id>. Called once a step on the Python
- * thread, each call a boundary; without them, one step for the trace. */
+ * its first releases into one_step_on_iterator. Called once a step on the
+ * Python thread, each call a boundary; without them, one step for the
+ * trace. */
 static void test_steps__keras3_functions(void)
 {
         static const char *const names[] = {
-                "multi_step_on_iterator", "one_step_on_iterator",
-                "__inference_multi_step_on_iterator_213", "__inference_one_step_on_iterator_88",
-                "multi_step_on_iterator_extra",
+                "multi_step_on_iterator", "one_step_on_iterator", "multi_step_on_iterator_extra",
         };
 
         for (size_t n = 0; n <= sizeof(names) / sizeof(names[0]); n++) {
@@ -243,6 +241,49 @@ static void test_steps__keras3_functions(void)
                         tap_streq(a->step_source, want, "test_steps__keras3_functions: source");
                         tap_eq(a->steps[0].step_time, 100 * US,
                                "test_steps__keras3_functions: %s: call to call", name);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
+/* A custom loop's tf.function, whatever its Python name, runs as
+ * "EagerLocalExecute: __inference_<name>_<id>": of the functions called
+ * twice or more, the one of most time marks the iterations (not the
+ * shorter metrics update of every step, nor a function called once); a
+ * name of the list comes first. */
+static void test_steps__tf_function_calls(void)
+{
+        for (int listed = 0; listed < 2; listed++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 4; k++) {
+                        double t = k * 100.0;
+                        ev(&b, b.host, TPA_KIND_OTHER, "EagerLocalExecute: __inference_metrics_7",
+                           t + 5, 10, 0, 0);
+                        ev(&b, b.host, TPA_KIND_OTHER,
+                           "EagerLocalExecute: __inference_train_step_42", t + 20, 50, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 25, 40, 0, 0);
+                        if (listed)
+                                ev(&b, b.host, TPA_KIND_OTHER, "train_function", t + 80, 5, 0, 0);
+                }
+                ev(&b, b.host, TPA_KIND_OTHER, "EagerLocalExecute: __inference_save_3", 390, 250,
+                   0, 0);
+                a = run(&b, NULL, 0);
+                if (ok(a->step_count == 4, "test_steps__tf_function_calls: four steps (%zu)",
+                       a->step_count)) {
+                        tap_streq(a->step_source, listed
+                                  ? "detected iterations: train_function"
+                                  : "detected iterations: EagerLocalExecute: "
+                                    "__inference_train_step_42",
+                                  "test_steps__tf_function_calls: source");
+                        tap_eq(a->steps[1].start, (listed ? 180 : 120) * US,
+                               "test_steps__tf_function_calls: the call starts its step");
+                        tap_eq(a->steps[0].step_time, 100 * US,
+                               "test_steps__tf_function_calls: call to call");
+                        tap_eq(a->steps[0].number, 0,
+                               "test_steps__tf_function_calls: numbered in order, not by id");
                 }
                 tpa_analysis_free(a);
                 tpa_trace_free(b.tr);
@@ -468,6 +509,7 @@ int main(void)
         test_steps__boundary_markers();
         test_steps__detected_iterations();
         test_steps__keras3_functions();
+        test_steps__tf_function_calls();
         test_steps__group_boundaries();
         test_steps__tail_step();
         test_steps__orphan_copy();
