@@ -588,7 +588,8 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 /* What a name can be, by name id, worked out on its first use: whether it
  * can mark a step (is_step_name()), whether it is a ProfilerStep#, and
  * whether it names a copy ("MemcpyH2D"). */
-enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16 };
+enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16,
+       NF_TF_FUNCTION = 32 };
 
 static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
 {
@@ -601,7 +602,9 @@ static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
                                                                           : 0) |
                                      (contains(s, len, "Memcpy") || contains(s, len, "MEMCPY")
                                       ? NF_COPY : 0) |
-                                     (is_runtime_name(s, len) ? NF_RUNTIME : 0));
+                                     (is_runtime_name(s, len) ? NF_RUNTIME : 0) |
+                                     (has_prefix(s, len, "EagerLocalExecute: __inference_")
+                                      ? NF_TF_FUNCTION : 0));
         }
         return nf[name];
 }
@@ -705,6 +708,7 @@ struct part {
         uint64_t        duplicates;     /* TF1's annotation events */
         tpa_str         mtia;           /* the "mtia_runtime" category; TPA_STR_EMPTY: none */
         size_t          runtime_at;     /* the part's first runtime call (runtime()) */
+        bool            tf_function;    /* met a tf.function's call (trace_build.h) */
         int             r;
 };
 
@@ -841,6 +845,10 @@ static void classify_part(struct part *pt)
                       cats[i - pt->first] == pt->mtia) ||
                      (name_flags(tr, nf, e->name) & NF_RUNTIME)))
                         pt->runtime_at = i;
+                /* a launch-kind scope: TF runs a tf.function as one */
+                if (!pt->tf_function && k == TPA_KIND_LAUNCH && d == TPA_DIALECT_TF2 &&
+                    (name_flags(tr, nf, e->name) & NF_TF_FUNCTION))
+                        pt->tf_function = true;
         }
 }
 
@@ -949,6 +957,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         if (d == TPA_DIALECT_KINETO && (r = runtime_links(tr, first, cats, pt[0].ccmemo, err)) < 0)
                 goto out;
         tpa_trace__set_runtime(tr, runtime(tr, pt));
+        if (pt[0].tf_function || pt[1].tf_function)
+                tpa_trace__set_tf_function(tr);
         r = 0;
         goto out;
 oom:

@@ -47,7 +47,9 @@ typedef struct fixture {
  *   marker (XProf: "No step time measured"). Their 5 calls of
  *   multi_step_on_iterator and of the train_step function are the steps;
  *   about a quarter of each is the Python and the dispatch around the
- *   function. The custom loop also waits on tf.data in its Python loop.
+ *   function, so the advice is to call the function less often (its
+ *   tf_function metric), not to compile the step. The custom loop also
+ *   waits on tf.data in its Python loop.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
  *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
@@ -67,13 +69,13 @@ static const fixture fixtures[] = {
         { "tf2_host_bound.xplane.pb", "host-bound", 0, 5, "host", 50,
           "host_python_tf", "host_python_torch" },
         { "tf2_keras_fit.xplane.pb", "host-bound", 0, 1, "host", 20,
-          "host_python_tf", "host_python_torch" },
+          "host_python_tf_function", "host_python_tf" },
         { "tf2_keras_fit.trace.json.gz", "host-bound", 0, 1, "host", 20,
-          "host_python_tf", "host_python_torch" },
+          "host_python_tf_function", "host_python_tf" },
         { "tf2_custom_loop.xplane.pb", "host-bound", 0, 20, "host", 15,
-          "host_python_tf", "host_python_torch" },
+          "host_python_tf_function", "host_python_tf" },
         { "tf2_custom_loop.trace.json.gz", "host-bound", 0, 20, "host", 15,
-          "host_python_tf", "host_python_torch" },
+          "host_python_tf_function", "host_python_tf" },
         { "torch_input_bound.trace.json.gz", "input-bound", 86, 96, "compute", 2,
           "input_loader", "input_pipeline" },
         { "torch_compute_bound.trace.json.gz", "compute-bound", 0, 5, "compute", 90, NULL,
@@ -195,6 +197,33 @@ static void call_steps(const char *file, const char *source, double call_to_call
         tpa_trace_free(tr);
 }
 
+/* Whether the trace shows TF running tf.functions that Python called: the
+ * TF2 fixtures whose step is a tf.function (tools/make_fixtures_tf.py) and
+ * not the eager one. */
+static void tf_functions(const tpa_rules *rules)
+{
+        static const struct {
+                const char *file;
+                bool        want;
+        } f[] = {
+                { "tf2_keras_fit.xplane.pb", true }, { "tf2_custom_loop.trace.json.gz", true },
+                { "tf2_compute_bound.xplane.pb", true }, { "tf2_input_bound.trace.json.gz", true },
+                { "tf2_host_bound.xplane.pb", false }, { "tf2_host_bound.trace.json.gz", false },
+                { "torch_host_bound.trace.json.gz", false }, { "tf1_timeline.json", false },
+        };
+
+        for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+                tpa_trace *tr = NULL;
+                tpa_analysis *a = analyze(f[i].file, rules, &tr);
+
+                if (ok(a != NULL, "%s: analyzed", f[i].file))
+                        ok(tpa_trace_tf_function(tr) == f[i].want, "%s: tf.function calls: %s",
+                           f[i].file, f[i].want ? "seen" : "none");
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         tpa_rules *rules = NULL;
@@ -209,6 +238,7 @@ int main(void)
         same_answer("tf2_host_bound.xplane.pb", "tf2_host_bound.trace.json.gz", rules);
         same_answer("tf2_keras_fit.xplane.pb", "tf2_keras_fit.trace.json.gz", rules);
         same_answer("tf2_custom_loop.xplane.pb", "tf2_custom_loop.trace.json.gz", rules);
+        tf_functions(rules);
         for (int j = 0; j < 2; j++) {
                 static const char *const ext[2] = { "xplane.pb", "trace.json.gz" };
                 char fit[64], loop[64];

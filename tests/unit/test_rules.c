@@ -781,6 +781,58 @@ static void test_rules__random(void)
  * over metrics of the same name, and the values are the ones looked up. */
 static size_t counted_calls;
 
+/* Python between ops dominant on a TF trace: eager code is told to
+ * compile (@tf.function); a trace whose step calls tf.functions already
+ * (tf_function) is told to call them less often, in one line of at most 90
+ * characters; the other framework's advice and the other's never fire. */
+static void test_rules__python_advice(void)
+{
+        static const struct {
+                double      tf_function;
+                const char *fires, *not;
+        } cases[] = {
+                { 0, "host_python_tf", "host_python_tf_function" },
+                { 1, "host_python_tf_function", "host_python_tf" },
+        };
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        tpa_rules_new_default(&r, &err);
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                metric ms[64];
+                metrics m = { ms, 0, 0 };
+                tpa_finding *f = NULL;
+                size_t n = 0;
+                bool fires = false, not = false, torch = false, fits = true;
+
+                /* host 0.5, of it python 0.3: above launch (0.2) and setup */
+                fill_step(ms, &m.count, &(step){ .host = 0.5 });
+                for (size_t i = 0; i < m.count; i++) {
+                        if (strcmp(ms[i].name, "host_python_frac") == 0)
+                                ms[i].value = 0.3;
+                        if (strcmp(ms[i].name, "host_launch_frac") == 0)
+                                ms[i].value = 0.2;
+                }
+                ms[m.count++] = (metric){ "framework_tf", 1 };
+                ms[m.count++] = (metric){ "framework_pytorch", 0 };
+                ms[m.count++] = (metric){ "tf_function", cases[c].tf_function };
+                ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0,
+                   "test_rules__python_advice: findings (tf_function %g)",
+                   cases[c].tf_function);
+                for (size_t i = 0; i < n; i++) {
+                        fires |= strcmp(f[i].name, cases[c].fires) == 0;
+                        not |= strcmp(f[i].name, cases[c].not) == 0;
+                        torch |= strcmp(f[i].name, "host_python_torch") == 0;
+                        fits &= strlen(f[i].message) <= 90;
+                }
+                ok(fires && !not && !torch, "test_rules__python_advice: %s alone",
+                   cases[c].fires);
+                ok(fits, "test_rules__python_advice: one line each");
+                free(f);
+        }
+        tpa_rules_free(r);
+}
+
 static bool counted_lookup(void *ctx, const char *name, size_t len, double *out)
 {
         counted_calls++;
@@ -1033,6 +1085,7 @@ int main(void)
         test_rules__templates();
         test_rules__default();
         test_rules__default_findings();
+        test_rules__python_advice();
         test_rules__random();
         test_rules__memo();
         test_rules__one_query();

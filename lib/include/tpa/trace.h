@@ -219,6 +219,10 @@ tpa_format  tpa_trace_format(const tpa_trace *tr);
 tpa_dialect tpa_trace_dialect(const tpa_trace *tr);
 /* The device runtime (the first input that shows one decides). */
 tpa_runtime tpa_trace_runtime(const tpa_trace *tr);
+/* True when the trace shows TF running a tf.function that Python called
+ * ("EagerLocalExecute: __inference_<name>_<id>"): the step is compiled
+ * already, whatever runs between the calls. Any input decides. */
+bool tpa_trace_tf_function(const tpa_trace *tr);
 
 /* Where the trace sits in a distributed job, as the profiler recorded it
  * (Kineto's `distributedInfo`): rank and world size, -1 when unknown. */
