@@ -93,6 +93,20 @@ def scenario_input(out_json):
             "batch 8, MLP 16-16-4")
 
 
+def scenario_workers(out_json):
+    # The same slow samples read by two worker processes: each worker makes
+    # a batch in ~64 ms, so a batch is ready about every 32 ms, and the
+    # tiny step waits for it in enumerate(DataLoader)#_MultiProcessing...
+    ds = SlowDataset(8 * (STEPS + 4), 16, 0.008)
+    dl = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=2,
+                                     shuffle=False)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU(),
+                                torch.nn.Linear(16, 4))
+    profiled_loop(out_json, dl, make_train_step(model))
+    return ("input-bound with workers: DataLoader num_workers=2, __getitem__ "
+            "sleeps 8 ms, batch 8, MLP 16-16-4")
+
+
 def scenario_compute(out_json):
     # Cheap data (in-memory tensors, no sleep), a heavier MLP.
     ds = SlowDataset(32 * (STEPS + 1), 1024, 0.0)
@@ -153,6 +167,7 @@ def scenario_compiled(out_json):
 # name -> (scenario, output file, ProfilerStep#N markers expected)
 SCENARIOS = {
     "input": (scenario_input, "torch_input_bound.trace.json.gz", ACTIVE),
+    "workers": (scenario_workers, "torch_input_workers.trace.json.gz", ACTIVE),
     "compute": (scenario_compute, "torch_compute_bound.trace.json.gz", ACTIVE),
     "host": (scenario_host, "torch_host_bound.trace.json.gz", ACTIVE),
     "compiled": (scenario_compiled, "torch_compiled.trace.json.gz",

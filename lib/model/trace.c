@@ -100,7 +100,7 @@ struct tpa_trace {
         tpa_format        format;
         tpa_dialect       dialect;
         tpa_runtime       runtime;
-        bool              tf_function;  /* tpa_trace__set_tf_function() */
+        unsigned          facts;        /* tpa_trace_fact bits */
         tpa_dist_info     dist;
         tpa_input_info   *inputs;       /* a merged file's inputs, by index */
         size_t            input_count, input_cap;
@@ -836,8 +836,8 @@ void tpa_trace__set_runtime(tpa_trace *tr, tpa_runtime r)
                 tr->runtime = r;
 }
 
-void tpa_trace__set_tf_function(tpa_trace *tr) { tr->tf_function = true; }
-bool tpa_trace_tf_function(const tpa_trace *tr) { return tr->tf_function; }
+void tpa_trace__add_facts(tpa_trace *tr, unsigned facts) { tr->facts |= facts; }
+unsigned tpa_trace_facts(const tpa_trace *tr) { return tr->facts; }
 
 const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr) { return &tr->dist; }
 tpa_dist_info *tpa_trace__dist_mut(tpa_trace *tr) { return &tr->dist; }
@@ -938,7 +938,7 @@ static int split_into(tpa_trace *to, const tpa_trace *from, size_t index, uint32
         to->format = from->format;
         to->dialect = from->dialect;
         to->runtime = from->runtime;
-        to->tf_function = from->tf_function;
+        to->facts = from->facts;
         to->dist = from->inputs[index].dist;
         for (size_t i = 0; i < from->proc_count; i++) {
                 const tpa_process *p = &from->procs[i];

@@ -59,8 +59,8 @@ int tpa_trace__add_flags(tpa_trace *tr, size_t event, unsigned flags, tpa_error 
 /* What was read: format and dialect, runtime, the place in a job. */
 void           tpa_trace__set_format(tpa_trace *tr, tpa_format f, tpa_dialect d);
 void           tpa_trace__set_runtime(tpa_trace *tr, tpa_runtime r);
-/* Seen: TF ran a tf.function called from Python (tpa_trace_tf_function()). */
-void           tpa_trace__set_tf_function(tpa_trace *tr);
+/* OR tpa_trace_fact bits into what the trace shows. */
+void           tpa_trace__add_facts(tpa_trace *tr, unsigned facts);
 tpa_dist_info *tpa_trace__dist_mut(tpa_trace *tr);
 /* Mark process `process` as input `index`'s (a file written by `merge`);
  * the first name and dist info given for an index are kept. TPA_ELIMIT

@@ -589,7 +589,7 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
  * can mark a step (is_step_name()), whether it is a ProfilerStep#, and
  * whether it names a copy ("MemcpyH2D"). */
 enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16,
-       NF_TF_FUNCTION = 32 };
+       NF_TF_FUNCTION = 32, NF_LOADER_WORKERS = 64 };
 
 static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
 {
@@ -604,7 +604,10 @@ static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
                                       ? NF_COPY : 0) |
                                      (is_runtime_name(s, len) ? NF_RUNTIME : 0) |
                                      (has_prefix(s, len, "EagerLocalExecute: __inference_")
-                                      ? NF_TF_FUNCTION : 0));
+                                      ? NF_TF_FUNCTION : 0) |
+                                     (has_prefix(s, len, "enumerate(DataLoader)#") &&
+                                      contains(s, len, "_MultiProcessingDataLoaderIter")
+                                      ? NF_LOADER_WORKERS : 0));
         }
         return nf[name];
 }
@@ -708,7 +711,7 @@ struct part {
         uint64_t        duplicates;     /* TF1's annotation events */
         tpa_str         mtia;           /* the "mtia_runtime" category; TPA_STR_EMPTY: none */
         size_t          runtime_at;     /* the part's first runtime call (runtime()) */
-        bool            tf_function;    /* met a tf.function's call (trace_build.h) */
+        unsigned        facts;          /* tpa_trace_fact bits met (fact_of[]) */
         int             r;
 };
 
@@ -759,6 +762,20 @@ static bool note_step(struct part *pt, size_t i)
  * the trace's extras) is looked up only where the kind depends on it. */
 /* How many events ahead of the one in hand classify_part() asks for. */
 #define AHEAD 64
+
+/* The fact (tpa_trace_fact) each dialect's events may show, the kind the
+ * classification gives the events that show it and their name flag: a
+ * look per event of that kind, until a part meets one. */
+static const unsigned fact_of[TPA_DIALECT__COUNT] = {
+        [TPA_DIALECT_TF2] = TPA_FACT_TF_FUNCTION, [TPA_DIALECT_KINETO] = TPA_FACT_LOADER_WORKERS,
+};
+static const tpa_kind fact_kind[TPA_DIALECT__COUNT] = {
+        [TPA_DIALECT_GENERIC] = TPA_KIND__COUNT, [TPA_DIALECT_TF2] = TPA_KIND_LAUNCH,
+        [TPA_DIALECT_TF1] = TPA_KIND__COUNT, [TPA_DIALECT_KINETO] = TPA_KIND_INPUT,
+};
+static const uint8_t fact_flag[TPA_DIALECT__COUNT] = {
+        [TPA_DIALECT_TF2] = NF_TF_FUNCTION, [TPA_DIALECT_KINETO] = NF_LOADER_WORKERS,
+};
 
 static void classify_part(struct part *pt)
 {
@@ -845,10 +862,9 @@ static void classify_part(struct part *pt)
                       cats[i - pt->first] == pt->mtia) ||
                      (name_flags(tr, nf, e->name) & NF_RUNTIME)))
                         pt->runtime_at = i;
-                /* a launch-kind scope: TF runs a tf.function as one */
-                if (!pt->tf_function && k == TPA_KIND_LAUNCH && d == TPA_DIALECT_TF2 &&
-                    (name_flags(tr, nf, e->name) & NF_TF_FUNCTION))
-                        pt->tf_function = true;
+                if (k == fact_kind[d] && !(pt->facts & fact_of[d]) &&
+                    (name_flags(tr, nf, e->name) & fact_flag[d]))
+                        pt->facts |= fact_of[d];
         }
 }
 
@@ -957,8 +973,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         if (d == TPA_DIALECT_KINETO && (r = runtime_links(tr, first, cats, pt[0].ccmemo, err)) < 0)
                 goto out;
         tpa_trace__set_runtime(tr, runtime(tr, pt));
-        if (pt[0].tf_function || pt[1].tf_function)
-                tpa_trace__set_tf_function(tr);
+        tpa_trace__add_facts(tr, pt[0].facts | pt[1].facts);
         r = 0;
         goto out;
 oom:

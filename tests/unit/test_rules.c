@@ -833,6 +833,42 @@ static void test_rules__python_advice(void)
         tpa_rules_free(r);
 }
 
+/* Input waits dominant on a PyTorch trace: a DataLoader without workers is
+ * told to use some, one with workers (loader_workers) that they lag; one
+ * line of at most 90 characters each. */
+static void test_rules__loader_advice(void)
+{
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        tpa_rules_new_default(&r, &err);
+        for (int workers = 0; workers < 2; workers++) {
+                const char *fires = workers ? "input_loader_workers" : "input_loader";
+                const char *not = workers ? "input_loader" : "input_loader_workers";
+                metric ms[64];
+                metrics m = { ms, 0, 0 };
+                tpa_finding *f = NULL;
+                size_t n = 0;
+                bool hit = false, miss = true, fits = true;
+
+                fill_step(ms, &m.count, &(step){ .input = 0.6 });
+                ms[m.count++] = (metric){ "framework_tf", 0 };
+                ms[m.count++] = (metric){ "framework_pytorch", 1 };
+                ms[m.count++] = (metric){ "loader_workers", workers };
+                ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0,
+                   "test_rules__loader_advice: findings (workers %d)", workers);
+                for (size_t i = 0; i < n; i++) {
+                        hit |= strcmp(f[i].name, fires) == 0;
+                        miss &= strcmp(f[i].name, not) != 0;
+                        fits &= strlen(f[i].message) <= 90;
+                }
+                ok(hit && miss, "test_rules__loader_advice: %s alone", fires);
+                ok(fits, "test_rules__loader_advice: one line each");
+                free(f);
+        }
+        tpa_rules_free(r);
+}
+
 static bool counted_lookup(void *ctx, const char *name, size_t len, double *out)
 {
         counted_calls++;
@@ -1086,6 +1122,7 @@ int main(void)
         test_rules__default();
         test_rules__default_findings();
         test_rules__python_advice();
+        test_rules__loader_advice();
         test_rules__random();
         test_rules__memo();
         test_rules__one_query();

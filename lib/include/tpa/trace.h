@@ -219,10 +219,18 @@ tpa_format  tpa_trace_format(const tpa_trace *tr);
 tpa_dialect tpa_trace_dialect(const tpa_trace *tr);
 /* The device runtime (the first input that shows one decides). */
 tpa_runtime tpa_trace_runtime(const tpa_trace *tr);
-/* True when the trace shows TF running a tf.function that Python called
- * ("EagerLocalExecute: __inference_<name>_<id>"): the step is compiled
- * already, whatever runs between the calls. Any input decides. */
-bool tpa_trace_tf_function(const tpa_trace *tr);
+/* What the trace shows of how the program runs, a bit each; any input
+ * that shows one sets it. */
+typedef enum tpa_trace_fact {
+        /* TF runs a tf.function that Python called ("EagerLocalExecute:
+         * __inference_<name>_<id>"): the step is compiled already,
+         * whatever runs between the calls */
+        TPA_FACT_TF_FUNCTION    = 1 << 0,
+        /* PyTorch's DataLoader reads through worker processes
+         * (enumerate(DataLoader)#_MultiProcessingDataLoaderIter...) */
+        TPA_FACT_LOADER_WORKERS = 1 << 1,
+} tpa_trace_fact;
+unsigned tpa_trace_facts(const tpa_trace *tr);
 
 /* Where the trace sits in a distributed job, as the profiler recorded it
  * (Kineto's `distributedInfo`): rank and world size, -1 when unknown. */
