@@ -54,6 +54,21 @@ CHILD_TIMEOUT = 300
 # Child side: runs TensorFlow. Ends with os._exit so that a tf.data
 # py_function thread can never hang interpreter shutdown.
 
+def make_step(tf, model):
+    """A tf.function of one SGD step of model on (x, y); TF runs its calls as
+    "EagerLocalExecute: __inference_train_step_<id>"."""
+    opt = tf.keras.optimizers.SGD(0.01)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    return tf.function(train_step)
+
+
 def child_tf2(scenario, logdir):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import numpy as np
@@ -72,19 +87,6 @@ def child_tf2(scenario, logdir):
             layers.append(tf.keras.layers.Dense(w, activation="relu"))
         layers.append(tf.keras.layers.Dense(classes))
         return tf.keras.Sequential(layers)
-
-    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    def make_step(model, compiled):
-        opt = tf.keras.optimizers.SGD(0.01)
-
-        def step(x, y):
-            with tf.GradientTape() as tape:
-                loss = loss_fn(y, model(x, training=True))
-            grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            return loss
-        return tf.function(step) if compiled else step
 
     if scenario == "input":
         # One py_function sleep of 40 ms per batch, after batch(); no
@@ -105,7 +107,7 @@ def child_tf2(scenario, logdir):
         opts.autotune.enabled = False
         ds = ds.with_options(opts)
         model = mlp(16, [16], 4)
-        step_fn = make_step(model, True)
+        step_fn = make_step(tf, model)
     elif scenario == "compute":
         # Cached, prefetched in-memory data; a heavier MLP.
         x = np.random.rand(4 * 64, 512).astype("float32")
@@ -113,7 +115,7 @@ def child_tf2(scenario, logdir):
         ds = (tf.data.Dataset.from_tensor_slices((x, y)).batch(64).cache()
               .repeat().prefetch(2))
         model = mlp(512, [2048, 2048], 4)
-        step_fn = make_step(model, True)
+        step_fn = make_step(tf, model)
     elif scenario == "host":
         # Eager (no tf.function), many tiny ops per step.
         # Data comes from a Python list of tensors: no tf.data at all.
@@ -211,17 +213,7 @@ def child_fit(kind, logdir):
         model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
                   callbacks=[Profile()])
     else:
-        opt = tf.keras.optimizers.SGD(0.01)
-        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-        @tf.function
-        def train_step(x, y):
-            with tf.GradientTape() as tape:
-                loss = loss_fn(y, model(x, training=True))
-            grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            return loss
-
+        train_step = make_step(tf, model)
         it = iter(ds)
         for batch in range(FIT_LAST + 3):
             if batch == FIT_FIRST:

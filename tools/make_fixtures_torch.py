@@ -79,16 +79,21 @@ def make_train_step(model, lr=0.01):
     return step
 
 
-def scenario_input(out_json):
-    # num_workers=0: every __getitem__ (8 ms sleep) runs inside
-    # enumerate(DataLoader)#..., 8 samples a batch = ~64 ms a step,
-    # against a tiny model.
-    ds = SlowDataset(8 * (STEPS + 1), 16, 0.008)
-    dl = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=0,
+def slow_loader_loop(out_json, workers):
+    """A tiny MLP 16-16-4 fed batches of 8 slow samples (8 ms each)."""
+    ds = SlowDataset(8 * (STEPS + 1 + 3 * workers), 16, 0.008)
+    dl = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=workers,
                                      shuffle=False)
     model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU(),
                                 torch.nn.Linear(16, 4))
     profiled_loop(out_json, dl, make_train_step(model))
+
+
+def scenario_input(out_json):
+    # num_workers=0: every __getitem__ (8 ms sleep) runs inside
+    # enumerate(DataLoader)#..., 8 samples a batch = ~64 ms a step,
+    # against a tiny model.
+    slow_loader_loop(out_json, 0)
     return ("input-bound: DataLoader num_workers=0, __getitem__ sleeps 8 ms, "
             "batch 8, MLP 16-16-4")
 
@@ -97,12 +102,7 @@ def scenario_workers(out_json):
     # The same slow samples read by two worker processes: each worker makes
     # a batch in ~64 ms, so a batch is ready about every 32 ms, and the
     # tiny step waits for it in enumerate(DataLoader)#_MultiProcessing...
-    ds = SlowDataset(8 * (STEPS + 4), 16, 0.008)
-    dl = torch.utils.data.DataLoader(ds, batch_size=8, num_workers=2,
-                                     shuffle=False)
-    model = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU(),
-                                torch.nn.Linear(16, 4))
-    profiled_loop(out_json, dl, make_train_step(model))
+    slow_loader_loop(out_json, 2)
     return ("input-bound with workers: DataLoader num_workers=2, __getitem__ "
             "sleeps 8 ms, batch 8, MLP 16-16-4")
 
