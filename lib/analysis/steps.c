@@ -1089,6 +1089,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 to_boundaries(c, &l);
         if (r == 0 && groups)
                 groups_to_boundaries(c, &l);
+        c->boundaries = l.n > 0 && (boundaries || groups);
         if (r == 0)             /* no markers: the lost launches still */
                 r = extend(c, &l, err);
         if (r == 0 && l.n == 0) {

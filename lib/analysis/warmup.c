@@ -69,9 +69,12 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
                                   (double)s->step_time : 0;
 }
 
-/* The last of n steps is a tail: under a third of the median of the steps
- * before it, with device work under a tenth of its time. */
-static bool is_tail(const tpa_actx *c, double *scratch)
+/* Why the last of n steps is a tail, or NULL: under a third of the median
+ * of the steps before it, with device work under a tenth of its time; or,
+ * when markers mark boundaries, under half of it: no marker ends that
+ * step, the end of what its thread ran does, and a profile stopped before
+ * the iteration's end (a loop's Python after the call it marks). */
+static const char *tail(const tpa_actx *c, double *scratch)
 {
         const tpa_analysis *a = c->a;
         size_t n = a->step_count;
@@ -81,7 +84,11 @@ static bool is_tail(const tpa_actx *c, double *scratch)
         for (size_t k = 0; k + 1 < n; k++)
                 scratch[k] = (double)a->steps[k].step_time;
         med = tpa_analysis__quantile(scratch, n - 1, 0.5);
-        return (double)last->step_time < med / 3 && share(last, &c->dev_all) < 0.1;
+        if ((double)last->step_time < med / 3 && share(last, &c->dev_all) < 0.1)
+                return "tail: far shorter than the steps before, almost no device work";
+        if (c->boundaries && (double)last->step_time < med / 2)
+                return "tail: under half the steps before, and no marker ends it";
+        return NULL;
 }
 
 /* Step i spends a tenth of its time or more in runtime setup calls, and
@@ -151,6 +158,7 @@ void tpa_analysis__warmup(tpa_actx *c)
 
         /* trailing step cut off by the end of the trace */
         if (n > 1) {
+                const char *why;
                 size_t worst = 0;
                 for (size_t i = 0; i + 1 < n; i++)
                         if (lost[i] > worst)
@@ -163,9 +171,8 @@ void tpa_analysis__warmup(tpa_actx *c)
                         exclude(&a->steps[n - 1], "cut off: device work it launched is "
                                                   "missing at the end of the trace");
                         last = n - 1;
-                } else if (is_tail(c, scratch)) {
-                        exclude(&a->steps[n - 1], "tail: far shorter than the steps before, "
-                                                  "almost no device work");
+                } else if ((why = tail(c, scratch)) != NULL) {
+                        exclude(&a->steps[n - 1], why);
                         last = n - 1;
                 }
         }

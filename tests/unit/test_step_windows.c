@@ -367,6 +367,49 @@ static void test_steps__tail_step(void)
         tpa_trace_free(b.tr);
 }
 
+/* Steps marked by boundaries (here a custom loop's tf.function calls,
+ * CPU-only): the last has no marker to end it, the end of its thread's work
+ * does; under half the steps before, the profile stopped inside it, device
+ * work or not (a tail). At 0.6 of them, or with ProfilerStep#N spans (their
+ * own end is known), it stays. */
+static void test_steps__boundary_tail(void)
+{
+        static const struct {
+                bool   spans;
+                double last;    /* us, against 100 */
+                bool   tail;
+        } cases[] = { { false, 40, true }, { false, 60, false }, { true, 40, false } };
+
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 5; k++) {
+                        double t = k * 100.0, len = k < 4 ? 100 : cases[c].last;
+                        if (cases[c].spans) {
+                                size_t i = ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#", t, len,
+                                              0, 0);
+                                tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                        } else {
+                                ev(&b, b.host, TPA_KIND_LAUNCH,
+                                   "EagerLocalExecute: __inference_train_step_9", t, 20, 0, 0);
+                        }
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 1, len - 2, 0, 0);
+                        ev(&b, b.host, TPA_KIND_OTHER, "python", t + len - 1, 1, 0, 0);
+                }
+                a = run(&b, NULL, -1);
+                if (ok(a->step_count == 5, "test_steps__boundary_tail: %zu: five steps", c))
+                        ok(a->steps[4].excluded == cases[c].tail &&
+                           (!cases[c].tail || strcmp(a->steps[4].reason, "tail: under half the "
+                                                      "steps before, and no marker ends it") == 0),
+                           "test_steps__boundary_tail: %s, %s: %s", cases[c].spans ? "spans"
+                           : "boundaries", cases[c].last < 50 ? "40%" : "60%",
+                           cases[c].tail ? "a tail" : "kept");
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* The first window's start moves past the step before's device work only:
  * work queued by it (no launch in the trace) that runs on from the start
  * moves it; an isolated copy 57 ms in whose launch the trace lacks does
@@ -512,6 +555,7 @@ int main(void)
         test_steps__tf_function_calls();
         test_steps__group_boundaries();
         test_steps__tail_step();
+        test_steps__boundary_tail();
         test_steps__orphan_copy();
         test_steps__extend_by_correlation();
         test_steps__first_step_settles();
