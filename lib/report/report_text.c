@@ -93,11 +93,27 @@ static double group_frac(const tpa_step *s, tpa_group g)
 static void section_steps(FILE *fp, const tpa_analysis *a)
 {
         size_t excluded = a->step_count - a->kept_count;
+        /* the source names what made the steps (a detected function,
+         * --step-marker's pattern in the note): wrapped, not cut */
+        size_t room = strlen(a->step_source) + 96;
+        char *line = malloc(room);
 
-        fprintf(fp, "\nsteps: %zu found (%s), %zu kept, %zu excluded\n", a->step_count,
-                a->step_source, a->kept_count, excluded);
-        if (a->step_note[0] != '\0')
-                fprintf(fp, "  NOTE: %s.\n", a->step_note);
+        if (line != NULL) {
+                snprintf(line, room, "steps: %zu found (%s), %zu kept, %zu excluded",
+                         a->step_count, a->step_source, a->kept_count, excluded);
+                fputc('\n', fp);
+                put_wrapped(fp, line, 0, 4);
+                fputc('\n', fp);
+                free(line);
+        } else {
+                fprintf(fp, "\nsteps: %zu found (%s), %zu kept, %zu excluded\n", a->step_count,
+                        a->step_source, a->kept_count, excluded);
+        }
+        if (a->step_note[0] != '\0') {
+                fprintf(fp, "  NOTE:");
+                put_wrapped(fp, a->step_note, 7, 6);
+                fprintf(fp, ".\n");
+        }
         if (a->step_count == 0)
                 fprintf(fp, "  NOTE: the trace has no timed events: nothing to analyse.\n");
         else if (a->no_markers)
