@@ -177,6 +177,25 @@ EDGE = {
     'metadata_odd': '[{"ph":"M","name":"process_name","pid":1},{"ph":"M","name":"thread_name",'
                     '"pid":1,"tid":1,"args":{"name":5}},{"ph":"M","name":"process_sort_index",'
                     '"pid":1,"args":{"sort_index":"x"}},{"ph":"M","name":"unknown","pid":1}]',
+    # no step marker: steps from the calls that recur (a tf.function, a
+    # Keras train function, the optimizer) or from TF group ids
+    'tf2_unmarked': '{"traceEvents":[{"ph":"M","pid":7,"name":"process_name",'
+                    '"args":{"name":"/host:CPU"}},{"ph":"M","pid":7,"tid":1,"name":'
+                    '"thread_name","args":{"name":"python3"}}' +
+                    ''.join(',{"ph":"X","pid":7,"tid":1,"ts":%d,"dur":40,"name":'
+                            '"multi_step_on_iterator"},{"ph":"X","pid":7,"tid":1,"ts":%d,'
+                            '"dur":30,"name":"EagerLocalExecute: __inference_f_1",'
+                            '"args":{"group_id":%d}},{"ph":"X","pid":7,"tid":2,"ts":%d,'
+                            '"dur":20,"name":"MatMul","args":{"group_id":%d}}'
+                            % (100 * k, 100 * k + 5, k, 100 * k + 10, k) for k in range(3)) +
+                    ']}',
+    'kineto_unmarked': '{"schemaVersion":1,"traceEvents":[' + ','.join(
+        '{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#'
+        '_MultiProcessingDataLoaderIter.__next__","pid":1,"tid":1,"ts":%d,"dur":30},'
+        '{"ph":"X","cat":"user_annotation","name":"Optimizer.zero_grad#SGD.zero_grad",'
+        '"pid":1,"tid":1,"ts":%d,"dur":5},{"ph":"X","cat":"cpu_op","name":"aten::mm",'
+        '"pid":1,"tid":1,"ts":%d,"dur":40}' % (100 * k, 100 * k + 35, 100 * k + 45)
+        for k in range(3)) + ']}',
     'gz_tf2': gz(TF2),
     'gz_concat': gz('[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},') +
                  gz('{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1}]'),
