@@ -586,8 +586,9 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 }
 
 /* What a name can be, by name id, worked out on its first use: whether it
- * can mark a step (is_step_name()), whether it is a ProfilerStep#, and
- * whether it names a copy ("MemcpyH2D"). */
+ * can mark a step (is_step_name()), whether it is a ProfilerStep#, whether
+ * it names a copy ("MemcpyH2D") or a runtime call, and the facts it shows
+ * (fact_of[]): TF running a tf.function, a DataLoader with workers. */
 enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16,
        NF_TF_FUNCTION = 32, NF_LOADER_WORKERS = 64 };
 
