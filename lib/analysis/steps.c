@@ -864,11 +864,13 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
  * thread runs twice or more. Each is a boundary: DataLoader's next batch,
  * the optimizer's zero_grad and step (PyTorch's autograd API, without
  * ProfilerStep#N), the train function of Keras without the profiler's
- * step markers: Keras 2's train_function; Keras 3's (TF 2.16 on) the
- * tf.function it compiles, multi_step_on_iterator or, in its first
- * releases, one_step_on_iterator, whichever runs outermost (one call runs
- * steps_per_execution steps). Keras 3 gives its test and predict functions
- * the same names: a profile that also evaluates counts those calls too.
+ * step markers: Keras 2's train_function. From LATE_NAMES on, the names
+ * count only when no tf.function call does (below): Keras 3 (TF 2.16 on)
+ * compiles multi_step_on_iterator or, in its first releases,
+ * one_step_on_iterator (one call runs steps_per_execution steps), but its
+ * test and predict functions have the same Python names, and a fit that
+ * evaluates would count their calls too; the runtime names the two
+ * functions apart ("__inference_multi_step_on_iterator_211", "..._316").
  */
 static const char *const iteration_names[] = {
         "enumerate(DataLoader)#", "Optimizer.zero_grad#", "Optimizer.step#",
@@ -876,6 +878,7 @@ static const char *const iteration_names[] = {
         "multi_step_on_iterator", "one_step_on_iterator",
 };
 #define ITERATION_NAMES (sizeof(iteration_names) / sizeof(iteration_names[0]))
+enum { LATE_NAMES = 5 };
 
 /*
  * Else a tf.function called from Python, whatever its name (a custom
@@ -883,8 +886,9 @@ static const char *const iteration_names[] = {
  * __inference_<name>_<id>" on the calling thread (TF 2.3 to 2.21 at
  * least), one name per function. Of the functions a host thread calls
  * twice or more, the one of most time is the iteration's: a loop's other
- * functions (metrics, logging every k steps) are shorter. The first
- * TF_FUNCTIONS functions met are weighed.
+ * functions (metrics, logging every k steps) and Keras' evaluation (a
+ * forward pass a step) are shorter. The first TF_FUNCTIONS functions met
+ * are weighed.
  */
 #define TF_CALL "EagerLocalExecute: __inference_"
 enum { TF_FUNCTIONS = 32, MEMO_NONE = 0xff, MEMO_FUNCTION = 0xfe };
@@ -945,11 +949,15 @@ static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
                         count[memo[s] - 1]++;
                 }
         }
-        for (size_t k = 0; k < ITERATION_NAMES && pick == ITERATION_NAMES; k++)
+        for (size_t k = 0; k < LATE_NAMES && pick == ITERATION_NAMES; k++)
                 if (count[k] >= 2)
                         pick = k;
         if (pick == ITERATION_NAMES)
                 function = main_function(fn, nfn);
+        for (size_t k = LATE_NAMES; k < ITERATION_NAMES && pick == ITERATION_NAMES &&
+                                    function == TPA_STR_EMPTY; k++)
+                if (count[k] >= 2)
+                        pick = k;
         for (size_t i = 0; i < c->n && r == 0 && (pick < ITERATION_NAMES ||
                                                    function != TPA_STR_EMPTY); i++) {
                 tpa_str s = c->ev[i].name;

@@ -251,7 +251,8 @@ int main(void)
                 char fit[64], loop[64];
                 snprintf(fit, sizeof(fit), "tf2_keras_fit.%s", ext[j]);
                 snprintf(loop, sizeof(loop), "tf2_custom_loop.%s", ext[j]);
-                call_steps(fit, "detected iterations: multi_step_on_iterator", 962.4, rules);
+                call_steps(fit, "detected iterations: EagerLocalExecute: "
+                           "__inference_multi_step_on_iterator_213", 962.4, rules);
                 call_steps(loop, "detected iterations: EagerLocalExecute: "
                            "__inference_train_step_160", 686.4, rules);
         }

@@ -247,6 +247,39 @@ static void test_steps__keras3_functions(void)
         }
 }
 
+/* A Keras 3 fit that evaluates: its test function has the train function's
+ * Python name (multi_step_on_iterator) but another runtime name; the
+ * train function's calls (most time) are the steps, each evaluation inside
+ * the train step it follows. */
+static void test_steps__keras3_evaluates(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        double t = 0;
+
+        for (int k = 0; k < 6; k++) {
+                bool eval = k == 3 || k == 4;   /* after the third train call */
+                const char *fn = eval ? "EagerLocalExecute: __inference_multi_step_on_iterator_316"
+                                      : "EagerLocalExecute: __inference_multi_step_on_iterator_211";
+                double len = eval ? 30 : 80;
+                ev(&b, b.host, TPA_KIND_OTHER, "multi_step_on_iterator", t, len + 10, 0, 0);
+                ev(&b, b.host, TPA_KIND_LAUNCH, fn, t + 5, len, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 6, len - 2, 0, 0);
+                t += len + 20;
+        }
+        a = run(&b, NULL, 0);
+        if (ok(a->step_count == 4, "test_steps__keras3_evaluates: four train steps (%zu)",
+               a->step_count)) {
+                tap_streq(a->step_source, "detected iterations: EagerLocalExecute: "
+                          "__inference_multi_step_on_iterator_211",
+                          "test_steps__keras3_evaluates: the train function");
+                tap_eq(a->steps[2].step_time, (100 + 50 + 50) * US,
+                       "test_steps__keras3_evaluates: the evaluation in the third step");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* A custom loop's tf.function, whatever its Python name, runs as
  * "EagerLocalExecute: __inference_<name>_<id>": of the functions called
  * twice or more, the one of most time marks the iterations (not the
@@ -553,6 +586,7 @@ int main(void)
         test_steps__detected_iterations();
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
+        test_steps__keras3_evaluates();
         test_steps__group_boundaries();
         test_steps__tail_step();
         test_steps__boundary_tail();
