@@ -49,6 +49,9 @@ static const struct metric_name {
         { N("devices"), M_DEVICES },
         { N("framework_tf"), M_FRAMEWORK_TF }, { N("framework_pytorch"), M_FRAMEWORK_PYTORCH },
         { N("tf_function"), M_TF_FUNCTION }, { N("loader_workers"), M_LOADER_WORKERS },
+        { N("tf_data_prefetch"), M_TF_DATA_PREFETCH },
+        { N("tf_data_parallel"), M_TF_DATA_PARALLEL },
+        { N("tf_py_function"), M_TF_PY_FUNCTION },
         { N("runtime_cuda"), M_RUNTIME_CUDA }, { N("runtime_rocm"), M_RUNTIME_ROCM },
         { N("runtime_mtia"), M_RUNTIME_MTIA }, { N("device_busy_frac"), M_DEVICE_BUSY_FRAC },
         { N("gap_count"), M_GAP_COUNT }, { N("gap_total_ns"), M_GAP_TOTAL },
@@ -361,6 +364,7 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
          * PyTorch; a generic Chrome trace is neither */
         tpa_dialect dialect = tpa_trace_dialect(c->tr);
         tpa_runtime runtime = tpa_trace_runtime(c->tr);
+        unsigned facts = tpa_trace_facts(c->tr);
         int r = 0;
 
         if (m == NULL)
@@ -375,8 +379,11 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         m[M_DEVICES] = (double)a->device_count;
         m[M_FRAMEWORK_TF] = dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1;
         m[M_FRAMEWORK_PYTORCH] = dialect == TPA_DIALECT_KINETO;
-        m[M_TF_FUNCTION] = (tpa_trace_facts(c->tr) & TPA_FACT_TF_FUNCTION) != 0;
-        m[M_LOADER_WORKERS] = (tpa_trace_facts(c->tr) & TPA_FACT_LOADER_WORKERS) != 0;
+        m[M_TF_FUNCTION] = (facts & TPA_FACT_TF_FUNCTION) != 0;
+        m[M_LOADER_WORKERS] = (facts & TPA_FACT_LOADER_WORKERS) != 0;
+        m[M_TF_DATA_PREFETCH] = (facts & TPA_FACT_TF_DATA_PREFETCH) != 0;
+        m[M_TF_DATA_PARALLEL] = (facts & TPA_FACT_TF_DATA_PARALLEL) != 0;
+        m[M_TF_PY_FUNCTION] = (facts & TPA_FACT_TF_PY_FUNCTION) != 0;
         m[M_RUNTIME_CUDA] = !a->cpu_only && runtime == TPA_RUNTIME_CUDA;
         m[M_RUNTIME_ROCM] = !a->cpu_only && runtime == TPA_RUNTIME_ROCM;
         m[M_RUNTIME_MTIA] = !a->cpu_only && runtime == TPA_RUNTIME_MTIA;

@@ -778,6 +778,38 @@ static const uint8_t fact_flag[TPA_DIALECT__COUNT] = {
         [TPA_DIALECT_TF2] = NF_TF_FUNCTION, [TPA_DIALECT_KINETO] = NF_LOADER_WORKERS,
 };
 
+/* What a TF2 trace's tf.data pipeline shows, by the names of its stages
+ * ("Iterator::<stage>" from TF 2.3 on) and of the ops that run Python: a
+ * look-up of each name, not a pass over the events. */
+static unsigned tf_data_facts(const tpa_trace *tr)
+{
+        static const struct {
+                const char *name;
+                unsigned    fact;
+        } stage[] = {
+                { "Iterator::Prefetch", TPA_FACT_TF_DATA_PREFETCH },
+                { "Iterator::ParallelMap", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelMapV2", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelInterleave", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelInterleaveV2", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelInterleaveV3", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelInterleaveV4", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelBatch", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::ParallelFilter", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::MapAndBatch", TPA_FACT_TF_DATA_PARALLEL },
+                { "EagerPyFunc", TPA_FACT_TF_PY_FUNCTION },
+                { "PyFunc", TPA_FACT_TF_PY_FUNCTION },
+                { "PyFuncStateless", TPA_FACT_TF_PY_FUNCTION },
+        };
+        unsigned facts = 0;
+        tpa_str id;
+
+        for (size_t i = 0; i < sizeof(stage) / sizeof(stage[0]); i++)
+                if (tpa_trace_find_str(tr, &id, stage[i].name, strlen(stage[i].name)))
+                        facts |= stage[i].fact;
+        return facts;
+}
+
 static void classify_part(struct part *pt)
 {
         const tpa_trace *tr = pt->tr;
@@ -974,7 +1006,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         if (d == TPA_DIALECT_KINETO && (r = runtime_links(tr, first, cats, pt[0].ccmemo, err)) < 0)
                 goto out;
         tpa_trace__set_runtime(tr, runtime(tr, pt));
-        tpa_trace__add_facts(tr, pt[0].facts | pt[1].facts);
+        tpa_trace__add_facts(tr, pt[0].facts | pt[1].facts |
+                                 (d == TPA_DIALECT_TF2 ? tf_data_facts(tr) : 0));
         r = 0;
         goto out;
 oom:

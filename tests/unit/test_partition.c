@@ -233,9 +233,9 @@ static void test_partition__cpu_only_tf_input(void)
                "test_partition__cpu_only_tf_input: framework_tf");
         tap_eq((int64_t)metric(a, -1, "framework_pytorch"), 0,
                "test_partition__cpu_only_tf_input: not framework_pytorch");
-        ok(has_finding(a, "input_pipeline") && !has_finding(a, "input_loader") &&
-           !has_finding(a, "input_prefetch"),
-           "test_partition__cpu_only_tf_input: tf.data advice only");
+        ok(has_finding(a, "input_py_function") && !has_finding(a, "input_pipeline") &&
+           !has_finding(a, "input_loader") && !has_finding(a, "input_prefetch"),
+           "test_partition__cpu_only_tf_input: tf.data advice only, for its py_function");
         ok(a->device_op_count >= 1 && strcmp(a->device_ops[0].name, "step") == 0,
            "test_partition__cpu_only_tf_input: top compute op is the function call");
         for (size_t i = 0; i < a->device_op_count; i++)
@@ -246,6 +246,52 @@ static void test_partition__cpu_only_tf_input(void)
         tpa_analysis_free(a);
         tpa_rules_free(rules);
         tpa_trace_free(tr);
+}
+
+/* What a TF2 trace's tf.data pipeline shows, by its stages' names: a
+ * prefetch, a stage in parallel (any of them), Python in a map; none in a
+ * Kineto trace that happens to hold those names. */
+static void test_partition__tf_data_facts(void)
+{
+        enum { PF = TPA_FACT_TF_DATA_PREFETCH, PAR = TPA_FACT_TF_DATA_PARALLEL,
+               PY = TPA_FACT_TF_PY_FUNCTION };
+        static const struct {
+                const char *names[2];
+                unsigned    want;
+        } cases[] = {
+                { { "Iterator::Prefetch", "Iterator::ParallelInterleaveV4" }, PF | PAR },
+                { { "Iterator::MapAndBatch", "PyFuncStateless" }, PAR | PY },
+                { { "Iterator::Map", "EagerPyFunc" }, PY },
+                { { "Iterator::Map", "Iterator::Batch" }, 0 },
+        };
+
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                for (int kineto = 0; kineto < 2; kineto++) {
+                        char json[1024];
+                        tpa_trace *tr;
+
+                        snprintf(json, sizeof(json), "%s{\"ph\":\"X\",\"pid\":7,\"tid\":3,"
+                                 "\"ts\":1,\"dur\":5,\"cat\":\"cpu_op\",\"name\":\"%s\"},"
+                                 "{\"ph\":\"X\",\"pid\":7,\"tid\":3,\"ts\":2,\"dur\":3,"
+                                 "\"cat\":\"cpu_op\",\"name\":\"%s\"}]}",
+                                 kineto ? "{\"schemaVersion\":1,\"traceEvents\":["
+                                        : "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":7,"
+                                          "\"name\":\"process_name\",\"args\":"
+                                          "{\"name\":\"/host:CPU\"}},",
+                                 cases[c].names[0], cases[c].names[1]);
+                        tr = read_json(json);
+                        if (ok(tr != NULL && tpa_trace_dialect(tr) == (kineto
+                                                                     ? TPA_DIALECT_KINETO
+                                                                     : TPA_DIALECT_TF2),
+                               "test_partition__tf_data_facts: read, dialect"))
+                                tap_eq((int64_t)(tpa_trace_facts(tr) & (PF | PAR | PY)),
+                                       kineto ? 0 : (int64_t)cases[c].want,
+                                       "test_partition__tf_data_facts: %s, %s (%s)",
+                                       cases[c].names[0], cases[c].names[1],
+                                       kineto ? "Kineto" : "TF2");
+                        tpa_trace_free(tr);
+                }
+        }
 }
 
 /* CPU-only, with TF group ids: input work no step waits on (group 0, a
@@ -479,6 +525,7 @@ static void test_partition__many_steps(void)
 
 int main(void)
 {
+        test_partition__tf_data_facts();
         test_partition__kernel_and_input_gap();
         test_partition__copy_under_kernel();
         test_partition__sync_while_idle();

@@ -869,6 +869,53 @@ static void test_rules__loader_advice(void)
         tpa_rules_free(r);
 }
 
+/* Input waits dominant on a TF trace: a pipeline without prefetch and a
+ * parallel stage is told to add them; one with both, to make its stages
+ * cheaper; one with a map in Python, that the GIL serializes it, whatever
+ * else it has. One finding each, one line of at most 90 characters. */
+static void test_rules__tf_data_advice(void)
+{
+        static const struct {
+                double      prefetch, parallel, py;
+                const char *fires;
+        } cases[] = {
+                { 0, 0, 0, "input_pipeline" }, { 1, 0, 0, "input_pipeline" },
+                { 0, 1, 0, "input_pipeline" }, { 1, 1, 0, "input_pipeline_tuned" },
+                { 0, 0, 1, "input_py_function" }, { 1, 1, 1, "input_py_function" },
+        };
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        tpa_rules_new_default(&r, &err);
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+                metric ms[64];
+                metrics m = { ms, 0, 0 };
+                tpa_finding *f = NULL;
+                size_t n = 0, inputs = 0;
+                bool hit = false, fits = true;
+
+                fill_step(ms, &m.count, &(step){ .input = 0.6 });
+                ms[m.count++] = (metric){ "framework_tf", 1 };
+                ms[m.count++] = (metric){ "framework_pytorch", 0 };
+                ms[m.count++] = (metric){ "tf_data_prefetch", cases[c].prefetch };
+                ms[m.count++] = (metric){ "tf_data_parallel", cases[c].parallel };
+                ms[m.count++] = (metric){ "tf_py_function", cases[c].py };
+                ok(tpa_rules_findings(r, lookup, &m, &f, &n, &err) == 0,
+                   "test_rules__tf_data_advice: findings (%zu)", c);
+                for (size_t i = 0; i < n; i++) {
+                        hit |= strcmp(f[i].name, cases[c].fires) == 0;
+                        inputs += strncmp(f[i].name, "input_", 6) == 0;
+                        fits &= strlen(f[i].message) <= 90;
+                }
+                ok(hit && inputs == 1, "test_rules__tf_data_advice: prefetch %g, parallel %g, "
+                   "py_function %g: %s alone", cases[c].prefetch, cases[c].parallel,
+                   cases[c].py, cases[c].fires);
+                ok(fits, "test_rules__tf_data_advice: one line each");
+                free(f);
+        }
+        tpa_rules_free(r);
+}
+
 static bool counted_lookup(void *ctx, const char *name, size_t len, double *out)
 {
         counted_calls++;
@@ -1123,6 +1170,7 @@ int main(void)
         test_rules__default_findings();
         test_rules__python_advice();
         test_rules__loader_advice();
+        test_rules__tf_data_advice();
         test_rules__random();
         test_rules__memo();
         test_rules__one_query();

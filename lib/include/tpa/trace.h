@@ -229,6 +229,14 @@ typedef enum tpa_trace_fact {
         /* PyTorch's DataLoader reads through worker processes
          * (enumerate(DataLoader)#_MultiProcessingDataLoaderIter...) */
         TPA_FACT_LOADER_WORKERS = 1 << 1,
+        /* TF's tf.data pipeline prefetches (an Iterator::Prefetch stage) */
+        TPA_FACT_TF_DATA_PREFETCH = 1 << 2,
+        /* ... has a stage that runs in parallel (Iterator::ParallelMapV2,
+         * ParallelInterleave*, ParallelBatch, MapAndBatch, ...) */
+        TPA_FACT_TF_DATA_PARALLEL = 1 << 3,
+        /* ... runs Python (tf.py_function, tf.numpy_function: EagerPyFunc,
+         * PyFunc), one call at a time under the GIL */
+        TPA_FACT_TF_PY_FUNCTION   = 1 << 4,
 } tpa_trace_fact;
 unsigned tpa_trace_facts(const tpa_trace *tr);
 
