@@ -987,10 +987,18 @@ static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
  * iteration it starts; a step the profile cut short is the warm-up's to
  * find, as a tail). A marker that starts inside the one before (a nested
  * match) marks nothing. l is sorted by start. */
+/* The later of `end` and the end of the last event of thread `track`. */
+static tpa_ns thread_end(const tpa_actx *c, uint32_t track, tpa_ns end)
+{
+        for (size_t i = 0; i < c->n; i++)
+                if (c->ev[i].track == track && c->ev[i].ts + c->ev[i].dur > end)
+                        end = c->ev[i].ts + c->ev[i].dur;
+        return end;
+}
+
 static void to_boundaries(const tpa_actx *c, marker_list *l)
 {
         size_t w = 0;
-        tpa_ns end;
 
         for (size_t i = 0; i < l->n; i++)
                 if (w == 0 || l->v[i].s >= l->v[w - 1].e || l->v[i].track != l->v[w - 1].track)
@@ -998,13 +1006,8 @@ static void to_boundaries(const tpa_actx *c, marker_list *l)
         l->n = w;
         for (size_t i = 0; i + 1 < l->n; i++)
                 l->v[i].e = l->v[i + 1].s;
-        if (l->n == 0)
-                return;
-        end = l->v[l->n - 1].e;
-        for (size_t i = 0; i < c->n; i++)
-                if (c->ev[i].track == l->v[l->n - 1].track && c->ev[i].ts + c->ev[i].dur > end)
-                        end = c->ev[i].ts + c->ev[i].dur;
-        l->v[l->n - 1].e = end;
+        if (l->n > 0)
+                l->v[l->n - 1].e = thread_end(c, l->v[l->n - 1].track, l->v[l->n - 1].e);
 }
 
 /* Steps by TF group: a group holds what the runtime ran for one iteration
@@ -1029,9 +1032,8 @@ static void groups_to_boundaries(const tpa_actx *c, marker_list *l)
                         first = c->ev[i].ts;
                         track = c->ev[i].track;
                 }
-        for (size_t i = 0; i < c->n && track != UINT32_MAX; i++)
-                if (c->ev[i].track == track && c->ev[i].ts + c->ev[i].dur > last->e)
-                        last->e = c->ev[i].ts + c->ev[i].dur;
+        if (track != UINT32_MAX)
+                last->e = thread_end(c, track, last->e);
 }
 
 /* Into *l (empty), the markers of the first source in [from, to] that

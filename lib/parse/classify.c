@@ -588,7 +588,7 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 /* What a name can be, by name id, worked out on its first use: whether it
  * can mark a step (is_step_name()), whether it is a ProfilerStep#, whether
  * it names a copy ("MemcpyH2D") or a runtime call, and the facts it shows
- * (fact_of[]): TF running a tf.function, a DataLoader with workers. */
+ * (event_fact[]): TF running a tf.function, a DataLoader with workers. */
 enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16,
        NF_TF_FUNCTION = 32, NF_LOADER_WORKERS = 64 };
 
@@ -712,7 +712,7 @@ struct part {
         uint64_t        duplicates;     /* TF1's annotation events */
         tpa_str         mtia;           /* the "mtia_runtime" category; TPA_STR_EMPTY: none */
         size_t          runtime_at;     /* the part's first runtime call (runtime()) */
-        unsigned        facts;          /* tpa_trace_fact bits met (fact_of[]) */
+        unsigned        facts;          /* tpa_trace_fact bits met (event_fact[]) */
         int             r;
 };
 
@@ -764,18 +764,19 @@ static bool note_step(struct part *pt, size_t i)
 /* How many events ahead of the one in hand classify_part() asks for. */
 #define AHEAD 64
 
-/* The fact (tpa_trace_fact) each dialect's events may show, the kind the
- * classification gives the events that show it and their name flag: a
- * look per event of that kind, until a part meets one. */
-static const unsigned fact_of[TPA_DIALECT__COUNT] = {
-        [TPA_DIALECT_TF2] = TPA_FACT_TF_FUNCTION, [TPA_DIALECT_KINETO] = TPA_FACT_LOADER_WORKERS,
-};
-static const tpa_kind fact_kind[TPA_DIALECT__COUNT] = {
-        [TPA_DIALECT_GENERIC] = TPA_KIND__COUNT, [TPA_DIALECT_TF2] = TPA_KIND_LAUNCH,
-        [TPA_DIALECT_TF1] = TPA_KIND__COUNT, [TPA_DIALECT_KINETO] = TPA_KIND_INPUT,
-};
-static const uint8_t fact_flag[TPA_DIALECT__COUNT] = {
-        [TPA_DIALECT_TF2] = NF_TF_FUNCTION, [TPA_DIALECT_KINETO] = NF_LOADER_WORKERS,
+/* The fact (tpa_trace_fact) each dialect's events may show by their
+ * names, the kind the classification gives the events that show it and
+ * their name flag: a look per event of that kind, until a part meets one.
+ * The other dialects show none (a kind no event has). */
+static const struct {
+        unsigned fact;
+        tpa_kind kind;
+        uint8_t  flag;
+} event_fact[TPA_DIALECT__COUNT] = {
+        [TPA_DIALECT_GENERIC] = { 0, TPA_KIND__COUNT, 0 },
+        [TPA_DIALECT_TF2] = { TPA_FACT_TF_FUNCTION, TPA_KIND_LAUNCH, NF_TF_FUNCTION },
+        [TPA_DIALECT_TF1] = { 0, TPA_KIND__COUNT, 0 },
+        [TPA_DIALECT_KINETO] = { TPA_FACT_LOADER_WORKERS, TPA_KIND_INPUT, NF_LOADER_WORKERS },
 };
 
 /* What a TF2 trace's tf.data pipeline shows, by the names of its stages
@@ -895,9 +896,9 @@ static void classify_part(struct part *pt)
                       cats[i - pt->first] == pt->mtia) ||
                      (name_flags(tr, nf, e->name) & NF_RUNTIME)))
                         pt->runtime_at = i;
-                if (k == fact_kind[d] && !(pt->facts & fact_of[d]) &&
-                    (name_flags(tr, nf, e->name) & fact_flag[d]))
-                        pt->facts |= fact_of[d];
+                if (k == event_fact[d].kind && !(pt->facts & event_fact[d].fact) &&
+                    (name_flags(tr, nf, e->name) & event_fact[d].flag))
+                        pt->facts |= event_fact[d].fact;
         }
 }
 
