@@ -4,10 +4,11 @@
     python3 tools/make_fixtures_torch.py            # all scenarios
     python3 tools/make_fixtures_torch.py input      # one scenario
 
-Each scenario runs torch.profiler.profile(schedule(wait=1, warmup=1, active=3),
-CPU activity only, record_shapes=False) over 5 training steps (the compiled
-one: schedule(wait=0, warmup=0, active=4), so that the step that compiles is
-recorded), exports the Chrome trace with prof.export_chrome_trace, gzips it
+Each scenario runs torch.profiler.profile(schedule(wait=1, warmup=1,
+active=3), CPU activity only, record_shapes=False) over 5 training steps (the
+compiled one: schedule(wait=0, warmup=0, active=4), so that the step that
+compiles is recorded; the annotated one: no schedule, no prof.step()),
+exports the Chrome trace with prof.export_chrome_trace, gzips it
 deterministically into testdata/, checks its size and step markers, computes
 a sanity figure with plain json and writes the README row.
 """
@@ -20,7 +21,7 @@ import tempfile
 import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile, schedule
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_util as fu  # noqa: E402
@@ -164,6 +165,64 @@ def scenario_compiled(out_json):
             "graphs")
 
 
+# The annotated scenario has no ProfilerStep#N: 0 markers expected, and
+# its own sanity figures (annotated_sanity()).
+ANNOTATED_STEPS = 5
+ANNOTATION = "train_step"
+
+
+def scenario_annotated(out_json):
+    # Research-style code that tfprof-analyze must find the iterations of
+    # with no prof.step(), no torch.optim and no DataLoader: the weights
+    # updated by hand, each iteration in the user's own
+    # record_function("train_step"), the whole loop under one profile().
+    torch.set_num_threads(1)
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
+                                torch.nn.Linear(512, 10))
+    loss_fn = torch.nn.CrossEntropyLoss()
+    g = torch.Generator().manual_seed(2)
+    batches = [(torch.randn(64, 256, generator=g),
+                torch.randint(0, 10, (64,), generator=g))
+               for _ in range(ANNOTATED_STEPS + 1)]
+
+    def step(x, y):
+        loss = loss_fn(model(x), y)
+        model.zero_grad(set_to_none=True)
+        loss.backward()
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= 0.01 * p.grad
+
+    step(*batches[-1])  # autograd's first run, outside the profile
+    starts = []
+    with profile(activities=[ProfilerActivity.CPU],
+                 record_shapes=False) as prof:
+        for x, y in batches[:ANNOTATED_STEPS]:
+            starts.append(time.perf_counter_ns())
+            with record_function(ANNOTATION):
+                step(x, y)
+    prof.export_chrome_trace(out_json)
+    scenario_annotated.gaps_us = [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+    return ("no step marker: a loop of %d iterations, each in "
+            "record_function(\"%s\"), MLP 256-512-10 on batches of 64, "
+            "weights updated by hand (no torch.optim, no DataLoader), 1 "
+            "intra-op thread, profiled from start to stop without "
+            "prof.step()" % (ANNOTATED_STEPS, ANNOTATION))
+
+
+def annotated_sanity(path):
+    evs = fu.complete_events(fu.load_chrome(path))
+    spans = sorted(a for n, p, t, a, b, _ in evs if n == ANNOTATION)
+    if len(spans) != ANNOTATED_STEPS or any(fu.STEP_RE.match(n)
+                                            for n, *_ in evs):
+        sys.exit("%s: expected %d %s spans and no ProfilerStep#N"
+                 % (path, ANNOTATED_STEPS, ANNOTATION))
+    return ("%d %s spans on the main thread; from one iteration's start to "
+            "the next (timed in the script): %s us"
+            % (len(spans), ANNOTATION,
+               ", ".join("%.1f" % g for g in scenario_annotated.gaps_us)))
+
+
 # name -> (scenario, output file, ProfilerStep#N markers expected)
 SCENARIOS = {
     "input": (scenario_input, "torch_input_bound.trace.json.gz", ACTIVE),
@@ -172,6 +231,7 @@ SCENARIOS = {
     "host": (scenario_host, "torch_host_bound.trace.json.gz", ACTIVE),
     "compiled": (scenario_compiled, "torch_compiled.trace.json.gz",
                  COMPILED_ACTIVE),
+    "annotated": (scenario_annotated, "torch_annotated.trace.json.gz", 0),
 }
 
 DL_RE = "enumerate(DataLoader)"
@@ -220,6 +280,15 @@ def main(argv):
             with open(tmp_json, "rb") as f:
                 fu.write_gzip(out, f.read())
         size = fu.check_size(out)
+        if active == 0:
+            figure = annotated_sanity(out)
+            fu.readme_row(fname,
+                          "PyTorch CPU Chrome trace (export_chrome_trace, "
+                          "gzip), %s. Sanity: %s" % (what, figure),
+                          "`python3 %s %s`; %s; CPU only, no schedule"
+                          % (SCRIPT, name, versions))
+            print("wrote %s (%d bytes): %s" % (out, size, figure))
+            continue
         s = sanity(out, active)
         figure = ("steps ProfilerStep#%s, mean step %.1f ms, "
                   "enumerate(DataLoader) %s of step time, "

@@ -910,14 +910,155 @@ static tpa_str main_function(const struct tf_function *f, size_t n)
         return best < n ? f[best].name : TPA_STR_EMPTY;
 }
 
-static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
+/*
+ * Else the record_function() span a user put around each iteration
+ * (Kineto's user_annotation: an annotation on a host thread). A name fits
+ * that recurs three times or more (a benchmark's warm-up and measured runs,
+ * a pair, are no loop) on one host thread and no other (a pool of threads
+ * serving requests runs the same span on each at once: no iteration), and
+ * whose first span starts within one iteration of its thread's first
+ * event (the longest time from one of its spans to the next, the first
+ * iteration being often slow; spans around an evaluation after the
+ * training start later). Of the names that fit, the one of most spans
+ * among those of at least half the most time: the spans around each step,
+ * rather than the one around each epoch that holds them or those around
+ * each layer, a part of a step. A span that starts inside the one before
+ * of its name is not counted.
+ */
+enum { ANN_CALLS = 3 };
+
+struct span {
+        tpa_str  name;
+        uint32_t track;
+        tpa_ns   s, e;
+};
+
+struct ann_name {
+        tpa_str  name;
+        uint32_t track;
+        size_t   calls;
+        tpa_ns   time;
+        bool     fits;
+};
+
+/* by name, thread, start, the longer first (it holds the other) */
+static int cmp_span(const void *pa, const void *pb)
+{
+        const struct span *x = pa, *y = pb;
+
+        if (x->name != y->name)
+                return x->name < y->name ? -1 : 1;
+        if (x->track != y->track)
+                return x->track < y->track ? -1 : 1;
+        if (x->s != y->s)
+                return x->s < y->s ? -1 : 1;
+        return (x->e < y->e) - (x->e > y->e);
+}
+
+/* The annotation spans of host threads, sorted (cmp_span), into *out (NULL
+ * when there are fewer than ANN_CALLS). Returns their count or -1. */
+static long annotation_spans(const tpa_actx *c, struct span **out)
+{
+        struct span *v;
+        size_t n = 0;
+
+        *out = NULL;
+        for (size_t i = 0; i < c->n; i++)
+                n += c->ev[i].kind == TPA_KIND_ANNOTATION && c->ev[i].dur > 0 &&
+                     is_host_track(c, c->ev[i].track);
+        if (n < ANN_CALLS)
+                return 0;
+        if ((v = malloc(n * sizeof(*v))) == NULL)
+                return -1;
+        n = 0;
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                if (e->kind == TPA_KIND_ANNOTATION && e->dur > 0 && is_host_track(c, e->track))
+                        v[n++] = (struct span){ e->name, e->track, e->ts, e->ts + e->dur };
+        }
+        qsort(v, n, sizeof(*v), cmp_span);
+        *out = v;
+        return (long)n;
+}
+
+/* The spans of one name and thread from sp[i] on: into *f their calls,
+ * time and whether the name fits (above); first: per thread, its first
+ * event's start. Returns the index after them. */
+static size_t weigh(const struct span *sp, size_t nsp, size_t i, const tpa_ns *first,
+                    struct ann_name *f)
+{
+        size_t from = i;
+        tpa_ns start = sp[i].s, prev = 0, end = INT64_MIN, longest = 0;
+
+        *f = (struct ann_name){ .name = sp[i].name, .track = sp[i].track };
+        for (; i < nsp && sp[i].name == f->name && sp[i].track == f->track; i++) {
+                if (sp[i].s < end)      /* inside the one before */
+                        continue;
+                if (f->calls++ > 0 && sp[i].s - prev > longest)
+                        longest = sp[i].s - prev;
+                prev = sp[i].s;
+                end = sp[i].e;
+                f->time += sp[i].e - sp[i].s;
+        }
+        /* sorted by name: another thread's spans of it would be next to these */
+        f->fits = f->calls >= ANN_CALLS && start - first[f->track] <= longest &&
+                  (from == 0 || sp[from - 1].name != f->name) &&
+                  (i == nsp || sp[i].name != f->name);
+        return i;
+}
+
+/* The name (and its thread, *track) of the iterations a user marked, or
+ * TPA_STR_EMPTY. */
+static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *track,
+                                tpa_error *err)
+{
+        struct span *sp;
+        long nsp = annotation_spans(c, &sp);
+        struct ann_name f, best = { .calls = 0 };
+        tpa_ns *first, most = 0;
+
+        *name = TPA_STR_EMPTY;
+        if (nsp <= 0)
+                return nsp < 0 ? tpa_error_oom(err) : 0;
+        if ((first = malloc(c->ntracks * sizeof(*first))) == NULL) {
+                free(sp);
+                return tpa_error_oom(err);
+        }
+        for (size_t t = 0; t < c->ntracks; t++)
+                first[t] = INT64_MAX;
+        for (size_t i = 0; i < c->n; i++)
+                if (c->ev[i].track < c->ntracks && c->ev[i].ts < first[c->ev[i].track])
+                        first[c->ev[i].track] = c->ev[i].ts;
+        for (size_t i = 0; i < (size_t)nsp;) {
+                i = weigh(sp, (size_t)nsp, i, first, &f);
+                if (f.fits && f.time > most)
+                        most = f.time;
+        }
+        for (size_t i = 0; i < (size_t)nsp;) {
+                i = weigh(sp, (size_t)nsp, i, first, &f);
+                if (f.fits && 2 * f.time >= most &&
+                    (f.calls > best.calls || (f.calls == best.calls && f.time > best.time)))
+                        best = f;
+        }
+        if (best.calls > 0) {
+                *name = best.name;
+                *track = best.track;
+        }
+        free(first);
+        free(sp);
+        return 0;
+}
+
+/* *wraps: the markers found are a user's spans around whole iterations. */
+static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
 {
         size_t ns = tpa_trace_str_count(c->tr), count[ITERATION_NAMES] = { 0 };
         /* 0 unknown, k + 1, MEMO_FUNCTION, or MEMO_NONE */
         uint8_t *memo = calloc(ns ? ns : 1, 1);
         struct tf_function fn[TF_FUNCTIONS];
         size_t pick = ITERATION_NAMES, first = 0, nfn = 0;
-        tpa_str function = TPA_STR_EMPTY;
+        tpa_str function = TPA_STR_EMPTY;       /* or a user's annotation */
+        uint32_t track = UINT32_MAX;            /* the annotation's thread */
         int r = 0;
 
         if (memo == NULL)
@@ -958,12 +1099,17 @@ static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
                                     function == TPA_STR_EMPTY; k++)
                 if (count[k] >= 2)
                         pick = k;
+        if (pick == ITERATION_NAMES && function == TPA_STR_EMPTY) {
+                r = annotated_iterations(c, &function, &track, err);
+                *wraps = function != TPA_STR_EMPTY;
+        }
         for (size_t i = 0; i < c->n && r == 0 && (pick < ITERATION_NAMES ||
                                                    function != TPA_STR_EMPTY); i++) {
                 tpa_str s = c->ev[i].name;
                 bool hit = function != TPA_STR_EMPTY ? s == function
                                                       : s < ns && memo[s] == pick + 1;
-                if (hit && is_host_track(c, c->ev[i].track)) {
+                if (hit && is_host_track(c, c->ev[i].track) &&
+                    (track == UINT32_MAX || c->ev[i].track == track)) {
                         if (l->n == 0)
                                 first = i;
                         r = add_marker(c, l, i, err);
@@ -981,12 +1127,6 @@ static int detect(tpa_actx *c, marker_list *l, tpa_error *err)
         return r;
 }
 
-/* Markers that mark boundaries (--step-marker, detected iterations): a
- * step runs from one's start to the next one's, the last to the later of
- * its own end and the end of the last event of its thread (the rest of the
- * iteration it starts; a step the profile cut short is the warm-up's to
- * find, as a tail). A marker that starts inside the one before (a nested
- * match) marks nothing. l is sorted by start. */
 /* The later of `end` and the end of the last event of thread `track`. */
 static tpa_ns thread_end(const tpa_actx *c, uint32_t track, tpa_ns end)
 {
@@ -996,7 +1136,16 @@ static tpa_ns thread_end(const tpa_actx *c, uint32_t track, tpa_ns end)
         return end;
 }
 
-static void to_boundaries(const tpa_actx *c, marker_list *l)
+/* Markers that mark boundaries (--step-marker, detected iterations): a
+ * step runs from one's start to the next one's, the last to the later of
+ * its own end and the end of the last event of its thread (the rest of the
+ * iteration it starts; a step the profile cut short is the warm-up's to
+ * find, as a tail), or, where the markers wrap whole iterations (a user's
+ * span around each), to its own end: what the thread runs after the last
+ * iteration (an evaluation, the profiler stopping) is no step's. A marker
+ * that starts inside the one before (a nested match) marks nothing. l is
+ * sorted by start. */
+static void to_boundaries(const tpa_actx *c, marker_list *l, bool wraps)
 {
         size_t w = 0;
 
@@ -1006,7 +1155,7 @@ static void to_boundaries(const tpa_actx *c, marker_list *l)
         l->n = w;
         for (size_t i = 0; i + 1 < l->n; i++)
                 l->v[i].e = l->v[i + 1].s;
-        if (l->n > 0)
+        if (l->n > 0 && !wraps)
                 l->v[l->n - 1].e = thread_end(c, l->v[l->n - 1].track, l->v[l->n - 1].e);
 }
 
@@ -1057,7 +1206,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
 {
         marker_list l = { 0 }, found[SRC__COUNT] = { { 0 } };
         tpa_analysis *a = c->a;
-        bool boundaries = false, groups = false;
+        bool boundaries = false, groups = false, wraps = false;
         int r = 0;
 
         if (c->opts->step_marker != NULL) {
@@ -1085,7 +1234,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
          * XSpace holds no group ids, and the Chrome trace made of it must
          * give the same steps */
         if (r == 0 && l.n == 0 && tpa_trace_dialect(c->tr) != TPA_DIALECT_TF1) {
-                r = detect(c, &l, err);
+                r = detect(c, &l, &wraps, err);
                 boundaries = l.n > 0;
         }
         if (r == 0 && l.n == 0) {
@@ -1096,7 +1245,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         if (r == 0 && l.n > 0)
                 dedup(&l);
         if (r == 0 && l.n > 0 && boundaries)
-                to_boundaries(c, &l);
+                to_boundaries(c, &l, wraps);
         if (r == 0 && groups)
                 groups_to_boundaries(c, &l);
         c->boundaries = l.n > 0 && (boundaries || groups);

@@ -196,6 +196,14 @@ EDGE = {
         '"pid":1,"tid":1,"ts":%d,"dur":5},{"ph":"X","cat":"cpu_op","name":"aten::mm",'
         '"pid":1,"tid":1,"ts":%d,"dur":40}' % (100 * k, 100 * k + 35, 100 * k + 45)
         for k in range(3)) + ']}',
+    # a user's record_function around each iteration, another around each
+    # layer, no known name
+    'kineto_annotated': '{"schemaVersion":1,"traceEvents":[' + ','.join(
+        '{"ph":"X","cat":"user_annotation","name":"train_step","pid":1,"tid":1,'
+        '"ts":%d,"dur":80},{"ph":"X","cat":"user_annotation","name":"layer","pid":1,'
+        '"tid":1,"ts":%d,"dur":10},{"ph":"X","cat":"cpu_op","name":"aten::mm",'
+        '"pid":1,"tid":1,"ts":%d,"dur":40}' % (100 * k, 100 * k + 5, 100 * k + 20)
+        for k in range(3)) + ']}',
     'gz_tf2': gz(TF2),
     'gz_concat': gz('[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},') +
                  gz('{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1}]'),

@@ -54,6 +54,9 @@ typedef struct fixture {
  *   function, so the advice is to call the function less often (its
  *   tf_function metric), not to compile the step. The custom loop also
  *   waits on tf.data in its Python loop.
+ * - torch_annotated: no step marker, no optimizer, no DataLoader: each
+ *   iteration of a small MLP in the user's record_function("train_step");
+ *   about a third of each is Python between the ops.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
  *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
@@ -87,6 +90,8 @@ static const fixture fixtures[] = {
         { "torch_compute_bound.trace.json.gz", "compute-bound", 0, 5, "compute", 90, NULL,
           "input_pipeline" },
         { "torch_host_bound.trace.json.gz", "host-bound", 0, 5, "host", 50,
+          "host_python_torch", "host_python_tf" },
+        { "torch_annotated.trace.json.gz", "host-bound", 0, 1, "host", 20,
           "host_python_torch", "host_python_tf" },
         { "tf1_step1.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
           "unexplained_idle", "host_python_tf" },
@@ -203,6 +208,39 @@ static void call_steps(const char *file, const char *source, double call_to_call
         tpa_trace_free(tr);
 }
 
+/* A profile with no step marker whose iterations the user wrapped in
+ * record_function("train_step"): a step per span, each from its start to
+ * the next one's as the script timed them (testdata/README.md; the first
+ * span starts later than the script's clock, the profiler's first
+ * record_function costing more), and the last to its own end. */
+static void annotated_steps(const tpa_rules *rules)
+{
+        static const double gap_us[] = { 2786.7, 1304.2, 947.7, 1029.4 };
+        const char *file = "torch_annotated.trace.json.gz";
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_streq(a->step_source, "detected iterations: train_step", "%s: step source", file);
+        if (ok(a->step_count == 5, "%s: a step per span (%zu)", file, a->step_count)) {
+                for (size_t k = 0; k < 4; k++) {
+                        double us = (double)a->steps[k].step_time / 1000;
+                        ok(fabs(us / gap_us[k] - 1) <= (k == 0 ? 0.10 : 0.02),
+                           "%s: step %zu %.1f us, timed %.1f us", file, k, us, gap_us[k]);
+                }
+                const tpa_event *e = tpa_trace_events(tr);
+                tpa_ns end = 0;
+                for (size_t i = 0; i < tpa_trace_event_count(tr); i++)
+                        if (strcmp(tpa_trace_str(tr, e[i].name), "train_step") == 0 &&
+                            e[i].ts + e[i].dur > end)
+                                end = e[i].ts + e[i].dur;
+                tap_eq(a->steps[4].end, end, "%s: the last step ends with its span", file);
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* What the traces show of how the program ran: TF running tf.functions
  * that Python called (the TF2 fixtures whose step is a tf.function, not the
  * eager one), a tf.data prefetch and py_function as their scripts build
@@ -251,6 +289,7 @@ int main(void)
         same_answer("tf2_keras_fit.xplane.pb", "tf2_keras_fit.trace.json.gz", rules);
         same_answer("tf2_custom_loop.xplane.pb", "tf2_custom_loop.trace.json.gz", rules);
         facts(rules);
+        annotated_steps(rules);
         for (int j = 0; j < 2; j++) {
                 static const char *const ext[2] = { "xplane.pb", "trace.json.gz" };
                 char fit[64], loop[64];

@@ -323,6 +323,85 @@ static void test_steps__tf_function_calls(void)
         }
 }
 
+/* No marker, no known name: the span a user put around each iteration
+ * (record_function, an annotation on the host thread), in us. Each step
+ * runs from one span's start to the next's, the last to its own end (what
+ * the thread runs after it, an evaluation, is no step's). Not the spans
+ * around each layer (more spans, a part of the time), nor those around
+ * each epoch (fewer spans, that hold the steps'); not a span that starts
+ * long after the thread's first event (an evaluation's batches after the
+ * training), nor one that other threads run too (a pool serving
+ * requests), nor one that runs only twice, counting no span inside one of
+ * its name. */
+static tpa_analysis *annotated(tb *b)
+{
+        tpa_analysis *a = run(b, NULL, 0);
+        tpa_trace_free(b->tr);
+        return a;
+}
+
+static void test_steps__annotated_iterations(void)
+{
+        const char *none = "none: one step for the whole trace";
+        tpa_analysis *a;
+        tb b = mk(0);
+
+        /* four iterations of three epochs, in train_step spans */
+        for (int k = 0; k < 12; k++) {
+                double t = 10 + k * 100.0;
+                if (k % 4 == 0)
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "epoch", t - 5, 395, 0, 0);
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "train_step", t, 80, 0, 0);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 5, 60, 0, 0);
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "layer", t + 10, 10, 0, 0);
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "layer", t + 30, 10, 0, 0);
+        }
+        ev(&b, b.host, TPA_KIND_HOST_OP, "evaluate", 1200, 300, 0, 0);
+        a = annotated(&b);
+        tap_streq(a->step_source, "detected iterations: train_step",
+                  "test_steps__annotated_iterations: source");
+        if (ok(a->step_count == 12, "test_steps__annotated_iterations: a step per span (%zu)",
+               a->step_count)) {
+                tap_eq(a->steps[1].start, 110 * US,
+                       "test_steps__annotated_iterations: the span starts its step");
+                tap_eq(a->steps[0].step_time, 100 * US,
+                       "test_steps__annotated_iterations: to the next span's start");
+                tap_eq(a->steps[11].end, 1190 * US,
+                       "test_steps__annotated_iterations: the last to its own end");
+        }
+        tpa_analysis_free(a);
+
+        /* an evaluation's batches, more time, after the training */
+        b = mk(0);
+        for (int k = 0; k < 3; k++)
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "train_step", 10 + k * 100.0, 80, 0, 0);
+        for (int k = 0; k < 4; k++)
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "eval_batch", 400 + k * 100.0, 90, 0, 0);
+        a = annotated(&b);
+        tap_streq(a->step_source, "detected iterations: train_step",
+                  "test_steps__annotated_iterations: not the evaluation's");
+        tpa_analysis_free(a);
+
+        /* the same span on two threads, or only twice (each holding a
+         * recursive call of its own, which is no span of its own) */
+        for (int twice = 0; twice < 2; twice++) {
+                b = mk(0);
+                for (int k = 0; k < 3 - twice; k++) {
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "handle", 10 + k * 100.0, 80, 0, 0);
+                        if (!twice)
+                                ev(&b, b.host2, TPA_KIND_ANNOTATION, "handle", 20 + k * 100.0,
+                                   80, 0, 0);
+                        else
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, "handle", 30 + k * 100.0,
+                                   20, 0, 0);
+                }
+                a = annotated(&b);
+                tap_streq(a->step_source, none, "test_steps__annotated_iterations: %s",
+                          twice ? "two spans" : "a pool of threads");
+                tpa_analysis_free(a);
+        }
+}
+
 /* Steps by TF group (no marker): a group holds the runtime's work for an
  * iteration, not the Python between calls, so each step runs to the next
  * group's start and the last to the end of the last event of the thread
@@ -587,6 +666,7 @@ int main(void)
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
         test_steps__keras3_evaluates();
+        test_steps__annotated_iterations();
         test_steps__group_boundaries();
         test_steps__tail_step();
         test_steps__boundary_tail();
