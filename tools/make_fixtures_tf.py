@@ -6,6 +6,7 @@
     python3 tools/make_fixtures_tf.py tf1             # the TF1 RunMetadata set
     python3 tools/make_fixtures_tf.py fit             # Keras 3 model.fit, no markers
     python3 tools/make_fixtures_tf.py loop            # a custom loop, no markers
+    python3 tools/make_fixtures_tf.py eager           # the loop without tf.function
 
 TF2 scenarios (input, compute, host) each run in a child process under
 tf.profiler.experimental.start/stop with a logdir under /tmp, every step inside
@@ -23,7 +24,9 @@ no step markers at all, one call of the train function Keras compiles
 .trace.json.gz xprof makes of it; the README row gives the batches profiled
 and xprof's own overview verdict. loop: the same model in a custom training
 loop, a @tf.function train_step called per batch, the profiler started and
-stopped around the same batches: testdata/tf2_custom_loop.*.
+stopped around the same batches: testdata/tf2_custom_loop.*. eager: that loop
+with its train_step left eager (no tf.function), every op dispatched from
+Python: testdata/tf2_eager_loop.*.
 
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
@@ -54,9 +57,10 @@ CHILD_TIMEOUT = 300
 # Child side: runs TensorFlow. Ends with os._exit so that a tf.data
 # py_function thread can never hang interpreter shutdown.
 
-def make_step(tf, model):
+def make_step(tf, model, compiled=True):
     """A tf.function of one SGD step of model on (x, y); TF runs its calls as
-    "EagerLocalExecute: __inference_train_step_<id>"."""
+    "EagerLocalExecute: __inference_train_step_<id>". Not compiled: the
+    step's ops run eagerly, one by one."""
     opt = tf.keras.optimizers.SGD(0.01)
     loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
@@ -66,7 +70,7 @@ def make_step(tf, model):
         grads = tape.gradient(loss, model.trainable_variables)
         opt.apply_gradients(zip(grads, model.trainable_variables))
         return loss
-    return tf.function(train_step)
+    return tf.function(train_step) if compiled else train_step
 
 
 def child_tf2(scenario, logdir):
@@ -173,15 +177,22 @@ def child_tf2(scenario, logdir):
 
 
 FIT_FIRST, FIT_LAST = 3, 7     # the batches the fit scenario profiles
+# the call that starts each iteration, per kind
+ITERATION = {"fit": r"multi_step_on_iterator$", "loop": r"train_step$",
+             "eager": r"EagerLocalExecute: IteratorGetNext$"}
+# the calls each iteration makes once, per kind
+ONCE = {"fit": 2, "loop": 3, "eager": 1}
 
 
 def child_fit(kind, logdir):
-    """Keras 3 model.fit (kind "fit") or a custom loop's tf.function
-    (kind "loop"), profiled from batch FIT_FIRST to FIT_LAST; no Trace
-    markers. Prints the XSpace path, how many times the python thread
-    called each train function (its Python name, and the runtime's
-    "EagerLocalExecute: __inference_..."), and the step markers found
-    (none expected)."""
+    """Keras 3 model.fit (kind "fit"), a custom loop's tf.function (kind
+    "loop") or the same loop eager (kind "eager"), profiled from batch
+    FIT_FIRST to FIT_LAST; no Trace markers. Prints the XSpace path, how
+    many times the python thread called each train function (its Python
+    name, and the runtime's "EagerLocalExecute: __inference_...") and the
+    dataset's next batch ("EagerLocalExecute: IteratorGetNext"), the
+    median time from one iteration's start to the next (ITERATION[kind]'s
+    calls), and the step markers found (none expected)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import numpy as np
     import tensorflow as tf
@@ -213,7 +224,7 @@ def child_fit(kind, logdir):
         model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
                   callbacks=[Profile()])
     else:
-        train_step = make_step(tf, model)
+        train_step = make_step(tf, model, compiled=kind == "loop")
         it = iter(ds)
         for batch in range(FIT_LAST + 3):
             if batch == FIT_FIRST:
@@ -236,9 +247,9 @@ def child_fit(kind, logdir):
                     markers += 1
                 if line.name == "python" and re.match(
                         r"(multi|one)_step_on_iterator$|train_step$|"
-                        r"EagerLocalExecute: __inference_", name):
+                        r"EagerLocalExecute: (__inference_|IteratorGetNext$)", name):
                     calls[name] = calls.get(name, 0) + 1
-                    if not name.startswith("EagerLocalExecute"):
+                    if re.match(ITERATION[kind], name):
                         starts.append(line.timestamp_ns * 1000 + ev.offset_ps)
     starts.sort()
     gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
@@ -495,7 +506,10 @@ FIT_WHAT = {
     "fit": "Keras 3 model.fit of an MLP 16-16-4",
     "loop": "a custom training loop calling a @tf.function train_step (GradientTape, "
             "SGD) of a Keras 3 MLP 16-16-4 once a batch",
+    "eager": "a custom training loop running a train_step (GradientTape, SGD) of a "
+             "Keras 3 MLP 16-16-4 eagerly, without tf.function, once a batch",
 }
+FIT_BASE = {"fit": "tf2_keras_fit", "loop": "tf2_custom_loop", "eager": "tf2_eager_loop"}
 
 
 def make_fit(kind, versions):
@@ -503,12 +517,12 @@ def make_fit(kind, versions):
     shutil.rmtree(logdir, ignore_errors=True)
     info = run_child(["fit", kind, logdir])
     want = FIT_LAST - FIT_FIRST + 1
-    if (info["markers"] != 0 or len(info["calls"]) != 2
+    if (info["markers"] != 0 or len(info["calls"]) != ONCE[kind]
             or any(n != want for n in info["calls"].values())):
         sys.exit("%s: expected %d calls of the train function and no step "
                  "markers, found %s and %d markers"
                  % (kind, want, info["calls"], info["markers"]))
-    base = "tf2_keras_fit" if kind == "fit" else "tf2_custom_loop"
+    base = FIT_BASE[kind]
     xp_out = os.path.join(fu.TESTDATA, base + ".xplane.pb")
     shutil.copyfile(info["xplane"], xp_out)
     xp_size = fu.check_size(xp_out)
@@ -674,7 +688,7 @@ def main(argv):
             make_logdir(runs, versions)
     if what in ("all", "tf1"):
         make_tf1(versions)
-    for kind in ("fit", "loop"):
+    for kind in ("fit", "loop", "eager"):
         if what in ("all", kind):
             make_fit(kind, versions)
 

@@ -871,11 +871,16 @@ static int extend(tpa_actx *c, marker_list *l, tpa_error *err)
  * test and predict functions have the same Python names, and a fit that
  * evaluates would count their calls too; the runtime names the two
  * functions apart ("__inference_multi_step_on_iterator_211", "..._316").
+ * Last, a tf.data iterator's next batch taken by Python in an eager loop
+ * (no tf.function: the loop's ops run one by one, none once an
+ * iteration); a compiled step takes its batches inside, as many a call as
+ * the call runs steps.
  */
 static const char *const iteration_names[] = {
         "enumerate(DataLoader)#", "Optimizer.zero_grad#", "Optimizer.step#",
         "train_function", "__inference_train_function",
         "multi_step_on_iterator", "one_step_on_iterator",
+        "EagerLocalExecute: IteratorGetNext",
 };
 #define ITERATION_NAMES (sizeof(iteration_names) / sizeof(iteration_names[0]))
 enum { LATE_NAMES = 5 };

@@ -54,6 +54,10 @@ typedef struct fixture {
  *   function, so the advice is to call the function less often (its
  *   tf_function metric), not to compile the step. The custom loop also
  *   waits on tf.data in its Python loop.
+ * - tf2_eager_loop: that loop without tf.function: no function call marks
+ *   the iterations, Python's next batch from tf.data does; most of each
+ *   step is Python dispatching the ops one by one, so the advice is to
+ *   compile the step.
  * - torch_annotated: no step marker, no optimizer, no DataLoader: each
  *   iteration of a small MLP in the user's record_function("train_step");
  *   about a third of each is Python between the ops.
@@ -83,6 +87,10 @@ static const fixture fixtures[] = {
           "host_python_tf_function", "host_python_tf" },
         { "tf2_custom_loop.trace.json.gz", "host-bound", 0, 20, "host", 15,
           "host_python_tf_function", "host_python_tf" },
+        { "tf2_eager_loop.xplane.pb", "host-bound", 0, 10, "host", 60,
+          "host_python_tf", "host_python_tf_function" },
+        { "tf2_eager_loop.trace.json.gz", "host-bound", 0, 10, "host", 60,
+          "host_python_tf", "host_python_tf_function" },
         { "torch_input_bound.trace.json.gz", "input-bound", 86, 96, "compute", 2,
           "input_loader", "input_pipeline" },
         { "torch_input_workers.trace.json.gz", "input-bound", 83, 93, "compute", 2,
@@ -186,7 +194,7 @@ static void same_answer(const char *xplane, const char *json, const tpa_rules *r
 }
 
 /* A profile with no step marker, whose steps are the calls of the train
- * function: the 5 batches profiled, the median step within 10% of the
+ * function (of an eager loop, its next batch): the 5 batches profiled, the median step within 10% of the
  * median time from one call's start to the next (testdata/README.md),
  * not the function's execution alone (about a third of it). */
 static void call_steps(const char *file, const char *source, double call_to_call_us,
@@ -255,6 +263,7 @@ static void facts(const tpa_rules *rules)
         } f[] = {
                 { "tf2_keras_fit.xplane.pb", TFF | PF },
                 { "tf2_custom_loop.trace.json.gz", TFF | PF },
+                { "tf2_eager_loop.xplane.pb", PF },
                 { "tf2_compute_bound.xplane.pb", TFF | PF },
                 { "tf2_input_bound.trace.json.gz", TFF | PY },
                 { "tf2_host_bound.xplane.pb", 0 }, { "tf2_host_bound.trace.json.gz", 0 },
@@ -288,17 +297,21 @@ int main(void)
         same_answer("tf2_host_bound.xplane.pb", "tf2_host_bound.trace.json.gz", rules);
         same_answer("tf2_keras_fit.xplane.pb", "tf2_keras_fit.trace.json.gz", rules);
         same_answer("tf2_custom_loop.xplane.pb", "tf2_custom_loop.trace.json.gz", rules);
+        same_answer("tf2_eager_loop.xplane.pb", "tf2_eager_loop.trace.json.gz", rules);
         facts(rules);
         annotated_steps(rules);
         for (int j = 0; j < 2; j++) {
                 static const char *const ext[2] = { "xplane.pb", "trace.json.gz" };
-                char fit[64], loop[64];
+                char fit[64], loop[64], eager[64];
                 snprintf(fit, sizeof(fit), "tf2_keras_fit.%s", ext[j]);
                 snprintf(loop, sizeof(loop), "tf2_custom_loop.%s", ext[j]);
+                snprintf(eager, sizeof(eager), "tf2_eager_loop.%s", ext[j]);
                 call_steps(fit, "detected iterations: EagerLocalExecute: "
                            "__inference_multi_step_on_iterator_213", 962.4, rules);
                 call_steps(loop, "detected iterations: EagerLocalExecute: "
                            "__inference_train_step_160", 686.4, rules);
+                call_steps(eager, "detected iterations: EagerLocalExecute: IteratorGetNext",
+                           5288.2, rules);
         }
         tpa_rules_free(rules);
         return tap_done();

@@ -323,6 +323,44 @@ static void test_steps__tf_function_calls(void)
         }
 }
 
+/* An eager loop (no tf.function): its ops run one by one, several of each
+ * an iteration; Python's next batch from tf.data marks the iterations,
+ * unless a tf.function is called once an iteration (it takes its batches
+ * inside, as many a call as the call runs steps). In us. */
+static void test_steps__eager_next_batch(void)
+{
+        for (int compiled = 0; compiled < 2; compiled++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 4; k++) {
+                        double t = k * 100.0;
+                        ev(&b, b.host, TPA_KIND_INPUT, "EagerLocalExecute: IteratorGetNext",
+                           t + 10, 5, 0, 0);
+                        if (compiled) {
+                                ev(&b, b.host, TPA_KIND_OTHER,
+                                   "EagerLocalExecute: __inference_train_step_42", t + 20, 60,
+                                   0, 0);
+                                continue;
+                        }
+                        for (int op = 0; op < 3; op++)
+                                ev(&b, b.host, TPA_KIND_HOST_OP, "EagerLocalExecute: MatMul",
+                                   t + 20 + op * 20, 10, 0, 0);
+                }
+                a = run(&b, NULL, 0);
+                tap_streq(a->step_source, compiled
+                          ? "detected iterations: EagerLocalExecute: __inference_train_step_42"
+                          : "detected iterations: EagerLocalExecute: IteratorGetNext",
+                          "test_steps__eager_next_batch: %s", compiled ? "compiled" : "eager");
+                if (ok(a->step_count == 4, "test_steps__eager_next_batch: four steps (%zu)",
+                       a->step_count))
+                        tap_eq(a->steps[1].start, (compiled ? 120 : 110) * US,
+                               "test_steps__eager_next_batch: the call starts its step");
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* No marker, no known name: the span a user put around each iteration
  * (record_function, an annotation on the host thread), in us. Each step
  * runs from one span's start to the next's, the last to its own end (what
@@ -666,6 +704,7 @@ int main(void)
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
         test_steps__keras3_evaluates();
+        test_steps__eager_next_batch();
         test_steps__annotated_iterations();
         test_steps__group_boundaries();
         test_steps__tail_step();
