@@ -1253,7 +1253,8 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 to_boundaries(c, &l, wraps);
         if (r == 0 && groups)
                 groups_to_boundaries(c, &l);
-        c->boundaries = l.n > 0 && (boundaries || groups);
+        /* a user's spans end their last step themselves */
+        c->boundaries = l.n > 0 && ((boundaries && !wraps) || groups);
         if (r == 0)             /* no markers: the lost launches still */
                 r = extend(c, &l, err);
         if (r == 0 && l.n == 0) {

@@ -71,9 +71,11 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
 
 /* Why the last of n steps is a tail, or NULL: under a third of the median
  * of the steps before it, with device work under a tenth of its time; or,
- * when markers mark boundaries, under half of it: no marker ends that
- * step, the end of what its thread ran does, and a profile stopped before
- * the iteration's end (a loop's Python after the call it marks). */
+ * when markers mark boundaries, under half of it or over warmup.ratio
+ * times it: no marker ends that step, the end of what its thread ran does,
+ * and a profile stopped before the iteration's end (a loop's Python after
+ * the call it marks) or well after it (a callback stopping the profiler,
+ * writing summaries; an evaluation after the loop). */
 static const char *tail(const tpa_actx *c, double *scratch)
 {
         const tpa_analysis *a = c->a;
@@ -88,6 +90,8 @@ static const char *tail(const tpa_actx *c, double *scratch)
                 return "tail: far shorter than the steps before, almost no device work";
         if (c->boundaries && (double)last->step_time < med / 2)
                 return "tail: under half the steps before, and no marker ends it";
+        if (c->boundaries && (double)last->step_time > a->warmup_ratio * med)
+                return "tail: runs on past the steps before, and no marker ends it";
         return NULL;
 }
 

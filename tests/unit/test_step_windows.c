@@ -409,6 +409,19 @@ static void test_steps__annotated_iterations(void)
         }
         tpa_analysis_free(a);
 
+        /* a last span that runs long is a step all the same: it ends itself */
+        b = mk(0);
+        for (int k = 0; k < 4; k++)
+                ev(&b, b.host, TPA_KIND_ANNOTATION, "train_step", 10 + k * 100.0,
+                   k < 3 ? 80 : 200, 0, 0);
+        a = run(&b, NULL, -1);
+        tpa_trace_free(b.tr);
+        if (ok(a->step_count == 4, "test_steps__annotated_iterations: four steps (%zu)",
+               a->step_count))
+                ok(!a->steps[3].excluded, "test_steps__annotated_iterations: a long last "
+                   "span is no tail (%s)", a->steps[3].reason);
+        tpa_analysis_free(a);
+
         /* an evaluation's batches, more time, after the training */
         b = mk(0);
         for (int k = 0; k < 3; k++)
@@ -520,15 +533,24 @@ static void test_steps__tail_step(void)
 /* Steps marked by boundaries (here a custom loop's tf.function calls,
  * CPU-only): the last has no marker to end it, the end of its thread's work
  * does; under half the steps before, the profile stopped inside it, device
- * work or not (a tail). At 0.6 of them, or with ProfilerStep#N spans (their
- * own end is known), it stays. */
+ * work or not, and over warmup.ratio (1.5) times them, the thread ran on
+ * past the iteration (a callback stopping the profiler): a tail either
+ * way. At 0.6 and 1.4 of them, or with ProfilerStep#N spans (their own end
+ * is known), it stays. */
 static void test_steps__boundary_tail(void)
 {
+        static const char *const shorter = "tail: under half the steps before, and no "
+                                           "marker ends it";
+        static const char *const longer = "tail: runs on past the steps before, and no "
+                                          "marker ends it";
         static const struct {
-                bool   spans;
-                double last;    /* us, against 100 */
-                bool   tail;
-        } cases[] = { { false, 40, true }, { false, 60, false }, { true, 40, false } };
+                bool        spans;
+                double      last;       /* us, against 100 */
+                const char *why;        /* NULL: kept */
+        } cases[] = {
+                { false, 40, shorter }, { false, 60, NULL }, { true, 40, NULL },
+                { false, 160, longer }, { false, 140, NULL }, { true, 160, NULL },
+        };
 
         for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
                 tb b = mk(0);
@@ -549,12 +571,10 @@ static void test_steps__boundary_tail(void)
                 }
                 a = run(&b, NULL, -1);
                 if (ok(a->step_count == 5, "test_steps__boundary_tail: %zu: five steps", c))
-                        ok(a->steps[4].excluded == cases[c].tail &&
-                           (!cases[c].tail || strcmp(a->steps[4].reason, "tail: under half the "
-                                                      "steps before, and no marker ends it") == 0),
-                           "test_steps__boundary_tail: %s, %s: %s", cases[c].spans ? "spans"
-                           : "boundaries", cases[c].last < 50 ? "40%" : "60%",
-                           cases[c].tail ? "a tail" : "kept");
+                        ok(a->steps[4].excluded == (cases[c].why != NULL) &&
+                           (cases[c].why == NULL || strcmp(a->steps[4].reason, cases[c].why) == 0),
+                           "test_steps__boundary_tail: %s, %.0f%%: %s", cases[c].spans ? "spans"
+                           : "boundaries", cases[c].last, cases[c].why ? "a tail" : "kept");
                 tpa_analysis_free(a);
                 tpa_trace_free(b.tr);
         }
