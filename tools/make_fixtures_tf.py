@@ -7,6 +7,7 @@
     python3 tools/make_fixtures_tf.py fit             # Keras 3 model.fit, no markers
     python3 tools/make_fixtures_tf.py loop            # a custom loop, no markers
     python3 tools/make_fixtures_tf.py eager           # the loop without tf.function
+    python3 tools/make_fixtures_tf.py callback        # model.fit, TensorBoard(profile_batch)
 
 TF2 scenarios (input, compute, host) each run in a child process under
 tf.profiler.experimental.start/stop with a logdir under /tmp, every step inside
@@ -26,7 +27,10 @@ and xprof's own overview verdict. loop: the same model in a custom training
 loop, a @tf.function train_step called per batch, the profiler started and
 stopped around the same batches: testdata/tf2_custom_loop.*. eager: that loop
 with its train_step left eager (no tf.function), every op dispatched from
-Python: testdata/tf2_eager_loop.*.
+Python: testdata/tf2_eager_loop.*. callback: the fit profiled the way Keras
+documents, by its TensorBoard callback's profile_batch (the same batches):
+the callback writes its summaries and stops the profiler after the last
+batch, in the trace: testdata/tf2_keras_callback.*.
 
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
@@ -179,9 +183,10 @@ def child_tf2(scenario, logdir):
 FIT_FIRST, FIT_LAST = 3, 7     # the batches the fit scenario profiles
 # the call that starts each iteration, per kind
 ITERATION = {"fit": r"multi_step_on_iterator$", "loop": r"train_step$",
-             "eager": r"EagerLocalExecute: IteratorGetNext$"}
+             "eager": r"EagerLocalExecute: IteratorGetNext$",
+             "callback": r"multi_step_on_iterator$"}
 # the calls each iteration makes once, per kind
-ONCE = {"fit": 2, "loop": 3, "eager": 1}
+ONCE = {"fit": 2, "loop": 3, "eager": 1, "callback": 2}
 
 
 def child_fit(kind, logdir):
@@ -223,6 +228,12 @@ def child_fit(kind, logdir):
     if kind == "fit":
         model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
                   callbacks=[Profile()])
+    elif kind == "callback":
+        # profile_batch counts batches from 1
+        tb = tf.keras.callbacks.TensorBoard(log_dir=logdir, write_graph=False,
+                                            profile_batch=(FIT_FIRST + 1, FIT_LAST + 1))
+        model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
+                  callbacks=[tb])
     else:
         train_step = make_step(tf, model, compiled=kind == "loop")
         it = iter(ds)
@@ -234,17 +245,20 @@ def child_fit(kind, logdir):
                 tf.profiler.experimental.stop()
 
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
-    path = glob.glob(os.path.join(logdir, "plugins/profile/*/*.xplane.pb"))[0]
+    path = glob.glob(os.path.join(logdir, "**", "plugins/profile/*/*.xplane.pb"),
+                     recursive=True)[0]
     space = xplane_pb2.XSpace()
     with open(path, "rb") as f:
         space.ParseFromString(f.read())
-    calls, markers, starts = {}, 0, []
+    calls, markers, batches, starts = {}, 0, [], []
     for plane in space.planes:
         for line in plane.lines:
             for ev in line.events:
                 name = plane.event_metadata[ev.metadata_id].name
                 if name in ("train", "test") or name.startswith("ProfilerStep#"):
                     markers += 1
+                if name == "Profiled batch":     # Keras' TensorBoard callback
+                    batches.append(ev.duration_ps / 1e6)
                 if line.name == "python" and re.match(
                         r"(multi|one)_step_on_iterator$|train_step$|"
                         r"EagerLocalExecute: (__inference_|IteratorGetNext$)", name):
@@ -254,6 +268,7 @@ def child_fit(kind, logdir):
     starts.sort()
     gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
     print(json.dumps({"xplane": path, "calls": calls, "markers": markers,
+                      "profiled_batch_us": batches,
                       "call_to_call_us": gaps[len(gaps) // 2] / 1e6 if gaps else 0,
                       "tf": tf.__version__, "keras": keras.__version__}))
 
@@ -508,8 +523,11 @@ FIT_WHAT = {
             "SGD) of a Keras 3 MLP 16-16-4 once a batch",
     "eager": "a custom training loop running a train_step (GradientTape, SGD) of a "
              "Keras 3 MLP 16-16-4 eagerly, without tf.function, once a batch",
+    "callback": "Keras 3 model.fit of an MLP 16-16-4 profiled by its TensorBoard "
+                "callback (profile_batch=(%d, %d))" % (FIT_FIRST + 1, FIT_LAST + 1),
 }
-FIT_BASE = {"fit": "tf2_keras_fit", "loop": "tf2_custom_loop", "eager": "tf2_eager_loop"}
+FIT_BASE = {"fit": "tf2_keras_fit", "loop": "tf2_custom_loop", "eager": "tf2_eager_loop",
+            "callback": "tf2_keras_callback"}
 
 
 def make_fit(kind, versions):
@@ -517,8 +535,10 @@ def make_fit(kind, versions):
     shutil.rmtree(logdir, ignore_errors=True)
     info = run_child(["fit", kind, logdir])
     want = FIT_LAST - FIT_FIRST + 1
+    spans = info["profiled_batch_us"]
     if (info["markers"] != 0 or len(info["calls"]) != ONCE[kind]
-            or any(n != want for n in info["calls"].values())):
+            or any(n != want for n in info["calls"].values())
+            or len(spans) != (want if kind == "callback" else 0)):
         sys.exit("%s: expected %d calls of the train function and no step "
                  "markers, found %s and %d markers"
                  % (kind, want, info["calls"], info["markers"]))
@@ -528,13 +548,17 @@ def make_fit(kind, versions):
     xp_size = fu.check_size(xp_out)
     ver = "TensorFlow %s, Keras %s, %s" % (info["tf"], info["keras"], versions)
     said = xprof_overview(xp_out)
+    marked = ("no step markers" if not spans else
+              "no TF step markers, but the callback's \"Profiled batch\" span "
+              "around each batch, with its step_num (%s us)"
+              % ", ".join("%.1f" % us for us in spans))
     what = ("%s on batches of 8 from a "
             "prefetched in-memory tf.data, one intra-op and one inter-op "
             "thread, the profiler started at batch %d and stopped after "
-            "batch %d: no step markers. Sanity: the python "
+            "batch %d: %s. Sanity: the python "
             "thread calls %s (%d batches), median %.1f us from one call's "
             "start to the next; xprof overview_page: \"%s\""
-            % (FIT_WHAT[kind], FIT_FIRST, FIT_LAST,
+            % (FIT_WHAT[kind], FIT_FIRST, FIT_LAST, marked,
                ", ".join("%s %dx" % kv for kv in sorted(info["calls"].items())),
                want, info["call_to_call_us"], said))
     data, _, conv = xprof_convert(xp_out)
@@ -688,7 +712,7 @@ def main(argv):
             make_logdir(runs, versions)
     if what in ("all", "tf1"):
         make_tf1(versions)
-    for kind in ("fit", "loop", "eager"):
+    for kind in ("fit", "loop", "eager", "callback"):
         if what in ("all", kind):
             make_fit(kind, versions)
 

@@ -278,11 +278,14 @@ static bool is_input_thread(const char *s, size_t len)
         return has_prefix(s, len, "tf_data") || has_prefix(s, len, "tf.data");
 }
 
+/* Names that mark a step when they carry a step number: TF's own ("train",
+ * "test", renamed "train 12"), and the span Keras 3's TensorBoard callback
+ * puts around each batch it profiles (profile_batch): "Profiled batch". */
 static bool is_step_name(const char *s, size_t len)
 {
         return has_prefix(s, len, "ProfilerStep#") || has_prefix(s, len, "train") ||
                has_prefix(s, len, "test") || has_prefix(s, len, "TraceContext") ||
-               has_prefix(s, len, "StepMarker");
+               has_prefix(s, len, "StepMarker") || eq(s, len, "Profiled batch");
 }
 
 /* ---- dialect --------------------------------------------------------------- */

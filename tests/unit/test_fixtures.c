@@ -54,6 +54,11 @@ typedef struct fixture {
  *   function, so the advice is to call the function less often (its
  *   tf_function metric), not to compile the step. The custom loop also
  *   waits on tf.data in its Python loop.
+ * - tf2_keras_callback: the fit profiled by Keras' TensorBoard callback
+ *   (profile_batch), which wraps each batch it profiles in a "Profiled
+ *   batch" span with its step number: those are the steps, and the
+ *   callback's work after the last batch (summaries, the profiler's stop)
+ *   is no step's. Like tf2_keras_fit, a quarter of each step is Python.
  * - tf2_eager_loop: that loop without tf.function: no function call marks
  *   the iterations, Python's next batch from tf.data does; most of each
  *   step is Python dispatching the ops one by one, so the advice is to
@@ -86,6 +91,10 @@ static const fixture fixtures[] = {
         { "tf2_custom_loop.xplane.pb", "host-bound", 0, 20, "host", 15,
           "host_python_tf_function", "host_python_tf" },
         { "tf2_custom_loop.trace.json.gz", "host-bound", 0, 20, "host", 15,
+          "host_python_tf_function", "host_python_tf" },
+        { "tf2_keras_callback.xplane.pb", "host-bound", 0, 5, "host", 20,
+          "host_python_tf_function", "host_python_tf" },
+        { "tf2_keras_callback.trace.json.gz", "host-bound", 0, 5, "host", 20,
           "host_python_tf_function", "host_python_tf" },
         { "tf2_eager_loop.xplane.pb", "host-bound", 0, 10, "host", 60,
           "host_python_tf", "host_python_tf_function" },
@@ -249,6 +258,38 @@ static void annotated_steps(const tpa_rules *rules)
         tpa_trace_free(tr);
 }
 
+/* Keras 3's TensorBoard callback wraps each batch it profiles in a
+ * "Profiled batch" span carrying the batch's number: a step each, numbered
+ * as Keras numbers the batches (3-7, from 0), each exactly its span (no
+ * device work runs past it on a CPU). */
+static void profiled_batches(const char *file, const tpa_rules *rules)
+{
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+        const tpa_event *e;
+        size_t k = 0;
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_streq(a->step_source, "TF host step markers", "%s: step source", file);
+        e = tpa_trace_events(tr);
+        for (size_t i = 0; i < tpa_trace_event_count(tr); i++) {
+                if (strcmp(tpa_trace_str(tr, e[i].name), "Profiled batch") != 0)
+                        continue;
+                if (k < a->step_count) {
+                        tap_eq(a->steps[k].number, (int64_t)k + 3, "%s: step %zu's number",
+                               file, k);
+                        tap_eq(a->steps[k].step_time, e[i].dur, "%s: step %zu is its span",
+                               file, k);
+                }
+                k++;
+        }
+        tap_eq((int64_t)a->step_count, 5, "%s: a step per profiled batch", file);
+        tap_eq((int64_t)k, 5, "%s: five spans", file);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* What the traces show of how the program ran: TF running tf.functions
  * that Python called (the TF2 fixtures whose step is a tf.function, not the
  * eager one), a tf.data prefetch and py_function as their scripts build
@@ -298,6 +339,9 @@ int main(void)
         same_answer("tf2_keras_fit.xplane.pb", "tf2_keras_fit.trace.json.gz", rules);
         same_answer("tf2_custom_loop.xplane.pb", "tf2_custom_loop.trace.json.gz", rules);
         same_answer("tf2_eager_loop.xplane.pb", "tf2_eager_loop.trace.json.gz", rules);
+        same_answer("tf2_keras_callback.xplane.pb", "tf2_keras_callback.trace.json.gz", rules);
+        profiled_batches("tf2_keras_callback.xplane.pb", rules);
+        profiled_batches("tf2_keras_callback.trace.json.gz", rules);
         facts(rules);
         annotated_steps(rules);
         for (int j = 0; j < 2; j++) {

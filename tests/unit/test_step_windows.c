@@ -323,6 +323,49 @@ static void test_steps__tf_function_calls(void)
         }
 }
 
+/* Keras 3's TensorBoard callback (profile_batch) wraps each batch it
+ * profiles in a "Profiled batch" span carrying the batch's step_num: TF
+ * host step markers, read from the JSON by the dialect tables; without a
+ * step number the name marks nothing. In us. */
+static void test_steps__keras_profiled_batch(void)
+{
+        for (int numbered = 1; numbered >= 0; numbered--) {
+                char json[2048];
+                size_t len = 0;
+                tpa_trace *tr;
+                tpa_analysis *a;
+
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                        "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\","
+                        "\"args\":{\"name\":\"/host:CPU\"}},{\"ph\":\"M\",\"pid\":7,\"tid\":1,"
+                        "\"name\":\"thread_name\",\"args\":{\"name\":\"python\"}}");
+                for (int k = 0; k < 3; k++)
+                        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":%d,"
+                                "\"name\":\"Profiled batch\"%s%d\"}},{\"ph\":\"X\",\"pid\":7,"
+                                "\"tid\":2,\"ts\":%d,\"dur\":40,\"name\":\"MatMul\"}",
+                                k * 100, 90 - k, numbered ? ",\"args\":{\"step_num\":\""
+                                : ",\"args\":{\"x\":\"", k + 3, k * 100 + 20);
+                snprintf(json + len, sizeof(json) - len, "]}");
+                tr = read_json(json);
+                a = analyze_with_rules(tr, NULL);
+                if (numbered && ok(a != NULL && a->step_count == 3,
+                                   "test_steps__keras_profiled_batch: a step per span")) {
+                        tap_streq(a->step_source, "TF host step markers",
+                                  "test_steps__keras_profiled_batch: source");
+                        tap_eq(a->steps[2].number, 5,
+                               "test_steps__keras_profiled_batch: numbered as Keras does");
+                        tap_eq(a->steps[1].step_time, 89 * US,
+                               "test_steps__keras_profiled_batch: the span's own length");
+                } else if (!numbered) {
+                        ok(kind_of(tr, "Profiled batch") != TPA_KIND_STEP,
+                           "test_steps__keras_profiled_batch: no step number, no marker");
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 /* An eager loop (no tf.function): its ops run one by one, several of each
  * an iteration; Python's next batch from tf.data marks the iterations,
  * unless a tf.function is called once an iteration (it takes its batches
@@ -724,6 +767,7 @@ int main(void)
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
         test_steps__keras3_evaluates();
+        test_steps__keras_profiled_batch();
         test_steps__eager_next_batch();
         test_steps__annotated_iterations();
         test_steps__group_boundaries();
