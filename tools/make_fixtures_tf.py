@@ -28,9 +28,10 @@ loop, a @tf.function train_step called per batch, the profiler started and
 stopped around the same batches: testdata/tf2_custom_loop.*. eager: that loop
 with its train_step left eager (no tf.function), every op dispatched from
 Python: testdata/tf2_eager_loop.*. callback: the fit profiled the way Keras
-documents, by its TensorBoard callback's profile_batch (the same batches):
+documents, by its TensorBoard callback's profile_batch (batches 0..4):
 the callback writes its summaries and stops the profiler after the last
-batch, in the trace: testdata/tf2_keras_callback.*.
+batch, in the trace; profiled from the first batch, whose step traces the
+train function (warm-up): testdata/tf2_keras_callback.*.
 
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
@@ -181,6 +182,8 @@ def child_tf2(scenario, logdir):
 
 
 FIT_FIRST, FIT_LAST = 3, 7     # the batches the fit scenario profiles
+# the callback's: from the first batch, whose step traces the train function
+BATCHES = {"callback": (0, 4)}
 # the call that starts each iteration, per kind
 ITERATION = {"fit": r"multi_step_on_iterator$", "loop": r"train_step$",
              "eager": r"EagerLocalExecute: IteratorGetNext$",
@@ -231,7 +234,8 @@ def child_fit(kind, logdir):
     elif kind == "callback":
         # profile_batch counts batches from 1
         tb = tf.keras.callbacks.TensorBoard(log_dir=logdir, write_graph=False,
-                                            profile_batch=(FIT_FIRST + 1, FIT_LAST + 1))
+                                            profile_batch=(BATCHES[kind][0] + 1,
+                                                           BATCHES[kind][1] + 1))
         model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
                   callbacks=[tb])
     else:
@@ -524,7 +528,8 @@ FIT_WHAT = {
     "eager": "a custom training loop running a train_step (GradientTape, SGD) of a "
              "Keras 3 MLP 16-16-4 eagerly, without tf.function, once a batch",
     "callback": "Keras 3 model.fit of an MLP 16-16-4 profiled by its TensorBoard "
-                "callback (profile_batch=(%d, %d))" % (FIT_FIRST + 1, FIT_LAST + 1),
+                "callback (profile_batch=(%d, %d))" % (BATCHES["callback"][0] + 1,
+                                                       BATCHES["callback"][1] + 1),
 }
 FIT_BASE = {"fit": "tf2_keras_fit", "loop": "tf2_custom_loop", "eager": "tf2_eager_loop",
             "callback": "tf2_keras_callback"}
@@ -534,7 +539,8 @@ def make_fit(kind, versions):
     logdir = os.path.join(WORK, "tf2_" + kind)
     shutil.rmtree(logdir, ignore_errors=True)
     info = run_child(["fit", kind, logdir])
-    want = FIT_LAST - FIT_FIRST + 1
+    first, last = BATCHES.get(kind, (FIT_FIRST, FIT_LAST))
+    want = last - first + 1
     spans = info["profiled_batch_us"]
     if (info["markers"] != 0 or len(info["calls"]) != ONCE[kind]
             or any(n != want for n in info["calls"].values())
@@ -558,7 +564,7 @@ def make_fit(kind, versions):
             "batch %d: %s. Sanity: the python "
             "thread calls %s (%d batches), median %.1f us from one call's "
             "start to the next; xprof overview_page: \"%s\""
-            % (FIT_WHAT[kind], FIT_FIRST, FIT_LAST, marked,
+            % (FIT_WHAT[kind], first, last, marked,
                ", ".join("%s %dx" % kv for kv in sorted(info["calls"].items())),
                want, info["call_to_call_us"], said))
     data, _, conv = xprof_convert(xp_out)

@@ -118,13 +118,19 @@ bool tpa_classify__is_traced_call(const char *s, size_t len)
  * Inductor compiles ("entire_frame_compile", "_compile.compile_inner
  * (dynamo_timed)", "backend_compile", "inductor_compile", ... in torch
  * 2.13), not "Torch-Compiled Region", "CompiledFunction" or "TorchDynamo
- * Cache Lookup": those run the compiled code, in every step.
+ * Cache Lookup": those run the compiled code, in every step. For TF 2.16
+ * on, the tracing of a tf.function ("tf.function-graph_building") and
+ * XLA's compilers at work ("JitCompiler::Compile",
+ * "CpuCompiler::RunBackend", "FusionCompiler::Compile", "GpuCompiler::..."):
+ * the compiled code runs as "CpuExecutable::..." and thunks.
  */
 bool tpa_classify__is_compile_name(const char *s, size_t len)
 {
         return has_prefix(s, len, "XlaCompile") || has_prefix(s, len, "_XlaCompile") ||
                has_prefix(s, len, "XlaCompilationCache") ||
                has_prefix(s, len, "TraceFunction") || has_prefix(s, len, "tf.function trace") ||
+               has_prefix(s, len, "tf.function-graph_building") ||
+               contains(s, len, "Compiler::") ||
                has_suffix(s, len, " (dynamo_timed)") ||
                has_prefix(s, len, "entire_frame_compile") ||
                has_prefix(s, len, "backend_compile") || has_prefix(s, len, "inductor_compile") ||

@@ -67,6 +67,58 @@ static void test_warmup__warmup(void)
         tpa_trace_free(b.tr);
 }
 
+/* Compilation by name, as the readers flag it (the Chrome JSON reader
+ * here; the XSpace reader asks the same table): TF's tracing of a
+ * tf.function and XLA's compilers (TF 2.16 on), torch.compile's and older
+ * TF's, in the first of four equal steps, exclude it; the compiled code
+ * running does not. */
+static void test_warmup__compile_names(void)
+{
+        static const struct {
+                const char *name;
+                bool        compiles;
+        } names[] = {
+                { "tf.function-graph_building", true }, { "JitCompiler::Compile", true },
+                { "CpuCompiler::RunBackend", true }, { "FusionCompiler::Compile", true },
+                { "inductor_compile", true }, { "XlaCompile", true },
+                { "CpuExecutable::ExecuteAsyncOnStream", false },
+                { "Torch-Compiled Region: 0/0", false },
+        };
+
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+                char json[2048];
+                size_t len = 0;
+                tpa_trace *tr;
+                tpa_analysis *a;
+
+                len += (size_t)snprintf(json + len, sizeof(json) - len, "{\"traceEvents\":[");
+                for (int i = 0; i < 4; i++)
+                        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+                                "\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":100},"
+                                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,"
+                                "\"tid\":1,\"ts\":%d,\"dur\":50}", i ? "," : "", i, i * 100,
+                                i == 0 ? names[k].name : "aten::mm", i * 100 + 10);
+                snprintf(json + len, sizeof(json) - len, "]}");
+                tr = read_json(json);
+                a = NULL;
+                if (tr != NULL) {
+                        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                        tpa_error err = TPA_ERROR_INIT;
+                        if (tpa_analyze(&a, tr, &o, &err) < 0)
+                                printf("# %s\n", err.msg);
+                }
+                if (ok(a != NULL && a->step_count == 4, "test_warmup__compile_names: %s: "
+                       "four steps", names[k].name))
+                        ok(a->steps[0].excluded == names[k].compiles &&
+                           (!names[k].compiles || strstr(a->steps[0].reason, "compil")),
+                           "test_warmup__compile_names: %s %s", names[k].name,
+                           names[k].compiles ? "compiles" : "runs compiled code");
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 static void test_warmup__trailing_cut_off(void)
 {
         static const double flat[] = { 100, 100, 100 };
@@ -97,6 +149,7 @@ static void test_warmup__trailing_cut_off(void)
 int main(void)
 {
         test_warmup__warmup();
+        test_warmup__compile_names();
         test_warmup__trailing_cut_off();
         return tap_done();
 }
