@@ -231,7 +231,9 @@ static bool is_async_copy(const char *s, size_t len)
  * (EagerCopyToDevice, ValidateInputTypeAndPlacement), the function and
  * kernel runners (KernelAndDeviceFunc::Run, KernelAndDeviceOp::Run,
  * FunctionRun) and the executor (ExecutorState::Process, XProf's "Kernel
- * Launch"). Every other runtime call (allocation, streams, events, modules,
+ * Launch") and the thread pool's scope around it (ThreadpoolListener::Region,
+ * which xprof's trace viewer adds to the Chrome trace it makes of an
+ * XSpace). Every other runtime call (allocation, streams, events, modules,
  * attributes) is setup: host time, never a launch. */
 static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
 {
@@ -242,7 +244,7 @@ static tpa_kind host_kind(const char *s, size_t len, tpa_kind dflt)
                 "ExecutorState::Process", "EagerExecute", "EagerKernelExecute",
                 "EagerLocalExecute", "EagerCopyToDevice", "ValidateInputTypeAndPlacement",
                 "TFE_", "KernelAndDeviceFunc::Run", "KernelAndDeviceOp::Run", "FunctionRun",
-                "ThunkExecute",
+                "ThunkExecute", "ThreadpoolListener::Region",
         };
 
         if (has_prefix(s, len, "Iterator::") || contains(s, len, "IteratorGetNext") ||

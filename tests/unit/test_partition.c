@@ -523,6 +523,40 @@ static void test_partition__many_steps(void)
         tpa_trace_free(b.tr);
 }
 
+/* xprof's trace viewer adds a "ThreadpoolListener::Region" around the
+ * executor on each compute thread of the Chrome trace it makes of an
+ * XSpace: a runtime scope like the executor's, not an op, so CPU-only the
+ * compute is the op inside it (20 of the 100 us step), as the XSpace,
+ * which has no such event, says. In us. */
+static void test_partition__threadpool_region(void)
+{
+        static const char json[] =
+                "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\","
+                "\"args\":{\"name\":\"/host:CPU\"}},{\"ph\":\"M\",\"pid\":701,\"tid\":1,"
+                "\"name\":\"thread_name\",\"args\":{\"name\":\"python3\"}},{\"ph\":\"M\","
+                "\"pid\":701,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":"
+                "\"tf_Compute/1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"train 1\","
+                "\"args\":{\"step_num\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":10,\"dur\":80,"
+                "\"name\":\"ThreadpoolListener::Region\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":11,\"dur\":78,"
+                "\"name\":\"ExecutorState::Process\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":30,\"dur\":20,\"name\":\"MatMul\"}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_with_rules(tr, NULL);
+
+        tap_eq(kind_of(tr, "ThreadpoolListener::Region"), TPA_KIND_LAUNCH,
+               "test_partition__threadpool_region: a runtime scope");
+        if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+               "test_partition__threadpool_region: one CPU-only step"))
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_COMPUTE], 20 * US,
+                       "test_partition__threadpool_region: the op is the compute");
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_partition__tf_data_facts();
@@ -532,6 +566,7 @@ int main(void)
         test_partition__python_gap();
         test_partition__cpu_only();
         test_partition__cpu_only_tf_input();
+        test_partition__threadpool_region();
         test_partition__cpu_only_background_input();
         test_partition__kineto_framework();
         test_partition__tf1_executor_gaps();
