@@ -70,7 +70,9 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
 }
 
 /* Why the last of n steps is a tail, or NULL: under a third of the median
- * of the steps before it, with device work under a tenth of its time; or,
+ * of the steps before it (of their later half: warm-up comes first, and a
+ * step that compiled for seconds must not make a steady last step look
+ * short), with device work under a tenth of its time; or,
  * when markers mark boundaries, under half of it or over warmup.ratio
  * times it: no marker ends that step, the end of what its thread ran does,
  * and a profile stopped before the iteration's end (a loop's Python after
@@ -81,11 +83,12 @@ static const char *tail(const tpa_actx *c, double *scratch)
         const tpa_analysis *a = c->a;
         size_t n = a->step_count;
         const tpa_step *last = &a->steps[n - 1];
+        size_t m = 0;
         double med;
 
-        for (size_t k = 0; k + 1 < n; k++)
-                scratch[k] = (double)a->steps[k].step_time;
-        med = tpa_analysis__quantile(scratch, n - 1, 0.5);
+        for (size_t k = (n - 1) / 2; k + 1 < n; k++)
+                scratch[m++] = (double)a->steps[k].step_time;
+        med = tpa_analysis__quantile(scratch, m, 0.5);
         if ((double)last->step_time < med / 3 && share(last, &c->dev_all) < 0.1)
                 return "tail: far shorter than the steps before, almost no device work";
         if (c->boundaries && (double)last->step_time < med / 2)

@@ -623,6 +623,33 @@ static void test_steps__boundary_tail(void)
         }
 }
 
+/* The tail's yardstick is the later half of the steps before the last:
+ * a first step that compiled for long and a slow second one would make
+ * a steady last step (100 us, as steps 2 and 3) look under half of the
+ * median of all four (250 us). Boundaries, CPU-only, in us. */
+static void test_steps__tail_after_warmup(void)
+{
+        static const double len[] = { 1600, 400, 100, 100, 100 };
+        tb b = mk(0);
+        tpa_analysis *a;
+        double t = 0;
+
+        for (int k = 0; k < 5; k++) {
+                ev(&b, b.host, TPA_KIND_LAUNCH, "EagerLocalExecute: __inference_train_step_9", t,
+                   20, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 1, len[k] - 2, 0, 0);
+                ev(&b, b.host, TPA_KIND_OTHER, "python", t + len[k] - 1, 1, 0, 0);
+                t += len[k];
+        }
+        a = run(&b, NULL, -1);
+        if (ok(a->step_count == 5, "test_steps__tail_after_warmup: five steps"))
+                ok(!a->steps[4].excluded && a->steps[0].excluded && a->steps[1].excluded,
+                   "test_steps__tail_after_warmup: the last kept, the first two warm-up (%s)",
+                   a->steps[4].reason);
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* The first window's start moves past the step before's device work only:
  * work queued by it (no launch in the trace) that runs on from the start
  * moves it; an isolated copy 57 ms in whose launch the trace lacks does
@@ -773,6 +800,7 @@ int main(void)
         test_steps__group_boundaries();
         test_steps__tail_step();
         test_steps__boundary_tail();
+        test_steps__tail_after_warmup();
         test_steps__orphan_copy();
         test_steps__extend_by_correlation();
         test_steps__first_step_settles();
