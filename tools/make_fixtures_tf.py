@@ -38,6 +38,7 @@ feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
 steps (FileWriter without graph) and a timeline.Timeline Chrome trace.
 """
 
+import collections
 import glob
 import json
 import os
@@ -181,26 +182,39 @@ def child_tf2(scenario, logdir):
                       "tf": tf.__version__}))
 
 
-FIT_FIRST, FIT_LAST = 3, 7     # the batches the fit scenario profiles
-# the callback's: from the first batch, whose step traces the train function
-BATCHES = {"callback": (0, 4)}
-# the call that starts each iteration, per kind
-ITERATION = {"fit": r"multi_step_on_iterator$", "loop": r"train_step$",
-             "eager": r"EagerLocalExecute: IteratorGetNext$",
-             "callback": r"multi_step_on_iterator$"}
-# the calls each iteration makes once, per kind
-ONCE = {"fit": 2, "loop": 3, "eager": 1, "callback": 2}
+# The marker-less kinds: the fixture's base name; the batches profiled,
+# from 0 (the callback's from the first, whose step traces the train
+# function); the python thread's call that starts each iteration; how many
+# distinct calls of train functions and next batches an iteration makes
+# once; what the loop is.
+FitKind = collections.namedtuple("FitKind", "base batches iteration once what")
+FIT_KINDS = {
+    "fit": FitKind("tf2_keras_fit", (3, 7), r"multi_step_on_iterator$", 2,
+                   "Keras 3 model.fit of an MLP 16-16-4"),
+    "loop": FitKind("tf2_custom_loop", (3, 7), r"train_step$", 3,
+                    "a custom training loop calling a @tf.function train_step "
+                    "(GradientTape, SGD) of a Keras 3 MLP 16-16-4 once a batch"),
+    "eager": FitKind("tf2_eager_loop", (3, 7), r"EagerLocalExecute: IteratorGetNext$", 1,
+                     "a custom training loop running a train_step (GradientTape, SGD) "
+                     "of a Keras 3 MLP 16-16-4 eagerly, without tf.function, once a "
+                     "batch"),
+    "callback": FitKind("tf2_keras_callback", (0, 4), r"multi_step_on_iterator$", 2,
+                        "Keras 3 model.fit of an MLP 16-16-4 profiled by its "
+                        "TensorBoard callback (profile_batch=(1, 5))"),
+}
 
 
 def child_fit(kind, logdir):
     """Keras 3 model.fit (kind "fit"), a custom loop's tf.function (kind
-    "loop") or the same loop eager (kind "eager"), profiled from batch
-    FIT_FIRST to FIT_LAST; no Trace markers. Prints the XSpace path, how
+    "loop"), the same loop eager (kind "eager") or the fit profiled by its
+    TensorBoard callback (kind "callback"), over the batches FIT_KINDS
+    gives; no Trace markers. Prints the XSpace path, how
     many times the python thread called each train function (its Python
     name, and the runtime's "EagerLocalExecute: __inference_...") and the
     dataset's next batch ("EagerLocalExecute: IteratorGetNext"), the
-    median time from one iteration's start to the next (ITERATION[kind]'s
-    calls), and the step markers found (none expected)."""
+    median time from one iteration's start to the next (FIT_KINDS[kind]'s
+    iteration calls), and the step markers found (none expected)."""
+    first, last = FIT_KINDS[kind].batches
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import numpy as np
     import tensorflow as tf
@@ -221,31 +235,30 @@ def child_fit(kind, logdir):
 
     class Profile(tf.keras.callbacks.Callback):
         def on_train_batch_begin(self, batch, logs=None):
-            if batch == FIT_FIRST:
+            if batch == first:
                 tf.profiler.experimental.start(logdir)
 
         def on_train_batch_end(self, batch, logs=None):
-            if batch == FIT_LAST:
+            if batch == last:
                 tf.profiler.experimental.stop()
 
     if kind == "fit":
-        model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
+        model.fit(ds, steps_per_epoch=last + 3, epochs=1, verbose=0,
                   callbacks=[Profile()])
     elif kind == "callback":
         # profile_batch counts batches from 1
         tb = tf.keras.callbacks.TensorBoard(log_dir=logdir, write_graph=False,
-                                            profile_batch=(BATCHES[kind][0] + 1,
-                                                           BATCHES[kind][1] + 1))
-        model.fit(ds, steps_per_epoch=FIT_LAST + 3, epochs=1, verbose=0,
+                                            profile_batch=(first + 1, last + 1))
+        model.fit(ds, steps_per_epoch=last + 3, epochs=1, verbose=0,
                   callbacks=[tb])
     else:
         train_step = make_step(tf, model, compiled=kind == "loop")
         it = iter(ds)
-        for batch in range(FIT_LAST + 3):
-            if batch == FIT_FIRST:
+        for batch in range(last + 3):
+            if batch == first:
                 tf.profiler.experimental.start(logdir)
             train_step(*next(it))
-            if batch == FIT_LAST:
+            if batch == last:
                 tf.profiler.experimental.stop()
 
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
@@ -267,7 +280,7 @@ def child_fit(kind, logdir):
                         r"(multi|one)_step_on_iterator$|train_step$|"
                         r"EagerLocalExecute: (__inference_|IteratorGetNext$)", name):
                     calls[name] = calls.get(name, 0) + 1
-                    if re.match(ITERATION[kind], name):
+                    if re.match(FIT_KINDS[kind].iteration, name):
                         starts.append(line.timestamp_ns * 1000 + ev.offset_ps)
     starts.sort()
     gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
@@ -521,34 +534,21 @@ def xprof_overview(xplane):
     return m.group(1) if m else "no input_conclusion"
 
 
-FIT_WHAT = {
-    "fit": "Keras 3 model.fit of an MLP 16-16-4",
-    "loop": "a custom training loop calling a @tf.function train_step (GradientTape, "
-            "SGD) of a Keras 3 MLP 16-16-4 once a batch",
-    "eager": "a custom training loop running a train_step (GradientTape, SGD) of a "
-             "Keras 3 MLP 16-16-4 eagerly, without tf.function, once a batch",
-    "callback": "Keras 3 model.fit of an MLP 16-16-4 profiled by its TensorBoard "
-                "callback (profile_batch=(%d, %d))" % (BATCHES["callback"][0] + 1,
-                                                       BATCHES["callback"][1] + 1),
-}
-FIT_BASE = {"fit": "tf2_keras_fit", "loop": "tf2_custom_loop", "eager": "tf2_eager_loop",
-            "callback": "tf2_keras_callback"}
-
-
 def make_fit(kind, versions):
     logdir = os.path.join(WORK, "tf2_" + kind)
     shutil.rmtree(logdir, ignore_errors=True)
     info = run_child(["fit", kind, logdir])
-    first, last = BATCHES.get(kind, (FIT_FIRST, FIT_LAST))
+    k = FIT_KINDS[kind]
+    first, last = k.batches
     want = last - first + 1
     spans = info["profiled_batch_us"]
-    if (info["markers"] != 0 or len(info["calls"]) != ONCE[kind]
+    if (info["markers"] != 0 or len(info["calls"]) != k.once
             or any(n != want for n in info["calls"].values())
             or len(spans) != (want if kind == "callback" else 0)):
         sys.exit("%s: expected %d calls of the train function and no step "
                  "markers, found %s and %d markers"
                  % (kind, want, info["calls"], info["markers"]))
-    base = FIT_BASE[kind]
+    base = k.base
     xp_out = os.path.join(fu.TESTDATA, base + ".xplane.pb")
     shutil.copyfile(info["xplane"], xp_out)
     xp_size = fu.check_size(xp_out)
@@ -564,7 +564,7 @@ def make_fit(kind, versions):
             "batch %d: %s. Sanity: the python "
             "thread calls %s (%d batches), median %.1f us from one call's "
             "start to the next; xprof overview_page: \"%s\""
-            % (FIT_WHAT[kind], first, last, marked,
+            % (k.what, first, last, marked,
                ", ".join("%s %dx" % kv for kv in sorted(info["calls"].items())),
                want, info["call_to_call_us"], said))
     data, _, conv = xprof_convert(xp_out)
@@ -718,7 +718,7 @@ def main(argv):
             make_logdir(runs, versions)
     if what in ("all", "tf1"):
         make_tf1(versions)
-    for kind in ("fit", "loop", "eager", "callback"):
+    for kind in FIT_KINDS:
         if what in ("all", kind):
             make_fit(kind, versions)
 
