@@ -961,16 +961,22 @@ static int cmp_span(const void *pa, const void *pb)
 }
 
 /* The annotation spans of host threads, sorted (cmp_span), into *out (NULL
- * when there are fewer than ANN_CALLS). Returns their count or -1. */
-static long annotation_spans(const tpa_actx *c, struct span **out)
+ * when there are fewer than ANN_CALLS), and per thread the start of its
+ * first event into first[] (the same pass). Returns their count or -1. */
+static long annotation_spans(const tpa_actx *c, struct span **out, tpa_ns *first)
 {
         struct span *v;
         size_t n = 0;
 
         *out = NULL;
-        for (size_t i = 0; i < c->n; i++)
-                n += c->ev[i].kind == TPA_KIND_ANNOTATION && c->ev[i].dur > 0 &&
-                     is_host_track(c, c->ev[i].track);
+        for (size_t t = 0; t < c->ntracks; t++)
+                first[t] = INT64_MAX;
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                if (e->track < c->ntracks && e->ts < first[e->track])
+                        first[e->track] = e->ts;
+                n += e->kind == TPA_KIND_ANNOTATION && e->dur > 0 && is_host_track(c, e->track);
+        }
         if (n < ANN_CALLS)
                 return 0;
         if ((v = malloc(n * sizeof(*v))) == NULL)
@@ -1017,23 +1023,16 @@ static size_t weigh(const struct span *sp, size_t nsp, size_t i, const tpa_ns *f
 static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *track,
                                 tpa_error *err)
 {
-        struct span *sp;
-        long nsp = annotation_spans(c, &sp);
+        struct span *sp = NULL;
         struct ann_name f, best = { .calls = 0 };
-        tpa_ns *first, most = 0;
+        tpa_ns *first = malloc((c->ntracks ? c->ntracks : 1) * sizeof(*first)), most = 0;
+        long nsp = first != NULL ? annotation_spans(c, &sp, first) : -1;
 
         *name = TPA_STR_EMPTY;
-        if (nsp <= 0)
+        if (nsp <= 0) {
+                free(first);
                 return nsp < 0 ? tpa_error_oom(err) : 0;
-        if ((first = malloc(c->ntracks * sizeof(*first))) == NULL) {
-                free(sp);
-                return tpa_error_oom(err);
         }
-        for (size_t t = 0; t < c->ntracks; t++)
-                first[t] = INT64_MAX;
-        for (size_t i = 0; i < c->n; i++)
-                if (c->ev[i].track < c->ntracks && c->ev[i].ts < first[c->ev[i].track])
-                        first[c->ev[i].track] = c->ev[i].ts;
         for (size_t i = 0; i < (size_t)nsp;) {
                 i = weigh(sp, (size_t)nsp, i, first, &f);
                 if (f.fits && f.time > most)
