@@ -94,6 +94,18 @@ static int device_channel(unsigned kind)
         }
 }
 
+/* A tf.data thread that runs the pipeline ahead of the step (a map's
+ * functions, a prefetch's buffer filling): every thread tf.data names
+ * but the ones the step's next batch is taken on ("tf_data_iterator_get_
+ * next", "..._as_optional"). TF groups its work with no step, which
+ * then waits on the taking only, and neither do we count it as a wait
+ * (channel_events()): without the groups (an XSpace), by its thread. */
+static bool producer(const char *name)
+{
+        return (strncmp(name, "tf_data", 7) == 0 || strncmp(name, "tf.data", 7) == 0) &&
+               strncmp(name, "tf_data_iterator_get_next", 25) != 0;
+}
+
 /* Two device processes are one device when they share an ordinal and
  * labels: TF1 timelines name a process per stream ("/device:GPU:0/stream:12
  * Compute", ".../stream:13 Compute"); a merged file labels each input's
@@ -270,7 +282,8 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
 
         c->ntracks = tpa_trace_thread_count(c->tr);
         c->track_cls = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->track_cls));
-        if (has == NULL || c->track_cls == NULL || pdev == NULL || rank == NULL ||
+        c->producer = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->producer));
+        if (has == NULL || c->track_cls == NULL || c->producer == NULL || pdev == NULL || rank == NULL ||
             rep == NULL || members == NULL || rep2 == NULL || members2 == NULL) {
                 r = tpa_error_oom(err);
                 goto done;
@@ -288,6 +301,8 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
                         c->track_cls[t] = (int32_t)th->process;  /* process, for now */
                 else
                         c->track_cls[t] = TRACK_HOST;
+                c->producer[t] = c->track_cls[t] == TRACK_HOST &&
+                                 producer(tpa_trace_str(c->tr, th->name));
         }
         fl[0].has = has;
         fl[1].has = calloc(n1, sizeof(*has));
@@ -541,8 +556,10 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         /* TF groups the events a step waits on; ungrouped input
                          * work is background prefetch, which XProf does not
                          * count as a wait and neither do we: it is host
-                         * framework work that no step waits on */
-                        if (ch == HCH_INPUT && grouped && e->group == 0) {
+                         * framework work that no step waits on. Without
+                         * groups, the work of tf.data's producer threads */
+                        if (ch == HCH_INPUT && (grouped ? e->group == 0
+                                                        : c->producer[e->track])) {
                                 ch = HCH_OP;
                                 background = true;
                         }
@@ -983,6 +1000,7 @@ static void ctx_free(tpa_actx *c)
         free(c->profiler_step);
         free(c->hch);
         free(c->track_cls);
+        free(c->producer);
         free(c->marker_track);
         tpa_analysis__steps_free(c);
         free(c->gap_cand.v);

@@ -184,6 +184,8 @@ typedef struct tpa_actx {
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            the first pass, for the channels, which free it */
         bool              grouped;      /* some of them carry a TF group id */
+        bool             *producer;     /* per track: a tf.data thread that fills the
+                                           pipeline ahead of the step (producer()) */
         uint64_t          kinds1[TPA_KIND__COUNT];      /* the events of the second
                                            half by kind (the whole: a->events_by_kind) */
         /* without --step-marker: the markers of each source, in event order,

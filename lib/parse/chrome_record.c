@@ -598,6 +598,7 @@ int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len)
         case A_ANNOTATION:
                 return sbuf_set(p, &p->arg_op, s, tpa_classify__op_prefix(s, len));
         case A_TF_FUNCTION_CALL:
+                r->tf_call = true;
                 if (tpa_classify__is_traced_call(s, len))
                         r->compile = true;
                 return 1;
@@ -943,7 +944,9 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                                             tpa_trace_str_len(p->tr, r->name)));
                 r->compile = p->compile_memo[r->name] == 2;
         }
-        if (r->compile && tpa_trace__add_flags(p->tr, *index, TPA_FLAG_COMPILE, e) < 0)
+        if ((r->compile || r->tf_call) &&
+            tpa_trace__add_flags(p->tr, *index, (r->compile ? TPA_FLAG_COMPILE : 0) |
+                                                (r->tf_call ? TPA_FLAG_TF_CALL : 0), e) < 0)
                 return tpa_chrome__fail_code(p, e);
         return 1;
 }

@@ -934,6 +934,25 @@ static tpa_runtime runtime(const tpa_trace *tr, const struct part *pt)
         return s[0] == 'h' ? TPA_RUNTIME_ROCM : TPA_RUNTIME_CUDA;
 }
 
+/* Python calling a tf.function (the event Python's tf.function call
+ * writes, named as the function: "multi_step_on_iterator", a loop's
+ * "train_step") is a dispatch scope, as the runtime's calls inside it
+ * (EagerExecute, FunctionRun, ...): the function's ops run on their own,
+ * and what the call spans besides is waits, for the next batch among them.
+ * Taken for an op, a CPU-only trace counted the whole call as compute. Its
+ * name is the user's, so it is known by its 'tf_function_call' stat. */
+static void tf_calls(tpa_trace *tr, size_t first, const uint8_t *role)
+{
+        tpa_event *ev = tpa_trace__events_mut(tr);
+        size_t i = first;
+        int64_t f;
+
+        for (; tpa_trace_next_aux(tr, TPA_AUX_FLAGS, &i, &f); i++)
+                if ((f & TPA_FLAG_TF_CALL) && role[ev[i].track] == TPA_TRACK_HOST &&
+                    ev[i].kind == TPA_KIND_HOST_OP)
+                        ev[i].kind = TPA_KIND_LAUNCH;
+}
+
 static void *classify_main(void *arg)
 {
         classify_part(arg);
@@ -1011,6 +1030,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         h->duplicates_dropped += pt[0].duplicates + pt[1].duplicates;
         if ((r = step_numbers(tr, &pt[0], err)) < 0 || (r = step_numbers(tr, &pt[1], err)) < 0)
                 goto out;
+        if (d == TPA_DIALECT_TF2)
+                tf_calls(tr, first, role);
         /* the categories either part met */
         if (pt[1].ccmemo != NULL)
                 for (size_t c = 0; c <= ns; c++)

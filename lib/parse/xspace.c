@@ -75,7 +75,7 @@ struct stat_md {
 
 /* What an event's stats say, as the Chrome reader's args would. */
 struct record {
-        bool        has_group, has_corr, has_bytes, has_step, has_iter, compile;
+        bool        has_group, has_corr, has_bytes, has_step, has_iter, compile, tf_call;
         uint64_t    group, corr, bytes;
         int64_t     step, iter;
         const char *step_name, *op, *tf_op;
@@ -857,6 +857,7 @@ static void apply_stat(const struct reader *r, struct record *rec, const struct 
                 }
                 break;
         case S_TF_FUNCTION_CALL:
+                rec->tf_call = true;
                 if (stat_str(r, st, &s, &len) && tpa_classify__is_traced_call(s, len))
                         rec->compile = true;
                 break;
@@ -949,7 +950,7 @@ static bool is_plain(const struct record *rec, const struct name_facts *nf)
         size_t op_len = rec->tf_op != NULL ? rec->tf_op_len : rec->op_len;
 
         return !rec->has_bytes && !rec->has_step && !rec->has_iter && !rec->compile &&
-               rec->step_name == NULL && (op == NULL || op_len == 0) && !nf->has_step &&
+               !rec->tf_call && rec->step_name == NULL && (op == NULL || op_len == 0) && !nf->has_step &&
                !nf->compile;
 }
 
@@ -1082,8 +1083,10 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
                                 return rc;
                 }
         }
-        if ((rec->compile || nf->compile) &&
-            (rc = tpa_trace__add_flags(tr, idx, TPA_FLAG_COMPILE, r->err)) < 0)
+        if ((rec->compile || nf->compile || rec->tf_call) &&
+            (rc = tpa_trace__add_flags(tr, idx,
+                                       (rec->compile || nf->compile ? TPA_FLAG_COMPILE : 0) |
+                                       (rec->tf_call ? TPA_FLAG_TF_CALL : 0), r->err)) < 0)
                 return rc;
         return 0;
 }
@@ -1412,7 +1415,8 @@ static bool same_as_exact(const struct reader *r, const struct xline *line,
                 x.has_bytes == rec->has_bytes && (!x.has_bytes || x.bytes == rec->bytes) &&
                 x.has_step == rec->has_step && (!x.has_step || x.step == rec->step) &&
                 x.has_iter == rec->has_iter && (!x.has_iter || x.iter == rec->iter) &&
-                x.compile == rec->compile && x.step_name == rec->step_name &&
+                x.compile == rec->compile && x.tf_call == rec->tf_call &&
+                x.step_name == rec->step_name &&
                 x.step_name_len == rec->step_name_len && x.op == rec->op &&
                 x.op_len == rec->op_len && x.tf_op == rec->tf_op &&
                 x.tf_op_len == rec->tf_op_len);

@@ -6,7 +6,8 @@
  * names and sort indexes as M records, every event as an X record with ts
  * and dur in microseconds printed exactly from ns, and in args the extras
  * the reader turns back into the model: correlation_id, group_id, bytes,
- * step_num, tf_op, tf_function_call (compile evidence). Kinds are not
+ * step_num, tf_op, tf_function_call (a tf.function's call, "traced" when
+ * it traced the function: compile evidence). Kinds are not
  * written: the reader derives them again from the same names, and for
  * Kineto traces from the 'cat' written for each kind.
  *
@@ -502,9 +503,10 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                         put_str(w, tpa_trace_str(tr, (tpa_str)v),
                                 tpa_trace_str_len(tr, (tpa_str)v));
                 }
-                if (tpa_trace_get_aux(tr, i, TPA_AUX_FLAGS, &v) && (v & TPA_FLAG_COMPILE)) {
+                /* a compile by its name is known again by its name */
+                if (tpa_trace_get_aux(tr, i, TPA_AUX_FLAGS, &v) && (v & TPA_FLAG_TF_CALL)) {
                         ARG("tf_function_call");
-                        puts_(w, "\"traced\"");
+                        puts_(w, v & TPA_FLAG_COMPILE ? "\"traced\"" : "\"notTraced\"");
                 }
 #undef ARG
                 puts_(w, any ? "}}" : "}");

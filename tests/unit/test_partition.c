@@ -190,7 +190,7 @@ static void test_partition__cpu_only_tf_input(void)
                 "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":8,\"dur\":74,\"name\":\"EagerPyFunc\","
                 "\"args\":{\"is_eager\":\"1\"}},"
                 "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":90,\"dur\":9,\"name\":\"step\","
-                "\"args\":{\"group_id\":\"1\"}},"
+                "\"args\":{\"group_id\":\"1\",\"tf_function_call\":\"notTraced-nonXla\"}},"
                 "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":92,\"dur\":5,\"name\":\"MatMul\","
                 "\"args\":{\"group_id\":\"1\"}}"
                 "]}";
@@ -221,10 +221,13 @@ static void test_partition__cpu_only_tf_input(void)
         tap_eq(kind_of(tr, "MatMul"), TPA_KIND_HOST_OP,
                "test_partition__cpu_only_tf_input: an op on tf_Compute is an op");
         tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 86 * US, "test_partition__cpu_only_tf_input: input");
-        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 9 * US,
-               "test_partition__cpu_only_tf_input: compute is the function call only");
-        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 4 * US,
-               "test_partition__cpu_only_tf_input: runtime scope outside the wait is launch");
+        tap_eq(kind_of(tr, "step"), TPA_KIND_LAUNCH,
+               "test_partition__cpu_only_tf_input: Python's call of a tf.function is a scope");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 5 * US,
+               "test_partition__cpu_only_tf_input: compute is the op only");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 8 * US,
+               "test_partition__cpu_only_tf_input: runtime scopes outside the wait and the op "
+               "are launch");
         tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 1 * US,
                "test_partition__cpu_only_tf_input: python");
         ok(sums_to_one(s), "test_partition__cpu_only_tf_input: fractions sum to 1");
@@ -236,8 +239,8 @@ static void test_partition__cpu_only_tf_input(void)
         ok(has_finding(a, "input_py_function") && !has_finding(a, "input_pipeline") &&
            !has_finding(a, "input_loader") && !has_finding(a, "input_prefetch"),
            "test_partition__cpu_only_tf_input: tf.data advice only, for its py_function");
-        ok(a->device_op_count >= 1 && strcmp(a->device_ops[0].name, "step") == 0,
-           "test_partition__cpu_only_tf_input: top compute op is the function call");
+        ok(a->device_op_count == 1 && strcmp(a->device_ops[0].name, "MatMul") == 0,
+           "test_partition__cpu_only_tf_input: the one compute op is the op, not the call");
         for (size_t i = 0; i < a->device_op_count; i++)
                 ok(strcmp(a->device_ops[i].name, "EagerPyFunc") != 0 &&
                    strcmp(a->device_ops[i].name, "InstantiatedCapturedFunction::Run") != 0,
@@ -331,6 +334,68 @@ static void test_partition__cpu_only_background_input(void)
                "test_partition__cpu_only_background_input: nor framework_pytorch");
         tpa_analysis_free(a);
         tpa_trace_free(b.tr);
+}
+
+/* A Keras fit as an XSpace shows it, with no TF group ids: the step
+ * waits for its batch on the thread tf.data takes it on (input [0, 30) us),
+ * while a producer thread fills the pipeline ahead all step long; the
+ * function's op runs [40, 60); Python's call of the function spans
+ * [0, 90) (launch where nothing else runs: [30, 40) and [60, 90)), Python
+ * [90, 100). The producer's work is no wait, as TF's groups say where a
+ * trace has them (the same events, grouped as the JSON xprof makes of an
+ * XSpace groups them: the same answer). */
+static void test_partition__cpu_only_producer_thread(void)
+{
+        for (int grouped = 0; grouped < 2; grouped++) {
+                char json[2048];
+                const char *g = grouped ? ",\"group_id\":\"1\"" : "";
+                tpa_trace *tr;
+                tpa_analysis *a;
+
+                snprintf(json, sizeof(json),
+                         "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\","
+                         "\"args\":{\"name\":\"/host:CPU\"}},"
+                         "{\"ph\":\"M\",\"pid\":701,\"tid\":1,\"name\":\"thread_name\","
+                         "\"args\":{\"name\":\"python\"}},"
+                         "{\"ph\":\"M\",\"pid\":701,\"tid\":2,\"name\":\"thread_name\","
+                         "\"args\":{\"name\":\"tf_data_iterator_get_next/5\"}},"
+                         "{\"ph\":\"M\",\"pid\":701,\"tid\":3,\"name\":\"thread_name\","
+                         "\"args\":{\"name\":\"tf_data_iterator_resource/6\"}},"
+                         "{\"ph\":\"M\",\"pid\":701,\"tid\":4,\"name\":\"thread_name\","
+                         "\"args\":{\"name\":\"tf_Compute/7\"}},"
+                         "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,"
+                         "\"name\":\"train 1\",\"args\":{\"step_num\":\"1\"%s}},"
+                         "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":90,"
+                         "\"name\":\"multi_step_on_iterator\","
+                         "\"args\":{\"tf_function_call\":\"notTraced-nonXla\"%s}},"
+                         "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":0,\"dur\":30,"
+                         "\"name\":\"IteratorGetNextOp::DoCompute\",\"args\":{\"x\":0%s}},"
+                         "{\"ph\":\"X\",\"pid\":701,\"tid\":3,\"ts\":0,\"dur\":100,"
+                         "\"name\":\"Iterator::MapAndBatch\"},"
+                         "{\"ph\":\"X\",\"pid\":701,\"tid\":4,\"ts\":40,\"dur\":20,"
+                         "\"name\":\"MatMul\",\"args\":{\"x\":0%s}}]}", g, g, g, g);
+                tr = read_json(json);
+                a = analyze_with_rules(tr, NULL);
+                if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+                       "test_partition__cpu_only_producer_thread: one CPU-only step (%s)",
+                       grouped ? "grouped" : "no groups")) {
+                        const tpa_step *s = &a->steps[0];
+                        tap_eq(s->bucket_ns[TPA_BUCKET_INPUT], 30 * US,
+                               "test_partition__cpu_only_producer_thread: input is the wait "
+                               "(%s)", grouped ? "grouped" : "no groups");
+                        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 20 * US,
+                               "test_partition__cpu_only_producer_thread: compute is the op "
+                               "(%s)", grouped ? "grouped" : "no groups");
+                        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 40 * US,
+                               "test_partition__cpu_only_producer_thread: the call around it "
+                               "is launch (%s)", grouped ? "grouped" : "no groups");
+                        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 10 * US,
+                               "test_partition__cpu_only_producer_thread: python (%s)",
+                               grouped ? "grouped" : "no groups");
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
 }
 
 /* A Kineto CPU-only step: framework_pytorch, DataLoader advice only, and
@@ -568,6 +633,7 @@ int main(void)
         test_partition__cpu_only_tf_input();
         test_partition__threadpool_region();
         test_partition__cpu_only_background_input();
+        test_partition__cpu_only_producer_thread();
         test_partition__kineto_framework();
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();

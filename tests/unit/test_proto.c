@@ -259,6 +259,8 @@ static void test_proto__xspace(void)
                 tap_eq(aux(tr, i, TPA_AUX_STEP_NUM), 7, "step_num stat");
                 tap_eq(aux(tr, i, TPA_AUX_FLAGS) & TPA_FLAG_COMPILE, TPA_FLAG_COMPILE,
                        "tf_function_call traced: compile flag");
+                tap_eq(aux(tr, i, TPA_AUX_FLAGS) & TPA_FLAG_TF_CALL, TPA_FLAG_TF_CALL,
+                       "tf_function_call: a tf.function's call");
                 tap_eq(e->kind, TPA_KIND_STEP, "host train marker is a step");
         }
         ok(find_event(tr, "MemoryAllocation", NULL) == NULL, "MemoryAllocation skipped");

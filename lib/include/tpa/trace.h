@@ -68,6 +68,7 @@ typedef enum tpa_event_flag {
         TPA_FLAG_COMPILE   = 1 << 0, /* evidence of tracing/compilation (warm-up) */
         TPA_FLAG_UNCLOSED  = 1 << 1, /* a B never closed: ends at the trace end */
         TPA_FLAG_TOP_LEVEL = 1 << 2, /* reader knows it is a top-level host event */
+        TPA_FLAG_TF_CALL   = 1 << 3, /* Python calling a tf.function (TF2 'tf_function_call') */
 } tpa_event_flag;
 
 /* An id as the input spelled it: a number, or a string when str != 0. The
