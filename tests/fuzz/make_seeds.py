@@ -189,6 +189,19 @@ EDGE = {
                             '"dur":20,"name":"MatMul","args":{"group_id":%d}}'
                             % (100 * k, 100 * k + 5, k, 100 * k + 10, k) for k in range(3)) +
                     ']}',
+    # a Keras fit as an XSpace shows it: Python's tf.function calls, the
+    # step's wait for its batch, a producer thread ahead, no group ids
+    'tf2_producer': '{"traceEvents":[{"ph":"M","pid":7,"name":"process_name",'
+                    '"args":{"name":"/host:CPU"}}' + ''.join(
+                        ',{"ph":"M","pid":7,"tid":%d,"name":"thread_name","args":{"name":"%s"}}'
+                        % t for t in ((1, 'python'), (2, 'tf_data_iterator_get_next/5'),
+                                      (3, 'tf_data_iterator_resource/6'))) +
+                    ''.join(',{"ph":"X","pid":7,"tid":1,"ts":%d,"dur":90,"name":'
+                            '"multi_step_on_iterator","args":{"tf_function_call":'
+                            '"notTraced-nonXla"}},{"ph":"X","pid":7,"tid":2,"ts":%d,"dur":30,'
+                            '"name":"IteratorGetNextOp::DoCompute"},{"ph":"X","pid":7,"tid":3,'
+                            '"ts":%d,"dur":100,"name":"Iterator::MapAndBatch"}'
+                            % (100 * k, 100 * k, 100 * k) for k in range(3)) + ']}',
     'kineto_unmarked': '{"schemaVersion":1,"traceEvents":[' + ','.join(
         '{"ph":"X","cat":"user_annotation","name":"enumerate(DataLoader)#'
         '_MultiProcessingDataLoaderIter.__next__","pid":1,"tid":1,"ts":%d,"dur":30},'
