@@ -943,6 +943,7 @@ struct ann_name {
         uint32_t track;
         size_t   calls;
         tpa_ns   time;
+        tpa_ns   s0, e1;        /* the first counted span's start, the last's end */
         bool     fits;
 };
 
@@ -1011,6 +1012,8 @@ static size_t weigh(const struct span *sp, size_t nsp, size_t i, const tpa_ns *f
                 end = sp[i].e;
                 f->time += sp[i].e - sp[i].s;
         }
+        f->s0 = start;
+        f->e1 = end;
         /* sorted by name: another thread's spans of it would be next to these */
         f->fits = f->calls >= ANN_CALLS && start - first[f->track] <= longest &&
                   (from == 0 || sp[from - 1].name != f->name) &&
@@ -1019,9 +1022,9 @@ static size_t weigh(const struct span *sp, size_t nsp, size_t i, const tpa_ns *f
 }
 
 /* The name (and its thread, *track) of the iterations a user marked, or
- * TPA_STR_EMPTY. */
+ * TPA_STR_EMPTY; *wraps: its spans hold whole iterations. */
 static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *track,
-                                tpa_error *err)
+                                bool *wraps, tpa_error *err)
 {
         struct span *sp = NULL;
         struct ann_name f, best = { .calls = 0 };
@@ -1029,6 +1032,7 @@ static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *trac
         long nsp = first != NULL ? annotation_spans(c, &sp, first) : -1;
 
         *name = TPA_STR_EMPTY;
+        *wraps = false;
         if (nsp <= 0) {
                 free(first);
                 return nsp < 0 ? tpa_error_oom(err) : 0;
@@ -1047,6 +1051,22 @@ static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *trac
         if (best.calls > 0) {
                 *name = best.name;
                 *track = best.track;
+                /* Spans around whole iterations cover most of the time from
+                 * the first's start to the last's end; spans that cover
+                 * less (a user's "forward", "backward" around parts of
+                 * each iteration) mark boundaries: the last step runs on
+                 * to the end of its thread, for the tail rule to judge. */
+                *wraps = 2 * best.time >= best.e1 - best.s0;
+        }
+        /* parts of each iteration: the boundary is the part that starts
+         * it, of the names as many and as heavy, the first to start */
+        for (size_t i = 0; best.calls > 0 && !*wraps && i < (size_t)nsp;) {
+                i = weigh(sp, (size_t)nsp, i, first, &f);
+                if (f.fits && 2 * f.time >= most && f.calls == best.calls &&
+                    f.track == best.track && f.s0 < best.s0) {
+                        best = f;
+                        *name = f.name;
+                }
         }
         free(first);
         free(sp);
@@ -1103,10 +1123,8 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                                     function == TPA_STR_EMPTY; k++)
                 if (count[k] >= 2)
                         pick = k;
-        if (pick == ITERATION_NAMES && function == TPA_STR_EMPTY) {
-                r = annotated_iterations(c, &function, &track, err);
-                *wraps = function != TPA_STR_EMPTY;
-        }
+        if (pick == ITERATION_NAMES && function == TPA_STR_EMPTY)
+                r = annotated_iterations(c, &function, &track, wraps, err);
         for (size_t i = 0; i < c->n && r == 0 && (pick < ITERATION_NAMES ||
                                                    function != TPA_STR_EMPTY); i++) {
                 tpa_str s = c->ev[i].name;
