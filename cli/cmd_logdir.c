@@ -2,7 +2,8 @@
 /*
  * cmd_logdir.c - TensorBoard logdirs on the command line: `tfprof-analyze
  * DIR` analyzes each host of the newest profile run (--run NAME picks
- * another) and aggregates them, as several inputs are; diff and check
+ * another, and a note says there are others) and aggregates them, as
+ * several inputs are; diff and check
  * take its host trace as a trace; --list-runs lists the runs. --run with
  * no logdir among the inputs is a usage error. A directory with no profile runs goes to the reader as it is:
  * a folder of RunMetadata or tfevents files is one trace, a step per file.
@@ -180,6 +181,10 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         rc = EXIT_USAGE;
                         break;
                 }
+                /* the others are no less the user's: say they are there */
+                if (args->run == NULL && ld->run_count > 1)
+                        fprintf(stderr, "%s: profile run %s, the newest of %zu (--list-runs; "
+                                "--run NAME for another)\n", in, run->name, ld->run_count);
                 {
                         const char **pi = realloc(inputs, (cap + run->host_count) *
                                                   sizeof(*inputs));

@@ -173,11 +173,148 @@ static int may_enter(struct scan *s, const char *path, bool *ok, tpa_error *err)
         return see(s, st.st_dev, st.st_ino, ok, err);
 }
 
+/* PyTorch's tensorboard_trace_handler names a file
+ * <worker>.<time>.pt.trace.json[.gz], one per profiling cycle of the
+ * worker (a schedule that repeats): the host name "<worker>.<time>.pt" is
+ * then one span of that worker. The length of "<worker>" (the time at
+ * name + length + 1) when it is one, else 0. The time is 10 digits or
+ * more (milliseconds or nanoseconds since 1970), so that a host named by
+ * its address ("10.0.0.1") is no span. */
+static size_t span_worker_n(const char *name, size_t n)
+{
+        size_t d;
+
+        if (n < 4 || memcmp(name + n - 3, ".pt", 3) != 0)
+                return 0;
+        n -= 3;
+        for (d = n; d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9'; d--)
+                ;
+        return n - d >= 10 && d >= 2 && name[d - 1] == '.' ? d - 1 : 0;
+}
+
+static size_t span_worker(const char *name)
+{
+        return span_worker_n(name, strlen(name));
+}
+
+/* By worker (a name that is no span: by itself, before a worker's spans
+ * of the same name), then time (digits: the shorter first): a worker's
+ * spans next to each other, in the order it wrote them. */
+static int cmp_span(const void *a, const void *b)
+{
+        const char *x = ((const tpa_logdir_host *)a)->name, *y = ((const tpa_logdir_host *)b)->name;
+        size_t wx = span_worker(x), wy = span_worker(y);
+        size_t gx = wx > 0 ? wx : strlen(x), gy = wy > 0 ? wy : strlen(y);
+        int c = memcmp(x, y, gx < gy ? gx : gy);
+
+        if (c != 0 || gx != gy)
+                return c != 0 ? c : gx < gy ? -1 : 1;
+        if (wx == 0 || wy == 0)
+                return (wx > 0) - (wy > 0);
+        if (strlen(x) != strlen(y))
+                return strlen(x) < strlen(y) ? -1 : 1;
+        return strcmp(x, y);
+}
+
+static void run_free(tpa_logdir_run *run)
+{
+        for (size_t i = 0; i < run->host_count; i++) {
+                free(run->hosts[i].name);
+                free(run->hosts[i].path);
+        }
+        free(run->hosts);
+        free(run->name);
+        free(run->label);
+}
+
+/* Add run to ld, which takes what it holds, named `name` and `label`
+ * with `tag` after each. */
+static int add_run(tpa_logdir *ld, tpa_logdir_run *run, const char *name, const char *label,
+                   const char *tag, tpa_error *err)
+{
+        size_t nn = strlen(name) + strlen(tag) + 1, nl = strlen(label) + strlen(tag) + 1;
+        void *p = realloc(ld->runs, (ld->run_count + 1) * sizeof(*ld->runs));
+
+        if (p != NULL)
+                ld->runs = p;
+        run->name = malloc(nn);
+        run->label = malloc(nl);
+        if (p == NULL || run->name == NULL || run->label == NULL) {
+                run_free(run);
+                return oom(err);
+        }
+        snprintf(run->name, nn, "%s%s", name, tag);
+        snprintf(run->label, nl, "%s%s", label, tag);
+        qsort(run->hosts, run->host_count, sizeof(*run->hosts), cmp_host);
+        ld->runs[ld->run_count++] = *run;
+        return 0;
+}
+
+/* The hosts of a run folder into ld: one run; or, where a worker wrote
+ * several spans (span_worker()), a run per span, the k-th of each: its
+ * profiling cycles are profiles of one time each, not ranks of one job
+ * (several workers, the ranks of one, wrote theirs at once). They are
+ * named "<run>:span<k>", k from 1 with as many digits as the last one's,
+ * so that they sort in time and the newest is the last. */
+static int add_runs(tpa_logdir *ld, tpa_logdir_run *all, const char *name, const char *label,
+                    tpa_error *err)
+{
+        size_t nspan = 1, *span = malloc((all->host_count + 1) * sizeof(*span));
+        int width = 1, r = 0;
+
+        if (span == NULL) {
+                run_free(all);
+                return oom(err);
+        }
+        /* the k-th of a worker's spans, sorted so, is span k */
+        qsort(all->hosts, all->host_count, sizeof(*all->hosts), cmp_span);
+        for (size_t i = 0; i < all->host_count; i++) {
+                const char *h = all->hosts[i].name;
+                size_t w = span_worker(h);
+                span[i] = i > 0 && w > 0 && w == span_worker(all->hosts[i - 1].name) &&
+                          memcmp(h, all->hosts[i - 1].name, w) == 0 ? span[i - 1] + 1 : 0;
+                if (span[i] + 1 > nspan)
+                        nspan = span[i] + 1;
+        }
+        if (nspan == 1) {
+                free(span);
+                return add_run(ld, all, name, label, "", err);
+        }
+        for (size_t n = nspan; n >= 10; n /= 10)
+                width++;
+        for (size_t j = 0; j < nspan && r == 0; j++) {
+                tpa_logdir_run run = { 0 };
+                char tag[48], num[24];
+                int len = snprintf(num, sizeof(num), "%zu", j + 1);
+                size_t m = 0;
+
+                for (size_t i = 0; i < all->host_count; i++)
+                        m += span[i] == j;
+                if ((run.hosts = calloc(m, sizeof(*run.hosts))) == NULL) {
+                        r = oom(err);
+                        break;
+                }
+                for (size_t i = 0; i < all->host_count; i++)
+                        if (span[i] == j) {
+                                run.hosts[run.host_count++] = all->hosts[i];
+                                all->hosts[i] = (tpa_logdir_host){ NULL, NULL };
+                        }
+                snprintf(tag, sizeof(tag), ":span%.*s%s", width - len, "0000000000000000000",
+                         num);
+                r = add_run(ld, &run, name, label, tag, err);
+        }
+        free(span);
+        run_free(all);
+        return r;
+}
+
 /* The hosts of one run folder. */
 static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const char *label,
                     tpa_error *err)
 {
-        static const char *const suffixes[] = { ".xplane.pb", ".trace.json.gz" };
+        /* tensorboard_trace_handler writes .pt.trace.json unless asked for gzip */
+        static const char *const suffixes[] = { ".xplane.pb", ".trace.json.gz",
+                                                ".trace.json" };
         tpa_logdir_run run = { 0 };
         size_t cap = 0;
         DIR *d = opendir(dir);
@@ -187,13 +324,16 @@ static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const cha
         if (d == NULL)
                 return 0;
         while ((e = readdir(d)) != NULL) {
-                for (size_t s = 0; s < 2; s++) {
+                for (size_t s = 0; s < 3; s++) {
                         size_t n = strlen(e->d_name), k = strlen(suffixes[s]);
                         tpa_logdir_host *h = NULL;
                         struct stat st;
                         char *path;
                         int r;
                         if (n <= k || !has_suffix(e->d_name, suffixes[s]))
+                                continue;
+                        /* plain JSON: only the handler's, a span of a worker */
+                        if (s == 2 && span_worker_n(e->d_name, n - k) == 0)
                                 continue;
                         /* A fifo or device would block the read or never end. */
                         path = join(dir, e->d_name);
@@ -211,9 +351,9 @@ static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const cha
                                 if (strlen(run.hosts[i].name) == n - k &&
                                     memcmp(run.hosts[i].name, e->d_name, n - k) == 0)
                                         h = &run.hosts[i];
-                        if (h != NULL && s == 1) {
+                        if (h != NULL && s >= 1) {
                                 free(path);
-                                continue;       /* xplane.pb wins */
+                                continue;       /* xplane.pb wins, then the first */
                         }
                         if (h == NULL) {
                                 if (run.host_count == cap) {
@@ -241,25 +381,11 @@ static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const cha
         d = NULL;
         if (run.host_count == 0)
                 return 0;
-        qsort(run.hosts, run.host_count, sizeof(*run.hosts), cmp_host);
-        run.name = strdup(name);
-        run.label = strdup(label);
-        p = realloc(ld->runs, (ld->run_count + 1) * sizeof(*ld->runs));
-        if (run.name == NULL || run.label == NULL || p == NULL)
-                goto fail;
-        ld->runs = p;
-        ld->runs[ld->run_count++] = run;
-        return 0;
+        return add_runs(ld, &run, name, label, err);
 fail:
         if (d != NULL)
                 closedir(d);
-        for (size_t i = 0; i < run.host_count; i++) {
-                free(run.hosts[i].name);
-                free(run.hosts[i].path);
-        }
-        free(run.hosts);
-        free(run.name);
-        free(run.label);
+        run_free(&run);
         return oom(err);
 }
 

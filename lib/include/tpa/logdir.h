@@ -7,6 +7,11 @@
  * xplane.pb: the two read into the same events (tests/corpus checks every
  * session we have), and the XSpace holds every event where the trace
  * viewer's JSON stops at its event cap.
+ *
+ * PyTorch's tensorboard_trace_handler writes a file per profiling cycle and
+ * worker, <worker>.<time>.pt.trace.json[.gz]: a folder where a worker
+ * wrote several is a run per cycle, "<folder>:span<k>" holding the k-th
+ * file of each worker.
  */
 #ifndef TPA_LOGDIR_H
 #define TPA_LOGDIR_H
@@ -19,7 +24,8 @@ typedef struct tpa_logdir_host {
 } tpa_logdir_host;
 
 typedef struct tpa_logdir_run {
-        char            *name;  /* the run folder, "2020_12_22_03_28_27" */
+        char            *name;  /* the run folder, "2020_12_22_03_28_27"; a
+                                   cycle of a PyTorch schedule: "log:span2" */
         char            *label; /* its path below the logdir, for listings */
         tpa_logdir_host *hosts; /* sorted by name */
         size_t           host_count;

@@ -1,0 +1,19 @@
+# tensorboard_trace_handler writes <worker>.<time>.pt.trace.json[.gz], a
+# file per profiling cycle: a worker's cycles are profile runs one after
+# another (the newest analyzed), not ranks of a job; workers that wrote at
+# once are the ranks of one, span by span
+d="$TPA_TMP/log"
+mkdir -p "$d" "$TPA_TMP/ddp" || exit
+cp torch_compute_bound.trace.json.gz "$d/w0.1796490633244271329.pt.trace.json.gz"
+cp torch_host_bound.trace.json.gz "$d/w0.1796490633298498911.pt.trace.json.gz"
+gzip -dc torch_input_bound.trace.json.gz >"$d/w0.1796490633512345678.pt.trace.json"
+echo "{}" >"$d/notes.json"
+tfprof-analyze --list-runs "$d" 2>&1 | sed "s|$TPA_TMP|TMP|g"
+tfprof-analyze "$d" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e 'newest' -e '^verdict' -e '^job'
+tfprof-analyze --run log:span1 "$d" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e '^verdict' -e '^job'
+for r in 0 1; do
+        cp dist_rank$r.pt.trace.json.gz "$TPA_TMP/ddp/host_$r.179649063324427132$r.pt.trace.json.gz"
+        cp dist_rank$r.pt.trace.json.gz "$TPA_TMP/ddp/host_$r.179649063329849891$r.pt.trace.json.gz"
+done
+tfprof-analyze --list-runs "$TPA_TMP/ddp" 2>&1 | sed "s|$TPA_TMP|TMP|g"
+tfprof-analyze "$TPA_TMP/ddp" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e 'newest' -e '^job'
