@@ -198,6 +198,9 @@ typedef struct tpa_actx {
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         bool              boundaries;   /* each step runs to the next marker's start
                                            (tpa_analysis__steps_begin()) */
+        bool              loader_steps; /* detected iterations: a DataLoader's
+                                           next batch (warm-up looks for
+                                           evaluation among them) */
         tpa_ext           ext[2];       /* the first pass's tables for the steps, per part */
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
          * first one's settling when it is a host marker's */

@@ -1139,6 +1139,7 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                 }
         }
         free(memo);
+        c->loader_steps = r == 0 && l->n > 0 && pick == 0 && function == TPA_STR_EMPTY;
         if (r == 0 && l->n > 0) {
                 tpa_analysis *a = c->a;
                 snprintf(a->step_source_buf, sizeof(a->step_source_buf),

@@ -11,8 +11,10 @@
  * calls (allocation, stream and event creation) when later steps spend
  * less than half as much; and a trailing step whose device work is cut
  * off by the end of the trace, or a "tail": far shorter than the steps
- * before it with almost no device work (the profiler stopped inside it).
- * If every step would go, all are kept and the report says so.
+ * before it with almost no device work (the profiler stopped inside it);
+ * and, where a DataLoader's batches mark the steps, those that train
+ * nothing (untrained()). If every step would go, all are kept and the
+ * report says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +112,50 @@ static bool setup_first(const tpa_actx *c, size_t i, size_t last, double *scratc
         for (size_t k = i + 1; k < last; k++)
                 scratch[m++] = share(&c->a->steps[k], &c->host[HCH_SETUP]);
         return tpa_analysis__quantile(scratch, m, 0.5) <= mine / 2;
+}
+
+/* Steps a DataLoader's next batch marks that train nothing: in a profile
+ * of a whole epoch and the evaluation after it, the evaluation loader's
+ * batches are steps too, and so is each loader's last call (the one that
+ * ends the epoch). A training iteration runs a backward pass or an
+ * optimizer step (gradient accumulation: a backward pass each); where
+ * some steps do, the ones with neither are excluded. A per-name look
+ * (memo: 1 no, 2 yes), a pass over the events. */
+static void untrained(tpa_actx *c)
+{
+        static const char *const train[] = {
+                "autograd::engine::evaluate_function", "Optimizer.step#",
+                "Optimizer.zero_grad#",
+        };
+        tpa_analysis *a = c->a;
+        size_t ns = tpa_trace_str_count(c->tr), any = 0;
+        uint8_t *memo = calloc(ns ? ns : 1, 1);
+        bool *trains = calloc(a->step_count, sizeof(*trains));
+        long hint = -1, k;
+
+        for (size_t i = 0; memo != NULL && trains != NULL && i < c->n; i++) {
+                tpa_str name = c->ev[i].name;
+                if (name >= ns)
+                        continue;
+                if (memo[name] == 0) {
+                        const char *s = tpa_trace_str(c->tr, name);
+                        memo[name] = 1;
+                        for (size_t t = 0; t < sizeof(train) / sizeof(train[0]); t++)
+                                if (strncmp(s, train[t], strlen(train[t])) == 0)
+                                        memo[name] = 2;
+                }
+                if (memo[name] == 2 && (k = tpa_analysis__step_of(a, c->ev[i].ts, &hint)) >= 0 &&
+                    !trains[k]) {
+                        trains[k] = true;
+                        any++;
+                }
+        }
+        for (size_t i = 0; any > 0 && i < a->step_count; i++)
+                if (!trains[i] && !a->steps[i].excluded)
+                        exclude(&a->steps[i], "no backward pass or optimizer step: an "
+                                              "evaluation, or the loader's last call");
+        free(memo);
+        free(trains);
 }
 
 /* Per step, the evidence in half of the events. */
@@ -227,6 +273,8 @@ void tpa_analysis__warmup(tpa_actx *c)
                         break;
                 }
         }
+        if (c->loader_steps)
+                untrained(c);
 done:
         for (size_t i = 0; i < n; i++)
                 kept += !a->steps[i].excluded;

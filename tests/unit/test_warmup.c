@@ -146,10 +146,68 @@ static void test_warmup__trailing_cut_off(void)
         tpa_trace_free(b.tr);
 }
 
+/* No marker: a DataLoader's next batch marks the iterations, CPU-only, in
+ * us. Four train (a backward pass, and the optimizer's step every
+ * `every` iterations), then the evaluation loader's three batches (a
+ * forward pass each) unless `eval` is 0; `train` 0: no iteration trains
+ * (an inference loop). */
+static tpa_analysis *loader_loop(int train, int every, int eval)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        int k;
+
+        for (k = 0; k < 4 + eval; k++) {
+                double t = k * 100.0;
+                ev(&b, b.host, TPA_KIND_INPUT,
+                   "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", t, 10, 0, 0);
+                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::addmm", t + 10, 30, 0, 0);
+                if (k >= 4 || !train)
+                        continue;
+                ev(&b, b.host, TPA_KIND_HOST_OP,
+                   "autograd::engine::evaluate_function: AddmmBackward0", t + 40, 40, 0, 0);
+                if (k % every == every - 1)
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.step#SGD.step", t + 80,
+                           10, 0, 0);
+        }
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::addmm", k * 100.0, 30, 0, 0);
+        a = run(&b, NULL, -1);
+        tpa_trace_free(b.tr);
+        return a;
+}
+
+/* A profile of an epoch and the evaluation after it: the evaluation's
+ * batches are no training steps. Gradient accumulation (a backward pass
+ * each iteration, the optimizer every fourth) and an inference loop (no
+ * iteration trains) exclude nothing. */
+static void test_warmup__evaluation_batches(void)
+{
+        tpa_analysis *a = loader_loop(1, 1, 3);
+
+        if (ok(a->step_count == 7, "test_warmup__evaluation_batches: a step per batch (%zu)",
+               a->step_count)) {
+                for (size_t k = 0; k < 7; k++)
+                        ok(a->steps[k].excluded == (k >= 4) &&
+                           (k < 4 || strstr(a->steps[k].reason, "no backward pass") != NULL),
+                           "test_warmup__evaluation_batches: step %zu %s (%s)", k,
+                           k < 4 ? "trains" : "evaluates", a->steps[k].reason);
+        }
+        tpa_analysis_free(a);
+        for (int c = 0; c < 2; c++) {
+                a = c == 0 ? loader_loop(1, 4, 0) : loader_loop(0, 1, 3);
+                for (size_t k = 0; k + 1 < a->step_count; k++)
+                        ok(!a->steps[k].excluded, "test_warmup__evaluation_batches: %s: "
+                           "step %zu kept (%s)", c == 0 ? "accumulation" : "inference", k,
+                           a->steps[k].reason);
+                tpa_analysis_free(a);
+        }
+}
+
 int main(void)
 {
         test_warmup__warmup();
         test_warmup__compile_names();
         test_warmup__trailing_cut_off();
+        test_warmup__evaluation_batches();
         return tap_done();
 }
