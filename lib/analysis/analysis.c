@@ -1052,6 +1052,7 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
         if ((r = tpa_analysis__metrics(&c, err)) < 0 ||
             (r = tpa_analysis__summary(&c, err)) < 0)
                 goto fail;
+        tpa_analysis__batches_note(&c);
         ctx_free(&c);
         *out = c.a;
         return 0;

@@ -310,6 +310,8 @@ int  tpa_analysis__device_unions(tpa_actx *c, tpa_error *err);
 void tpa_analysis__warmup(tpa_actx *c);
 int  tpa_analysis__metrics(tpa_actx *c, tpa_error *err);
 int  tpa_analysis__summary(tpa_actx *c, tpa_error *err);
+/* A note (a->step_note) when each kept step takes several batches. */
+void tpa_analysis__batches_note(tpa_actx *c);
 
 /* The top-op tables (top_ops.c, doc/design.md 5.4). The metrics' pass over
  * the events marks the events of each: those of kept steps with time in

@@ -1374,3 +1374,46 @@ int tpa_analysis__steps_end(tpa_actx *c, tpa_error *err)
         free(l.v);
         return r;
 }
+
+/*
+ * What a TF2 step holds when it takes several batches: Keras' train
+ * function with steps_per_execution K (or a loop of a user's in a
+ * tf.function) takes each batch as an optional, "IteratorGetNextAsOptional"
+ * (a plain step takes one "IteratorGetNext"). Where the kept steps take two
+ * or more (the median), the note says so, and the time per batch: the
+ * step is what the trace marks, K of the batches Keras counts.
+ */
+void tpa_analysis__batches_note(tpa_actx *c)
+{
+        static const char *const names[] = {
+                "IteratorGetNextAsOptionalOp::DoCompute", "IteratorGetNextAsOptional",
+        };
+        tpa_analysis *a = c->a;
+        tpa_str id[2];
+        bool has[2];
+        double *per = NULL, k;
+        size_t m = 0;
+        long hint = -1, s;
+
+        for (int j = 0; j < 2; j++)
+                has[j] = tpa_trace_find_str(c->tr, &id[j], names[j], strlen(names[j]));
+        if (!(has[0] || has[1]) || a->step_count == 0 || a->step_note[0] != '\0' ||
+            (per = calloc(a->step_count, sizeof(*per))) == NULL)
+                return;
+        for (size_t i = 0; i < c->n; i++)
+                if (((has[0] && c->ev[i].name == id[0]) || (has[1] && c->ev[i].name == id[1])) &&
+                    (s = tpa_analysis__step_of(a, c->ev[i].ts, &hint)) >= 0)
+                        per[s]++;
+        for (size_t i = 0; i < a->step_count; i++)
+                if (!a->steps[i].excluded)
+                        per[m++] = per[i];
+        k = tpa_analysis__quantile(per, m, 0.5);
+        if (k >= 2) {
+                double b = (double)a->step_time_median / k;
+                snprintf(a->step_note, sizeof(a->step_note), "each step takes %.0f batches "
+                         "(Keras' steps_per_execution, or a loop in the step's tf.function): "
+                         "%.*f %s a batch", k, b >= 1e6 ? 2 : 1, b >= 1e6 ? b / 1e6 : b / 1e3,
+                         b >= 1e6 ? "ms" : "us");
+        }
+        free(per);
+}

@@ -280,6 +280,45 @@ static void test_steps__keras3_evaluates(void)
         tpa_trace_free(b.tr);
 }
 
+/* A Keras train function with steps_per_execution 4 takes four batches a
+ * call (IteratorGetNextAsOptional each): the note says each step is four
+ * batches, and the time of one (100 us a step: 25.0 us); one a call, or
+ * none (a step takes its batch as IteratorGetNext), says nothing. */
+static void test_steps__batches_per_step(void)
+{
+        static const int per[] = { 4, 1, 0 };
+
+        for (size_t c = 0; c < sizeof(per) / sizeof(per[0]); c++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 5; k++) {
+                        double t = k * 100.0;
+                        ev(&b, b.host, TPA_KIND_OTHER,
+                           "EagerLocalExecute: __inference_multi_step_on_iterator_9", t, 90, 0, 0);
+                        for (int j = 0; j < per[c]; j++)
+                                ev(&b, b.host2, TPA_KIND_INPUT,
+                                   "IteratorGetNextAsOptionalOp::DoCompute", t + 5 + 20 * j, 5,
+                                   0, 0);
+                        if (per[c] == 0)
+                                ev(&b, b.host2, TPA_KIND_INPUT, "IteratorGetNextOp::DoCompute",
+                                   t + 5, 5, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 10, 80, 0, 0);
+                }
+                ev(&b, b.host, TPA_KIND_OTHER, "keras_callbacks", 490, 10, 0, 0);
+                a = run(&b, NULL, 0);
+                if (per[c] == 4)
+                        tap_streq(a->step_note, "each step takes 4 batches (Keras' "
+                                  "steps_per_execution, or a loop in the step's tf.function): "
+                                  "25.0 us a batch", "test_steps__batches_per_step: 4 a call");
+                else
+                        tap_streq(a->step_note, "", "test_steps__batches_per_step: %d a call: "
+                                  "no note", per[c]);
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* A custom loop's tf.function, whatever its Python name, runs as
  * "EagerLocalExecute: __inference_<name>_<id>": of the functions called
  * twice or more, the one of most time marks the iterations (not the
@@ -818,6 +857,7 @@ int main(void)
         test_steps__detected_iterations();
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
+        test_steps__batches_per_step();
         test_steps__keras3_evaluates();
         test_steps__keras_profiled_batch();
         test_steps__eager_next_batch();
