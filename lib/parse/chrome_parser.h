@@ -95,7 +95,8 @@ struct record {
         tpa_ns   ts, dur;
         uint64_t dur_offset;
         /* args */
-        bool     has_sort_index, has_group, has_step, has_corr, has_bytes, compile, tf_call;
+        bool     has_sort_index, has_group, has_step, has_corr, has_bytes;
+        uint8_t  flags;         /* TPA_FLAG_COMPILE, TPA_FLAG_TF_CALL */
         bool     has_rank, has_world_size;
         int64_t  sort_index, step, rank, world_size;
         uint64_t group, corr, bytes;

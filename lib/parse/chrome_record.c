@@ -598,9 +598,9 @@ int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len)
         case A_ANNOTATION:
                 return sbuf_set(p, &p->arg_op, s, tpa_classify__op_prefix(s, len));
         case A_TF_FUNCTION_CALL:
-                r->tf_call = true;
+                r->flags |= TPA_FLAG_TF_CALL;
                 if (tpa_classify__is_traced_call(s, len))
-                        r->compile = true;
+                        r->flags |= TPA_FLAG_COMPILE;
                 return 1;
         case A_MEMCPY_DETAILS:
                 /* "size:100663296 dest:0 async:1" */
@@ -933,7 +933,7 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                 if (tpa_trace__set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
                         return tpa_chrome__fail_code(p, e);
         }
-        if (!r->compile && r->name != TPA_STR_EMPTY) {
+        if (!(r->flags & TPA_FLAG_COMPILE) && r->name != TPA_STR_EMPTY) {
                 if (tpa_chrome__grow_zero((void **)&p->compile_memo, &p->compile_cap,
                                           (size_t)r->name + 1, 1, e) < 0)
                         return tpa_chrome__fail_code(p, e);
@@ -942,11 +942,10 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                                 1 + tpa_classify__is_compile_name(
                                             tpa_trace_str(p->tr, r->name),
                                             tpa_trace_str_len(p->tr, r->name)));
-                r->compile = p->compile_memo[r->name] == 2;
+                if (p->compile_memo[r->name] == 2)
+                        r->flags |= TPA_FLAG_COMPILE;
         }
-        if ((r->compile || r->tf_call) &&
-            tpa_trace__add_flags(p->tr, *index, (r->compile ? TPA_FLAG_COMPILE : 0) |
-                                                (r->tf_call ? TPA_FLAG_TF_CALL : 0), e) < 0)
+        if (r->flags != 0 && tpa_trace__add_flags(p->tr, *index, r->flags, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         return 1;
 }
