@@ -7,9 +7,11 @@
  * than warmup.ratio times, or by more than 3 MADs while slower than every
  * later step (the MAD floored at 5% of the median, so that identical steady
  * steps do not make every small excess an outlier; a step some later step
- * outlasts is the steady state's spread, not warm-up), or that spend a tenth of their time or more in runtime setup
- * calls (allocation, stream and event creation) when later steps spend
- * less than half as much; and a trailing step whose device work is cut
+ * outlasts is the steady state's spread, not warm-up), unless a later step
+ * is as slow (past warmup.ratio times the median, within warmup.ratio of
+ * it: an evaluation every so many steps), or that spend a tenth of their
+ * time or more in runtime setup calls (allocation, stream and event
+ * creation) when later steps spend less than half as much; and a trailing step whose device work is cut
  * off by the end of the trace, or a "tail": far shorter than the steps
  * before it with almost no device work (the profiler stopped inside it);
  * and, where a DataLoader's batches mark the steps, those that train
@@ -233,6 +235,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         for (size_t i = 0; i < last; i++) {
                 size_t m = 0;
                 double med, mad, slowest = 0, t = (double)a->steps[i].step_time;
+                bool recurs;
                 char why[96];
 
                 if (compile[i] > 0) {
@@ -261,7 +264,13 @@ void tpa_analysis__warmup(tpa_actx *c)
                 mad = tpa_analysis__quantile(scratch, m, 0.5);
                 if (mad < 0.05 * med)
                         mad = 0.05 * med;
-                if (t > a->warmup_ratio * med) {
+                /* a slow step that recurs later (an evaluation, a
+                 * checkpoint every so many steps), as far past the steady
+                 * state and within warmup.ratio of it, is no warm-up */
+                recurs = slowest > a->warmup_ratio * med && slowest * a->warmup_ratio >= t;
+                if (recurs) {
+                        break;
+                } else if (t > a->warmup_ratio * med) {
                         snprintf(why, sizeof(why), "warm-up: %.2fx the median of later "
                                  "steps (> %.2fx)", t / med, a->warmup_ratio);
                         exclude(&a->steps[i], why);

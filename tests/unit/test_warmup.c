@@ -67,6 +67,32 @@ static void test_warmup__warmup(void)
         tpa_trace_free(b.tr);
 }
 
+/* A slow first step that recurs (an evaluation every third step: 18 ms,
+ * and 17.4 ms later) is the steady state's, not warm-up; one far slower
+ * than the later slow step (60 ms against 17.4 ms, past warmup.ratio of
+ * it) still is. In ms, last step longer so that no tail is in play. */
+static void test_warmup__recurring_slow_step(void)
+{
+        static const double periodic[] = { 18, 4, 4, 17.4, 4.4, 3.8, 4 };
+        static const double once[] = { 60, 4, 4, 17.4, 4.4, 3.8, 4 };
+
+        for (int c = 0; c < 2; c++) {
+                double ms[7];
+                tb b = mk(1);
+                tpa_analysis *a;
+
+                for (int i = 0; i < 7; i++)
+                        ms[i] = (c == 0 ? periodic : once)[i] * 1000;
+                steps_of(&b, ms, 7);
+                a = run(&b, NULL, -1);
+                ok(a->steps[0].excluded == (c == 1), "test_warmup__recurring_slow_step: %s "
+                   "(%s)", c == 0 ? "a slow step that recurs is kept" : "far slower is warm-up",
+                   a->steps[0].reason);
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* Compilation by name, as the readers flag it (the Chrome JSON reader
  * here; the XSpace reader asks the same table): TF's tracing of a
  * tf.function and XLA's compilers (TF 2.16 on), torch.compile's and older
@@ -209,5 +235,6 @@ int main(void)
         test_warmup__compile_names();
         test_warmup__trailing_cut_off();
         test_warmup__evaluation_batches();
+        test_warmup__recurring_slow_step();
         return tap_done();
 }
