@@ -2,7 +2,8 @@
 /*
  * logdir.c - find the profile runs of a TensorBoard logdir: every folder
  * plugins/profile/<run>/ below it, and in each run one trace per host
- * (<host>.xplane.pb preferred to <host>.trace.json.gz, see tpa/logdir.h).
+ * (<host>.xplane.pb preferred to <host>.trace.json.gz, see tpa/logdir.h);
+ * and every folder of PyTorch's tensorboard_trace_handler files.
  * Symbolic links are followed, but each directory is visited once (by
  * device and inode) and never outside the folder the walk starts in, so a
  * link to "." or ".." costs one look and finds nothing twice.
@@ -74,7 +75,13 @@ static int cmp_host(const void *a, const void *b)
 static int cmp_run(const void *a, const void *b)
 {
         const tpa_logdir_run *x = a, *y = b;
-        int c = strcmp(x->name, y->name);
+        int c;
+
+        if ((x->time != 0) != (y->time != 0))
+                return x->time != 0 ? 1 : -1;
+        if (x->time != y->time)
+                return x->time < y->time ? -1 : 1;
+        c = strcmp(x->name, y->name);
         return c != 0 ? c : strcmp(x->label, y->label);
 }
 
@@ -197,6 +204,23 @@ static size_t span_worker(const char *name)
         return span_worker_n(name, strlen(name));
 }
 
+/* The time of span `name` in ns since 1970 (its digits: milliseconds, as
+ * older PyTorch wrote, or nanoseconds), or 0 when it is no span. */
+static uint64_t span_time(const char *name)
+{
+        size_t w = span_worker(name), n;
+        uint64_t t = 0;
+
+        if (w == 0)
+                return 0;
+        n = strlen(name) - w - 4;       /* the digits between '.' and ".pt" */
+        for (size_t i = 0; i < n && i < 19; i++)
+                t = t * 10 + (uint64_t)(name[w + 1 + i] - '0');
+        for (size_t i = n; i < 19; i++)
+                t = t <= UINT64_MAX / 10 ? t * 10 : UINT64_MAX;
+        return t;
+}
+
 /* By worker (a name that is no span: by itself, before a worker's spans
  * of the same name), then time (digits: the shorter first): a worker's
  * spans next to each other, in the order it wrote them. */
@@ -246,6 +270,10 @@ static int add_run(tpa_logdir *ld, tpa_logdir_run *run, const char *name, const 
         snprintf(run->name, nn, "%s%s", name, tag);
         snprintf(run->label, nl, "%s%s", label, tag);
         qsort(run->hosts, run->host_count, sizeof(*run->hosts), cmp_host);
+        run->time = 0;
+        for (size_t i = 0; i < run->host_count; i++)
+                if (span_time(run->hosts[i].name) > run->time)
+                        run->time = span_time(run->hosts[i].name);
         ld->runs[ld->run_count++] = *run;
         return 0;
 }
@@ -389,7 +417,28 @@ fail:
         return oom(err);
 }
 
-/* Walk `dir` (shown as `rel`) looking for plugins/profile. */
+/* True when folder `dir` holds a file tensorboard_trace_handler named
+ * (span_worker()): a PyTorch run. */
+static bool has_spans(const char *dir)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        bool found = false;
+
+        while (d != NULL && !found && (e = readdir(d)) != NULL) {
+                size_t n = strlen(e->d_name);
+                found = (has_suffix(e->d_name, ".trace.json") &&
+                         span_worker_n(e->d_name, n - 11) > 0) ||
+                        (has_suffix(e->d_name, ".trace.json.gz") &&
+                         span_worker_n(e->d_name, n - 14) > 0);
+        }
+        if (d != NULL)
+                closedir(d);
+        return found;
+}
+
+/* Walk `dir` (shown as `rel`) looking for plugins/profile, and for the
+ * folders of PyTorch's runs (has_spans()). */
 static int walk(struct scan *sc, const char *dir, const char *rel, int depth, tpa_error *err)
 {
         DIR *d;
@@ -449,6 +498,8 @@ static int walk(struct scan *sc, const char *dir, const char *rel, int depth, tp
                                 }
                                 if (rd != NULL)
                                         closedir(rd);
+                        } else if (has_spans(sub)) {
+                                rc = scan_run(sc->ld, sub, n, subrel, err);
                         } else {
                                 rc = walk(sc, sub, subrel, depth + 1, err);
                         }
@@ -507,7 +558,8 @@ int tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err)
         }
         if (rc == 0 && ld->run_count == 0)
                 rc = tpa_error_setf(err, TPA_EFORMAT, "no profile runs (plugins/profile/<run>/ "
-                                    "with *.xplane.pb or *.trace.json.gz) in this directory");
+                                    "with *.xplane.pb or *.trace.json.gz, <run>/ with "
+                                    "*.pt.trace.json[.gz]) in this directory");
         if (rc < 0) {
                 tpa_logdir_free(ld);
                 return rc;

@@ -259,8 +259,9 @@ static int read_step_dir(tpa_trace *tr, const char *dir, const tpa_read_options 
                 free(files[i]);
         free(files);
         if (r == 0 && used == 0)
-                r = tpa_error_setf(err, TPA_EFORMAT, "no profile runs (plugins/profile/<run>/) "
-                                   "and no RunMetadata or tfevents files in this directory");
+                r = tpa_error_setf(err, TPA_EFORMAT, "no profile runs (plugins/profile/<run>/, "
+                                   "<run>/*.pt.trace.json) and no RunMetadata or tfevents "
+                                   "files in this directory");
         return r;
 }
 

@@ -9,9 +9,11 @@
  * viewer's JSON stops at its event cap.
  *
  * PyTorch's tensorboard_trace_handler writes a file per profiling cycle and
- * worker, <worker>.<time>.pt.trace.json[.gz]: a folder where a worker
- * wrote several is a run per cycle, "<folder>:span<k>" holding the k-th
- * file of each worker.
+ * worker, <worker>.<time>.pt.trace.json[.gz], in a folder of the run's
+ * (TensorBoard's PyTorch plugin reads <logdir>/<run>/): any folder below
+ * the logdir that holds such files is a run, and one where a worker wrote
+ * several is a run per cycle, "<folder>:span<k>" holding the k-th file of
+ * each worker.
  */
 #ifndef TPA_LOGDIR_H
 #define TPA_LOGDIR_H
@@ -29,10 +31,14 @@ typedef struct tpa_logdir_run {
         char            *label; /* its path below the logdir, for listings */
         tpa_logdir_host *hosts; /* sorted by name */
         size_t           host_count;
+        uint64_t         time;  /* PyTorch handler files: the newest one's time
+                                   (ns since 1970), by which such runs sort;
+                                   0: a TF run, sorted by name */
 } tpa_logdir_run;
 
 typedef struct tpa_logdir {
-        tpa_logdir_run *runs;   /* oldest first: by name (TF names runs by time), then label */
+        tpa_logdir_run *runs;   /* oldest first: TF runs by name (TF names runs by
+                                   time), then label; then PyTorch runs by time */
         size_t          run_count;
         char          **warnings;       /* what the scan skipped, one line each */
         size_t          warning_count;

@@ -17,3 +17,10 @@ for r in 0 1; do
 done
 tfprof-analyze --list-runs "$TPA_TMP/ddp" 2>&1 | sed "s|$TPA_TMP|TMP|g"
 tfprof-analyze "$TPA_TMP/ddp" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e 'newest' -e '^job'
+# TensorBoard's PyTorch plugin reads <logdir>/<run>/: each folder of such
+# files is a run, the newest by its files' time, not by its name
+mkdir -p "$TPA_TMP/tb/b_run" "$TPA_TMP/tb/a_run/deeper" || exit
+cp torch_compute_bound.trace.json.gz "$TPA_TMP/tb/b_run/w0.1796490633244271329.pt.trace.json.gz"
+cp torch_host_bound.trace.json.gz "$TPA_TMP/tb/a_run/w0.1796490799944271329.pt.trace.json.gz"
+tfprof-analyze --list-runs "$TPA_TMP/tb" 2>&1 | sed "s|$TPA_TMP|TMP|g"
+tfprof-analyze "$TPA_TMP/tb" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e 'newest' -e '^verdict'
