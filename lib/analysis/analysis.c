@@ -283,8 +283,8 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
         c->ntracks = tpa_trace_thread_count(c->tr);
         c->track_cls = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->track_cls));
         c->producer = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->producer));
-        if (has == NULL || c->track_cls == NULL || c->producer == NULL || pdev == NULL || rank == NULL ||
-            rep == NULL || members == NULL || rep2 == NULL || members2 == NULL) {
+        if (has == NULL || c->track_cls == NULL || c->producer == NULL || pdev == NULL ||
+            rank == NULL || rep == NULL || members == NULL || rep2 == NULL || members2 == NULL) {
                 r = tpa_error_oom(err);
                 goto done;
         }

@@ -11,9 +11,10 @@
  * is as slow (past warmup.ratio times the median, within warmup.ratio of
  * it: an evaluation every so many steps), or that spend a tenth of their
  * time or more in runtime setup calls (allocation, stream and event
- * creation) when later steps spend less than half as much; and a trailing step whose device work is cut
- * off by the end of the trace, or a "tail": far shorter than the steps
- * before it with almost no device work (the profiler stopped inside it);
+ * creation) when later steps spend less than half as much; and a trailing
+ * step whose device work is cut off by the end of the trace, or a "tail":
+ * far shorter than the steps before it with almost no device work (the
+ * profiler stopped inside it);
  * and, where a DataLoader's batches mark the steps, those that train
  * nothing (untrained()). If every step would go, all are kept and the
  * report says so.

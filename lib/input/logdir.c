@@ -226,7 +226,8 @@ static uint64_t span_time(const char *name)
  * spans next to each other, in the order it wrote them. */
 static int cmp_span(const void *a, const void *b)
 {
-        const char *x = ((const tpa_logdir_host *)a)->name, *y = ((const tpa_logdir_host *)b)->name;
+        const char *x = ((const tpa_logdir_host *)a)->name;
+        const char *y = ((const tpa_logdir_host *)b)->name;
         size_t wx = span_worker(x), wy = span_worker(y);
         size_t gx = wx > 0 ? wx : strlen(x), gy = wy > 0 ? wy : strlen(y);
         int c = memcmp(x, y, gx < gy ? gx : gy);

@@ -950,8 +950,8 @@ static bool is_plain(const struct record *rec, const struct name_facts *nf)
         size_t op_len = rec->tf_op != NULL ? rec->tf_op_len : rec->op_len;
 
         return !rec->has_bytes && !rec->has_step && !rec->has_iter && !rec->compile &&
-               !rec->tf_call && rec->step_name == NULL && (op == NULL || op_len == 0) && !nf->has_step &&
-               !nf->compile;
+               !rec->tf_call && rec->step_name == NULL && (op == NULL || op_len == 0) &&
+               !nf->has_step && !nf->compile;
 }
 
 /* An event's start and duration in ns; false if out of range. */
