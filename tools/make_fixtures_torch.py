@@ -7,7 +7,8 @@
 Each scenario runs torch.profiler.profile(schedule(wait=1, warmup=1,
 active=3), CPU activity only, record_shapes=False) over 5 training steps (the
 compiled one: schedule(wait=0, warmup=0, active=4), so that the step that
-compiles is recorded; the annotated one: no schedule, no prof.step()),
+compiles is recorded; the annotated, epoch and parts ones: no schedule, no
+prof.step(), their iterations for the analysis to find),
 exports the Chrome trace with prof.export_chrome_trace, gzips it
 deterministically into testdata/, checks its size and step markers, computes
 a sanity figure with plain json and writes the README row.
@@ -223,15 +224,141 @@ def annotated_sanity(path):
                ", ".join("%.1f" % g for g in scenario_annotated.gaps_us)))
 
 
-# name -> (scenario, output file, ProfilerStep#N markers expected)
+def small_mlp():
+    return torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
+                               torch.nn.Linear(512, 10))
+
+
+EPOCH_BATCHES, EVAL_BATCHES = 6, 4
+
+
+def scenario_epoch(out_json):
+    # A whole epoch and the evaluation after it under one profile(), as a
+    # user profiles an epoch by hand: no prof.step(); the training and the
+    # evaluation DataLoaders' next batch have the same name.
+    torch.set_num_threads(1)
+    model = small_mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    g = torch.Generator().manual_seed(3)
+
+    def batched(n, size):
+        # batches made ahead (batch_size=None): no collate of single
+        # samples, whose ops would be most of the file
+        return torch.utils.data.DataLoader(
+            [(torch.randn(size, 256, generator=g), torch.randint(0, 10, (size,), generator=g))
+             for _ in range(n)], batch_size=None)
+
+    tl, vl = batched(EPOCH_BATCHES, 64), batched(EVAL_BATCHES, 256)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    step(*next(iter(tl)))  # autograd's first run, outside the profile
+    starts = []
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=False) as prof:
+        for x, y in tl:
+            starts.append(time.perf_counter_ns())
+            step(x, y)
+        starts.append(time.perf_counter_ns())
+        with torch.no_grad():
+            for x, y in vl:
+                model(x)
+    prof.export_chrome_trace(out_json)
+    scenario_epoch.gaps_us = [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+    return ("no step marker: an epoch of %d training batches of 64 (a "
+            "DataLoader of batches made ahead, torch.optim.SGD) then %d "
+            "evaluation batches of 256 under torch.no_grad() from a second "
+            "DataLoader, MLP 256-512-10, 1 intra-op thread, profiled from start "
+            "to stop without prof.step()" % (EPOCH_BATCHES, EVAL_BATCHES))
+
+
+def epoch_sanity(path):
+    evs = fu.complete_events(fu.load_chrome(path))
+    nexts = [n for n, *_ in evs if n.startswith(DL_RE)]
+    steps = [n for n, *_ in evs if n.startswith("Optimizer.step#")]
+    # each loader's last call ends its epoch: one more than its batches
+    if (len(nexts) != EPOCH_BATCHES + EVAL_BATCHES + 2 or
+            len(steps) != EPOCH_BATCHES or any(fu.STEP_RE.match(n) for n, *_ in evs)):
+        sys.exit("%s: expected %d DataLoader calls and %d optimizer steps, found "
+                 "%d and %d" % (path, EPOCH_BATCHES + EVAL_BATCHES + 2,
+                                EPOCH_BATCHES, len(nexts), len(steps)))
+    return ("%d enumerate(DataLoader) calls (%d training batches, %d "
+            "evaluation batches, each loader's last), %d Optimizer.step; "
+            "from one training batch's start to the next (timed in the "
+            "script): %s us"
+            % (len(nexts), EPOCH_BATCHES, EVAL_BATCHES, len(steps),
+               ", ".join("%.1f" % g for g in scenario_epoch.gaps_us)))
+
+
+PARTS = ("forward", "backward", "update")
+PARTS_STEPS = 5
+
+
+def scenario_parts(out_json):
+    # Each part of each iteration in the user's record_function(), none
+    # around the whole: no prof.step(), no torch.optim, no DataLoader.
+    torch.set_num_threads(1)
+    model = small_mlp()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    g = torch.Generator().manual_seed(4)
+    batches = [(torch.randn(64, 256, generator=g),
+                torch.randint(0, 10, (64,), generator=g))
+               for _ in range(PARTS_STEPS + 1)]
+
+    def step(x, y):
+        with record_function(PARTS[0]):
+            loss = loss_fn(model(x), y)
+        with record_function(PARTS[1]):
+            model.zero_grad(set_to_none=True)
+            loss.backward()
+        with record_function(PARTS[2]):
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= 0.01 * p.grad
+
+    step(*batches[-1])  # autograd's first run, outside the profile
+    starts = []
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=False) as prof:
+        for x, y in batches[:PARTS_STEPS]:
+            starts.append(time.perf_counter_ns())
+            step(x, y)
+        starts.append(time.perf_counter_ns())
+    prof.export_chrome_trace(out_json)
+    scenario_parts.gaps_us = [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+    return ("no step marker: a loop of %d iterations, each part in its own "
+            "record_function (%s) and none around the whole, MLP 256-512-10 "
+            "on batches of 64, weights updated by hand, 1 intra-op thread, "
+            "profiled from start to stop without prof.step()"
+            % (PARTS_STEPS, ", ".join('"%s"' % p for p in PARTS)))
+
+
+def parts_sanity(path):
+    evs = fu.complete_events(fu.load_chrome(path))
+    for part in PARTS:
+        if sum(1 for n, *_ in evs if n == part) != PARTS_STEPS:
+            sys.exit("%s: expected %d %s spans" % (path, PARTS_STEPS, part))
+    return ("%d spans each of %s; from one iteration's start to the next "
+            "(timed in the script, the last to the loop's end): %s us"
+            % (PARTS_STEPS, ", ".join(PARTS),
+               ", ".join("%.1f" % g for g in scenario_parts.gaps_us)))
+
+
+# name -> (scenario, output file, ProfilerStep#N markers expected, and for
+# those with none the sanity figures of their own)
 SCENARIOS = {
-    "input": (scenario_input, "torch_input_bound.trace.json.gz", ACTIVE),
-    "workers": (scenario_workers, "torch_input_workers.trace.json.gz", ACTIVE),
-    "compute": (scenario_compute, "torch_compute_bound.trace.json.gz", ACTIVE),
-    "host": (scenario_host, "torch_host_bound.trace.json.gz", ACTIVE),
+    "input": (scenario_input, "torch_input_bound.trace.json.gz", ACTIVE, None),
+    "workers": (scenario_workers, "torch_input_workers.trace.json.gz", ACTIVE, None),
+    "compute": (scenario_compute, "torch_compute_bound.trace.json.gz", ACTIVE, None),
+    "host": (scenario_host, "torch_host_bound.trace.json.gz", ACTIVE, None),
     "compiled": (scenario_compiled, "torch_compiled.trace.json.gz",
-                 COMPILED_ACTIVE),
-    "annotated": (scenario_annotated, "torch_annotated.trace.json.gz", 0),
+                 COMPILED_ACTIVE, None),
+    "annotated": (scenario_annotated, "torch_annotated.trace.json.gz", 0,
+                  annotated_sanity),
+    "epoch": (scenario_epoch, "torch_epoch_eval.trace.json.gz", 0, epoch_sanity),
+    "parts": (scenario_parts, "torch_parts.trace.json.gz", 0, parts_sanity),
 }
 
 DL_RE = "enumerate(DataLoader)"
@@ -272,7 +399,7 @@ def main(argv):
     versions = "torch %s, Python %s" % (torch.__version__,
                                         platform.python_version())
     for name in names:
-        scenario, fname, active = SCENARIOS[name]
+        scenario, fname, active, own_sanity = SCENARIOS[name]
         out = os.path.join(fu.TESTDATA, fname)
         with tempfile.TemporaryDirectory() as tmp:
             tmp_json = os.path.join(tmp, "trace.json")
@@ -281,7 +408,7 @@ def main(argv):
                 fu.write_gzip(out, f.read())
         size = fu.check_size(out)
         if active == 0:
-            figure = annotated_sanity(out)
+            figure = own_sanity(out)
             fu.readme_row(fname,
                           "PyTorch CPU Chrome trace (export_chrome_trace, "
                           "gzip), %s. Sanity: %s" % (what, figure),

@@ -70,6 +70,10 @@ typedef struct fixture {
  * - torch_annotated: no step marker, no optimizer, no DataLoader: each
  *   iteration of a small MLP in the user's record_function("train_step");
  *   about a third of each is Python between the ops.
+ * - torch_epoch_eval, torch_parts: the same MLP, profiled an epoch and its
+ *   evaluation without prof.step() (the training steps alone count), and
+ *   with each part of an iteration in a span of its own; a third of each
+ *   step is Python, the batches made ahead take no time to load.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
  *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
@@ -113,6 +117,10 @@ static const fixture fixtures[] = {
         { "torch_host_bound.trace.json.gz", "host-bound", 0, 5, "host", 50,
           "host_python_torch", "host_python_tf" },
         { "torch_annotated.trace.json.gz", "host-bound", 0, 1, "host", 20,
+          "host_python_torch", "host_python_tf" },
+        { "torch_epoch_eval.trace.json.gz", "host-bound", 0, 10, "host", 20,
+          "host_python_torch", "input_loader" },
+        { "torch_parts.trace.json.gz", "host-bound", 0, 1, "host", 20,
           "host_python_torch", "host_python_tf" },
         { "tf1_step1.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
           "unexplained_idle", "host_python_tf" },
@@ -292,6 +300,61 @@ static void annotated_steps(const tpa_rules *rules)
         tpa_trace_free(tr);
 }
 
+/* A profile of an epoch and its evaluation, no marker: the DataLoader's
+ * next batch marks the steps, the training ones kept, each within 5% of
+ * the time from one batch's start to the next as the script timed it
+ * (testdata/README.md); the evaluation's batches and the training loader's
+ * last call train nothing and are excluded, the evaluation loader's last
+ * a tail. */
+static void epoch_steps(const tpa_rules *rules)
+{
+        static const double gap_us[] = { 1276.3, 987.8, 786.7, 989.8, 941.0, 1137.7 };
+        const char *file = "torch_epoch_eval.trace.json.gz";
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_streq(a->step_source, "detected iterations: enumerate(DataLoader)#"
+                  "_SingleProcessDataLoaderIter.__next__", "%s: step source", file);
+        if (ok(a->step_count == 12, "%s: a step per DataLoader call (%zu)", file,
+               a->step_count)) {
+                for (size_t k = 0; k < 6; k++)
+                        ok(!a->steps[k].excluded &&
+                           fabs((double)a->steps[k].step_time / 1000 / gap_us[k] - 1) <= 0.05,
+                           "%s: training step %zu %.1f us, timed %.1f us", file, k,
+                           (double)a->steps[k].step_time / 1000, gap_us[k]);
+                for (size_t k = 6; k < 11; k++)
+                        ok(a->steps[k].excluded && strstr(a->steps[k].reason, "no backward"),
+                           "%s: step %zu trains nothing (%s)", file, k, a->steps[k].reason);
+                tap_eq((int64_t)a->kept_count, 6, "%s: the training steps kept", file);
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
+/* Each part of each iteration in a span of its own, none around the
+ * whole: the first part marks the iterations, each step within 5% of the
+ * script's timing, the last running to the loop's end. */
+static void parts_steps(const tpa_rules *rules)
+{
+        static const double gap_us[] = { 1037.8, 992.7, 795.2, 917.7, 789.3 };
+        const char *file = "torch_parts.trace.json.gz";
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_streq(a->step_source, "detected iterations: forward", "%s: step source", file);
+        if (ok(a->step_count == 5, "%s: a step per iteration (%zu)", file, a->step_count))
+                for (size_t k = 0; k < 5; k++)
+                        ok(fabs((double)a->steps[k].step_time / 1000 / gap_us[k] - 1) <= 0.05,
+                           "%s: step %zu %.1f us, timed %.1f us", file, k,
+                           (double)a->steps[k].step_time / 1000, gap_us[k]);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* Keras 3's TensorBoard callback wraps each batch it profiles in a
  * "Profiled batch" span carrying the batch's number: a step each, numbered
  * as Keras numbers the batches (0-4), each exactly its span (no device
@@ -380,6 +443,8 @@ int main(void)
         same_answer("tf2_custom_loop.xplane.pb", "tf2_custom_loop.trace.json.gz", rules);
         same_answer("tf2_eager_loop.xplane.pb", "tf2_eager_loop.trace.json.gz", rules);
         same_answer("tf2_keras_callback.xplane.pb", "tf2_keras_callback.trace.json.gz", rules);
+        epoch_steps(rules);
+        parts_steps(rules);
         profiled_batches("tf2_keras_callback.xplane.pb", rules);
         profiled_batches("tf2_keras_callback.trace.json.gz", rules);
         facts(rules);
