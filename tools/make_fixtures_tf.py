@@ -8,6 +8,7 @@
     python3 tools/make_fixtures_tf.py loop            # a custom loop, no markers
     python3 tools/make_fixtures_tf.py eager           # the loop without tf.function
     python3 tools/make_fixtures_tf.py callback        # model.fit, TensorBoard(profile_batch)
+    python3 tools/make_fixtures_tf.py spe             # model.fit, steps_per_execution=3
 
 TF2 scenarios (input, compute, host) each run in a child process under
 tf.profiler.experimental.start/stop with a logdir under /tmp, every step inside
@@ -31,7 +32,10 @@ Python: testdata/tf2_eager_loop.*. callback: the fit profiled the way Keras
 documents, by its TensorBoard callback's profile_batch (batches 0..4):
 the callback writes its summaries and stops the profiler after the last
 batch, in the trace; profiled from the first batch, whose step traces the
-train function (warm-up): testdata/tf2_keras_callback.*.
+train function (warm-up): testdata/tf2_keras_callback.*. spe: the fit
+compiled with steps_per_execution=3, each call of its train function taking
+3 batches (IteratorGetNextAsOptional each), 3 calls profiled:
+testdata/tf2_keras_spe.*.
 
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
@@ -201,7 +205,13 @@ FIT_KINDS = {
     "callback": FitKind("tf2_keras_callback", (0, 4), r"multi_step_on_iterator$", 2,
                         "Keras 3 model.fit of an MLP 16-16-4 profiled by its "
                         "TensorBoard callback (profile_batch=(1, 5))"),
+    "spe": FitKind("tf2_keras_spe", (3, 5), r"multi_step_on_iterator$", 2,
+                   "Keras 3 model.fit of an MLP 16-16-4 compiled with "
+                   "steps_per_execution=3 (3 batches a call of its train function)"),
 }
+# Batches a call of the train function runs (Keras' steps_per_execution);
+# the profiled calls are FIT_KINDS' batches, counted in calls.
+FIT_SPE = {"spe": 3}
 
 
 def child_fit(kind, logdir):
@@ -215,6 +225,7 @@ def child_fit(kind, logdir):
     median time from one iteration's start to the next (FIT_KINDS[kind]'s
     iteration calls), and the step markers found (none expected)."""
     first, last = FIT_KINDS[kind].batches
+    spe = FIT_SPE.get(kind, 1)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import numpy as np
     import tensorflow as tf
@@ -231,19 +242,24 @@ def child_fit(kind, logdir):
                                  tf.keras.layers.Dense(16, activation="relu"),
                                  tf.keras.layers.Dense(4)])
     model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(
-        from_logits=True))
+        from_logits=True), steps_per_execution=spe)
 
     class Profile(tf.keras.callbacks.Callback):
+        # a call of several batches calls back once, with one of their
+        # numbers: the first call at or past `first`, the last past `last`
         def on_train_batch_begin(self, batch, logs=None):
-            if batch == first:
+            if batch >= first * spe and not self.started:
+                self.started = True
                 tf.profiler.experimental.start(logdir)
 
         def on_train_batch_end(self, batch, logs=None):
-            if batch == last:
+            if batch >= last * spe and not self.stopped:
+                self.stopped = True
                 tf.profiler.experimental.stop()
 
-    if kind == "fit":
-        model.fit(ds, steps_per_epoch=last + 3, epochs=1, verbose=0,
+    Profile.started = Profile.stopped = False
+    if kind in ("fit", "spe"):
+        model.fit(ds, steps_per_epoch=(last + 3) * spe, epochs=1, verbose=0,
                   callbacks=[Profile()])
     elif kind == "callback":
         # profile_batch counts batches from 1
@@ -267,7 +283,7 @@ def child_fit(kind, logdir):
     space = xplane_pb2.XSpace()
     with open(path, "rb") as f:
         space.ParseFromString(f.read())
-    calls, markers, batches, starts = {}, 0, [], []
+    calls, markers, batches, starts, optional = {}, 0, [], [], 0
     for plane in space.planes:
         for line in plane.lines:
             for ev in line.events:
@@ -276,6 +292,8 @@ def child_fit(kind, logdir):
                     markers += 1
                 if name == "Profiled batch":     # Keras' TensorBoard callback
                     batches.append(ev.duration_ps / 1e6)
+                if name == "IteratorGetNextAsOptionalOp::DoCompute":
+                    optional += 1
                 if line.name == "python" and re.match(
                         r"(multi|one)_step_on_iterator$|train_step$|"
                         r"EagerLocalExecute: (__inference_|IteratorGetNext$)", name):
@@ -285,7 +303,7 @@ def child_fit(kind, logdir):
     starts.sort()
     gaps = sorted(b - a for a, b in zip(starts, starts[1:]))
     print(json.dumps({"xplane": path, "calls": calls, "markers": markers,
-                      "profiled_batch_us": batches,
+                      "profiled_batch_us": batches, "optional_next": optional,
                       "call_to_call_us": gaps[len(gaps) // 2] / 1e6 if gaps else 0,
                       "tf": tf.__version__, "keras": keras.__version__}))
 
@@ -562,11 +580,15 @@ def make_fit(kind, versions):
             "prefetched in-memory tf.data, one intra-op and one inter-op "
             "thread, the profiler started at batch %d and stopped after "
             "batch %d: %s. Sanity: the python "
-            "thread calls %s (%d batches), median %.1f us from one call's "
-            "start to the next; xprof overview_page: \"%s\""
+            "thread calls %s (%s), median %.1f us from one call's "
+            "start to the next%s; xprof overview_page: \"%s\""
             % (k.what, first, last, marked,
                ", ".join("%s %dx" % kv for kv in sorted(info["calls"].items())),
-               want, info["call_to_call_us"], said))
+               "%d batches" % want if kind not in FIT_SPE else
+               "%d calls of %d batches" % (want, FIT_SPE[kind]),
+               info["call_to_call_us"],
+               "; IteratorGetNextAsOptionalOp::DoCompute %dx" % info["optional_next"]
+               if info["optional_next"] else "", said))
     data, _, conv = xprof_convert(xp_out)
     js_out = os.path.join(fu.TESTDATA, base + ".trace.json.gz")
     if data:

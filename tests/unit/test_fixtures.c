@@ -63,6 +63,9 @@ typedef struct fixture {
  *   the steps, the first tracing the function (warm-up), and the
  *   callback's work after the last batch (summaries, the profiler's stop)
  *   is no step's. Like tf2_keras_fit, most of each step is TF's runtime.
+ * - tf2_keras_spe: the fit compiled with steps_per_execution=3, 3 batches
+ *   a call: the same MLP, the same runtime around its ops; a sixth of each
+ *   step waits for the three batches it takes (IteratorGetNextAsOptional).
  * - tf2_eager_loop: that loop without tf.function: no function call marks
  *   the iterations, Python's next batch from tf.data does; most of each
  *   step is Python dispatching the ops one by one, so the advice is to
@@ -103,6 +106,10 @@ static const fixture fixtures[] = {
         { "tf2_keras_callback.xplane.pb", "host-bound", 0, 10, "host", 50,
           "host_overhead", "host_python_tf" },
         { "tf2_keras_callback.trace.json.gz", "host-bound", 0, 10, "host", 50,
+          "host_overhead", "host_python_tf" },
+        { "tf2_keras_spe.xplane.pb", "host-bound", 0, 25, "host", 50,
+          "host_overhead", "host_python_tf" },
+        { "tf2_keras_spe.trace.json.gz", "host-bound", 0, 25, "host", 50,
           "host_overhead", "host_python_tf" },
         { "tf2_eager_loop.xplane.pb", "host-bound", 0, 10, "host", 60,
           "host_python_tf", "host_python_tf_function" },
@@ -355,6 +362,27 @@ static void parts_steps(const tpa_rules *rules)
         tpa_trace_free(tr);
 }
 
+/* Keras' fit compiled with steps_per_execution=3: a call of its train
+ * function (the step the trace marks) takes 3 batches, as its 9
+ * IteratorGetNextAsOptional over 3 calls show (testdata/README.md); the
+ * note says so, and the time of one batch is a third of the median step. */
+static void batches_note(const char *file, const tpa_rules *rules)
+{
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+        char want[200];
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_eq((int64_t)a->step_count, 3, "%s: a step per call", file);
+        snprintf(want, sizeof(want), "each step takes 3 batches (Keras' steps_per_execution, "
+                 "or a loop in the step's tf.function): %.1f us a batch",
+                 (double)a->step_time_median / 3 / 1000);
+        tap_streq(a->step_note, want, "%s: the note", file);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* Keras 3's TensorBoard callback wraps each batch it profiles in a
  * "Profiled batch" span carrying the batch's number: a step each, numbered
  * as Keras numbers the batches (0-4), each exactly its span (no device
@@ -443,6 +471,9 @@ int main(void)
         same_answer("tf2_custom_loop.xplane.pb", "tf2_custom_loop.trace.json.gz", rules);
         same_answer("tf2_eager_loop.xplane.pb", "tf2_eager_loop.trace.json.gz", rules);
         same_answer("tf2_keras_callback.xplane.pb", "tf2_keras_callback.trace.json.gz", rules);
+        same_answer("tf2_keras_spe.xplane.pb", "tf2_keras_spe.trace.json.gz", rules);
+        batches_note("tf2_keras_spe.xplane.pb", rules);
+        batches_note("tf2_keras_spe.trace.json.gz", rules);
         epoch_steps(rules);
         parts_steps(rules);
         profiled_batches("tf2_keras_callback.xplane.pb", rules);
