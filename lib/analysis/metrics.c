@@ -824,6 +824,9 @@ static const char *no_verdict(const tpa_actx *c)
 {
         const tpa_analysis *a = c->a;
 
+        if (a->kept_count == 0 && a->step_count > 0)
+                return "no training step: every step is empty (the profiler stopped as it "
+                       "began)";
         if (a->kept_count == 0)
                 return "no step in the trace";
         if (tpa_trace_dialect(c->tr) == TPA_DIALECT_GENERIC && a->cpu_only && a->no_markers)

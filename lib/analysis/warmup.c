@@ -25,8 +25,11 @@
 
 #include "analysis_internal.h"
 
+/* Exclude step s; a step excluded already keeps its first reason. */
 static void exclude(tpa_step *s, const char *reason)
 {
+        if (s->excluded)
+                return;
         s->excluded = true;
         snprintf(s->reason, sizeof(s->reason), "%s", reason);
 }
@@ -161,6 +164,26 @@ static void untrained(tpa_actx *c)
         free(trains);
 }
 
+/* Step s, a ProfilerStep#N, holds no work: no device work (CPU-only: no
+ * framework op) and no host work of any channel. PyTorch's profiler,
+ * stopped while its schedule records (a loop whose length leaves the last
+ * cycle one step into its active part), writes a trace holding only the
+ * ProfilerStep#N that its last prof.step() began: Python's few
+ * microseconds before the profiler stopped, no iteration. Such a step is
+ * no training step, even alone. */
+static bool empty(const tpa_actx *c, const tpa_step *s)
+{
+        if (s->step_time <= 0 || c->a->step_source == NULL ||
+            strcmp(c->a->step_source, "ProfilerStep#N") != 0)
+                return false;
+        if (tpa_ivl__covered(&c->dev_all, s->start, s->end) > 0)
+                return false;
+        for (int h = 0; h < HOST_CH__COUNT; h++)
+                if (tpa_ivl__covered(&c->host[h], s->start, s->end) > 0)
+                        return false;
+        return true;
+}
+
 /* Per step, the evidence in half of the events. */
 struct evidence {
         size_t *compile, *unclosed;
@@ -185,9 +208,14 @@ void tpa_analysis__warmup(tpa_actx *c)
         size_t *compile = NULL, *lost = NULL, *unclosed = NULL;
         struct evidence ev[2];
         double *scratch = NULL;
+        bool *hollow = NULL;
 
         if (n == 0)
                 return;
+        /* empty steps: excluded whatever else is (below), and stay so */
+        hollow = calloc(n, sizeof(*hollow));
+        for (size_t i = 0; hollow != NULL && i < n; i++)
+                hollow[i] = empty(c, &a->steps[i]);
         if (c->opts->warmup >= 0) {
                 for (size_t i = 0; i < n && i < (size_t)c->opts->warmup; i++) {
                         char why[96];
@@ -286,17 +314,24 @@ void tpa_analysis__warmup(tpa_actx *c)
         if (c->loader_steps)
                 untrained(c);
 done:
+        for (size_t i = 0; hollow != NULL && i < n; i++)
+                if (hollow[i])
+                        exclude(&a->steps[i], "empty: no op ran in it (the profiler "
+                                              "stopped as the step began)");
         for (size_t i = 0; i < n; i++)
                 kept += !a->steps[i].excluded;
         if (kept == 0) {
                 for (size_t i = 0; i < n; i++)
-                        a->steps[i].excluded = false;
-                a->all_kept = true;
-                kept = n;
+                        if (hollow == NULL || !hollow[i]) {
+                                a->steps[i].excluded = false;
+                                kept++;
+                        }
+                a->all_kept = kept > 0;
         }
         a->kept_count = kept;
         free(compile);
         free(lost);
         free(unclosed);
         free(scratch);
+        free(hollow);
 }

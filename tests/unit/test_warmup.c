@@ -93,6 +93,40 @@ static void test_warmup__recurring_slow_step(void)
         }
 }
 
+/* The profiler stopped as a step began (its schedule one step into a
+ * cycle's active part): a ProfilerStep#N with no work in it is excluded,
+ * "empty" (a tail when the warm-up rules run: they see it first), even by
+ * --warmup 0, and stays so; a trace of nothing else has no verdict. In us. */
+static void test_warmup__empty_step(void)
+{
+        static const double flat[] = { 100, 100, 100 };
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        steps_of(&b, flat, 3);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#3", 300, 0.02, 0, 0);
+        for (int auto_ = 0; auto_ < 2; auto_++) {
+                a = run(&b, NULL, auto_ ? -1 : 0);
+                if (ok(a->step_count == 4, "test_warmup__empty_step: four steps (%zu)",
+                       a->step_count))
+                        ok(a->steps[3].excluded && a->kept_count == 3 &&
+                           strstr(a->steps[3].reason, auto_ ? "tail" : "empty") != NULL,
+                           "test_warmup__empty_step: %s: the last goes (%s)",
+                           auto_ ? "auto" : "--warmup 0", a->steps[3].reason);
+                tpa_analysis_free(a);
+        }
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#7", 0, 18.8, 0, 0);
+        a = run(&b, NULL, -1);
+        tap_eq((int64_t)a->kept_count, 0, "test_warmup__empty_step: alone, not kept back");
+        ok(!a->all_kept && a->no_verdict != NULL && strstr(a->no_verdict, "empty") != NULL,
+           "test_warmup__empty_step: no verdict (%s)", a->no_verdict ? a->no_verdict : "");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* Compilation by name, as the readers flag it (the Chrome JSON reader
  * here; the XSpace reader asks the same table): TF's tracing of a
  * tf.function and XLA's compilers (TF 2.16 on), torch.compile's and older
@@ -236,5 +270,6 @@ int main(void)
         test_warmup__trailing_cut_off();
         test_warmup__evaluation_batches();
         test_warmup__recurring_slow_step();
+        test_warmup__empty_step();
         return tap_done();
 }
