@@ -904,15 +904,97 @@ struct tf_function {
         tpa_ns   time;
 };
 
-/* The function of most time called twice or more, or TPA_STR_EMPTY. */
-static tpa_str main_function(const struct tf_function *f, size_t n)
+/* The function of most time called twice or more, or TPA_STR_EMPTY; of
+ * those that train (trains[k]), when one does. */
+static tpa_str main_function(const struct tf_function *f, size_t n, const bool *trains)
 {
         size_t best = n;
+        bool any = false;
 
         for (size_t k = 0; k < n; k++)
-                if (f[k].calls >= 2 && (best == n || f[k].time > f[best].time))
+                any |= f[k].calls >= 2 && trains[k];
+        for (size_t k = 0; k < n; k++)
+                if (f[k].calls >= 2 && (!any || trains[k]) &&
+                    (best == n || f[k].time > f[best].time))
                         best = k;
         return best < n ? f[best].name : TPA_STR_EMPTY;
+}
+
+/* A TF op of a training step: a gradient ("ReluGrad", "BiasAddGrad",
+ * "Conv2DBackpropFilter") or an optimizer's update ("ResourceApplyAdam",
+ * Keras 3's "AssignSubVariableOp"); the name may be "scope/op:Type". */
+static bool is_train_op(const char *s)
+{
+        const char *t = strrchr(s, ':');
+        size_t n;
+
+        t = t != NULL ? t + 1 : s;
+        n = strlen(t);
+        return (n > 4 && strcmp(t + n - 4, "Grad") == 0) || strstr(t, "Backprop") != NULL ||
+               strncmp(t, "ResourceApply", 13) == 0 ||
+               strncmp(t, "ResourceSparseApply", 19) == 0 ||
+               strcmp(t, "AssignSubVariableOp") == 0;
+}
+
+struct call {
+        tpa_ns s, e;
+        size_t fn;
+};
+
+static int cmp_call(const void *pa, const void *pb)
+{
+        const struct call *x = pa, *y = pb;
+
+        return (x->s > y->s) - (x->s < y->s);
+}
+
+/* trains[k]: a call of function k (called twice or more) holds a training
+ * op. Keras 3 runs fit's train and test functions under one Python name;
+ * an evaluation that compiles its test function inside the profile, or
+ * whose batches are larger, outweighs the training steps. */
+static void training_functions(const tpa_actx *c, const struct tf_function *f, size_t nfn,
+                               bool *trains)
+{
+        size_t ns = tpa_trace_str_count(c->tr), n = 0, m = 0;
+        uint8_t *memo;
+        struct call *v;
+
+        for (size_t k = 0; k < nfn; k++)
+                n += f[k].calls >= 2 ? f[k].calls : 0;
+        if (n == 0 || (v = malloc(n * sizeof(*v))) == NULL)
+                return;
+        if ((memo = calloc(ns ? ns : 1, 1)) == NULL) {
+                free(v);
+                return;
+        }
+        for (size_t i = 0; i < c->n && m < n; i++)
+                for (size_t k = 0; k < nfn; k++)
+                        if (f[k].calls >= 2 && c->ev[i].name == f[k].name &&
+                            is_host_track(c, c->ev[i].track))
+                                v[m++] = (struct call){ c->ev[i].ts,
+                                                        c->ev[i].ts + c->ev[i].dur, k };
+        qsort(v, m, sizeof(*v), cmp_call);
+        for (size_t i = 0; i < c->n; i++) {
+                tpa_str s = c->ev[i].name;
+                size_t lo = 0, hi = m;
+                if (s >= ns)
+                        continue;
+                if (memo[s] == 0)
+                        memo[s] = is_train_op(tpa_trace_str(c->tr, s)) ? 2 : 1;
+                if (memo[s] != 2)
+                        continue;
+                while (lo < hi) {       /* the last call starting at or before it */
+                        size_t mid = (lo + hi) / 2;
+                        if (v[mid].s <= c->ev[i].ts)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                if (lo > 0 && c->ev[i].ts < v[lo - 1].e)
+                        trains[v[lo - 1].fn] = true;
+        }
+        free(memo);
+        free(v);
 }
 
 /*
@@ -1117,8 +1199,15 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         for (size_t k = 0; k < LATE_NAMES && pick == ITERATION_NAMES; k++)
                 if (count[k] >= 2)
                         pick = k;
-        if (pick == ITERATION_NAMES)
-                function = main_function(fn, nfn);
+        if (pick == ITERATION_NAMES) {
+                bool trains[TF_FUNCTIONS] = { false };
+                size_t called = 0;
+                for (size_t k = 0; k < nfn; k++)
+                        called += fn[k].calls >= 2;
+                if (called >= 2)
+                        training_functions(c, fn, nfn, trains);
+                function = main_function(fn, nfn, trains);
+        }
         for (size_t k = LATE_NAMES; k < ITERATION_NAMES && pick == ITERATION_NAMES &&
                                     function == TPA_STR_EMPTY; k++)
                 if (count[k] >= 2)

@@ -280,6 +280,39 @@ static void test_steps__keras3_evaluates(void)
         tpa_trace_free(b.tr);
 }
 
+/* Keras 3 runs fit's train and test functions under one Python name; an
+ * evaluation of larger batches (or that compiles inside the profile) has
+ * the most time. The function whose calls hold training ops (a gradient,
+ * an optimizer's update) marks the steps, not the heavier one. In us:
+ * four train calls of 50, then two evaluation calls of 150. */
+static void test_steps__train_function_first(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+
+        for (int k = 0; k < 4; k++) {
+                double t = k * 100.0;
+                ev(&b, b.host, TPA_KIND_OTHER,
+                   "EagerLocalExecute: __inference_multi_step_on_iterator_9", t, 50, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 5, 20, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "ReluGrad", t + 25, 5, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "AssignSubVariableOp", t + 35, 5, 0, 0);
+        }
+        for (int k = 0; k < 2; k++) {
+                double t = 400 + k * 200.0;
+                ev(&b, b.host, TPA_KIND_OTHER,
+                   "EagerLocalExecute: __inference_multi_step_on_iterator_12", t, 150, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 5, 140, 0, 0);
+        }
+        a = run(&b, NULL, 0);
+        tap_streq(a->step_source, "detected iterations: EagerLocalExecute: "
+                  "__inference_multi_step_on_iterator_9",
+                  "test_steps__train_function_first: the train function");
+        tap_eq((int64_t)a->step_count, 4, "test_steps__train_function_first: four steps");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* A Keras train function with steps_per_execution 4 takes four batches a
  * call (IteratorGetNextAsOptional each): the note says each step is four
  * batches, and the time of one (100 us a step: 25.0 us); one a call, or
@@ -858,6 +891,7 @@ int main(void)
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
         test_steps__batches_per_step();
+        test_steps__train_function_first();
         test_steps__keras3_evaluates();
         test_steps__keras_profiled_batch();
         test_steps__eager_next_batch();
