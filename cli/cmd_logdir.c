@@ -122,6 +122,48 @@ static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***
         return EXIT_OK;
 }
 
+/* A --baseline that is a logdir stands for the host trace of its newest
+ * profile run, as NEW does (check compares one run with one run: a run of
+ * several hosts is refused). A directory that is no logdir goes to the
+ * reader as it is. */
+static int expand_baseline(const char **slot, cli_expanded *own)
+{
+        const char *in = *slot;
+        tpa_error err = TPA_ERROR_INIT;
+        const tpa_logdir_run *run;
+        tpa_logdir *ld;
+        char **po, *p;
+
+        if (strcmp(in, "-") == 0 || !tpa_logdir_is_dir(in))
+                return EXIT_OK;
+        if (tpa_logdir_scan(&ld, in, &err) < 0)
+                return err.code == TPA_EFORMAT ? EXIT_OK : cli_report_error(&err, in);
+        for (size_t w = 0; w < ld->warning_count; w++)
+                cli_warnf("%s: warning: %s", in, ld->warnings[w]);
+        run = tpa_logdir_find_run(ld, NULL);
+        if (run == NULL || run->host_count != 1) {
+                cli_errorf("--baseline %s: the newest profile run has %zu hosts; give one "
+                           "host's trace or a saved report", in, run ? run->host_count : 0);
+                tpa_logdir_free(ld);
+                return EXIT_USAGE;
+        }
+        if (ld->run_count > 1)
+                fprintf(stderr, "%s: profile run %s, the newest of %zu (--list-runs)\n", in,
+                        run->name, ld->run_count);
+        p = strdup(run->hosts[0].path);
+        po = p != NULL ? realloc(own->paths, (own->count + 1) * sizeof(*own->paths)) : NULL;
+        tpa_logdir_free(ld);
+        if (po == NULL) {
+                free(p);
+                cli_errorf("out of memory");
+                return EXIT_INTERNAL;
+        }
+        own->paths = po;
+        own->paths[own->count++] = p;
+        *slot = p;
+        return EXIT_OK;
+}
+
 int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
 {
         cli_expanded *own = out;
@@ -217,6 +259,12 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 }
                 tpa_logdir_free(ld);
         }
+        for (int i = 0; i < args->baseline_count && rc == EXIT_OK && !args->list_runs; i++)
+                rc = expand_baseline(&out->args.baseline[i], own);
+        /* a trace found in a baseline logdir is read too */
+        if (rc == EXIT_OK && args->baseline_count > 0 && own->count > 0)
+                rc = cli_check_output(args->output, out->args.baseline,
+                                      out->args.baseline_count);
         if (rc == EXIT_OK && args->list_runs) {
                 *listed = true;
                 if (!any_dir) {
