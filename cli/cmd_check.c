@@ -267,6 +267,14 @@ int cmd_check(const cli_args *args)
 
                 if ((rc = cli_load_run(&base[i], args->baseline[i], args, rules)) != EXIT_OK)
                         goto done;
+                /* a baseline with no verdict (no training steps in it) has
+                 * no step time to hold NEW to: an error, as for NEW */
+                if (base[i]->no_verdict != NULL) {
+                        cli_errorf("%s: nothing to compare against: %s", args->baseline[i],
+                                   base[i]->no_verdict);
+                        rc = EXIT_INPUT;
+                        goto done;
+                }
                 if (tpa_compare(&cmp[i], base[i], cur, &co, &err) < 0) {
                         rc = cli_report_error(&err, NULL);
                         goto done;
