@@ -74,7 +74,10 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
         if (tpa_run__new(&r, err) < 0)
                 return TPA_ENOMEM;
         r->steps = calloc(a->kept_count ? a->kept_count : 1, sizeof(*r->steps));
-        r->ops = calloc(a->device_op_count ? a->device_op_count : 1, sizeof(*r->ops));
+        size_t nops = a->device_op_total > a->device_op_count ? a->device_op_total
+                                                               : a->device_op_count;
+
+        r->ops = calloc(nops ? nops : 1, sizeof(*r->ops));
         r->metrics = calloc(RUN_METRIC_COUNT, sizeof(*r->metrics));
         if (r->steps == NULL || r->ops == NULL || r->metrics == NULL)
                 goto oom;
@@ -98,7 +101,10 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
                 goto oom;
         if (a->no_verdict != NULL && (r->no_verdict = dup_str(a->no_verdict)) == NULL)
                 goto oom;
-        for (size_t i = 0; i < a->device_op_count; i++) {
+        /* every op, so that one below the other run's top is found there,
+         * never taken for added or removed */
+        r->op_listed = a->device_op_count;
+        for (size_t i = 0; i < nops; i++) {
                 tpa_run_op *o = &r->ops[i];
                 o->time = a->device_ops[i].time;
                 o->count = a->device_ops[i].count;
@@ -278,6 +284,11 @@ static const tpa_run_op *find_op(const tpa_run *r, const char *name)
         return NULL;
 }
 
+static size_t listed(const tpa_run *r)
+{
+        return r->op_listed > 0 && r->op_listed < r->op_count ? r->op_listed : r->op_count;
+}
+
 static double per_step(const tpa_run *r, const tpa_run_op *o)
 {
         return r->step_count ? (double)o->time / (double)r->step_count : 0.0;
@@ -360,10 +371,12 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
         c->ops = calloc(base->op_count + cur->op_count + 1, sizeof(*c->ops));
         if (c->ops == NULL)
                 goto oom;
-        for (size_t i = 0; i < cur->op_count; i++) {
+        for (size_t i = 0; i < listed(cur); i++) {
                 const tpa_run_op *n = &cur->ops[i], *b = find_op(base, n->name);
                 tpa_op_change ch = { .name = n->name, .new_ns = per_step(cur, n) };
-                if (b == NULL) {
+                if (b == NULL && base->ops_partial) {
+                        continue;       /* below base's top: its time is unknown */
+                } else if (b == NULL) {
                         ch.kind = TPA_OP_ADDED;
                 } else {
                         ch.base_ns = per_step(base, b);
@@ -376,12 +389,25 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                 }
                 c->ops[c->op_count++] = ch;
         }
-        for (size_t i = 0; i < base->op_count; i++) {
-                const tpa_run_op *b = &base->ops[i];
-                if (find_op(cur, b->name) == NULL)
-                        c->ops[c->op_count++] = (tpa_op_change){
-                                .name = b->name, .kind = TPA_OP_REMOVED,
-                                .base_ns = per_step(base, b) };
+        for (size_t i = 0; i < listed(base); i++) {
+                const tpa_run_op *b = &base->ops[i], *n = find_op(cur, b->name);
+                tpa_op_change ch = { .name = b->name, .base_ns = per_step(base, b) };
+                if (n == NULL) {
+                        if (cur->ops_partial)
+                                continue;       /* below new's top: unknown */
+                        ch.kind = TPA_OP_REMOVED;
+                } else if ((size_t)(n - cur->ops) < listed(cur)) {
+                        continue;               /* compared above */
+                } else {                        /* fell out of new's top */
+                        ch.new_ns = per_step(cur, n);
+                        if (ch.new_ns > ch.base_ns * (1 + o.op_slower_min))
+                                ch.kind = TPA_OP_SLOWER;
+                        else if (ch.new_ns < ch.base_ns * (1 - o.op_slower_min))
+                                ch.kind = TPA_OP_FASTER;
+                        else
+                                continue;
+                }
+                c->ops[c->op_count++] = ch;
         }
         if (c->op_count > 1)
                 qsort(c->ops, c->op_count, sizeof(*c->ops), cmp_op_change);

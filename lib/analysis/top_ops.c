@@ -90,7 +90,7 @@ static int cmp_op(const void *pa, const void *pb)
 /* The ops of table t with time, ranked (cmp_op: a total order, so the
  * order met does not matter). */
 static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **out,
-                   size_t *count, tpa_error *err)
+                   size_t *count, size_t *all, tpa_error *err)
 {
         size_t n = 0, top = c->opts->top_n > 0 ? (size_t)c->opts->top_n : 5;
         tpa_op_stat *v;
@@ -116,6 +116,8 @@ static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **o
         qsort(v, n, sizeof(*v), cmp_op);
         *out = v;
         *count = n < top ? n : top;
+        if (all != NULL)
+                *all = n;
         return 0;
 }
 
@@ -846,7 +848,8 @@ int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
                         op_add(&t->tables->t[k][0], name, o->time, o->self, o->count);
                 }
         if ((r = top_ops(c, &t->tables->t[1][0], kept_time * (double)c->ndev, &a->device_ops,
-                         &a->device_op_count, err)) < 0)
+                         &a->device_op_count, &a->device_op_total, err)) < 0)
                 return r;
-        return top_ops(c, &t->tables->t[0][0], kept_time, &a->host_ops, &a->host_op_count, err);
+        return top_ops(c, &t->tables->t[0][0], kept_time, &a->host_ops, &a->host_op_count, NULL,
+                       err);
 }

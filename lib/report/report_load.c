@@ -264,6 +264,9 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                         return bad(err, "is null", "top_ops.device[].name");
         }
 
+        /* a report keeps the top ops only: an op not in it may have run */
+        r->ops_partial = true;
+
         if ((rc = load_findings(r, get(summary, "findings"), err)) < 0 ||
             (rc = get_str(get(root, "input"), "path", "input.", &r->trace_path, err)) < 0)
                 return rc;

@@ -200,6 +200,8 @@ typedef struct tpa_analysis {
          * times devices), and by exposed host time (base: kept step time) */
         tpa_op_stat *device_ops;
         size_t       device_op_count;
+        size_t       device_op_total;   /* device_ops holds every op with time,
+                                           ranked; the first device_op_count are the top */
         tpa_op_stat *host_ops;
         size_t       host_op_count;
         double       gain_frac[TPA_GROUP__COUNT];  /* what-if, median over kept steps */

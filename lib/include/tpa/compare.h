@@ -46,8 +46,12 @@ typedef struct tpa_run {
         double          run_group_frac[TPA_GROUP__COUNT];
         char           *run_class;      /* NULL: no rules, or no verdict */
         char           *no_verdict;     /* why the run has no verdict; NULL: it has one */
-        tpa_run_op     *ops;            /* top ops by device time */
+        tpa_run_op     *ops;            /* ops by device time, ranked */
         size_t          op_count;
+        size_t          op_listed;      /* the top ops are the first op_listed (0: all);
+                                           the rest are there to look an op up */
+        bool            ops_partial;    /* ops may lack ops below the top (a saved
+                                           report): an op missing is unknown, not absent */
         tpa_run_metric *metrics;        /* run metrics (doc/metrics.md), by name */
         size_t          metric_count;
         /* What a saved report is re-rendered with besides the above. */
