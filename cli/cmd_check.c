@@ -275,6 +275,17 @@ int cmd_check(const cli_args *args)
                         rc = EXIT_INPUT;
                         goto done;
                 }
+                /* one step for a whole trace against iterations compares a
+                 * profile's length with a step's: an error, never a verdict */
+                if (base[i]->no_markers != cur->no_markers) {
+                        cli_errorf("%s: one step for the whole trace (no step marker or "
+                                   "iteration found) against %s's steps: not comparable; "
+                                   "mark the steps (--step-marker, prof.step())",
+                                   base[i]->no_markers ? args->baseline[i] : args->inputs[0],
+                                   base[i]->no_markers ? args->inputs[0] : args->baseline[i]);
+                        rc = EXIT_INPUT;
+                        goto done;
+                }
                 if (tpa_compare(&cmp[i], base[i], cur, &co, &err) < 0) {
                         rc = cli_report_error(&err, NULL);
                         goto done;

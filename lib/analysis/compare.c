@@ -101,6 +101,7 @@ int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
                 goto oom;
         if (a->no_verdict != NULL && (r->no_verdict = dup_str(a->no_verdict)) == NULL)
                 goto oom;
+        r->no_markers = a->no_markers;
         /* every op, so that one below the other run's top is found there,
          * never taken for added or removed */
         r->op_listed = a->device_op_count;

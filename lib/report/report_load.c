@@ -193,6 +193,10 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                                       (int)(n > 60 ? tpa_utf8__cut(q, 60) : n), q,
                                       TPA_REPORT_SCHEMA);
         }
+        /* reports before the key were written by versions that had it false
+         * or not at all: absent reads as false */
+        r->no_markers = get(root, "no_step_markers") != NULL &&
+                        YAJL_IS_TRUE(get(root, "no_step_markers"));
         summary = get(root, "summary");
         if (summary == NULL || !YAJL_IS_OBJECT(summary))
                 return bad(err, "is not an object", "summary");

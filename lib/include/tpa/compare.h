@@ -46,6 +46,8 @@ typedef struct tpa_run {
         double          run_group_frac[TPA_GROUP__COUNT];
         char           *run_class;      /* NULL: no rules, or no verdict */
         char           *no_verdict;     /* why the run has no verdict; NULL: it has one */
+        bool            no_markers;     /* one step for the whole trace: no marker or
+                                           iteration was found */
         tpa_run_op     *ops;            /* ops by device time, ranked */
         size_t          op_count;
         size_t          op_listed;      /* the top ops are the first op_listed (0: all);
