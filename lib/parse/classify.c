@@ -822,6 +822,16 @@ static unsigned tf_data_facts(const tpa_trace *tr)
         return facts;
 }
 
+/* What a Kineto trace shows by a name: code torch.compile made runs
+ * (its autograd function, "CompiledFunction"). */
+static unsigned torch_facts(const tpa_trace *tr)
+{
+        tpa_str id;
+
+        return tpa_trace_find_str(tr, &id, "CompiledFunction", 16) ? TPA_FACT_TORCH_COMPILED
+                                                                   : 0;
+}
+
 static void classify_part(struct part *pt)
 {
         const tpa_trace *tr = pt->tr;
@@ -1040,7 +1050,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 goto out;
         tpa_trace__set_runtime(tr, runtime(tr, pt));
         tpa_trace__add_facts(tr, pt[0].facts | pt[1].facts |
-                                 (d == TPA_DIALECT_TF2 ? tf_data_facts(tr) : 0));
+                                 (d == TPA_DIALECT_TF2 ? tf_data_facts(tr) : 0) |
+                                 (d == TPA_DIALECT_KINETO ? torch_facts(tr) : 0));
         r = 0;
         goto out;
 oom:

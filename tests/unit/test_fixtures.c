@@ -427,7 +427,8 @@ static void profiled_batches(const char *file, const tpa_rules *rules)
 static void facts(const tpa_rules *rules)
 {
         enum { TFF = TPA_FACT_TF_FUNCTION, LW = TPA_FACT_LOADER_WORKERS,
-               PF = TPA_FACT_TF_DATA_PREFETCH, PY = TPA_FACT_TF_PY_FUNCTION };
+               PF = TPA_FACT_TF_DATA_PREFETCH, PY = TPA_FACT_TF_PY_FUNCTION,
+               TC = TPA_FACT_TORCH_COMPILED };
         static const struct {
                 const char *file;
                 unsigned    want;
@@ -440,6 +441,7 @@ static void facts(const tpa_rules *rules)
                 { "tf2_host_bound.xplane.pb", 0 }, { "tf2_host_bound.trace.json.gz", 0 },
                 { "torch_input_workers.trace.json.gz", LW }, { "torch_input_bound.trace.json.gz", 0 },
                 { "torch_host_bound.trace.json.gz", 0 }, { "tf1_timeline.json", 0 },
+                { "torch_compiled.trace.json.gz", TC },
         };
 
         for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {

@@ -821,7 +821,9 @@ static bool advice(const step *st, const metric *extra, size_t nextra, const cha
 /* Python between ops dominant on a TF trace (host 0.5, python 0.3 of it:
  * above launch and setup): eager code is told to compile (@tf.function);
  * a trace whose step calls tf.functions already (tf_function) to call
- * them less often. One host_python finding each. */
+ * them less often. On a PyTorch trace that runs torch.compile'd code
+ * (torch_compiled), to compile what is left. One host_python finding
+ * each. */
 static void test_rules__python_advice(void)
 {
         for (int compiled = 0; compiled < 2; compiled++) {
@@ -831,6 +833,20 @@ static void test_rules__python_advice(void)
                         { "host_launch_frac", 0.2 },
                 };
                 const char *want = compiled ? "host_python_tf_function" : "host_python_tf";
+                size_t family;
+                bool hit = advice(&(step){ .host = 0.5 }, extra,
+                                  sizeof(extra) / sizeof(extra[0]), want, "host_python", &family);
+
+                ok(hit && family == 1, "test_rules__python_advice: %s alone, one line", want);
+        }
+        /* PyTorch: torch.compile advised only where it runs nowhere yet */
+        for (int compiled = 0; compiled < 2; compiled++) {
+                const metric extra[] = {
+                        { "framework_tf", 0 }, { "framework_pytorch", 1 },
+                        { "torch_compiled", compiled }, { "host_python_frac", 0.3 },
+                        { "host_launch_frac", 0.2 },
+                };
+                const char *want = compiled ? "host_python_torch_compiled" : "host_python_torch";
                 size_t family;
                 bool hit = advice(&(step){ .host = 0.5 }, extra,
                                   sizeof(extra) / sizeof(extra[0]), want, "host_python", &family);

@@ -238,6 +238,9 @@ typedef enum tpa_trace_fact {
         /* ... runs Python (tf.py_function, tf.numpy_function: EagerPyFunc,
          * PyFunc), one call at a time under the GIL */
         TPA_FACT_TF_PY_FUNCTION   = 1 << 4,
+        /* PyTorch runs code torch.compile made (CompiledFunction): the
+         * Python left is outside the compiled region */
+        TPA_FACT_TORCH_COMPILED   = 1 << 5,
 } tpa_trace_fact;
 unsigned tpa_trace_facts(const tpa_trace *tr);
 
