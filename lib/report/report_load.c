@@ -318,6 +318,20 @@ static int syntax_error(const char *text, size_t size, const char *what, tpa_err
         snprintf(msg, sizeof(msg), "%s", what[0] ? what : "invalid JSON");
         n = strcspn(msg, "\n");
         msg[n] = '\0';
+        /* another report after the first: --format json of a logdir's
+         * several hosts writes one each */
+        if (strstr(msg, "trailing garbage") != NULL && off <= size) {
+                size_t j = (size_t)off;
+                /* yajl stops past the second one's '{' */
+                while (j > 0 && text[j - 1] != '{' && strchr(" \t\r\n", text[j - 1]) != NULL)
+                        j--;
+                if (j > 0 && text[j - 1] == '{')
+                        j--;
+                if (j < size && tpa_report_sniff(text + j, size - j))
+                        return tpa_error_set(err, TPA_EFORMAT, j, "several reports one after "
+                                             "another (one per host of a logdir run): give "
+                                             "one host's report");
+        }
         return tpa_error_set(err, TPA_EFORMAT, off, "report is not valid JSON: %s", msg);
 }
 
