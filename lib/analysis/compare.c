@@ -68,15 +68,14 @@ static char *dup_str(const char *s)
 
 int tpa_run_from_analysis(tpa_run **out, const tpa_analysis *a, tpa_error *err)
 {
+        size_t nops = a->device_op_total > a->device_op_count ? a->device_op_total
+                                                               : a->device_op_count;
         tpa_run *r;
         size_t k = 0;
 
         if (tpa_run__new(&r, err) < 0)
                 return TPA_ENOMEM;
         r->steps = calloc(a->kept_count ? a->kept_count : 1, sizeof(*r->steps));
-        size_t nops = a->device_op_total > a->device_op_count ? a->device_op_total
-                                                               : a->device_op_count;
-
         r->ops = calloc(nops ? nops : 1, sizeof(*r->ops));
         r->metrics = calloc(RUN_METRIC_COUNT, sizeof(*r->metrics));
         if (r->steps == NULL || r->ops == NULL || r->metrics == NULL)
@@ -290,6 +289,19 @@ static size_t listed(const tpa_run *r)
         return r->op_listed > 0 && r->op_listed < r->op_count ? r->op_listed : r->op_count;
 }
 
+/* An op in both runs: slower or faster by more than `min` (a fraction),
+ * into ch->kind; false when neither. */
+static bool speed_change(tpa_op_change *ch, double min)
+{
+        if (ch->new_ns > ch->base_ns * (1 + min))
+                ch->kind = TPA_OP_SLOWER;
+        else if (ch->new_ns < ch->base_ns * (1 - min))
+                ch->kind = TPA_OP_FASTER;
+        else
+                return false;
+        return true;
+}
+
 static double per_step(const tpa_run *r, const tpa_run_op *o)
 {
         return r->step_count ? (double)o->time / (double)r->step_count : 0.0;
@@ -381,11 +393,7 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                         ch.kind = TPA_OP_ADDED;
                 } else {
                         ch.base_ns = per_step(base, b);
-                        if (ch.new_ns > ch.base_ns * (1 + o.op_slower_min))
-                                ch.kind = TPA_OP_SLOWER;
-                        else if (ch.new_ns < ch.base_ns * (1 - o.op_slower_min))
-                                ch.kind = TPA_OP_FASTER;
-                        else
+                        if (!speed_change(&ch, o.op_slower_min))
                                 continue;
                 }
                 c->ops[c->op_count++] = ch;
@@ -401,11 +409,7 @@ int tpa_compare(tpa_comparison **out, const tpa_run *base, const tpa_run *cur,
                         continue;               /* compared above */
                 } else {                        /* fell out of new's top */
                         ch.new_ns = per_step(cur, n);
-                        if (ch.new_ns > ch.base_ns * (1 + o.op_slower_min))
-                                ch.kind = TPA_OP_SLOWER;
-                        else if (ch.new_ns < ch.base_ns * (1 - o.op_slower_min))
-                                ch.kind = TPA_OP_FASTER;
-                        else
+                        if (!speed_change(&ch, o.op_slower_min))
                                 continue;
                 }
                 c->ops[c->op_count++] = ch;
