@@ -245,6 +245,9 @@ static const char *md_entity(unsigned char c)
 {
         switch (c) {
         case '|':  return "\\|";
+        case '\\': return "\\\\";      /* or "a\\|b" would end the cell */
+        case '[':  return "\\[";       /* or "[x](url)" would be a link */
+        case ']':  return "\\]";
         case '`':  return "\\`";
         case '*':  return "\\*";
         case '_':  return "\\_";

@@ -467,6 +467,30 @@ static double unit(void)
         return (double)(rng() >> 11) / 9007199254740992.0;
 }
 
+/* Markdown text in a table cell: what would end the cell, start a link,
+ * code, emphasis or HTML is escaped, a backslash first of all. */
+static void test_report_util__md_escape(void)
+{
+        static const struct {
+                const char *in, *want;
+        } cases[] = {
+                { "aten::mm", "aten::mm" },
+                { "a|b", "a\\|b" },
+                { "a\\|b", "a\\\\\\|b" },
+                { "[x](http://e)", "\\[x\\](http://e)" },
+                { "`k`*_<b>", "\\`k\\`\\*\\_&lt;b&gt;" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char buf[128] = "";
+                FILE *fp = fmemopen(buf, sizeof(buf) - 1, "w");
+
+                tpa_report__md_escape(fp, cases[i].in, 100);
+                fclose(fp);
+                tap_streq(buf, cases[i].want, "test_report_util__md_escape: %s", cases[i].in);
+        }
+}
+
 static void test_report_util__g6(void)
 {
         static const double edges[] = {
@@ -511,6 +535,7 @@ static void test_report_util__g6(void)
 int main(void)
 {
         test_report_util__json_stream();
+        test_report_util__md_escape();
         test_report_util__json_stream_long();
         test_report_util__json_writer();
         test_report_util__json_short_strings();
