@@ -1025,7 +1025,7 @@ struct ann_name {
         uint32_t track;
         size_t   calls;
         tpa_ns   time;
-        tpa_ns   s0, e1;        /* the first counted span's start, the last's end */
+        tpa_ns   s0, e0;        /* the first counted span's start and end */
         bool     fits;
 };
 
@@ -1082,7 +1082,7 @@ static size_t weigh(const struct span *sp, size_t nsp, size_t i, const tpa_ns *f
                     struct ann_name *f)
 {
         size_t from = i;
-        tpa_ns start = sp[i].s, prev = 0, end = INT64_MIN, longest = 0;
+        tpa_ns start = sp[i].s, prev = 0, end = INT64_MIN, longest = 0, end0 = sp[i].e;
 
         *f = (struct ann_name){ .name = sp[i].name, .track = sp[i].track };
         for (; i < nsp && sp[i].name == f->name && sp[i].track == f->track; i++) {
@@ -1095,7 +1095,7 @@ static size_t weigh(const struct span *sp, size_t nsp, size_t i, const tpa_ns *f
                 f->time += sp[i].e - sp[i].s;
         }
         f->s0 = start;
-        f->e1 = end;
+        f->e0 = end0;
         /* sorted by name: another thread's spans of it would be next to these */
         f->fits = f->calls >= ANN_CALLS && start - first[f->track] <= longest &&
                   (from == 0 || sp[from - 1].name != f->name) &&
@@ -1109,7 +1109,7 @@ static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *trac
                                 bool *wraps, tpa_error *err)
 {
         struct span *sp = NULL;
-        struct ann_name f, best = { .calls = 0 };
+        struct ann_name f, best = { .calls = 0 }, chosen;
         tpa_ns *first = malloc((c->ntracks ? c->ntracks : 1) * sizeof(*first)), most = 0;
         long nsp = first != NULL ? annotation_spans(c, &sp, first) : -1;
 
@@ -1130,25 +1130,28 @@ static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *trac
                     (f.calls > best.calls || (f.calls == best.calls && f.time > best.time)))
                         best = f;
         }
+        /* Spans around parts of each iteration (a user's "forward",
+         * "backward", "update"): another name of as many spans on the
+         * thread, however light, whose first span lies apart from the
+         * chosen one's (a layer's lies inside it). They mark
+         * boundaries, by the part that starts first: the last step runs
+         * on to the end of its thread, for the tail rule to judge. Spans
+         * around whole iterations wrap them: the last ends with its span. */
+        chosen = best;
+        *wraps = chosen.calls > 0;
+        for (size_t i = 0; chosen.calls > 0 && i < (size_t)nsp;) {
+                i = weigh(sp, (size_t)nsp, i, first, &f);
+                if (!f.fits || f.calls != chosen.calls ||
+                    f.track != chosen.track || f.name == chosen.name ||
+                    (f.s0 < chosen.e0 && chosen.s0 < f.e0))
+                        continue;
+                *wraps = false;
+                if (f.s0 < best.s0)
+                        best = f;
+        }
         if (best.calls > 0) {
                 *name = best.name;
                 *track = best.track;
-                /* Spans around whole iterations cover most of the time from
-                 * the first's start to the last's end; spans that cover
-                 * less (a user's "forward", "backward" around parts of
-                 * each iteration) mark boundaries: the last step runs on
-                 * to the end of its thread, for the tail rule to judge. */
-                *wraps = 2 * best.time >= best.e1 - best.s0;
-        }
-        /* parts of each iteration: the boundary is the part that starts
-         * it, of the names as many and as heavy, the first to start */
-        for (size_t i = 0; best.calls > 0 && !*wraps && i < (size_t)nsp;) {
-                i = weigh(sp, (size_t)nsp, i, first, &f);
-                if (f.fits && 2 * f.time >= most && f.calls == best.calls &&
-                    f.track == best.track && f.s0 < best.s0) {
-                        best = f;
-                        *name = f.name;
-                }
         }
         free(first);
         free(sp);

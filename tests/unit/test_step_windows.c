@@ -541,26 +541,29 @@ static void test_steps__annotated_iterations(void)
          * whole: the part that starts it marks where each iteration
          * starts (not the heaviest part), and the last runs to the end of
          * the thread's work, not of its span */
-        b = mk(0);
-        for (int k = 0; k < 4; k++) {
-                double t = 10 + k * 100.0;
-                ev(&b, b.host, TPA_KIND_ANNOTATION, "forward", t, 30, 0, 0);
-                ev(&b, b.host, TPA_KIND_ANNOTATION, "backward", t + 35, 35, 0, 0);
-                ev(&b, b.host, TPA_KIND_ANNOTATION, "update", t + 75, 10, 0, 0);
-                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 85, 10, 0, 0);
+        for (int heavy = 0; heavy < 2; heavy++) {       /* backward most of each */
+                double fw = heavy ? 15 : 30, bw = heavy ? 55 : 35;
+                b = mk(0);
+                for (int k = 0; k < 4; k++) {
+                        double t = 10 + k * 100.0;
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "forward", t, fw, 0, 0);
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "backward", t + fw + 5, bw, 0, 0);
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "update", t + 75, 10, 0, 0);
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 85, 10, 0, 0);
+                }
+                a = run(&b, NULL, 0);
+                tpa_trace_free(b.tr);
+                tap_streq(a->step_source, "detected iterations: forward",
+                          "test_steps__annotated_iterations: parts: the first part");
+                if (ok(a->step_count == 4, "test_steps__annotated_iterations: parts: four "
+                       "steps (%zu)", a->step_count)) {
+                        tap_eq(a->steps[1].start, 110 * US,
+                               "test_steps__annotated_iterations: parts: a step starts with it");
+                        tap_eq(a->steps[3].end, 405 * US, "test_steps__annotated_iterations: "
+                               "parts: the last to the thread's end");
+                }
+                tpa_analysis_free(a);
         }
-        a = run(&b, NULL, 0);
-        tpa_trace_free(b.tr);
-        tap_streq(a->step_source, "detected iterations: forward",
-                  "test_steps__annotated_iterations: parts: the first part");
-        if (ok(a->step_count == 4, "test_steps__annotated_iterations: parts: four steps (%zu)",
-               a->step_count)) {
-                tap_eq(a->steps[1].start, 110 * US,
-                       "test_steps__annotated_iterations: parts: a step starts with it");
-                tap_eq(a->steps[3].end, 405 * US,
-                       "test_steps__annotated_iterations: parts: the last to the thread's end");
-        }
-        tpa_analysis_free(a);
 
         /* an evaluation's batches, more time, after the training */
         b = mk(0);
