@@ -166,6 +166,36 @@ def scenario_compiled(out_json):
             "graphs")
 
 
+def small_mlp():
+    return torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
+                               torch.nn.Linear(512, 10))
+
+
+def batches_of(seed, n, size=64):
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.randn(size, 256, generator=g),
+             torch.randint(0, 10, (size,), generator=g)) for _ in range(n)]
+
+
+def timed_profile(out_json, batches, step, loop_end=False, after=None):
+    """Run step over batches under one profile() with no schedule and no
+    prof.step() (autograd's first run outside it), then `after` inside it;
+    the time from each iteration's start to the next (and to the loop's
+    end with loop_end), in us."""
+    step(*next(iter(batches)))
+    starts = []
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=False) as prof:
+        for x, y in batches:
+            starts.append(time.perf_counter_ns())
+            step(x, y)
+        if loop_end:
+            starts.append(time.perf_counter_ns())
+        if after is not None:
+            after()
+    prof.export_chrome_trace(out_json)
+    return [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+
+
 # The annotated scenario has no ProfilerStep#N: 0 markers expected, and
 # its own sanity figures (annotated_sanity()).
 ANNOTATED_STEPS = 5
@@ -178,32 +208,19 @@ def scenario_annotated(out_json):
     # updated by hand, each iteration in the user's own
     # record_function("train_step"), the whole loop under one profile().
     torch.set_num_threads(1)
-    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 10))
+    model = small_mlp()
     loss_fn = torch.nn.CrossEntropyLoss()
-    g = torch.Generator().manual_seed(2)
-    batches = [(torch.randn(64, 256, generator=g),
-                torch.randint(0, 10, (64,), generator=g))
-               for _ in range(ANNOTATED_STEPS + 1)]
 
     def step(x, y):
-        loss = loss_fn(model(x), y)
-        model.zero_grad(set_to_none=True)
-        loss.backward()
-        with torch.no_grad():
-            for p in model.parameters():
-                p -= 0.01 * p.grad
+        with record_function(ANNOTATION):
+            loss = loss_fn(model(x), y)
+            model.zero_grad(set_to_none=True)
+            loss.backward()
+            with torch.no_grad():
+                for p in model.parameters():
+                    p -= 0.01 * p.grad
 
-    step(*batches[-1])  # autograd's first run, outside the profile
-    starts = []
-    with profile(activities=[ProfilerActivity.CPU],
-                 record_shapes=False) as prof:
-        for x, y in batches[:ANNOTATED_STEPS]:
-            starts.append(time.perf_counter_ns())
-            with record_function(ANNOTATION):
-                step(x, y)
-    prof.export_chrome_trace(out_json)
-    scenario_annotated.gaps_us = [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+    scenario_annotated.gaps_us = timed_profile(out_json, batches_of(2, ANNOTATED_STEPS), step)
     return ("no step marker: a loop of %d iterations, each in "
             "record_function(\"%s\"), MLP 256-512-10 on batches of 64, "
             "weights updated by hand (no torch.optim, no DataLoader), 1 "
@@ -224,11 +241,6 @@ def annotated_sanity(path):
                ", ".join("%.1f" % g for g in scenario_annotated.gaps_us)))
 
 
-def small_mlp():
-    return torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
-                               torch.nn.Linear(512, 10))
-
-
 EPOCH_BATCHES, EVAL_BATCHES = 6, 4
 
 
@@ -240,34 +252,22 @@ def scenario_epoch(out_json):
     model = small_mlp()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     loss_fn = torch.nn.CrossEntropyLoss()
-    g = torch.Generator().manual_seed(3)
-
-    def batched(n, size):
-        # batches made ahead (batch_size=None): no collate of single
-        # samples, whose ops would be most of the file
-        return torch.utils.data.DataLoader(
-            [(torch.randn(size, 256, generator=g), torch.randint(0, 10, (size,), generator=g))
-             for _ in range(n)], batch_size=None)
-
-    tl, vl = batched(EPOCH_BATCHES, 64), batched(EVAL_BATCHES, 256)
+    # batches made ahead (batch_size=None): no collate of single samples,
+    # whose ops would be most of the file
+    tl = torch.utils.data.DataLoader(batches_of(3, EPOCH_BATCHES), batch_size=None)
+    vl = torch.utils.data.DataLoader(batches_of(5, EVAL_BATCHES, 256), batch_size=None)
 
     def step(x, y):
         opt.zero_grad()
         loss_fn(model(x), y).backward()
         opt.step()
 
-    step(*next(iter(tl)))  # autograd's first run, outside the profile
-    starts = []
-    with profile(activities=[ProfilerActivity.CPU], record_shapes=False) as prof:
-        for x, y in tl:
-            starts.append(time.perf_counter_ns())
-            step(x, y)
-        starts.append(time.perf_counter_ns())
+    def evaluate():
         with torch.no_grad():
-            for x, y in vl:
+            for x, _ in vl:
                 model(x)
-    prof.export_chrome_trace(out_json)
-    scenario_epoch.gaps_us = [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+
+    scenario_epoch.gaps_us = timed_profile(out_json, tl, step, loop_end=True, after=evaluate)
     return ("no step marker: an epoch of %d training batches of 64 (a "
             "DataLoader of batches made ahead, torch.optim.SGD) then %d "
             "evaluation batches of 256 under torch.no_grad() from a second "
@@ -303,11 +303,6 @@ def scenario_parts(out_json):
     torch.set_num_threads(1)
     model = small_mlp()
     loss_fn = torch.nn.CrossEntropyLoss()
-    g = torch.Generator().manual_seed(4)
-    batches = [(torch.randn(64, 256, generator=g),
-                torch.randint(0, 10, (64,), generator=g))
-               for _ in range(PARTS_STEPS + 1)]
-
     def step(x, y):
         with record_function(PARTS[0]):
             loss = loss_fn(model(x), y)
@@ -319,15 +314,8 @@ def scenario_parts(out_json):
                 for p in model.parameters():
                     p -= 0.01 * p.grad
 
-    step(*batches[-1])  # autograd's first run, outside the profile
-    starts = []
-    with profile(activities=[ProfilerActivity.CPU], record_shapes=False) as prof:
-        for x, y in batches[:PARTS_STEPS]:
-            starts.append(time.perf_counter_ns())
-            step(x, y)
-        starts.append(time.perf_counter_ns())
-    prof.export_chrome_trace(out_json)
-    scenario_parts.gaps_us = [(b - a) / 1e3 for a, b in zip(starts, starts[1:])]
+    scenario_parts.gaps_us = timed_profile(out_json, batches_of(4, PARTS_STEPS), step,
+                                           loop_end=True)
     return ("no step marker: a loop of %d iterations, each part in its own "
             "record_function (%s) and none around the whole, MLP 256-512-10 "
             "on batches of 64, weights updated by hand, 1 intra-op thread, "
