@@ -948,10 +948,16 @@ static int cmp_call(const void *pa, const void *pb)
         return (x->s > y->s) - (x->s < y->s);
 }
 
+/* What training_functions() knows of a name: not looked at yet, neither,
+ * a training op, or (TRAIN_FN + k) function k's. */
+enum { TRAIN_NEW, TRAIN_NO, TRAIN_OP, TRAIN_FN };
+
 /* trains[k]: a call of function k (called twice or more) holds a training
  * op. Keras 3 runs fit's train and test functions under one Python name;
  * an evaluation that compiles its test function inside the profile, or
- * whose batches are larger, outweighs the training steps. */
+ * whose batches are larger, outweighs the training steps. The names are
+ * looked at once each, through `memo` (a test per event of each
+ * function's name was the pass's cost on a long trace). */
 static void training_functions(const tpa_actx *c, const struct tf_function *f, size_t nfn,
                                bool *trains)
 {
@@ -961,27 +967,31 @@ static void training_functions(const tpa_actx *c, const struct tf_function *f, s
 
         for (size_t k = 0; k < nfn; k++)
                 n += f[k].calls >= 2 ? f[k].calls : 0;
-        if (n == 0 || (v = malloc(n * sizeof(*v))) == NULL)
+        if (n == 0 || nfn > UINT8_MAX - TRAIN_FN || (v = malloc(n * sizeof(*v))) == NULL)
                 return;
         if ((memo = calloc(ns ? ns : 1, 1)) == NULL) {
                 free(v);
                 return;
         }
-        for (size_t i = 0; i < c->n && m < n; i++)
-                for (size_t k = 0; k < nfn; k++)
-                        if (f[k].calls >= 2 && c->ev[i].name == f[k].name &&
-                            is_host_track(c, c->ev[i].track))
-                                v[m++] = (struct call){ c->ev[i].ts,
-                                                        c->ev[i].ts + c->ev[i].dur, k };
+        for (size_t k = 0; k < nfn; k++)
+                if (f[k].calls >= 2 && f[k].name < ns)
+                        memo[f[k].name] = (uint8_t)(TRAIN_FN + k);
+        for (size_t i = 0; i < c->n && m < n; i++) {
+                tpa_str s = c->ev[i].name;
+                if (s < ns && memo[s] >= TRAIN_FN && is_host_track(c, c->ev[i].track))
+                        v[m++] = (struct call){ c->ev[i].ts, c->ev[i].ts + c->ev[i].dur,
+                                                (size_t)(memo[s] - TRAIN_FN) };
+        }
         qsort(v, m, sizeof(*v), cmp_call);
         for (size_t i = 0; i < c->n; i++) {
                 tpa_str s = c->ev[i].name;
                 size_t lo = 0, hi = m;
                 if (s >= ns)
                         continue;
-                if (memo[s] == 0)
-                        memo[s] = is_train_op(tpa_trace_str(c->tr, s)) ? 2 : 1;
-                if (memo[s] != 2)
+                if (memo[s] == TRAIN_NEW)
+                        memo[s] = is_train_op(tpa_trace_str(c->tr, s)) ? TRAIN_OP : TRAIN_NO;
+                if (memo[s] != TRAIN_OP &&
+                    (memo[s] < TRAIN_FN || !is_train_op(tpa_trace_str(c->tr, s))))
                         continue;
                 while (lo < hi) {       /* the last call starting at or before it */
                         size_t mid = (lo + hi) / 2;
