@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <tpa/analysis.h>
 #include <tpa/logdir.h>
+#include <tpa/read.h>
 
 #include "cmd_logdir.h"
 #include "commands.h"
@@ -34,6 +37,85 @@ static int list_runs(const char *dir, const tpa_logdir *ld)
                 }
         }
         return EXIT_OK;
+}
+
+/* The largest run (its host traces' bytes together) hollow_run() reads:
+ * a cycle that holds one empty step is a few kilobytes, and a run larger
+ * than this has work in it (reading it twice would not pay). */
+enum { HOLLOW_MAX_BYTES = 1 << 20 };
+
+/* True when every host trace of `run` holds steps and each of them is
+ * empty (doc/design.md 5.2): the last cycle of a repeating PyTorch
+ * schedule, when the loop ended as the profiler began it. Such a run has
+ * no verdict; the newest run is the one a user means only when it has a
+ * step. A run that cannot be read is not hollow: the read of the run says
+ * why. */
+static bool hollow_run(const tpa_logdir_run *run, const cli_args *args)
+{
+        uint64_t bytes = 0;
+        bool hollow = run->host_count > 0;
+
+        for (size_t h = 0; h < run->host_count; h++) {
+                struct stat st;
+                if (stat(run->hosts[h].path, &st) != 0)
+                        return false;
+                bytes += (uint64_t)st.st_size;
+        }
+        if (bytes > HOLLOW_MAX_BYTES)
+                return false;
+        for (size_t h = 0; h < run->host_count && hollow; h++) {
+                tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+                tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_analysis *a = NULL;
+                tpa_trace *tr = NULL;
+
+                ao.step_marker = args->step_marker;
+                hollow = tpa_trace_new(&tr, &err) == 0 &&
+                         tpa_read_path(tr, run->hosts[h].path, &ro, &err) == 0 &&
+                         tpa_analyze(&a, tr, &ao, &err) == 0 &&
+                         a->step_count > 0 && a->kept_count == 0;
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+        return hollow;
+}
+
+/* The run a logdir stands for without --run: the newest, passed over
+ * while it is hollow (above) and an older one is there; *skipped counts
+ * the runs passed over. */
+static const tpa_logdir_run *newest_run(const tpa_logdir *ld, const cli_args *args,
+                                        size_t *skipped)
+{
+        const tpa_logdir_run *run = tpa_logdir_find_run(ld, NULL);
+
+        *skipped = 0;
+        while (run != NULL && run > ld->runs && hollow_run(run, args)) {
+                run--;
+                (*skipped)++;
+        }
+        return run;
+}
+
+/* The note on stderr when the logdir `in` has runs besides `run`, the
+ * one taken. */
+static void note_run(const char *in, const tpa_logdir *ld, const tpa_logdir_run *run,
+                     size_t skipped, const char *more)
+{
+        const tpa_logdir_run *newest = &ld->runs[ld->run_count - 1];
+
+        if (skipped > 1)
+                fprintf(stderr, "%s: profile run %s, the newest of %zu with a step (%s and "
+                        "the %zu before it: empty steps only, the profiler stopped as it "
+                        "began; %s)\n", in, run->name, ld->run_count, newest->name,
+                        skipped - 1, more);
+        else if (skipped == 1)
+                fprintf(stderr, "%s: profile run %s, the newest of %zu with a step (%s: "
+                        "empty steps only, the profiler stopped as it began; %s)\n", in,
+                        run->name, ld->run_count, newest->name, more);
+        else if (ld->run_count > 1)
+                fprintf(stderr, "%s: profile run %s, the newest of %zu (%s)\n", in, run->name,
+                        ld->run_count, more);
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -126,11 +208,12 @@ static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***
  * profile run, as NEW does (check compares one run with one run: a run of
  * several hosts is refused). A directory that is no logdir goes to the
  * reader as it is. */
-static int expand_baseline(const char **slot, cli_expanded *own)
+static int expand_baseline(const char **slot, const cli_args *args, cli_expanded *own)
 {
         const char *in = *slot;
         tpa_error err = TPA_ERROR_INIT;
         const tpa_logdir_run *run;
+        size_t skipped;
         tpa_logdir *ld;
         char **po, *p;
 
@@ -140,16 +223,14 @@ static int expand_baseline(const char **slot, cli_expanded *own)
                 return err.code == TPA_EFORMAT ? EXIT_OK : cli_report_error(&err, in);
         for (size_t w = 0; w < ld->warning_count; w++)
                 cli_warnf("%s: warning: %s", in, ld->warnings[w]);
-        run = tpa_logdir_find_run(ld, NULL);
+        run = newest_run(ld, args, &skipped);
         if (run == NULL || run->host_count != 1) {
                 cli_errorf("--baseline %s: the newest profile run has %zu hosts; give one "
                            "host's trace or a saved report", in, run ? run->host_count : 0);
                 tpa_logdir_free(ld);
                 return EXIT_USAGE;
         }
-        if (ld->run_count > 1)
-                fprintf(stderr, "%s: profile run %s, the newest of %zu (--list-runs)\n", in,
-                        run->name, ld->run_count);
+        note_run(in, ld, run, skipped, "--list-runs");
         p = strdup(run->hosts[0].path);
         po = p != NULL ? realloc(own->paths, (own->count + 1) * sizeof(*own->paths)) : NULL;
         tpa_logdir_free(ld);
@@ -185,6 +266,7 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 const char *in = args->inputs[i];
                 tpa_error err = TPA_ERROR_INIT;
                 const tpa_logdir_run *run;
+                size_t skipped = 0;
                 tpa_logdir *ld;
 
                 if (strcmp(in, "-") == 0 || !tpa_logdir_is_dir(in)) {
@@ -216,7 +298,8 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         tpa_logdir_free(ld);
                         continue;
                 }
-                run = tpa_logdir_find_run(ld, args->run);
+                run = args->run != NULL ? tpa_logdir_find_run(ld, args->run)
+                                        : newest_run(ld, args, &skipped);
                 if (run == NULL) {
                         cli_errorf("%s: no profile run '%s' (see --list-runs)", in, args->run);
                         tpa_logdir_free(ld);
@@ -224,9 +307,8 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                         break;
                 }
                 /* the others are no less the user's: say they are there */
-                if (args->run == NULL && ld->run_count > 1)
-                        fprintf(stderr, "%s: profile run %s, the newest of %zu (--list-runs; "
-                                "--run NAME for another)\n", in, run->name, ld->run_count);
+                if (args->run == NULL)
+                        note_run(in, ld, run, skipped, "--list-runs; --run NAME for another");
                 {
                         const char **pi = realloc(inputs, (cap + run->host_count) *
                                                   sizeof(*inputs));
@@ -260,7 +342,7 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 tpa_logdir_free(ld);
         }
         for (int i = 0; i < args->baseline_count && rc == EXIT_OK && !args->list_runs; i++)
-                rc = expand_baseline(&out->args.baseline[i], own);
+                rc = expand_baseline(&out->args.baseline[i], args, own);
         /* a trace found in a baseline logdir is read too */
         if (rc == EXIT_OK && args->baseline_count > 0 && own->count > 0)
                 rc = cli_check_output(args->output, out->args.baseline,
