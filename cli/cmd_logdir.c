@@ -81,16 +81,20 @@ static bool hollow_run(const tpa_logdir_run *run, const cli_args *args)
         return hollow;
 }
 
-/* The run a logdir stands for without --run: the newest, passed over
- * while it is hollow (above) and an older one is there; *skipped counts
- * the runs passed over. */
+/* The run a logdir stands for without --run: the newest that is not
+ * hollow (above), or the newest when all are; *skipped counts the runs
+ * passed over. */
 static const tpa_logdir_run *newest_run(const tpa_logdir *ld, const cli_args *args,
                                         size_t *skipped)
 {
-        const tpa_logdir_run *run = tpa_logdir_find_run(ld, NULL);
+        const tpa_logdir_run *newest = tpa_logdir_find_run(ld, NULL), *run = newest;
 
         *skipped = 0;
-        while (run != NULL && run > ld->runs && hollow_run(run, args)) {
+        while (run != NULL && hollow_run(run, args)) {
+                if (run == ld->runs) {
+                        *skipped = 0;
+                        return newest;
+                }
                 run--;
                 (*skipped)++;
         }

@@ -41,3 +41,8 @@ tfprof-analyze --run log:span4 "$d" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e 'new
 cp torch_host_bound.trace.json.gz "$TPA_TMP/base.json.gz"
 tfprof-analyze check "$TPA_TMP/base.json.gz" --baseline "$d" 2>&1 | sed "s|$TPA_TMP|TMP|g" |
         grep -e 'newest' -e '^ok' -e '^fail'
+# every run empty: the newest, as it is
+mkdir -p "$TPA_TMP/empty" || exit
+cp "$d/w0.1796490633612345678.pt.trace.json" "$TPA_TMP/empty/"
+cp "$d/w0.1796490633612345678.pt.trace.json" "$TPA_TMP/empty/w0.1796490633712345678.pt.trace.json"
+tfprof-analyze "$TPA_TMP/empty" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e 'newest' -e '^verdict'
