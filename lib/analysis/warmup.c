@@ -263,7 +263,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         /* leading warm-up */
         for (size_t i = 0; i < last; i++) {
                 size_t m = 0;
-                double med, mad, slowest = 0, t = (double)a->steps[i].step_time;
+                double med, mad, slowest = 0, later = 0, t = (double)a->steps[i].step_time;
                 bool recurs;
                 char why[96];
 
@@ -288,6 +288,16 @@ void tpa_analysis__warmup(tpa_actx *c)
                 if (m == 0)
                         break;
                 med = tpa_analysis__quantile(scratch, m, 0.5);
+                /* a slow step recurs only past the steady state: the slow
+                 * steps right after this one, before any step within
+                 * warmup.ratio of the median, are more of the warm-up */
+                for (size_t k = i + 1; k < last; k++)
+                        if ((double)a->steps[k].step_time <= a->warmup_ratio * med) {
+                                for (size_t j = k + 1; j < last; j++)
+                                        if ((double)a->steps[j].step_time > later)
+                                                later = (double)a->steps[j].step_time;
+                                break;
+                        }
                 for (size_t k = 0; k < m; k++)
                         scratch[k] = scratch[k] > med ? scratch[k] - med : med - scratch[k];
                 mad = tpa_analysis__quantile(scratch, m, 0.5);
@@ -296,7 +306,7 @@ void tpa_analysis__warmup(tpa_actx *c)
                 /* a slow step that recurs later (an evaluation, a
                  * checkpoint every so many steps), as far past the steady
                  * state and within warmup.ratio of it, is no warm-up */
-                recurs = slowest > a->warmup_ratio * med && slowest * a->warmup_ratio >= t;
+                recurs = later > a->warmup_ratio * med && later * a->warmup_ratio >= t;
                 if (recurs) {
                         break;
                 } else if (t > a->warmup_ratio * med) {

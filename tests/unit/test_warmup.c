@@ -93,6 +93,28 @@ static void test_warmup__recurring_slow_step(void)
         }
 }
 
+/* A warm-up of two steps, the second the slower (a tf.data pipeline
+ * refilling its buffers while the train step runs: 4.6 ms, 7.5 ms, then
+ * 2.1 ms steps; real, a TF2 custom loop with a parallel map): the second is
+ * no slow step that recurs, and both are warm-up. In ms. */
+static void test_warmup__two_step_warmup(void)
+{
+        static const double ms0[] = { 4.6, 7.5, 2.1, 2.06, 2.04, 2.4, 1.9, 2.1 };
+        double ms[8];
+        tb b = mk(1);
+        tpa_analysis *a;
+
+        for (int i = 0; i < 8; i++)
+                ms[i] = ms0[i] * 1000;
+        steps_of(&b, ms, 8);
+        a = run(&b, NULL, -1);
+        ok(a->steps[0].excluded && a->steps[1].excluded && !a->steps[2].excluded,
+           "test_warmup__two_step_warmup: both leading slow steps excluded (%s; %s)",
+           a->steps[0].reason, a->steps[1].reason);
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* The profiler stopped as a step began (its schedule one step into a
  * cycle's active part): a ProfilerStep#N with no work in it is excluded,
  * "empty" (a tail when the warm-up rules run: they see it first), even by
@@ -270,6 +292,7 @@ int main(void)
         test_warmup__trailing_cut_off();
         test_warmup__evaluation_batches();
         test_warmup__recurring_slow_step();
+        test_warmup__two_step_warmup();
         test_warmup__empty_step();
         return tap_done();
 }
