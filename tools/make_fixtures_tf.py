@@ -4,6 +4,7 @@
     python3 tools/make_fixtures_tf.py                 # everything
     python3 tools/make_fixtures_tf.py tf2 input       # one TF2 scenario
     python3 tools/make_fixtures_tf.py tf1             # the TF1 RunMetadata set
+    python3 tools/make_fixtures_tf.py tf1_nostep      # tfevents without global_step
     python3 tools/make_fixtures_tf.py fit             # Keras 3 model.fit, no markers
     python3 tools/make_fixtures_tf.py loop            # a custom loop, no markers
     python3 tools/make_fixtures_tf.py eager           # the loop without tf.function
@@ -40,6 +41,10 @@ testdata/tf2_keras_spe.*.
 TF1: tf.compat.v1 graph mode, Session.run with RunOptions(FULL_TRACE) fed by
 feed_dict: two RunMetadata files, a tfevents file with add_run_metadata for 3
 steps (FileWriter without graph) and a timeline.Timeline Chrome trace.
+tf1_nostep:
+testdata/tf1_nostep.tfevents, tf1_step1/2.runmeta.pb written by
+FileWriter.add_run_metadata(md, 'step%03d') without global_step, as TF's
+ProfilerHook and the TF1 tutorials write them (every record's step 0).
 """
 
 import collections
@@ -395,6 +400,28 @@ def child_tf1(outdir):
                       "events": kinds}))
 
 
+def child_tf1_nostep(outdir):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    v1.disable_eager_execution()
+    writer = v1.summary.FileWriter(outdir)
+    for i in (1, 2):
+        md = v1.RunMetadata()
+        with open(os.path.join(fu.TESTDATA, "tf1_step%d.runmeta.pb" % i),
+                  "rb") as f:
+            md.ParseFromString(f.read())
+        writer.add_run_metadata(md, "step%03d" % i)   # no global_step
+    writer.close()
+    evfile = glob.glob(os.path.join(outdir, "*tfevents*"))[0]
+    recs = [(e.step, e.tagged_run_metadata.tag)
+            for e in v1.train.summary_iterator(evfile)
+            if e.WhichOneof("what") == "tagged_run_metadata"]
+    print(json.dumps({"tf": tf.__version__, "events": evfile,
+                      "records": recs}))
+
+
 # --------------------------------------------------------------------------
 # Parent side: plain Python plus xprof's converter.
 
@@ -702,6 +729,27 @@ def make_tf1(versions):
     print("wrote %s (%d bytes): %s" % (out, size, fig))
 
 
+def make_tf1_nostep(versions):
+    outdir = os.path.join(WORK, "tf1_nostep")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    info = run_child(["tf1_nostep", outdir])
+    if [r[0] for r in info["records"]] != [0, 0]:
+        sys.exit("tf1_nostep: records carry steps %s" % info["records"])
+    out = os.path.join(fu.TESTDATA, "tf1_nostep.tfevents")
+    shutil.copyfile(info["events"], out)
+    fu.check_size(out)
+    fu.readme_row(os.path.basename(out),
+                  "tfevents of tf1_step1/2.runmeta.pb written by "
+                  "FileWriter.add_run_metadata(md, 'step%%03d') without "
+                  "global_step, as TF's ProfilerHook writes it. Sanity: "
+                  "%d TFRecord frames, tagged_run_metadata (step, tag) %s"
+                  % (tfrecord_count(out), info["records"]),
+                  "`python3 %s tf1_nostep`; TensorFlow %s, %s"
+                  % (SCRIPT, info["tf"], versions))
+    print("wrote %s: %s" % (out, info["records"]))
+
+
 def tfrecord_count(path):
     import struct
     n = 0
@@ -724,6 +772,8 @@ def main(argv):
             child_tb(argv[3])
         elif argv[2] == "fit":
             child_fit(argv[3], argv[4])
+        elif argv[2] == "tf1_nostep":
+            child_tf1_nostep(argv[3])
         else:
             child_tf1(argv[3])
         sys.stdout.flush()
@@ -740,6 +790,8 @@ def main(argv):
             make_logdir(runs, versions)
     if what in ("all", "tf1"):
         make_tf1(versions)
+    if what in ("all", "tf1", "tf1_nostep"):
+        make_tf1_nostep(versions)
     for kind in FIT_KINDS:
         if what in ("all", kind):
             make_fit(kind, versions)

@@ -107,6 +107,9 @@ struct tpa_trace {
         tpa_health        health;
         tpa_warning      *warnings;
         size_t            warning_count, warning_cap;
+        /* the step numbers tpa_trace__step_number() gave, sorted */
+        int64_t          *step_nums;
+        size_t            step_num_count, step_num_cap;
 };
 
 static int grow(void **ptr, size_t *cap, size_t need, size_t elem, tpa_error *err)
@@ -211,6 +214,7 @@ void tpa_trace_free(tpa_trace *tr)
         free(tr->aux_keys);
         free(tr->warnings);
         free(tr->inputs);
+        free(tr->step_nums);
         free(tr);
 }
 
@@ -1028,6 +1032,45 @@ int tpa_trace_split_input(const tpa_trace *tr, size_t index, tpa_trace **out,
                 return rc;
         }
         *out = part;
+        return 0;
+}
+
+/* The place of num in the sorted step numbers: the first not below it. */
+static size_t step_num_at(const tpa_trace *tr, int64_t num)
+{
+        size_t lo = 0, hi = tr->step_num_count;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (tr->step_nums[mid] < num)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+int tpa_trace__step_number(tpa_trace *tr, int64_t num, int64_t *out, tpa_error *err)
+{
+        size_t n = tr->step_num_count, at;
+        int rc;
+
+        if (num < 0)
+                num = (int64_t)n;
+        at = step_num_at(tr, num);
+        if (at < n && tr->step_nums[at] == num) {
+                num = tr->step_nums[n - 1] + 1 > (int64_t)n ? tr->step_nums[n - 1] + 1
+                                                           : (int64_t)n;
+                at = step_num_at(tr, num);
+        }
+        if ((rc = grow((void **)&tr->step_nums, &tr->step_num_cap, n + 1,
+                       sizeof(*tr->step_nums), err)) < 0)
+                return rc;
+        /* mostly the last: numbers come in order */
+        memmove(tr->step_nums + at + 1, tr->step_nums + at, (n - at) * sizeof(*tr->step_nums));
+        tr->step_nums[at] = num;
+        tr->step_num_count = n + 1;
+        *out = num;
         return 0;
 }
 

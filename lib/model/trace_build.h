@@ -68,6 +68,13 @@ tpa_dist_info *tpa_trace__dist_mut(tpa_trace *tr);
 int tpa_trace__set_input(tpa_trace *tr, uint32_t process, uint32_t index,
                          const tpa_input_info *in, tpa_error *err);
 
+/* The number of a reader's next step marker, into *out: `num`, or the
+ * count of step numbers given so far when num < 0 (none in the input);
+ * one taken already becomes one past the largest given (and at least the
+ * count): a number names one step, and two inputs of one number (tfevents
+ * records written without global_step, all 0) are two steps. */
+int tpa_trace__step_number(tpa_trace *tr, int64_t num, int64_t *out, tpa_error *err);
+
 /* Parse health, for the readers to count into. */
 tpa_health *tpa_trace__health(tpa_trace *tr);
 

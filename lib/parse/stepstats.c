@@ -182,20 +182,18 @@ static int add_step(tpa_trace *tr, size_t first, tpa_ns lo, tpa_ns hi, const cha
 {
         const tpa_event *all = tpa_trace_events(tr);
         uint32_t proc = UINT32_MAX, track;
-        int64_t steps = 0;
         char name[256];
         tpa_event ev;
         size_t idx;
         tpa_str id;
         int rc;
 
-        for (size_t i = 0; i < first; i++) {
-                int64_t v;
-                steps += tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &v) &&
-                         all[i].kind == TPA_KIND_STEP;
-        }
-        if (step_num < 0)
-                step_num = steps;
+        /* FileWriter.add_run_metadata(md, tag) without global_step (TF's
+         * own ProfilerHook, the TF1 tutorials) gives every record step 0:
+         * a number taken already is another step, numbered after the rest,
+         * never merged with the first into one window spanning both */
+        if ((rc = tpa_trace__step_number(tr, step_num, &step_num, err)) < 0)
+                return rc;
         for (size_t i = first; i < tpa_trace_event_count(tr) && proc == UINT32_MAX; i++) {
                 const tpa_thread *t = tpa_trace_thread_c(tr, all[i].track);
                 const tpa_process *p = tpa_trace_process_c(tr, t->process);
