@@ -16,10 +16,20 @@
  *                                    and bytes from the timeline_label
  *   <dev>/sync                       cuStreamSynchronize calls: sync events
  *   /job:.../device:CPU:0            executor activity: host ops, one track
- *                                    per thread_id
+ *                                    per thread_id and lane (below)
  *   /job:.../device:GPU:0            op scheduling on the host for the GPU,
  *                                    not device time: host ops too (as the
  *                                    Timeline shows them), never device busy
+ *
+ * A node's thread_id is no OS thread: TF files ops that ran at once on
+ * different inter-op threads under one id (IteratorGetNext waiting on one
+ * thread while a MatMul computes on another, both thread_id 0). Read as one
+ * track, those ops would nest, and an op nested in an input op counts as
+ * input. So, as timeline.py's _assign_lanes does for the Timeline JSON, the
+ * nodes of each thread_id go to lanes, in order, each node to the first lane
+ * whose last node ended by its start: overlapping nodes never share a track
+ * (lane 0 keeps the thread_id; at most MAX_LANES lanes, the last shared).
+ * A GPU stream's kernels and copies keep their one track.
  *
  * Each step also gets a marker, "train N" on a thread "steps" of its host
  * device, spanning the step's node stats, numbered by the tfevents step or
@@ -37,6 +47,43 @@
 #include "parse/stepstats.h"
 
 #define TIME_MAX (INT64_C(1) << 61)
+#define MAX_LANES 64
+
+/* The lanes of one device: per lane its thread_id and the end of its last node. */
+struct lane {
+        uint32_t thread_id;
+        uint32_t index;         /* among the lanes of its thread_id */
+        tpa_ns   end;
+};
+
+/* The track id of a node of thread_id starting at ts and ending at end: the
+ * first lane of thread_id free at ts, else a new one (doc comment above). */
+static int64_t lane_of(struct lane *lanes, size_t *n, uint32_t thread_id, tpa_ns ts, tpa_ns end)
+{
+        size_t last = SIZE_MAX;
+        uint32_t count = 0;
+
+        for (size_t i = 0; i < *n; i++) {
+                if (lanes[i].thread_id != thread_id)
+                        continue;
+                count++;
+                last = i;
+                if (lanes[i].end <= ts) {
+                        lanes[i].end = end;
+                        return ((int64_t)lanes[i].index << 32) | thread_id;
+                }
+        }
+        if (*n == MAX_LANES) {
+                if (last == SIZE_MAX)
+                        return thread_id;       /* no lane left: one shared track */
+                if (end > lanes[last].end)
+                        lanes[last].end = end;
+                return ((int64_t)lanes[last].index << 32) | thread_id;
+        }
+        lanes[*n] = (struct lane){ thread_id, count, end };
+        (*n)++;
+        return ((int64_t)count << 32) | thread_id;
+}
 
 static bool has_suffix(const char *s, const char *suffix)
 {
@@ -248,6 +295,8 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                 char pname[512];
                 uint32_t proc;
                 tpa_str id;
+                struct lane lanes[MAX_LANES];
+                size_t nlanes = 0;
 
                 h->records_read += ds->n_node_stats;
                 if (is_duplicate_device(dev)) {
@@ -267,7 +316,7 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                         size_t name_len, op_len, idx;
                         uint32_t track;
                         tpa_event ev;
-                        int64_t bytes;
+                        int64_t bytes, tid;
                         tpa_kind k = TPA_KIND__COUNT;
 
                         memset(&ev, 0, sizeof(ev));
@@ -291,11 +340,14 @@ int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *st
                         }
                         if (ev.dur < 0)
                                 ev.dur = 0;
+                        /* a stream's kernels and a device's syncs run in turn */
+                        tid = gputrace || sync ? ns->thread_id
+                                               : lane_of(lanes, &nlanes, ns->thread_id, ev.ts,
+                                                         ev.ts + ev.dur);
                         if ((rc = tpa_trace__get_thread(tr, &track, proc,
-                                                        (tpa_id){ .num = ns->thread_id },
-                                                        err)) < 0)
+                                                        (tpa_id){ .num = tid }, err)) < 0)
                                 break;
-                        for (size_t t = 0; t < ds->n_thread_names; t++)
+                        for (size_t t = 0; t < ds->n_thread_names && tid == ns->thread_id; t++)
                                 if (ds->thread_names[t]->key == ns->thread_id &&
                                     tpa_trace__thread(tr, track)->name == TPA_STR_EMPTY &&
                                     (rc = intern(tr, &tpa_trace__thread(tr, track)->name,
