@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,41 @@ static bool is_special(const char *path)
         return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* The staging file beside the target while one exists: a signal that
+ * ends the process (Ctrl-C, a CI job's timeout, a closed terminal)
+ * removes it, so that a kill leaves neither half an output nor a
+ * "PATH.XXXXXX" behind (the target itself is never touched before the
+ * rename). One output at a time. */
+static char *volatile pending_tmp;
+static const int fatal_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void remove_pending(int sig)
+{
+        char *t = pending_tmp;
+
+        if (t != NULL)
+                unlink(t);
+        signal(sig, SIG_DFL);
+        raise(sig);
+}
+
+static void watch_pending(char *tmp)
+{
+        pending_tmp = tmp;
+        for (size_t i = 0; tmp != NULL && i < sizeof(fatal_signals) / sizeof(*fatal_signals);
+             i++) {
+                struct sigaction sa, old;
+
+                /* A signal ignored (nohup, a shell's background job) stays so. */
+                if (sigaction(fatal_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+                        continue;
+                memset(&sa, 0, sizeof(sa));
+                sa.sa_handler = remove_pending;
+                sigemptyset(&sa.sa_mask);
+                sigaction(fatal_signals[i], &sa, NULL);
+        }
+}
+
 /* A new file "PATH.XXXXXX" beside `path`, with the mode `path` has (or a
  * new file would get): o->tmp names it. An exit code, the error said. */
 static int open_beside(cli_out *o, const char *path)
@@ -153,6 +189,7 @@ static int open_beside(cli_out *o, const char *path)
                 o->tmp = NULL;
                 return EXIT_INTERNAL;
         }
+        watch_pending(o->tmp);
         if (stat(path, &st) == 0) {
                 mode = st.st_mode & 0777;
         } else {
@@ -165,6 +202,7 @@ static int open_beside(cli_out *o, const char *path)
                 cli_errorf("%s: cannot write: %s", path, strerror(errno));
                 close(fd);
                 unlink(o->tmp);
+                pending_tmp = NULL;
                 free(o->tmp);
                 o->tmp = NULL;
                 return EXIT_INTERNAL;
@@ -232,6 +270,8 @@ void cli_out_discard(cli_out *o)
                 fclose(o->fp);
         if (o->tmp != NULL)
                 unlink(o->tmp);
+        if (o->tmp != NULL && pending_tmp == o->tmp)
+                pending_tmp = NULL;
         free(o->tmp);
         free(o->real);
         free(o->buf);
@@ -324,6 +364,7 @@ static int rename_into_place(cli_out *o)
                 cli_errorf("%s: cannot write: %s", o->path, strerror(errno));
                 return EXIT_INTERNAL;
         }
+        pending_tmp = NULL;
         free(o->tmp);
         o->tmp = NULL;
         return EXIT_OK;
