@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "output.h"
 #include "run_load.h"
@@ -53,9 +54,15 @@ const char *cli_no_events_reason(const tpa_trace *tr)
 bool cli_is_report(const char *path)
 {
         char head[512];
+        struct stat st;
         size_t n;
         FILE *fp;
 
+        /* Only a regular file can be read twice: a fifo or a pipe
+         * (<(zcat trace.json.gz), /dev/stdin) would lose what this read to
+         * the trace reader, or block it for a writer that has gone. */
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+                return false;
         if ((fp = fopen(path, "rb")) == NULL)
                 return false;           /* the trace reader says why */
         n = fread(head, 1, sizeof(head), fp);
@@ -75,8 +82,9 @@ static int refuse_empty(tpa_run **out, const char *path, const char *why)
         return EXIT_INPUT;
 }
 
-/* stdin cannot be rewound after sniffing: read it whole. */
-static int slurp_stdin(char **out, size_t *size)
+/* stdin, a fifo or a pipe cannot be rewound after sniffing: read it
+ * whole. */
+static int slurp(FILE *in, const char *path, char **out, size_t *size)
 {
         size_t len = 0, cap = 0;
         char *buf = NULL;
@@ -91,14 +99,14 @@ static int slurp_stdin(char **out, size_t *size)
                         }
                         buf = b;
                 }
-                size_t n = fread(buf + len, 1, cap - len, stdin);
+                size_t n = fread(buf + len, 1, cap - len, in);
                 len += n;
                 if (n == 0)
                         break;
         }
-        if (ferror(stdin)) {
+        if (ferror(in)) {
                 free(buf);
-                cli_errorf("-: read error: %s", strerror(errno));
+                cli_errorf("%s: read error: %s", path, strerror(errno));
                 return EXIT_INPUT;
         }
         *out = buf;
@@ -116,10 +124,21 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
         tpa_analysis *a = NULL;
         char *in = NULL;
         size_t in_size = 0;
+        struct stat st;
         int rc;
 
-        if (strcmp(path, "-") == 0) {
-                if ((rc = slurp_stdin(&in, &in_size)) != EXIT_OK)
+        if (strcmp(path, "-") == 0 ||
+            (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))) {
+                FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+
+                if (fp == NULL) {
+                        cli_errorf("%s: cannot open: %s", path, strerror(errno));
+                        return EXIT_INPUT;
+                }
+                rc = slurp(fp, path, &in, &in_size);
+                if (fp != stdin)
+                        fclose(fp);
+                if (rc != EXIT_OK)
                         return rc;
                 if (tpa_report_sniff(in, in_size)) {
                         rc = tpa_report_load_memory(out, in, in_size, &err);
