@@ -117,6 +117,16 @@ static int TPA_PRINTF(3, 4) warn(tpa_logdir *ld, tpa_error *err, const char *fmt
         return 0;
 }
 
+/* A folder of the logdir that cannot be listed (another user's run,
+ * made with umask 077): said, never skipped in silence, for the newest
+ * run found would then be an older one. */
+static int unreadable(tpa_logdir *ld, const char *dir, tpa_error *err)
+{
+        if (errno == ENOENT)
+                return 0;       /* gone since it was listed */
+        return warn(ld, err, "'%s' cannot be read (%s), ignoring", dir, strerror(errno));
+}
+
 static size_t id_slot(const struct scan *s, dev_t dev, ino_t ino)
 {
         uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15u) ^ (uint64_t)ino;
@@ -351,7 +361,7 @@ static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const cha
         void *p;
 
         if (d == NULL)
-                return 0;
+                return unreadable(ld, dir, err);
         while ((e = readdir(d)) != NULL) {
                 for (size_t s = 0; s < 3; s++) {
                         size_t n = strlen(e->d_name), k = strlen(suffixes[s]);
@@ -448,8 +458,10 @@ static int walk(struct scan *sc, const char *dir, const char *rel, int depth, tp
         size_t len = 0;
         int rc = 0;
 
-        if (depth > MAX_DEPTH || (d = opendir(dir)) == NULL)
+        if (depth > MAX_DEPTH)
                 return 0;
+        if ((d = opendir(dir)) == NULL)
+                return unreadable(sc->ld, dir, err);
         /* Collect the names first: no open DIR across the recursion. */
         while ((e = readdir(d)) != NULL) {
                 size_t n = strlen(e->d_name) + 1;
@@ -480,6 +492,8 @@ static int walk(struct scan *sc, const char *dir, const char *rel, int depth, tp
                         if (sl >= 16 && strcmp(sub + sl - 16, "/plugins/profile") == 0) {
                                 /* each folder in here is a run */
                                 DIR *rd = opendir(sub);
+                                if (rd == NULL)
+                                        rc = unreadable(sc->ld, sub, err);
                                 while (rd != NULL && rc == 0 && (e = readdir(rd)) != NULL) {
                                         char *run, *runrel;
                                         bool is_run = false;
