@@ -202,6 +202,19 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
         int r;
 
         r = dispatch(tr, src, opts, err);
+        /* After the gzip data, bytes that are none (zeros a copy padded
+         * it with, junk appended): gzip -d ignores them with a warning */
+        if (r == 0 && tpa_source__garbage_at(src) > 0) {
+                if (opts->strict)
+                        r = tpa_error_set(err, TPA_EFORMAT, tpa_source__garbage_at(src),
+                                          "bytes after the gzip data that are no gzip "
+                                          "member (--strict)");
+                else
+                        tpa_trace__warn(tr, tpa_source__offset(src),
+                                        "bytes after the gzip data, from compressed byte "
+                                        "%llu on, are no gzip member: ignored",
+                                        (unsigned long long)tpa_source__garbage_at(src));
+        }
         h->bytes_in = before_in + tpa_source__bytes_in(src);
         h->bytes_read = before_out + tpa_source__offset(src);
         /* One warning for all of this input's strings that the readers

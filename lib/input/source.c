@@ -86,6 +86,7 @@ struct slot {
         size_t    len;
         bool      last;         /* the stream ends after this chunk */
         bool      truncated;    /* ... and it was cut short */
+        uint64_t  garbage_at;   /* ... and this is s->garbage_at */
         int       rc;           /* < 0: inflating failed here; see err */
         uint64_t  bytes_in;     /* compressed bytes read when it was filled */
         tpa_error err;
@@ -109,6 +110,7 @@ struct ring {
         bool            done;           /* the last chunk was handed out */
         uint64_t        bytes_in;
         bool            truncated;
+        uint64_t        garbage_at;
 };
 
 struct tpa_source {
@@ -161,6 +163,7 @@ struct tpa_source {
         uint64_t       offset;          /* bytes handed out before out[out_pos] */
         bool           eof;
         bool           truncated;
+        uint64_t       garbage_at;      /* tpa_source__garbage_at() */
         const tpa_read_options *opts;
         struct ring   *ring;            /* threaded mode; NULL: one thread */
 
@@ -673,6 +676,17 @@ static int produce_into(tpa_source *s, uint8_t *out, size_t *end, size_t size, u
                         s->truncated = !s->z_member_done;
                         break;
                 }
+                if (s->z_member_done &&
+                    (s->raw[s->raw_pos] != 0x1f ||
+                     (s->raw_len - s->raw_pos >= 2 && s->raw[s->raw_pos + 1] != 0x8b))) {
+                        /* Bytes that begin no member (a copy padded with
+                         * zeros, junk appended): the data ended, as gzip -d
+                         * says ("trailing garbage ignored"); the reader
+                         * warns. */
+                        s->garbage_at = s->bytes_in - s->raw_len + s->raw_pos;
+                        s->eof = true;
+                        break;
+                }
                 if (s->z_member_done) {
                         /* Another member follows (cat a.gz b.gz). */
                         if (inflateReset(&s->z) != Z_OK)
@@ -741,6 +755,7 @@ static void *inflate_main(void *arg)
                                       &sl->err);
                 sl->last = sl->rc < 0 || s->eof;
                 sl->truncated = s->truncated;
+                sl->garbage_at = s->garbage_at;
                 sl->bytes_in = s->bytes_in;
                 g->w_offset += sl->len;
 
@@ -864,8 +879,10 @@ static int ring_next(tpa_source *s, tpa_error *err)
         g->bytes_in = sl->bytes_in;
         if (sl->rc < 0)
                 goto failed;
-        if (sl->last)
+        if (sl->last) {
                 g->truncated = sl->truncated;
+                g->garbage_at = sl->garbage_at;
+        }
         return 1;
 failed:
         g->cur_pos = sl->len;           /* its bytes are never handed out */
@@ -1289,4 +1306,9 @@ bool tpa_source__threaded(const tpa_source *s) { return s->ring != NULL; }
 bool tpa_source__truncated(const tpa_source *s)
 {
         return s->ring != NULL ? s->ring->truncated : s->truncated;
+}
+
+uint64_t tpa_source__garbage_at(const tpa_source *s)
+{
+        return s->ring != NULL ? s->ring->garbage_at : s->garbage_at;
 }

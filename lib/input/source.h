@@ -85,5 +85,8 @@ bool     tpa_source__is_gzip(const tpa_source *src);
 bool     tpa_source__threaded(const tpa_source *src);
 /* True when a gzip stream ended early (truncated); set once read returns 0. */
 bool     tpa_source__truncated(const tpa_source *src);
+/* Where bytes that begin no gzip member follow the last member (compressed
+ * offset), once read returns 0; 0: none. The data ends before them. */
+uint64_t tpa_source__garbage_at(const tpa_source *src);
 
 #endif
