@@ -90,15 +90,24 @@ static int step_numbers(int64_t **out, size_t *count, const tpa_rank *const *ran
 
 static void order_ranks(tpa_job *j, const tpa_rank *const *ranks, size_t n)
 {
-        bool known = true;
+        bool known = false;
+        int64_t next = 0;
 
         for (size_t i = 0; i < n; i++) {
                 j->ranks[i].r = ranks[i];
                 j->ranks[i].rank = ranks[i]->rank;
-                known &= ranks[i]->rank >= 0;
+                known |= ranks[i]->rank >= 0;
+                if (ranks[i]->rank >= next)
+                        next = ranks[i]->rank + 1;
                 if (ranks[i]->world_size > j->world_size)
                         j->world_size = ranks[i]->world_size;
         }
+        /* inputs that say no rank (a file given with --ranks that is no
+         * rank's trace) come after the ranks the others say: numbering
+         * every input by position would give a rank's figures to another */
+        for (size_t i = 0; known && i < n; i++)
+                if (j->ranks[i].rank < 0)
+                        j->ranks[i].rank = next++;
         if (known) {
                 qsort(j->ranks, n, sizeof(*j->ranks), by_rank);
                 for (size_t i = 1; i < n; i++)

@@ -102,6 +102,31 @@ static void test_job__missing(void)
                 tpa_rank_free(r[i]);
 }
 
+/* One input says no rank (a stray file given with --ranks): the ranks the
+ * others say stay theirs, and it comes after them. */
+static void test_job__unlabelled_input(void)
+{
+        static const int b0[] = { 10, 10 }, b1[] = { 40, 40 }, b2[] = { 11, 11 };
+        static const int end[] = { 40, 40 };
+        tpa_rank *r[3] = { rank_of(-1, b2, end, 2), rank_of(1, b1, end, 2),
+                           rank_of(0, b0, end, 2) };
+        tpa_job *j = NULL;
+
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 3, NULL) == 0,
+           "unlabelled input: builds");
+        if (j != NULL) {
+                ok(!j->ranks_by_position, "unlabelled input: ranks as the traces say");
+                tap_eq(j->ranks[j->top_straggler].rank, 1, "unlabelled input: rank 1 straggles");
+                for (size_t i = 0; i < 3; i++)
+                        if (j->ranks[i].rank == 2)
+                                tap_eq(j->ranks[i].wait, (tpa_ns)(29 + 29) * MS,
+                                       "unlabelled input: numbered 2, after the others");
+        }
+        tpa_job_free(j);
+        for (int i = 0; i < 3; i++)
+                tpa_rank_free(r[i]);
+}
+
 /* A report written by the tool reads back into the same rank. */
 static void test_job__report_roundtrip(void)
 {
@@ -153,6 +178,7 @@ int main(void)
 {
         test_job__straggler();
         test_job__missing();
+        test_job__unlabelled_input();
         test_job__report_roundtrip();
         return tap_done();
 }
