@@ -16,8 +16,9 @@
  * far shorter than the steps before it with almost no device work (the
  * profiler stopped inside it);
  * and, where a DataLoader's batches mark the steps, those that train
- * nothing (untrained()). If every step would go, all are kept and the
- * report says so.
+ * nothing (untrained()); where ProfilerStep#N marks them, the last step if
+ * it trains nothing and others do (the script's work after its loop). If
+ * every step would go, all are kept and the report says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static bool setup_first(const tpa_actx *c, size_t i, size_t last, double *scratc
  * optimizer step (gradient accumulation: a backward pass each); where
  * some steps do, the ones with neither are excluded. A per-name look
  * (memo: 1 no, 2 yes), a pass over the events. */
-static void untrained(tpa_actx *c)
+static void untrained(tpa_actx *c, bool last_only)
 {
         static const char *const train[] = {
                 "autograd::engine::evaluate_function", "Optimizer.step#",
@@ -156,10 +157,13 @@ static void untrained(tpa_actx *c)
                         any++;
                 }
         }
-        for (size_t i = 0; any > 0 && i < a->step_count; i++)
+        for (size_t i = last_only ? a->step_count - 1 : 0; any > 0 && i < a->step_count; i++)
                 if (!trains[i] && !a->steps[i].excluded)
-                        exclude(&a->steps[i], "no backward pass or optimizer step: an "
-                                              "evaluation, or the loader's last call");
+                        exclude(&a->steps[i], last_only
+                                ? "after the loop: no backward pass or optimizer step, "
+                                  "unlike the steps before"
+                                : "no backward pass or optimizer step: an "
+                                  "evaluation, or the loader's last call");
         free(memo);
         free(trains);
 }
@@ -322,7 +326,13 @@ void tpa_analysis__warmup(tpa_actx *c)
                 }
         }
         if (c->loader_steps)
-                untrained(c);
+                untrained(c, false);
+        else if (n > 1 && a->step_source != NULL &&
+                 strcmp(a->step_source, "ProfilerStep#N") == 0)
+                /* the ProfilerStep#N that the last prof.step() began, when
+                 * the profiler stops after the loop: what the script did
+                 * then (a checkpoint, a barrier, DDP's join), no iteration */
+                untrained(c, true);
 done:
         for (size_t i = 0; hollow != NULL && i < n; i++)
                 if (hollow[i])

@@ -285,6 +285,47 @@ static void test_warmup__evaluation_batches(void)
         }
 }
 
+/* The profiler's schedule still recording as the loop ends: the step the
+ * last prof.step() began holds what the script did next (a checkpoint, a
+ * barrier, DDP's join), no iteration; it is excluded where the steps
+ * before it train, and kept in an inference loop. CPU-only, in us. */
+static void test_warmup__after_the_loop(void)
+{
+        for (int train = 0; train < 2; train++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 5; k++) {
+                        char name[32];
+                        double t = k * 100.0;
+                        snprintf(name, sizeof(name), "ProfilerStep#%d", k);
+                        ev(&b, b.host, TPA_KIND_STEP, name, t, k < 4 ? 100 : 300, 0, 0);
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::addmm", t + 10, 30, 0, 0);
+                        if (k < 4 && train)
+                                ev(&b, b.host, TPA_KIND_HOST_OP,
+                                   "autograd::engine::evaluate_function: AddmmBackward0",
+                                   t + 40, 40, 0, 0);
+                }
+                /* the checkpoint after the loop */
+                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::copy_", 420, 250, 0, 0);
+                a = run(&b, NULL, -1);
+                if (ok(a->step_count == 5, "test_warmup__after_the_loop: 5 steps (%zu)",
+                       a->step_count)) {
+                        for (size_t k = 0; k < 4; k++)
+                                ok(!a->steps[k].excluded, "test_warmup__after_the_loop: %s: "
+                                   "step %zu kept (%s)", train ? "training" : "inference", k,
+                                   a->steps[k].reason);
+                        ok(a->steps[4].excluded == (train == 1) &&
+                           (!train || strstr(a->steps[4].reason, "after the loop") != NULL),
+                           "test_warmup__after_the_loop: %s: the last step %s (%s)",
+                           train ? "training" : "inference", train ? "excluded" : "kept",
+                           a->steps[4].reason);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 int main(void)
 {
         test_warmup__warmup();
@@ -294,5 +335,6 @@ int main(void)
         test_warmup__recurring_slow_step();
         test_warmup__two_step_warmup();
         test_warmup__empty_step();
+        test_warmup__after_the_loop();
         return tap_done();
 }
