@@ -566,6 +566,13 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
         case CC_CPU_OP:
                 if (has_step && has_prefix(s, len, "ProfilerStep#"))
                         return TPA_KIND_STEP;
+                /* a collective's dispatcher op ("c10d::allreduce_",
+                 * "c10d::barrier", functional collectives): the calling
+                 * thread waits in it for the other ranks (gloo blocks
+                 * there for milliseconds), no computation */
+                if (has_prefix(s, len, "c10d::") || has_prefix(s, len, "_c10d_functional::") ||
+                    has_prefix(s, len, "c10d_functional::"))
+                        return TPA_KIND_COLLECTIVE;
                 return host_kind(s, len, TPA_KIND_HOST_OP);
         case CC_USER_ANNOTATION:
                 /* record_function() spans ("## forward ##",

@@ -398,6 +398,35 @@ static void test_partition__cpu_only_producer_thread(void)
         }
 }
 
+/* A gloo rank on a CPU: the collective's dispatcher op on the training
+ * thread (c10d::barrier, c10d::allreduce_) blocks for the other ranks, a
+ * collective, not compute; the op before it computes. */
+static void test_partition__kineto_cpu_collective(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":30},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::barrier\","
+                "\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":50},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\","
+                "\"pid\":1,\"tid\":1,\"ts\":80,\"dur\":20}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_with_rules(tr, NULL);
+
+        if (ok(a != NULL && a->step_count == 1, "test_partition__kineto_cpu_collective: one step")) {
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_COMPUTE], 30 * US,
+                       "test_partition__kineto_cpu_collective: compute, the mm alone");
+                tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_SYNC_COLLECTIVE], 70 * US,
+                       "test_partition__kineto_cpu_collective: the calls are collective");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* A Kineto CPU-only step: framework_pytorch, DataLoader advice only, and
  * the collate op inside the DataLoader call is input, not compute. */
 static void test_partition__kineto_framework(void)
@@ -635,6 +664,7 @@ int main(void)
         test_partition__cpu_only_background_input();
         test_partition__cpu_only_producer_thread();
         test_partition__kineto_framework();
+        test_partition__kineto_cpu_collective();
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();
         test_partition__spans();
