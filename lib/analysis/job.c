@@ -39,6 +39,15 @@ static tpa_ns median_ns(tpa_ns *v, size_t n)
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The busy time of the median rank: a rank's own, the lower of the two
+ * middle ones when the count is even. With two ranks, the mean of the two
+ * would put the straggler's excess at half its lead over the other rank. */
+static tpa_ns median_rank_ns(tpa_ns *v, size_t n)
+{
+        qsort(v, n, sizeof(*v), by_i64);
+        return v[(n - 1) / 2];
+}
+
 static double median_d(double *v, size_t n)
 {
         if (n == 0)
@@ -158,7 +167,7 @@ static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_
                 busy[k++] = b;
         }
         st->ranks = k;
-        st->busy_median = median_ns(busy, k);
+        st->busy_median = k > 0 ? median_rank_ns(busy, k) : 0;
         st->excess = most - st->busy_median;
         st->excess_frac = st->busy_median > 0 ? (double)st->excess / (double)st->busy_median : 0;
         st->spread = st->busy_median > 0 ? (double)most / (double)st->busy_median : 1;

@@ -102,6 +102,25 @@ static void test_job__missing(void)
                 tpa_rank_free(r[i]);
 }
 
+/* Two ranks: the median rank is the other rank, not the mean of the two,
+ * so the straggler's excess is its whole lead (not half of it). */
+static void test_job__two_ranks(void)
+{
+        static const int b0[] = { 10, 10 }, b1[] = { 70, 70 }, end[] = { 70, 70 };
+        tpa_rank *r[2] = { rank_of(0, b0, end, 2), rank_of(1, b1, end, 2) };
+        tpa_job *j = NULL;
+
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "two ranks: builds");
+        if (j != NULL) {
+                tap_eq(j->ranks[j->steps[0].straggler].rank, 1, "two ranks: rank 1 straggles");
+                tap_eq(j->steps[0].excess, 60 * MS, "two ranks: the excess is its whole lead");
+                tap_eq(j->steps[0].busy_median, 12 * MS, "two ranks: the other rank's busy time");
+        }
+        tpa_job_free(j);
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
 /* One input says no rank (a stray file given with --ranks): the ranks the
  * others say stay theirs, and it comes after them. */
 static void test_job__unlabelled_input(void)
@@ -178,6 +197,7 @@ int main(void)
 {
         test_job__straggler();
         test_job__missing();
+        test_job__two_ranks();
         test_job__unlabelled_input();
         test_job__report_roundtrip();
         return tap_done();
