@@ -122,6 +122,19 @@ static int job_view(FILE *fp, const cli_args *args, tpa_trace *const *traces,
                         rc = cli_render_job(fp, args, j.job);
                         *shown = rc == EXIT_OK;
                 }
+        } else if (rc == EXIT_OK) {
+                /* ranks among inputs that say none (a stray file beside a
+                 * job's traces): why there is no job view, and the way */
+                size_t stated = 0, first_none = n;
+                for (size_t i = 0; i < n; i++) {
+                        stated += j.ranks[i]->rank >= 0;
+                        if (j.ranks[i]->rank < 0 && first_none == n)
+                                first_none = i;
+                }
+                if (stated >= 2 && first_none < n)
+                        fprintf(stderr, "tfprof-analyze: note: no job view: %zu inputs say "
+                                "their rank, %s does not (--ranks takes all as the ranks "
+                                "of one job)\n", stated, names[first_none]);
         }
         cli_job_free(&j);
         return rc;
