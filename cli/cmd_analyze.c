@@ -52,14 +52,22 @@ static bool is_run_metadata(const tpa_trace *tr)
         return f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT;
 }
 
-/* "PATH (+N more RunMetadata files)", in memory of its own in *slot (the
- * path whole, however long); NULL when there is none. */
-static const char *joined_label(char **slot, const char *path, int more)
+/* timeline.Timeline's Chrome trace of one Session.run. */
+static bool is_tf1_timeline(const tpa_trace *tr)
+{
+        return tr != NULL && tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON &&
+               tpa_trace_dialect(tr) == TPA_DIALECT_TF1;
+}
+
+/* "PATH (+N more RunMetadata files)" (or TF1 timelines), in memory of its
+ * own in *slot (the path whole, however long); NULL when there is none. */
+static const char *joined_label(char **slot, const char *path, int more, const tpa_trace *tr)
 {
         size_t size = strlen(path) + 64;
 
         if ((*slot = malloc(size)) != NULL)
-                snprintf(*slot, size, "%s (+%d more RunMetadata files)", path, more);
+                snprintf(*slot, size, "%s (+%d more %s)", path, more,
+                         is_tf1_timeline(tr) ? "TF1 timelines" : "RunMetadata files");
         return *slot;
 }
 
@@ -277,9 +285,10 @@ int cmd_analyze(const cli_args *args)
         rc = cli_out_begin(&out, args->output);
         if (rc != 0)
                 goto done;
-        /* Read. RunMetadata files are one step each: consecutive ones on the
-         * command line are several steps of one run (doc/design.md 3), so they
-         * go into one trace, reported under the first file's name. */
+        /* Read. RunMetadata files and TF1 timelines are one step each:
+         * consecutive ones on the command line are several steps of one run
+         * (doc/design.md 3), so they go into one trace, reported under the
+         * first file's name. */
         for (int i = 0; i < args->input_count; i++) {
                 const char *path = args->inputs[i];
                 tpa_trace *tr = NULL;
@@ -315,7 +324,9 @@ int cmd_analyze(const cli_args *args)
                         break;
                 }
                 cli_print_warnings(tr, path);
-                if (n > 0 && is_run_metadata(tr) && is_run_metadata(s.traces[n - 1])) {
+                if (n > 0 && ((is_run_metadata(tr) && is_run_metadata(s.traces[n - 1])) ||
+                              (is_tf1_timeline(tr) && is_tf1_timeline(s.traces[n - 1]) &&
+                               strcmp(path, "-") != 0))) {
                         tpa_trace_free(tr);
                         rc = tpa_read_path(s.traces[n - 1], path, &ro, &err);
                         if (rc < 0) {
@@ -345,7 +356,8 @@ int cmd_analyze(const cli_args *args)
                         continue;
                 }
                 if (s.joined[i] > 0) {
-                        s.names[i] = path = joined_label(&s.labels[i], path, s.joined[i]);
+                        s.names[i] = path = joined_label(&s.labels[i], path, s.joined[i],
+                                                         s.traces[i]);
                         if (path == NULL) {
                                 cli_errorf("out of memory");
                                 rc = EXIT_INTERNAL;

@@ -6,6 +6,7 @@
     python3 tools/make_fixtures_tf.py tf1             # the TF1 RunMetadata set
     python3 tools/make_fixtures_tf.py tf1_overlap     # ops at once under one thread_id
     python3 tools/make_fixtures_tf.py tf1_nostep      # tfevents without global_step
+    python3 tools/make_fixtures_tf.py tf1_timeline2   # the Timeline of step 2
     python3 tools/make_fixtures_tf.py fit             # Keras 3 model.fit, no markers
     python3 tools/make_fixtures_tf.py loop            # a custom loop, no markers
     python3 tools/make_fixtures_tf.py eager           # the loop without tf.function
@@ -50,6 +51,9 @@ of it (whose lanes keep them apart), tf1_overlap_timeline.json. tf1_nostep:
 testdata/tf1_nostep.tfevents, tf1_step1/2.runmeta.pb written by
 FileWriter.add_run_metadata(md, 'step%03d') without global_step, as TF's
 ProfilerHook and the TF1 tutorials write them (every record's step 0).
+tf1_timeline2: testdata/tf1_timeline2.json, the timeline.Timeline Chrome
+trace of tf1_step2.runmeta.pb (tf1_timeline.json is step 1's): two
+timelines of consecutive Session.runs, as ProfilerHook writes them.
 """
 
 import collections
@@ -491,6 +495,20 @@ def child_tf1_nostep(outdir):
                       "records": recs}))
 
 
+def child_tf1_timeline2(outdir):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+    from tensorflow.python.client import timeline
+
+    md = tf.compat.v1.RunMetadata()
+    with open(os.path.join(fu.TESTDATA, "tf1_step2.runmeta.pb"), "rb") as f:
+        md.ParseFromString(f.read())
+    out = os.path.join(outdir, "timeline2.json")
+    with open(out, "w") as f:
+        f.write(timeline.Timeline(md.step_stats).generate_chrome_trace_format())
+    print(json.dumps({"tf": tf.__version__, "timeline": out}))
+
+
 # --------------------------------------------------------------------------
 # Parent side: plain Python plus xprof's converter.
 
@@ -877,6 +895,25 @@ def make_tf1_nostep(versions):
     print("wrote %s: %s" % (out, info["records"]))
 
 
+def make_tf1_timeline2(versions):
+    outdir = os.path.join(WORK, "tf1_timeline2")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    info = run_child(["tf1_timeline2", outdir])
+    out = os.path.join(fu.TESTDATA, "tf1_timeline2.json")
+    shutil.copyfile(info["timeline"], out)
+    fu.check_size(out)
+    xs = fu.complete_events(fu.load_chrome(out))
+    span = max(x[4] for x in xs) - min(x[3] for x in xs)
+    fu.readme_row(os.path.basename(out),
+                  "timeline.Timeline(step_stats).generate_chrome_trace_format()"
+                  " of tf1_step2.runmeta.pb (tf1_timeline.json is step 1's). "
+                  "Sanity: %d X events, span %.0f us" % (len(xs), span),
+                  "`python3 %s tf1_timeline2`; TensorFlow %s, %s"
+                  % (SCRIPT, info["tf"], versions))
+    print("wrote %s: %d X events, span %.0f us" % (out, len(xs), span))
+
+
 def tfrecord_count(path):
     import struct
     n = 0
@@ -903,6 +940,8 @@ def main(argv):
             child_tf1_overlap(argv[3])
         elif argv[2] == "tf1_nostep":
             child_tf1_nostep(argv[3])
+        elif argv[2] == "tf1_timeline2":
+            child_tf1_timeline2(argv[3])
         else:
             child_tf1(argv[3])
         sys.stdout.flush()
@@ -921,6 +960,8 @@ def main(argv):
         make_tf1(versions)
     if what in ("all", "tf1", "tf1_nostep"):
         make_tf1_nostep(versions)
+    if what in ("all", "tf1", "tf1_timeline2"):
+        make_tf1_timeline2(versions)
     if what in ("all", "tf1_overlap"):
         make_tf1_overlap(versions)
     for kind in FIT_KINDS:

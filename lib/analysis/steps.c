@@ -1351,13 +1351,17 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                              1u << SRC_STEPS_LINE, found);
                 r = use_first(a, &l, found, SRC_PROFILER_STEP, SRC_STEPS_LINE, r);
         }
-        /* the "train N" markers the RunMetadata reader wrote, a step per
-         * Session.run: said as what they are */
+        /* the "train N" markers the RunMetadata reader wrote, or the reader
+         * of several TF1 timelines, a step per Session.run: said as what
+         * they are */
         if (a->step_source == source_name[SRC_HOST_STEP] &&
             (tpa_trace_format(c->tr) == TPA_FORMAT_STEPSTATS ||
              tpa_trace_format(c->tr) == TPA_FORMAT_STEPSTATS_TEXT ||
              tpa_trace_format(c->tr) == TPA_FORMAT_TFEVENTS))
                 a->step_source = "RunMetadata: a step per Session.run";
+        else if (a->step_source == source_name[SRC_HOST_STEP] &&
+                 tpa_trace_dialect(c->tr) == TPA_DIALECT_TF1)
+                a->step_source = "TF1 traces: a step per Session.run";
         if (r == 0 && l.n == 0) {
                 take_markers(c, 1u << SRC_STEP_EVENT, found);
                 r = use_first(a, &l, found, SRC_STEP_EVENT, SRC_STEP_EVENT, r);

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 
 #include "input/readers.h"
+#include "model/trace_build.h"
 #include "model/utf8.h"
+#include "parse/stepstats.h"
 
 static size_t skip_space_bom(const uint8_t *p, size_t n)
 {
@@ -193,15 +195,39 @@ static int dispatch(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts
                              "nor XSpace");
 }
 
+/* A TF1 timeline: timeline.Timeline's Chrome trace of one Session.run. */
+static bool is_tf1_timeline(const tpa_trace *tr)
+{
+        return tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON &&
+               tpa_trace_dialect(tr) == TPA_DIALECT_TF1;
+}
+
+/* Several TF1 timelines read into one trace (ProfilerHook's timeline-N.json,
+ * a Session.run each) are its steps, as RunMetadata files are: each input's
+ * events get a step marker, the first's when the second comes. */
+static int timeline_steps(tpa_trace *tr, size_t first, tpa_error *err)
+{
+        size_t last = tpa_trace_event_count(tr);
+        int r = 0;
+
+        if (tpa_trace__step_numbers(tr) == 0)
+                r = tpa_stepstats__mark(tr, 0, first, err);
+        return r < 0 ? r : tpa_stepstats__mark(tr, first, last, err);
+}
+
 static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                        tpa_error *err)
 {
         tpa_health *h = tpa_trace__health(tr);
         uint64_t before_in = h->bytes_in, before_out = h->bytes_read;
         uint64_t before_bad = h->invalid_utf8;
+        size_t first = tpa_trace_event_count(tr);
+        bool timeline = first > 0 && is_tf1_timeline(tr);
         int r;
 
         r = dispatch(tr, src, opts, err);
+        if (r == 0 && timeline && is_tf1_timeline(tr))
+                r = timeline_steps(tr, first, err);
         /* After the gzip data, bytes that are none (zeros a copy padded
          * it with, junk appended): gzip -d ignores them with a warning */
         if (r == 0 && tpa_source__garbage_at(src) > 0) {

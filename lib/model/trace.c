@@ -1074,6 +1074,8 @@ int tpa_trace__step_number(tpa_trace *tr, int64_t num, int64_t *out, tpa_error *
         return 0;
 }
 
+size_t tpa_trace__step_numbers(const tpa_trace *tr) { return tr->step_num_count; }
+
 tpa_health *tpa_trace__health(tpa_trace *tr) { return &tr->health; }
 const tpa_health *tpa_trace_health_c(const tpa_trace *tr) { return &tr->health; }
 

@@ -74,6 +74,8 @@ int tpa_trace__set_input(tpa_trace *tr, uint32_t process, uint32_t index,
  * count): a number names one step, and two inputs of one number (tfevents
  * records written without global_step, all 0) are two steps. */
 int tpa_trace__step_number(tpa_trace *tr, int64_t num, int64_t *out, tpa_error *err);
+/* How many step numbers tpa_trace__step_number() gave. */
+size_t tpa_trace__step_numbers(const tpa_trace *tr);
 
 /* Parse health, for the readers to count into. */
 tpa_health *tpa_trace__health(tpa_trace *tr);

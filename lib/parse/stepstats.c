@@ -271,6 +271,27 @@ static int add_step(tpa_trace *tr, size_t first, tpa_ns lo, tpa_ns hi, const cha
         return tpa_trace__set_aux(tr, idx, TPA_AUX_STEP_NUM, step_num, err);
 }
 
+int tpa_stepstats__mark(tpa_trace *tr, size_t first, size_t last, tpa_error *err)
+{
+        const tpa_event *all = tpa_trace_events(tr);
+        tpa_ns lo = INT64_MAX, hi = INT64_MIN;
+        size_t at = tpa_trace_event_count(tr);
+        int rc;
+
+        for (size_t i = first; i < last; i++) {
+                if (all[i].ts < lo)
+                        lo = all[i].ts;
+                if (all[i].ts + all[i].dur > hi)
+                        hi = all[i].ts + all[i].dur;
+        }
+        if (lo > hi)
+                return 0;       /* no event: no step */
+        if ((rc = add_step(tr, first, lo, hi, NULL, -1, err)) < 0)
+                return rc;
+        tpa_trace__events_mut(tr)[at].kind = TPA_KIND_STEP;
+        return 0;
+}
+
 /* What the classifier cannot know from names alone. */
 struct fixup {
         size_t   event;

@@ -18,6 +18,11 @@
 int tpa_stepstats__add(tpa_trace *tr, const Tpapb__StepStats *ss, const char *step_name,
                        int64_t step_num, tpa_format format, tpa_error *err);
 
+/* One more step of the events [first, last) of `tr`, classified already:
+ * a STEP event spanning them, as tpa_stepstats__add() makes for a
+ * StepStats (a TF1 timeline's Chrome trace is one Session.run's). */
+int tpa_stepstats__mark(tpa_trace *tr, size_t first, size_t last, tpa_error *err);
+
 /* Unpack a serialized RunMetadata (or a bare StepStats) with an arena of
  * at most `limit` bytes, add it as above, free it. `offset` is where the
  * bytes start in the stream, for messages. */
