@@ -456,6 +456,55 @@ static void facts(const tpa_rules *rules)
         }
 }
 
+/* PyTorch's own TensorBoard plugin on the ProfilerStep fixtures, per step
+ * (tools/tb_plugin_steps.py, torch-tb-profiler 0.4.3; its steps=, times=
+ * and cpuop= fields): step time, DataLoader share and CpuOp share. On a
+ * CPU-only trace its step windows and priorities are ours, so they are our
+ * step time (to the microsecond it prints), input and compute (to the 0.1
+ * point it prints). */
+static const struct tb_plugin {
+        const char *file;
+        double      ms[3], loader[3], cpuop[3];
+} tb_plugin[] = {
+        { "torch_input_bound.trace.json.gz", { 72.040, 76.877, 67.475 },
+          { 91.3, 85.4, 97.7 }, { 7.4, 13.2, 1.1 } },
+        { "torch_input_workers.trace.json.gz", { 37.090, 0.773, 74.814 },
+          { 96.6, 10.7, 84.8 }, { 1.7, 26.5, 14.1 } },
+        { "torch_compute_bound.trace.json.gz", { 37.751, 43.752, 59.326 },
+          { 1.3, 1.2, 0.9 }, { 94.3, 95.3, 94.6 } },
+        { "torch_host_bound.trace.json.gz", { 1.806, 1.529, 2.342 },
+          { 0.0, 0.0, 0.0 }, { 31.7, 34.3, 35.7 } },
+};
+
+static void tb_plugin_steps(const tpa_rules *rules)
+{
+        for (size_t i = 0; i < sizeof(tb_plugin) / sizeof(tb_plugin[0]); i++) {
+                const struct tb_plugin *t = &tb_plugin[i];
+                tpa_trace *tr = NULL;
+                tpa_analysis *a = analyze(t->file, rules, &tr);
+
+                if (!ok(a != NULL && a->step_count == 3, "%s: the plugin's 3 steps", t->file)) {
+                        tpa_analysis_free(a);
+                        tpa_trace_free(tr);
+                        continue;
+                }
+                for (size_t k = 0; k < 3; k++) {
+                        const tpa_step *s = &a->steps[k];
+                        double ms = (double)s->step_time / 1e6;
+                        double in = 100.0 * s->frac[TPA_BUCKET_INPUT];
+                        double cpu = 100.0 * s->frac[TPA_BUCKET_COMPUTE];
+                        ok(fabs(ms - t->ms[k]) <= 0.0005, "%s: step %zu: %.4f ms, plugin %.3f",
+                           t->file, k, ms, t->ms[k]);
+                        ok(fabs(in - t->loader[k]) <= 0.05 + 1e-9, "%s: step %zu: input %.2f%%, "
+                           "plugin's DataLoader %.1f%%", t->file, k, in, t->loader[k]);
+                        ok(fabs(cpu - t->cpuop[k]) <= 0.05 + 1e-9, "%s: step %zu: compute %.2f%%, "
+                           "plugin's CpuOp %.1f%%", t->file, k, cpu, t->cpuop[k]);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         tpa_rules *rules = NULL;
@@ -466,6 +515,7 @@ int main(void)
         for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
                 check(&fixtures[i], rules);
         op_compute(rules);
+        tb_plugin_steps(rules);
         same_answer("tf2_input_bound.xplane.pb", "tf2_input_bound.trace.json.gz", rules);
         same_answer("tf2_compute_bound.xplane.pb", "tf2_compute_bound.trace.json.gz", rules);
         same_answer("tf2_host_bound.xplane.pb", "tf2_host_bound.trace.json.gz", rules);
