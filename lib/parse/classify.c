@@ -286,6 +286,37 @@ static bool is_input_thread(const char *s, size_t len)
         return has_prefix(s, len, "tf_data") || has_prefix(s, len, "tf.data");
 }
 
+/* TensorFlow's collectives on host threads: the ops (CollectiveReduceV2,
+ * CollectiveGatherV2, CollectiveBcastSendV2, ...) and the collective
+ * executor's scopes (CollectiveOpV2Kernel::Run, CollectiveExecutor::
+ * CompleteParams, BaseCollectiveExecutor::ExecuteAsync), where a worker of
+ * MultiWorkerMirroredStrategy waits for the others. On CPU they run on the
+ * host, so they are the collective, not ops that compute. */
+static bool is_tf_collective(const char *s, size_t len)
+{
+        return has_prefix(s, len, "Collective") || has_prefix(s, len, "BaseCollectiveExecutor") ||
+               has_prefix(s, len, "NcclAllReduce");
+}
+
+/* A host event of a TF, TF1 or generic trace by its name (host_kind()), a
+ * TF collective op or scope a collective in the TF dialects. */
+static tpa_kind tf_host_kind(const char *s, size_t len, tpa_dialect d)
+{
+        tpa_kind k = host_kind(s, len, d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
+                                                                : TPA_KIND_HOST_OP);
+
+        return k == TPA_KIND_HOST_OP && is_tf_collective(s, len) ? TPA_KIND_COLLECTIVE : k;
+}
+
+/* The thread pool TF's collective executor runs a collective on
+ * ("collective_ops/..."): the ring's work (RingReducer's and
+ * RingGatherer's "Loop", which waits for the peers' chunks) lies inside
+ * the collective op there. */
+static bool is_collective_thread(const char *s, size_t len)
+{
+        return has_prefix(s, len, "collective_ops");
+}
+
 /* Names that mark a step when they carry a step number: TF's own ("train",
  * "test", renamed "train 12"), and the span Keras 3's TensorBoard callback
  * puts around each batch it profiles (profile_batch): "Profiled batch". */
@@ -719,7 +750,8 @@ struct part {
         tpa_dialect     d;
         const tpa_str  *cats;
         const uint8_t  *role;           /* by track */
-        const uint8_t  *input_thread;   /* by track: a tf.data thread */
+        const uint8_t  *input_thread;   /* by track: 1 a tf.data thread, 2 TF's
+                                           collective_ops thread */
         size_t          first, lo, hi;
         uint8_t        *memo;           /* by name: host kind + 1 (low nibble), device
                                            kind + 1 (high) */
@@ -898,20 +930,23 @@ static void classify_part(struct part *pt)
                                 k = TPA_KIND_STEP;
                         } else {
                                 if ((memo[e->name] & 15) == 0)
-                                        memo[e->name] |= (uint8_t)(1 + host_kind(
+                                        memo[e->name] |= (uint8_t)(1 + tf_host_kind(
                                                 tpa_trace_str(tr, e->name),
-                                                tpa_trace_str_len(tr, e->name),
-                                                d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
-                                                                         : TPA_KIND_HOST_OP));
+                                                tpa_trace_str_len(tr, e->name), d));
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
-                                if (pt->input_thread[e->track] &&
+                                /* the ring's work inside a collective op */
+                                if (k == TPA_KIND_HOST_OP && pt->input_thread[e->track] == 2 &&
+                                    e->corr == 0)
+                                        k = TPA_KIND_COLLECTIVE;
+                                else if (pt->input_thread[e->track] == 1 &&
                                     (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
                                         k = TPA_KIND_INPUT;
                                 /* TF's host side of a kernel carries the
                                  * kernel's correlation id: it launched it
                                  * (XProf: "Kernel Launch"); a copy's
                                  * ("MemcpyH2D") stays what it is, input */
-                                else if (k == TPA_KIND_HOST_OP && e->corr != 0 &&
+                                else if ((k == TPA_KIND_HOST_OP || k == TPA_KIND_COLLECTIVE) &&
+                                         e->corr != 0 &&
                                          !(name_flags(tr, nf, e->name) & NF_COPY))
                                         k = TPA_KIND_LAUNCH;
                         }
@@ -992,7 +1027,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         tpa_health *h = tpa_trace__health(tr);
         size_t nt = tpa_trace_thread_count(tr);
         uint8_t *role;          /* by track: its role */
-        uint8_t *input_thread = NULL;   /* by track: a tf.data thread */
+        uint8_t *input_thread = NULL;   /* by track: 1 a tf.data thread, 2 a
+                                           collective_ops thread */
         struct part pt[2];
         tpa_str mtia;
         pthread_t th;
@@ -1014,9 +1050,13 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         for (uint32_t t = 0; t < nt; t++) {
                 const tpa_thread *tk = tpa_trace_thread_c(tr, t);
                 role[t] = (uint8_t)tk->role;
-                input_thread[t] = d != TPA_DIALECT_KINETO && tk->role == TPA_TRACK_HOST &&
-                                  is_input_thread(tpa_trace_str(tr, tk->name),
-                                                  tpa_trace_str_len(tr, tk->name));
+                if (d != TPA_DIALECT_KINETO && tk->role == TPA_TRACK_HOST)
+                        input_thread[t] = is_input_thread(tpa_trace_str(tr, tk->name),
+                                                          tpa_trace_str_len(tr, tk->name))
+                                          ? 1
+                                          : is_collective_thread(tpa_trace_str(tr, tk->name),
+                                                                 tpa_trace_str_len(tr, tk->name))
+                                          ? 2 : 0;
         }
         if (d != TPA_DIALECT_KINETO || !tpa_trace_find_str(tr, &mtia, "mtia_runtime", 12))
                 mtia = TPA_STR_EMPTY;
