@@ -547,10 +547,14 @@ int tpa_report_json(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const 
         rc = tpa_run_from_analysis(&run, a, err);
         if (rc < 0)
                 return rc;
-        /* the job's figures for a trace that says it is a rank; another
-         * trace's report carries its steps (design.md 5.6) */
-        rc = tpa_trace_dist(tr)->rank >= 0 ? tpa_rank_from_trace(&rank, tr, a, path, err)
-                                           : tpa_rank__from_steps(&rank, tr, a, path, err);
+        /* the job's figures for a trace that says it is a rank, or that
+         * shows collectives (a TF worker's profile never says its rank:
+         * without them, `aggregate` of its report sees no wait and no
+         * straggler); another trace's report carries its steps (design.md
+         * 5.6) */
+        rc = tpa_trace_dist(tr)->rank >= 0 || a->events_by_kind[TPA_KIND_COLLECTIVE] > 0
+             ? tpa_rank_from_trace(&rank, tr, a, path, err)
+             : tpa_rank__from_steps(&rank, tr, a, path, err);
         if (rc < 0) {
                 tpa_run_free(run);
                 return rc;
