@@ -172,12 +172,23 @@ static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_
         st->excess_frac = st->busy_median > 0 ? (double)st->excess / (double)st->busy_median : 0;
         st->spread = st->busy_median > 0 ? (double)most / (double)st->busy_median : 1;
         st->straggler_class = row[st->straggler]->class_name;
-        j->ranks[st->straggler].straggler_steps++;
+        /* a step one rank of several kept (the others' warm-up or tail
+         * excluded) has no one to straggle against */
+        if (k >= 2 || j->rank_count == 1)
+                j->ranks[st->straggler].straggler_steps++;
+}
+
+/* Step s counts in the job's straggler figures: more than one rank kept
+ * it, or the job is one rank. */
+static bool compared(const tpa_job *j, size_t s)
+{
+        return j->steps[s].ranks >= 2 || j->rank_count == 1;
 }
 
 static void summarize(tpa_job *j, double *scratch)
 {
         tpa_ns *ns = (tpa_ns *)scratch;         /* same size as double */
+        size_t m = 0;
 
         for (size_t r = 0; r < j->rank_count; r++) {
                 tpa_job_rank *jr = &j->ranks[r];
@@ -192,17 +203,24 @@ static void summarize(tpa_job *j, double *scratch)
         for (size_t s = 0; s < j->step_count; s++)
                 j->steps_with_missing += j->steps[s].missing > 0;
         for (size_t s = 0; s < j->step_count; s++)
-                ns[s] = j->steps[s].excess;
-        j->excess_median = j->step_count > 0 ? median_ns(ns, j->step_count) : 0;
+                if (compared(j, s))
+                        ns[m++] = j->steps[s].excess;
+        j->excess_median = m > 0 ? median_ns(ns, m) : 0;
+        m = 0;
         for (size_t s = 0; s < j->step_count; s++) {
-                scratch[s] = j->steps[s].excess_frac;
-                if (scratch[s] > j->excess_frac_max)
-                        j->excess_frac_max = scratch[s];
+                if (!compared(j, s))
+                        continue;
+                scratch[m] = j->steps[s].excess_frac;
+                if (scratch[m] > j->excess_frac_max)
+                        j->excess_frac_max = scratch[m];
+                m++;
         }
-        j->excess_frac_median = median_d(scratch, j->step_count);
+        j->excess_frac_median = median_d(scratch, m);
+        m = 0;
         for (size_t s = 0; s < j->step_count; s++)
-                scratch[s] = j->steps[s].spread;
-        j->spread_median = j->step_count > 0 ? median_d(scratch, j->step_count) : 1;
+                if (compared(j, s))
+                        scratch[m++] = j->steps[s].spread;
+        j->spread_median = m > 0 ? median_d(scratch, m) : 1;
 }
 
 int tpa_job_build(tpa_job **out, const tpa_rank *const *ranks, size_t n, tpa_error *err)

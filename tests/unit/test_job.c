@@ -5,6 +5,7 @@
  * missing and excluded steps, ranks without rank numbers, the job
  * metrics, and the distributed object of a report read back.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,32 @@ static void test_job__unlabelled_input(void)
                 tpa_rank_free(r[i]);
 }
 
+/* A step that one rank of two kept (the other's tail excluded): no one to
+ * straggle against, so it counts in no straggler figure. */
+static void test_job__one_rank_step(void)
+{
+        static const int b0[] = { 10, 10, 10 }, b1[] = { 14, 14, 30 };
+        static const int end[] = { 14, 14, 30 };
+        tpa_rank *r[2] = { rank_of(0, b0, end, 2), rank_of(1, b1, end, 3) };
+        tpa_job *j = NULL;
+        double v = -1;
+
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "one-rank step: builds");
+        if (j != NULL) {
+                tap_eq((int64_t)j->step_count, 3, "one-rank step: three steps");
+                tap_eq((int64_t)j->steps[2].ranks, 1, "one-rank step: step 3 has one rank");
+                tap_eq((int64_t)j->ranks[1].straggler_steps, 2,
+                       "one-rank step: rank 1 straggles in the two compared steps");
+                tap_eq(j->excess_median, 4 * MS, "one-rank step: the excess of those steps");
+                bool got = tpa_job_metric(j, "straggler_excess", 16, &v);
+                ok(got && fabs(v - 4.0 / 12) < 1e-9, "one-rank step: straggler_excess 4/12 (%g)",
+                   v);
+        }
+        tpa_job_free(j);
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
 /* A report written by the tool reads back into the same rank. */
 static void test_job__report_roundtrip(void)
 {
@@ -199,6 +226,7 @@ int main(void)
         test_job__missing();
         test_job__two_ranks();
         test_job__unlabelled_input();
+        test_job__one_rank_step();
         test_job__report_roundtrip();
         return tap_done();
 }
