@@ -67,9 +67,51 @@ static char *join(const char *a, const char *b)
         return s;
 }
 
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
+/* Names in the order a person counts them: a run of digits compares as
+ * its number ("worker-2" before "worker-10"), the rest byte by byte;
+ * names equal so compare as strcmp() does, for a total order. */
+static int cmp_natural(const char *x, const char *y)
+{
+        const char *p = x, *q = y;
+
+        while (*p != '\0' && *q != '\0') {
+                if (is_digit(*p) && is_digit(*q)) {
+                        const char *ep, *eq;
+                        while (*p == '0' && is_digit(p[1]))
+                                p++;
+                        while (*q == '0' && is_digit(q[1]))
+                                q++;
+                        for (ep = p; is_digit(*ep); ep++)
+                                ;
+                        for (eq = q; is_digit(*eq); eq++)
+                                ;
+                        if (ep - p != eq - q)
+                                return ep - p < eq - q ? -1 : 1;
+                        for (; p < ep; p++, q++)
+                                if (*p != *q)
+                                        return *p < *q ? -1 : 1;
+                        continue;
+                }
+                if (*p != *q)
+                        return (unsigned char)*p < (unsigned char)*q ? -1 : 1;
+                p++;
+                q++;
+        }
+        if (*p != *q)
+                return *p == '\0' ? -1 : 1;
+        return strcmp(x, y);
+}
+
+/* Hosts, the ranks of a job, by name as a person counts them. */
 static int cmp_host(const void *a, const void *b)
 {
-        return strcmp(((const tpa_logdir_host *)a)->name, ((const tpa_logdir_host *)b)->name);
+        return cmp_natural(((const tpa_logdir_host *)a)->name,
+                           ((const tpa_logdir_host *)b)->name);
 }
 
 static int cmp_run(const void *a, const void *b)
