@@ -23,7 +23,10 @@ int cmd_diff(const cli_args *args)
         int rc;
 
         if (args->input_count != 2) {
-                cli_errorf("diff takes two inputs, BASE and NEW (%d given)", args->input_count);
+                /* a logdir run of several hosts is an input per host */
+                cli_errorf("diff takes two inputs, BASE and NEW (%d given%s)", args->input_count,
+                           args->ranks ? ": a logdir's run of several hosts is one per host; "
+                                         "give one host's trace of each" : "");
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
         }
