@@ -17,7 +17,9 @@
  * profiler stopped inside it);
  * and, where a DataLoader's batches mark the steps, those that train
  * nothing (untrained()); where ProfilerStep#N marks them, the last step if
- * it trains nothing and others do (the script's work after its loop). If
+ * it trains nothing and others do (the script's work after its loop); and
+ * a step past the warm-up that compiles (a recompilation), unless half the
+ * steps do. If
  * every step would go, all are kept and the report says so.
  */
 #include <stdio.h>
@@ -284,7 +286,11 @@ void tpa_analysis__warmup(tpa_actx *c)
                         exclude(&a->steps[i], why);
                         continue;
                 }
+                /* the later steps that compile are no steady state, nor
+                 * a slow step that recurs: a recompilation (below) */
                 for (size_t k = i + 1; k < last; k++) {
+                        if (compile[k] > 0)
+                                continue;
                         scratch[m++] = (double)a->steps[k].step_time;
                         if (scratch[m - 1] > slowest)
                                 slowest = scratch[m - 1];
@@ -298,7 +304,8 @@ void tpa_analysis__warmup(tpa_actx *c)
                 for (size_t k = i + 1; k < last; k++)
                         if ((double)a->steps[k].step_time <= a->warmup_ratio * med) {
                                 for (size_t j = k + 1; j < last; j++)
-                                        if ((double)a->steps[j].step_time > later)
+                                        if (compile[j] == 0 &&
+                                            (double)a->steps[j].step_time > later)
                                                 later = (double)a->steps[j].step_time;
                                 break;
                         }
@@ -324,6 +331,30 @@ void tpa_analysis__warmup(tpa_actx *c)
                 } else {
                         break;
                 }
+        }
+        /* a compilation past the warm-up: torch.compile recompiling for a
+         * new shape (a loader's last, smaller batch), a tf.function
+         * retraced. Its compile scopes are framework ops, CPU-only the
+         * compute, so the step would read as seconds of compute; it is a
+         * one-off like the warm-up. Where most steps compile (a retrace
+         * every step) that is the steady state and they stay. */
+        {
+                size_t first = 0, kept_after = 0, compiling = 0;
+                while (first < last && a->steps[first].excluded)
+                        first++;
+                for (size_t i = first; i < last; i++) {
+                        kept_after += !a->steps[i].excluded;
+                        compiling += !a->steps[i].excluded && compile[i] > 0;
+                }
+                for (size_t i = first; compiling > 0 && 2 * compiling < kept_after && i < last;
+                     i++)
+                        if (compile[i] > 0) {
+                                char why[96];
+                                snprintf(why, sizeof(why), "recompilation: compilation or "
+                                         "tracing past the warm-up (%zu event%s)", compile[i],
+                                         compile[i] == 1 ? "" : "s");
+                                exclude(&a->steps[i], why);
+                        }
         }
         if (c->loader_steps)
                 untrained(c, false);

@@ -201,6 +201,60 @@ static void test_warmup__compile_names(void)
         }
 }
 
+/* A recompilation mid-run (torch.compile, a new shape: the loader's last,
+ * smaller batch) is excluded like the warm-up: its compile scopes are
+ * framework ops, the compute of a CPU-only trace, and its seconds would
+ * make the run's breakdown and top ops the compiler's; nor is it a slow
+ * step that recurs, which would keep a slow first step. A compile in
+ * every step is the steady state and stays. */
+static void test_warmup__recompilation(void)
+{
+        for (int every = 0; every < 2; every++) {
+                char json[4096];
+                size_t len = 0;
+                tpa_trace *tr;
+                tpa_analysis *a = NULL;
+
+                len += (size_t)snprintf(json + len, sizeof(json) - len, "{\"traceEvents\":[");
+                for (int i = 0, ts = 0, dur; i < 8; i++, ts += dur) {
+                        bool comp = every || i == 5;
+                        dur = comp ? 5000 : !every && i == 0 ? 400 : 100;
+                        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":"
+                                "\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},"
+                                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,"
+                                "\"tid\":1,\"ts\":%d,\"dur\":50}", i ? "," : "", i, ts, dur,
+                                ts + 10);
+                        if (comp)
+                                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                        ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":"
+                                        "\"inductor_compile\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                                        "\"dur\":4800}", ts + 70);
+                }
+                snprintf(json + len, sizeof(json) - len, "]}");
+                tr = read_json(json);
+                if (tr != NULL) {
+                        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                        tpa_error err = TPA_ERROR_INIT;
+                        if (tpa_analyze(&a, tr, &o, &err) < 0)
+                                printf("# %s\n", err.msg);
+                }
+                if (ok(a != NULL && a->step_count == 8, "test_warmup__recompilation: eight steps"))
+                        ok(every ? !a->steps[5].excluded && !a->steps[3].excluded
+                                 : a->steps[5].excluded &&
+                                           strstr(a->steps[5].reason, "recompil") != NULL &&
+                                           !a->steps[4].excluded && !a->steps[6].excluded,
+                           "test_warmup__recompilation: %s", every ? "a compile in every step "
+                           "stays" : "the step that recompiles is excluded");
+                if (!every && a != NULL && a->step_count == 8)
+                        ok(a->steps[0].excluded && strstr(a->steps[0].reason, "warm-up") != NULL,
+                           "test_warmup__recompilation: the slow first step is warm-up still, "
+                           "the recompilation no slow step that recurs");
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 static void test_warmup__trailing_cut_off(void)
 {
         static const double flat[] = { 100, 100, 100 };
@@ -330,6 +384,7 @@ int main(void)
 {
         test_warmup__warmup();
         test_warmup__compile_names();
+        test_warmup__recompilation();
         test_warmup__trailing_cut_off();
         test_warmup__evaluation_batches();
         test_warmup__recurring_slow_step();
