@@ -861,14 +861,28 @@ static unsigned tf_data_facts(const tpa_trace *tr)
         return facts;
 }
 
-/* What a Kineto trace shows by a name: code torch.compile made runs
- * (its autograd function, "CompiledFunction"). */
+/* Whether a name of the trace begins with `pre`. */
+static bool any_name_prefix(const tpa_trace *tr, const char *pre)
+{
+        size_t ns = tpa_trace_str_count(tr);
+
+        for (size_t i = 1; i < ns; i++)
+                if (has_prefix(tpa_trace_str(tr, (tpa_str)i), tpa_trace_str_len(tr, (tpa_str)i),
+                               pre))
+                        return true;
+        return false;
+}
+
+/* What a Kineto trace shows by a name: code torch.compile made runs (its
+ * autograd function, "CompiledFunction", in training; in inference, under
+ * no_grad, only the frame's region and, torch 2.5 on, the graph's call). */
 static unsigned torch_facts(const tpa_trace *tr)
 {
         tpa_str id;
 
-        return tpa_trace_find_str(tr, &id, "CompiledFunction", 16) ? TPA_FACT_TORCH_COMPILED
-                                                                   : 0;
+        return tpa_trace_find_str(tr, &id, "CompiledFunction", 16) ||
+               any_name_prefix(tr, "Torch-Compiled Region") ||
+               any_name_prefix(tr, "## Call CompiledFxGraph") ? TPA_FACT_TORCH_COMPILED : 0;
 }
 
 static void classify_part(struct part *pt)
@@ -1005,6 +1019,45 @@ static void tf_calls(tpa_trace *tr, size_t first, const uint8_t *role)
                         ev[i].kind = TPA_KIND_LAUNCH;
 }
 
+/* torch.compile's frame scopes: "Torch-Compiled Region: 0/0" spans the
+ * call of a frame Dynamo compiled, "TorchDynamo Cache Lookup" its guards,
+ * "Pregraph bytecode" the bytecode before its graph. They are cpu_op, but
+ * no computation: the compiled graphs run inside them as "## Call
+ * CompiledFxGraph <key> ##" (torch 2.5 on), and what a region spans besides
+ * is Python: the eager code after a graph break, resume functions, a step
+ * function's own Python (a train step compiled whole, logging in it).
+ * Taken for ops, a CPU-only trace counted that Python as compute (a step
+ * with 4 ms of Python in 20 ms read 99% compute). They are annotations
+ * where the graphs have their own scope; before it, the region alone
+ * covered the compiled code of an inference graph, and stays. */
+static bool is_dynamo_scope(const char *s, size_t len)
+{
+        return has_prefix(s, len, "Torch-Compiled Region") ||
+               eq(s, len, "TorchDynamo Cache Lookup") || eq(s, len, "Pregraph bytecode");
+}
+
+static int torch_regions(tpa_trace *tr, size_t first, const uint8_t *role, tpa_error *err)
+{
+        size_t ns = tpa_trace_str_count(tr), ne = tpa_trace_event_count(tr);
+        tpa_event *ev = tpa_trace__events_mut(tr);
+        uint8_t *scope;
+        bool any = false;
+
+        if (!any_name_prefix(tr, "## Call CompiledFxGraph"))
+                return 0;
+        if ((scope = calloc(ns ? ns : 1, 1)) == NULL)
+                return tpa_error_oom(err);
+        for (size_t i = 1; i < ns; i++)
+                any |= scope[i] = is_dynamo_scope(tpa_trace_str(tr, (tpa_str)i),
+                                                  tpa_trace_str_len(tr, (tpa_str)i));
+        for (size_t i = first; any && i < ne; i++)
+                if (ev[i].name < ns && scope[ev[i].name] && role[ev[i].track] == TPA_TRACK_HOST &&
+                    ev[i].kind == TPA_KIND_HOST_OP)
+                        ev[i].kind = TPA_KIND_ANNOTATION;
+        free(scope);
+        return 0;
+}
+
 static void *classify_main(void *arg)
 {
         classify_part(arg);
@@ -1089,6 +1142,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 goto out;
         if (d == TPA_DIALECT_TF2)
                 tf_calls(tr, first, role);
+        if (d == TPA_DIALECT_KINETO && (r = torch_regions(tr, first, role, err)) < 0)
+                goto out;
         /* the categories either part met */
         if (pt[1].ccmemo != NULL)
                 for (size_t c = 0; c <= ns; c++)

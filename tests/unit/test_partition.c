@@ -651,6 +651,69 @@ static void test_partition__threadpool_region(void)
         tpa_trace_free(tr);
 }
 
+/* torch.compile's frame scopes on a CPU-only trace: "Torch-Compiled Region"
+ * spans the call of a compiled frame, its graphs run inside as "## Call
+ * CompiledFxGraph ... ##", and the rest of the region is Python (a train
+ * step compiled whole: the eager code after a graph break, a logging
+ * call). The region is no op: that Python is python, not compute. Without
+ * a graph's own scope (torch before 2.5), the region alone covers an
+ * inference graph's kernels and stays an op. A compiled inference loop
+ * (no CompiledFunction) is compiled too. */
+static void test_partition__dynamo_region(void)
+{
+        for (int graphs = 1; graphs >= 0; graphs--) {
+                char json[2048];
+                tpa_trace *tr;
+                tpa_analysis *a;
+                const tpa_step *s;
+
+                snprintf(json, sizeof(json),
+                         "{\"traceEvents\":["
+                         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                         "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"TorchDynamo Cache Lookup\","
+                         "\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":3},"
+                         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Torch-Compiled Region: 0/0\","
+                         "\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":90},"
+                         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\","
+                         "\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":30},"
+                         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                         "\"pid\":1,\"tid\":1,\"ts\":12,\"dur\":20}"
+                         "]}", graphs ? "## Call CompiledFxGraph fabc ##" : "aten::addmm");
+                tr = read_json(json);
+                a = analyze_with_rules(tr, NULL);
+                if (!ok(a != NULL && a->step_count == 1 && a->cpu_only,
+                        "test_partition__dynamo_region: one CPU-only step")) {
+                        tpa_analysis_free(a);
+                        tpa_trace_free(tr);
+                        return;
+                }
+                s = &a->steps[0];
+                if (graphs) {
+                        tap_eq(kind_of(tr, "Torch-Compiled Region: 0/0"), TPA_KIND_ANNOTATION,
+                               "test_partition__dynamo_region: the region is no op");
+                        tap_eq(kind_of(tr, "TorchDynamo Cache Lookup"), TPA_KIND_ANNOTATION,
+                               "test_partition__dynamo_region: nor the guards' lookup");
+                        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 30 * US,
+                               "test_partition__dynamo_region: compute is the graph's call");
+                        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 70 * US,
+                               "test_partition__dynamo_region: the region's rest is python");
+                } else {
+                        tap_eq(kind_of(tr, "Torch-Compiled Region: 0/0"), TPA_KIND_HOST_OP,
+                               "test_partition__dynamo_region: no graph scope: the region "
+                               "covers the compiled code");
+                        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 93 * US,
+                               "test_partition__dynamo_region: no graph scope: compute");
+                }
+                tap_eq((int64_t)metric(a, -1, "torch_compiled"), 1,
+                       "test_partition__dynamo_region: compiled, no CompiledFunction (%s)",
+                       graphs ? "graph scope" : "region only");
+                ok(sums_to_one(s), "test_partition__dynamo_region: fractions sum to 1");
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         test_partition__tf_data_facts();
@@ -669,5 +732,6 @@ int main(void)
         test_partition__two_devices();
         test_partition__spans();
         test_partition__many_steps();
+        test_partition__dynamo_region();
         return tap_done();
 }
