@@ -118,10 +118,37 @@ static void test_partition__python_gap(void)
         s = &a->steps[0];
         tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 30 * US, "test_partition__python_gap: python");
         tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 20 * US, "test_partition__python_gap: host compute");
-        tap_eq((int64_t)metric(a, 0, "host_gap_count"), 1, "test_partition__python_gap: one host gap");
-        tap_eq((int64_t)metric(a, 0, "host_gap_ns"), 30 * US, "test_partition__python_gap: its length");
-        ok(fabs(metric(a, 0, "host_gap_per_ms") - 10.0) < 1e-9, "test_partition__python_gap: per ms");
+        /* 10-40 between the ops, 50-100 after the last (the kernel runs) */
+        tap_eq((int64_t)metric(a, 0, "host_gap_count"), 2, "test_partition__python_gap: two host gaps");
+        tap_eq((int64_t)metric(a, 0, "host_gap_ns"), 80 * US, "test_partition__python_gap: their length");
+        ok(fabs(metric(a, 0, "host_gap_per_ms") - 20.0) < 1e-9, "test_partition__python_gap: per ms");
         ok(sums_to_one(s), "test_partition__python_gap: fractions sum to 1");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
+/* Python at a step's edges is a Python gap as much as Python between its
+ * ops: a batch made in Python before the first op, logging after the
+ * last. CPU-only, the gaps then add up to the python bucket. */
+static void test_partition__python_gap_edges(void)
+{
+        tb b = mk(0);
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#5", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mul", 10, 30, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mul", 50, 10, 0, 0);
+        a = run(&b, NULL, 0);
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 60 * US,
+               "test_partition__python_gap_edges: python");
+        tap_eq((int64_t)metric(a, 0, "host_gap_count"), 3,
+               "test_partition__python_gap_edges: before, between, after the ops");
+        tap_eq((int64_t)metric(a, 0, "host_gap_ns"), 60 * US,
+               "test_partition__python_gap_edges: as long as the python bucket");
+        tap_eq((int64_t)metric(a, 0, "host_gap_median_ns"), 10 * US,
+               "test_partition__python_gap_edges: median");
         tpa_analysis_free(a);
         tpa_trace_free(b.tr);
 }
@@ -721,6 +748,7 @@ int main(void)
         test_partition__copy_under_kernel();
         test_partition__sync_while_idle();
         test_partition__python_gap();
+        test_partition__python_gap_edges();
         test_partition__cpu_only();
         test_partition__cpu_only_tf_input();
         test_partition__threadpool_region();
