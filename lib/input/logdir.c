@@ -590,6 +590,90 @@ static int walk_root(tpa_logdir *ld, const char *root, tpa_error *err)
         return rc;
 }
 
+/* The seconds since 1970 a TF run folder's name says ("2024_03_01_
+ * 17_05_09", UTC as the profiler names it), or -1 for another name. */
+static int64_t run_seconds(const char *name)
+{
+        int v[6], n = 0;
+        int64_t y, m, days;
+
+        if (sscanf(name, "%4d_%2d_%2d_%2d_%2d_%2d%n", &v[0], &v[1], &v[2], &v[3], &v[4],
+                   &v[5], &n) != 6 || name[n] != '\0' || v[1] < 1 || v[1] > 12 || v[2] < 1 ||
+            v[2] > 31)
+                return -1;
+        /* days from 1970-01-01 of a proleptic Gregorian date (civil) */
+        y = v[0] - (v[1] <= 2);
+        m = v[1] <= 2 ? v[1] + 9 : v[1] - 3;
+        days = 365 * y + y / 4 - y / 100 + y / 400 + (153 * m + 2) / 5 + v[2] - 1 - 719468;
+        return days * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
+}
+
+/* The folder a run's label names it in ("plugins/profile" of "logs/
+ * plugins/profile/2024_..."), as its length. */
+static size_t label_dir_len(const char *label)
+{
+        const char *slash = strrchr(label, '/');
+
+        return slash != NULL ? (size_t)(slash - label) : 0;
+}
+
+static bool shares_host(const tpa_logdir_run *a, const tpa_logdir_run *b)
+{
+        for (size_t i = 0; i < a->host_count; i++)
+                for (size_t k = 0; k < b->host_count; k++)
+                        if (strcmp(a->hosts[i].name, b->hosts[k].name) == 0)
+                                return true;
+        return false;
+}
+
+/* How far apart, in seconds, the folders of one profile session's hosts
+ * may be named: each worker of a job that profiles itself (tf.profiler.
+ * experimental.start/stop in every worker) writes its host's file into a
+ * folder named by the second it stopped, and workers stop a little apart. */
+enum { SPLIT_SECONDS = 30 };
+
+/* TF runs of one profiling session split over folders of adjacent seconds
+ * are one run: two folders in one plugins/profile, named within
+ * SPLIT_SECONDS of each other, whose hosts differ, are joined, the older's
+ * hosts moved into the newer (its name kept; its label says both). Done
+ * from the newest back, so a chain of such folders becomes one run. */
+static int join_split_runs(tpa_logdir *ld, tpa_error *err)
+{
+        for (size_t r = ld->run_count; r-- > 1;) {
+                tpa_logdir_run *older = &ld->runs[r - 1], *newer = &ld->runs[r];
+                int64_t to = run_seconds(newer->name), from = run_seconds(older->name);
+                size_t ln = label_dir_len(newer->label), lo = label_dir_len(older->label);
+                tpa_logdir_host *h;
+                char *label;
+                size_t n;
+
+                if (newer->time != 0 || older->time != 0 || to < 0 || from < 0 ||
+                    to - from > SPLIT_SECONDS || ln != lo ||
+                    strncmp(newer->label, older->label, ln) != 0 || shares_host(newer, older))
+                        continue;
+                n = newer->host_count + older->host_count;
+                h = realloc(newer->hosts, n * sizeof(*h));
+                if (h == NULL)
+                        return oom(err);
+                newer->hosts = h;
+                memcpy(h + newer->host_count, older->hosts, older->host_count * sizeof(*h));
+                newer->host_count = n;
+                qsort(h, n, sizeof(*h), cmp_host);
+                n = strlen(newer->label) + strlen(older->name) + 4;
+                if ((label = malloc(n)) == NULL)
+                        return oom(err);
+                snprintf(label, n, "%s + %s", newer->label, older->name);
+                free(newer->label);
+                newer->label = label;
+                free(older->hosts);
+                free(older->name);
+                free(older->label);
+                memmove(older, newer, (ld->run_count - r) * sizeof(*older));
+                ld->run_count--;
+        }
+        return 0;
+}
+
 int tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err)
 {
         tpa_logdir *ld = calloc(1, sizeof(*ld));
@@ -622,6 +706,10 @@ int tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err)
                 return rc;
         }
         qsort(ld->runs, ld->run_count, sizeof(*ld->runs), cmp_run);
+        if ((rc = join_split_runs(ld, err)) < 0) {
+                tpa_logdir_free(ld);
+                return rc;
+        }
         *out = ld;
         return 0;
 }
