@@ -144,7 +144,7 @@ static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***
         DIR *d = opendir(dir);
         struct dirent *de;
         char **found = NULL;
-        size_t count = 0, room = 0;
+        size_t count = 0, room = 0, others = 0;
         int rc = EXIT_OK;
 
         *added = 0;
@@ -154,9 +154,14 @@ static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***
                 size_t len = strlen(dir) + strlen(de->d_name) + 2;
                 char *p;
 
-                if (de->d_name[0] == '.' ||
-                    (!any && !ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz")))
+                if (de->d_name[0] == '.')
                         continue;
+                if (!any && !ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz")) {
+                        /* RunMetadata, XSpace or tfevents beside them */
+                        others += ends_with(de->d_name, ".pb") ||
+                                  strstr(de->d_name, "tfevents") != NULL;
+                        continue;
+                }
                 if ((p = malloc(len)) == NULL) {
                         rc = EXIT_INTERNAL;
                         break;
@@ -197,6 +202,11 @@ static int rank_files(const char *dir, bool any, cli_expanded *e, const char ***
         }
         if (count == 0)
                 return EXIT_OK;         /* found is NULL: nothing to sort */
+        if (others > 0)
+                fprintf(stderr, "%s: %zu .json file%s read as its traces; %zu .pb or tfevents "
+                        "file%s there not read (give %s by name)\n", dir, count,
+                        count == 1 ? "" : "s", others, others == 1 ? "" : "s",
+                        others == 1 ? "it" : "them");
         qsort(found, count, sizeof(*found), by_name);
         *cap += count;
         for (size_t i = 0; i < count; i++) {

@@ -6,3 +6,6 @@ tfprof-analyze tf1_timeline.json | grep '^steps:'
 mkdir -p "$TPA_TMP/hook" && cp tf1_timeline.json "$TPA_TMP/hook/timeline-1.json" &&
         cp tf1_timeline2.json "$TPA_TMP/hook/timeline-2.json" || exit
 tfprof-analyze "$TPA_TMP/hook" | sed "s|$TPA_TMP|TMP|g" | grep -e '^TMP' -e '^steps:'
+# ProfilerHook's folder holds the tfevents of the same runs: not read, said
+cp tf1_steps.tfevents "$TPA_TMP/hook/events.out.tfevents.1.host"
+tfprof-analyze "$TPA_TMP/hook" 2>&1 >/dev/null | sed "s|$TPA_TMP|TMP|g"
