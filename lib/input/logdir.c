@@ -762,6 +762,20 @@ fail:
         return oom(err);
 }
 
+/* True when `name` names run: its folder name or label, or, for a run
+ * joined of several folders (join_split_runs()), any of their names. */
+static bool names_run(const tpa_logdir_run *run, const char *name)
+{
+        size_t n = strlen(name);
+
+        if (strcmp(run->name, name) == 0 || strcmp(run->label, name) == 0)
+                return true;
+        for (const char *p = strstr(run->label, " + "); p != NULL; p = strstr(p + 3, " + "))
+                if (strncmp(p + 3, name, n) == 0 && (p[3 + n] == '\0' || p[3 + n] == ' '))
+                        return true;
+        return false;
+}
+
 const tpa_logdir_run *tpa_logdir_find_run(const tpa_logdir *ld, const char *name)
 {
         if (ld->run_count == 0)
@@ -769,7 +783,7 @@ const tpa_logdir_run *tpa_logdir_find_run(const tpa_logdir *ld, const char *name
         if (name == NULL)
                 return &ld->runs[ld->run_count - 1];
         for (size_t i = ld->run_count; i-- > 0;)
-                if (strcmp(ld->runs[i].name, name) == 0 || strcmp(ld->runs[i].label, name) == 0)
+                if (names_run(&ld->runs[i], name))
                         return &ld->runs[i];
         return NULL;
 }

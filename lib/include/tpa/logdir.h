@@ -54,8 +54,9 @@ bool tpa_logdir_is_dir(const char *path);
  * block the read; a warning each). Fails with TPA_EFORMAT when there is no
  * run. On success free *out with tpa_logdir_free(). */
 int  tpa_logdir_scan(tpa_logdir **out, const char *dir, tpa_error *err);
-/* The run called `name` (its folder name or its label), or the newest when
- * `name` is NULL; NULL when there is no such run. */
+/* The run called `name` (its folder name or its label; a run joined of
+ * folders of adjacent seconds, any of theirs), or the newest when `name`
+ * is NULL; NULL when there is no such run. */
 const tpa_logdir_run *tpa_logdir_find_run(const tpa_logdir *ld, const char *name);
 void tpa_logdir_free(tpa_logdir *ld);           /* NULL is a no-op */
 

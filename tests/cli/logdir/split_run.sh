@@ -13,3 +13,5 @@ tfprof-analyze "$TPA_TMP/ld" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep -e newest -e '
 # a later folder of a host already there: another session
 cp tf2_compute_bound.trace.json.gz "$d/2024_01_01_00_00_07/worker-0.trace.json.gz"
 tfprof-analyze --list-runs "$TPA_TMP/ld" | sed "s|$TPA_TMP|TMP|g"
+# --run names the joined run by either folder
+tfprof-analyze --run 2024_01_01_00_00_04 "$TPA_TMP/ld" 2>&1 | sed "s|$TPA_TMP|TMP|g" | grep '^job'
