@@ -85,8 +85,9 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
  * step that compiled for seconds must not make a steady last step look
  * short), with device work under a tenth of its time; or,
  * when markers mark boundaries, under half of it or over warmup.ratio
- * times it: no marker ends that step, the end of what its thread ran does,
- * and a profile stopped before the iteration's end (a loop's Python after
+ * times it (unless a step before it is as slow: over warmup.ratio times
+ * it too, and the last within warmup.ratio of that one): no marker ends
+ * that step, the end of what its thread ran does, and a profile stopped before the iteration's end (a loop's Python after
  * the call it marks) or well after it (a callback stopping the profiler,
  * writing summaries; an evaluation after the loop). */
 static const char *tail(const tpa_actx *c, double *scratch)
@@ -95,16 +96,25 @@ static const char *tail(const tpa_actx *c, double *scratch)
         size_t n = a->step_count;
         const tpa_step *last = &a->steps[n - 1];
         size_t m = 0;
-        double med;
+        double med, slowest = 0;
 
-        for (size_t k = (n - 1) / 2; k + 1 < n; k++)
+        for (size_t k = (n - 1) / 2; k + 1 < n; k++) {
                 scratch[m++] = (double)a->steps[k].step_time;
+                if (scratch[m - 1] > slowest)
+                        slowest = scratch[m - 1];
+        }
         med = tpa_analysis__quantile(scratch, m, 0.5);
         if ((double)last->step_time < med / 3 && share(last, &c->dev_all) < 0.1)
                 return "tail: far shorter than the steps before, almost no device work";
         if (c->boundaries && (double)last->step_time < med / 2)
                 return "tail: under half the steps before, and no marker ends it";
-        if (c->boundaries && (double)last->step_time > a->warmup_ratio * med)
+        /* a step before it as far past the median, the tail within
+         * warmup.ratio of it, is the run's own spread (a loaded machine,
+         * an evaluation every so many steps), as a slow step that recurs
+         * is no warm-up: a whole last iteration, kept */
+        if (c->boundaries && (double)last->step_time > a->warmup_ratio * med &&
+            !(slowest > a->warmup_ratio * med &&
+              slowest * a->warmup_ratio >= (double)last->step_time))
                 return "tail: runs on past the steps before, and no marker ends it";
         return NULL;
 }

@@ -723,6 +723,41 @@ static void test_steps__boundary_tail(void)
         }
 }
 
+/* A last step marked by boundaries, over warmup.ratio (1.5) times the
+ * median of the steps before, is no tail when one of those steps is as far
+ * past it and the last is within warmup.ratio of that one: the run's own
+ * spread (Keras 3 on torch, a DataLoader marking the steps, on a loaded
+ * machine: the last batch, 19 ms against a median of 11.6 ms, with one of
+ * 19.5 ms before it). Much longer than that one, it is still a tail.
+ * Boundaries, CPU-only, in us. */
+static void test_steps__tail_like_a_slow_step(void)
+{
+        static const double len[] = { 100, 100, 100, 100, 170, 100, 100 };
+        static const double lasts[] = { 160, 300 };
+
+        for (size_t c = 0; c < 2; c++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+                double t = 0;
+
+                for (int k = 0; k < 8; k++) {
+                        double l = k < 7 ? len[k] : lasts[c];
+                        ev(&b, b.host, TPA_KIND_LAUNCH,
+                           "EagerLocalExecute: __inference_train_step_9", t, 20, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 1, l - 2, 0, 0);
+                        ev(&b, b.host, TPA_KIND_OTHER, "python", t + l - 1, 1, 0, 0);
+                        t += l;
+                }
+                a = run(&b, NULL, -1);
+                if (ok(a->step_count == 8, "test_steps__tail_like_a_slow_step: eight steps"))
+                        ok(a->steps[7].excluded == (c == 1),
+                           "test_steps__tail_like_a_slow_step: last %.0f us: %s (%s)", lasts[c],
+                           c == 1 ? "a tail" : "kept", a->steps[7].reason);
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* The tail's yardstick is the later half of the steps before the last:
  * a first step that compiled for long and a slow second one would make
  * a steady last step (100 us, as steps 2 and 3) look under half of the
@@ -903,6 +938,7 @@ int main(void)
         test_steps__tail_step();
         test_steps__boundary_tail();
         test_steps__tail_after_warmup();
+        test_steps__tail_like_a_slow_step();
         test_steps__orphan_copy();
         test_steps__extend_by_correlation();
         test_steps__first_step_settles();
