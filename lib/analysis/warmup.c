@@ -16,8 +16,9 @@
  * far shorter than the steps before it with almost no device work (the
  * profiler stopped inside it);
  * and, where a DataLoader's batches mark the steps, those that train
- * nothing (untrained()); where ProfilerStep#N marks them, the last step if
- * it trains nothing and others do (the script's work after its loop); and
+ * nothing (untrained()); where ProfilerStep#N marks them, those that
+ * train nothing where others do (an evaluation's batches, the script's
+ * work after its loop); and
  * a step past the warm-up that compiles (a recompilation), unless half the
  * steps do. If
  * every step would go, all are kept and the report says so.
@@ -140,7 +141,7 @@ static bool setup_first(const tpa_actx *c, size_t i, size_t last, double *scratc
  * optimizer step (gradient accumulation: a backward pass each); where
  * some steps do, the ones with neither are excluded. A per-name look
  * (memo: 1 no, 2 yes), a pass over the events. */
-static void untrained(tpa_actx *c, bool last_only)
+static void untrained(tpa_actx *c, bool profiler_steps)
 {
         static const char *const train[] = {
                 "autograd::engine::evaluate_function", "Optimizer.step#",
@@ -169,13 +170,20 @@ static void untrained(tpa_actx *c, bool last_only)
                         any++;
                 }
         }
-        for (size_t i = last_only ? a->step_count - 1 : 0; any > 0 && i < a->step_count; i++)
-                if (!trains[i] && !a->steps[i].excluded)
-                        exclude(&a->steps[i], last_only
-                                ? "after the loop: no backward pass or optimizer step, "
-                                  "unlike the steps before"
-                                : "no backward pass or optimizer step: an "
-                                  "evaluation, or the loader's last call");
+        for (size_t i = 0; any > 0 && i < a->step_count; i++) {
+                bool last = i + 1 == a->step_count;
+                if (trains[i] || a->steps[i].excluded)
+                        continue;
+                if (!profiler_steps)
+                        exclude(&a->steps[i], "no backward pass or optimizer step: an "
+                                              "evaluation, or the loader's last call");
+                else if (last)
+                        exclude(&a->steps[i], "after the loop: no backward pass or optimizer "
+                                              "step, unlike the steps before");
+                else
+                        exclude(&a->steps[i], "no backward pass or optimizer step, unlike "
+                                              "other steps: an evaluation's batch");
+        }
         free(memo);
         free(trains);
 }
@@ -372,7 +380,10 @@ void tpa_analysis__warmup(tpa_actx *c)
                  strcmp(a->step_source, "ProfilerStep#N") == 0)
                 /* the ProfilerStep#N that the last prof.step() began, when
                  * the profiler stops after the loop: what the script did
-                 * then (a checkpoint, a barrier, DDP's join), no iteration */
+                 * then (a checkpoint, a barrier, DDP's join), no iteration;
+                 * and those of an evaluation loop that calls prof.step()
+                 * too (Lightning's PyTorchProfiler steps the profiler after
+                 * each training_step and each validation_step) */
                 untrained(c, true);
 done:
         for (size_t i = 0; hollow != NULL && i < n; i++)

@@ -380,6 +380,51 @@ static void test_warmup__after_the_loop(void)
         }
 }
 
+/* Lightning's PyTorchProfiler calls prof.step() after each training_step
+ * and each validation_step: ProfilerStep#N marks the validation batches
+ * between training steps too. Steps with no backward pass or optimizer
+ * step where others have one are an evaluation's batches: excluded, in
+ * the middle as at the end. An inference loop (no step trains) keeps all. */
+static void test_warmup__evaluation_profiler_steps(void)
+{
+        /* 1: training, 0: validation */
+        static const int kind[] = { 1, 1, 1, 0, 0, 0, 1, 1, 1, 0 };
+        const size_t n = sizeof(kind) / sizeof(kind[0]);
+
+        for (int train = 0; train < 2; train++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (size_t k = 0; k < n; k++) {
+                        char name[32];
+                        double t = k * 100.0;
+                        snprintf(name, sizeof(name), "ProfilerStep#%zu", k);
+                        ev(&b, b.host, TPA_KIND_STEP, name, t, kind[k] ? 100 : 40, 0, 0);
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::addmm", t + 5, 30, 0, 0);
+                        if (kind[k] && train)
+                                ev(&b, b.host, TPA_KIND_HOST_OP,
+                                   "autograd::engine::evaluate_function: AddmmBackward0",
+                                   t + 40, 40, 0, 0);
+                }
+                a = run(&b, NULL, -1);
+                if (ok(a->step_count == n, "test_warmup__evaluation_profiler_steps: %zu steps "
+                       "(%zu)", n, a->step_count)) {
+                        for (size_t k = 0; k < n; k++)
+                                ok(a->steps[k].excluded == (train && !kind[k]),
+                                   "test_warmup__evaluation_profiler_steps: %s: step %zu "
+                                   "%s (%s)", train ? "training" : "inference", k,
+                                   train && !kind[k] ? "excluded" : "kept", a->steps[k].reason);
+                        if (train)
+                                ok(strstr(a->steps[3].reason, "evaluation") != NULL &&
+                                   strstr(a->steps[9].reason, "after the loop") != NULL,
+                                   "test_warmup__evaluation_profiler_steps: reasons (%s; %s)",
+                                   a->steps[3].reason, a->steps[9].reason);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 int main(void)
 {
         test_warmup__warmup();
@@ -391,5 +436,6 @@ int main(void)
         test_warmup__two_step_warmup();
         test_warmup__empty_step();
         test_warmup__after_the_loop();
+        test_warmup__evaluation_profiler_steps();
         return tap_done();
 }
