@@ -317,6 +317,15 @@ static bool is_collective_thread(const char *s, size_t len)
         return has_prefix(s, len, "collective_ops");
 }
 
+/* The TF thread pools whose every event is of one kind, by track. */
+enum { POOL_NONE, POOL_INPUT, POOL_COLLECTIVE };
+
+static uint8_t tf_pool(const char *s, size_t len)
+{
+        return is_input_thread(s, len) ? POOL_INPUT
+               : is_collective_thread(s, len) ? POOL_COLLECTIVE : POOL_NONE;
+}
+
 /* Names that mark a step when they carry a step number: TF's own ("train",
  * "test", renamed "train 12"), and the span Keras 3's TensorBoard callback
  * puts around each batch it profiles (profile_batch): "Profiled batch". */
@@ -750,8 +759,7 @@ struct part {
         tpa_dialect     d;
         const tpa_str  *cats;
         const uint8_t  *role;           /* by track */
-        const uint8_t  *input_thread;   /* by track: 1 a tf.data thread, 2 TF's
-                                           collective_ops thread */
+        const uint8_t  *pool;           /* by track: tf_pool() */
         size_t          first, lo, hi;
         uint8_t        *memo;           /* by name: host kind + 1 (low nibble), device
                                            kind + 1 (high) */
@@ -949,10 +957,10 @@ static void classify_part(struct part *pt)
                                                 tpa_trace_str_len(tr, e->name), d));
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
                                 /* the ring's work inside a collective op */
-                                if (k == TPA_KIND_HOST_OP && pt->input_thread[e->track] == 2 &&
-                                    e->corr == 0)
+                                if (k == TPA_KIND_HOST_OP && e->corr == 0 &&
+                                    pt->pool[e->track] == POOL_COLLECTIVE)
                                         k = TPA_KIND_COLLECTIVE;
-                                else if (pt->input_thread[e->track] == 1 &&
+                                else if (pt->pool[e->track] == POOL_INPUT &&
                                     (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
                                         k = TPA_KIND_INPUT;
                                 /* TF's host side of a kernel carries the
@@ -1036,6 +1044,8 @@ static bool is_dynamo_scope(const char *s, size_t len)
                eq(s, len, "TorchDynamo Cache Lookup") || eq(s, len, "Pregraph bytecode");
 }
 
+/* The events from `first` on that are such scopes on host threads, made
+ * annotations, when the trace has the graphs' own scopes. */
 static int torch_regions(tpa_trace *tr, size_t first, const uint8_t *role, tpa_error *err)
 {
         size_t ns = tpa_trace_str_count(tr), ne = tpa_trace_event_count(tr);
@@ -1080,8 +1090,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         tpa_health *h = tpa_trace__health(tr);
         size_t nt = tpa_trace_thread_count(tr);
         uint8_t *role;          /* by track: its role */
-        uint8_t *input_thread = NULL;   /* by track: 1 a tf.data thread, 2 a
-                                           collective_ops thread */
+        uint8_t *pool = NULL;           /* by track: tf_pool() */
         struct part pt[2];
         tpa_str mtia;
         pthread_t th;
@@ -1097,19 +1106,15 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         /* role[] holds which Kineto threads are streams, for now */
         process_roles(tr, d, first, cats, role);
         thread_roles(tr, d, role);
-        input_thread = calloc(nt + 1, 1);
-        if (input_thread == NULL || part_new(&pt[0], ns) < 0 || (two && part_new(&pt[1], ns) < 0))
+        pool = calloc(nt + 1, 1);
+        if (pool == NULL || part_new(&pt[0], ns) < 0 || (two && part_new(&pt[1], ns) < 0))
                 goto oom;
         for (uint32_t t = 0; t < nt; t++) {
                 const tpa_thread *tk = tpa_trace_thread_c(tr, t);
                 role[t] = (uint8_t)tk->role;
                 if (d != TPA_DIALECT_KINETO && tk->role == TPA_TRACK_HOST)
-                        input_thread[t] = is_input_thread(tpa_trace_str(tr, tk->name),
-                                                          tpa_trace_str_len(tr, tk->name))
-                                          ? 1
-                                          : is_collective_thread(tpa_trace_str(tr, tk->name),
-                                                                 tpa_trace_str_len(tr, tk->name))
-                                          ? 2 : 0;
+                        pool[t] = tf_pool(tpa_trace_str(tr, tk->name),
+                                          tpa_trace_str_len(tr, tk->name));
         }
         if (d != TPA_DIALECT_KINETO || !tpa_trace_find_str(tr, &mtia, "mtia_runtime", 12))
                 mtia = TPA_STR_EMPTY;
@@ -1118,7 +1123,7 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 pt[k].d = d;
                 pt[k].cats = cats;
                 pt[k].role = role;
-                pt[k].input_thread = input_thread;
+                pt[k].pool = pool;
                 pt[k].first = first;
                 pt[k].mtia = mtia;
                 pt[k].runtime_at = SIZE_MAX;
@@ -1162,6 +1167,6 @@ out:
         part_free(&pt[0]);
         part_free(&pt[1]);
         free(role);
-        free(input_thread);
+        free(pool);
         return r;
 }
