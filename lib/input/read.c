@@ -232,9 +232,12 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
          * it with, junk appended): gzip -d ignores them with a warning */
         if (r == 0 && tpa_source__garbage_at(src) > 0) {
                 if (opts->strict)
-                        r = tpa_error_set(err, TPA_EFORMAT, tpa_source__garbage_at(src),
-                                          "bytes after the gzip data that are no gzip "
-                                          "member (--strict)");
+                        /* the offset in the decompressed data, as every
+                         * message about a gzip input (README, exit 3) */
+                        r = tpa_error_set(err, TPA_EFORMAT, tpa_source__offset(src),
+                                          "bytes after the gzip data, from compressed "
+                                          "byte %llu on, are no gzip member (--strict)",
+                                          (unsigned long long)tpa_source__garbage_at(src));
                 else
                         tpa_trace__warn(tr, tpa_source__offset(src),
                                         "bytes after the gzip data, from compressed byte "
