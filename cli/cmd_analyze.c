@@ -52,13 +52,6 @@ static bool is_run_metadata(const tpa_trace *tr)
         return f == TPA_FORMAT_STEPSTATS || f == TPA_FORMAT_STEPSTATS_TEXT;
 }
 
-/* timeline.Timeline's Chrome trace of one Session.run. */
-static bool is_tf1_timeline(const tpa_trace *tr)
-{
-        return tr != NULL && tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON &&
-               tpa_trace_dialect(tr) == TPA_DIALECT_TF1;
-}
-
 /* "PATH (+N more RunMetadata files)" (or TF1 timelines), in memory of its
  * own in *slot (the path whole, however long); NULL when there is none. */
 static const char *joined_label(char **slot, const char *path, int more, const tpa_trace *tr)
@@ -67,7 +60,7 @@ static const char *joined_label(char **slot, const char *path, int more, const t
 
         if ((*slot = malloc(size)) != NULL)
                 snprintf(*slot, size, "%s (+%d more %s)", path, more,
-                         is_tf1_timeline(tr) ? "TF1 timelines" : "RunMetadata files");
+                         cli_is_tf1_timeline(tr) ? "TF1 timelines" : "RunMetadata files");
         return *slot;
 }
 
@@ -325,7 +318,7 @@ int cmd_analyze(const cli_args *args)
                 }
                 cli_print_warnings(tr, path);
                 if (n > 0 && ((is_run_metadata(tr) && is_run_metadata(s.traces[n - 1])) ||
-                              (is_tf1_timeline(tr) && is_tf1_timeline(s.traces[n - 1]) &&
+                              (cli_is_tf1_timeline(tr) && cli_is_tf1_timeline(s.traces[n - 1]) &&
                                strcmp(path, "-") != 0))) {
                         tpa_trace_free(tr);
                         rc = tpa_read_path(s.traces[n - 1], path, &ro, &err);

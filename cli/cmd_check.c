@@ -207,9 +207,14 @@ int cmd_check(const cli_args *args)
         bool tripped = false;
         int rc;
 
-        if (args->input_count > 1 || args->ranks)
+        /* TF1 timelines given together (a ProfilerHook folder) are the
+         * steps of one run, as analyze reads them; other inputs are ranks */
+        bool tf1 = args->input_count > 1 && !args->ranks &&
+                   cli_tf1_timelines(args->inputs, args->input_count);
+
+        if (!tf1 && (args->input_count > 1 || args->ranks))
                 return check_job(args);
-        if (args->input_count != 1) {
+        if (args->input_count < 1) {
                 cli_errorf("check takes one input, NEW (%d given)", args->input_count);
                 fprintf(stderr, "Try 'tfprof-analyze --help' for more information.\n");
                 return EXIT_USAGE;
@@ -245,7 +250,8 @@ int cmd_check(const cli_args *args)
                 rc = EXIT_INTERNAL;
                 goto done;
         }
-        if ((rc = cli_load_run(&cur, args->inputs[0], args, rules)) != EXIT_OK)
+        if ((rc = tf1 ? cli_load_run_paths(&cur, args->inputs, args->input_count, args, rules)
+                      : cli_load_run(&cur, args->inputs[0], args, rules)) != EXIT_OK)
                 goto done;
         /* a run with no verdict (no training steps in it) has nothing to
          * gate on: an error, never a pass */

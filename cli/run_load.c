@@ -4,6 +4,7 @@
  * is "schema" is a saved JSON report (tpa_report_load); anything else is a
  * trace, read and analysed with the same options as analyze.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,9 +115,131 @@ static int slurp(FILE *in, const char *path, char **out, size_t *size)
         return EXIT_OK;
 }
 
+bool cli_is_tf1_timeline(const tpa_trace *tr)
+{
+        return tr != NULL && tpa_trace_format(tr) == TPA_FORMAT_CHROME_JSON &&
+               tpa_trace_dialect(tr) == TPA_DIALECT_TF1;
+}
+
+/* The largest file cli_tf1_timelines() reads to see what it is: a
+ * Session.run's timeline is kilobytes to megabytes, and a rank's trace of
+ * gigabytes must not be read twice to learn it is none. */
+enum { TIMELINE_MAX_BYTES = 64 << 20 };
+
+bool cli_tf1_timelines(const char *const *paths, int n)
+{
+        for (int i = 0; i < n; i++) {
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_trace *tr = NULL;
+                struct stat st;
+                bool yes;
+
+                if (strcmp(paths[i], "-") == 0 || stat(paths[i], &st) != 0 ||
+                    !S_ISREG(st.st_mode) || st.st_size > TIMELINE_MAX_BYTES ||
+                    cli_is_report(paths[i]))
+                        return false;
+                yes = tpa_trace_new(&tr, &err) == 0 &&
+                      tpa_read_path(tr, paths[i], NULL, &err) == 0 && cli_is_tf1_timeline(tr);
+                tpa_trace_free(tr);
+                if (!yes)
+                        return false;
+        }
+        return n > 0;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+        size_t n = strlen(s), k = strlen(tail);
+
+        return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder that is no logdir, given where one run is meant (a --baseline,
+ * diff's BASE or NEW): its .json and .json.gz traces, as analyze reads
+ * the folder. One trace is the run; several are one run only when they
+ * are TF1 timelines (a step each); none leaves the folder to the reader
+ * (RunMetadata or tfevents files). */
+static int load_dir(tpa_run **out, const char *dir, const cli_args *args,
+                    const tpa_rules *rules, bool *done)
+{
+        char **files = NULL;
+        size_t n = 0;
+        DIR *d;
+        struct dirent *de;
+        int rc = EXIT_OK;
+
+        *done = false;
+        if ((d = opendir(dir)) == NULL)
+                return EXIT_OK;         /* the reader says why */
+        while ((de = readdir(d)) != NULL) {
+                struct stat st;
+                char **f;
+                char *p;
+                size_t len;
+
+                if (de->d_name[0] == '.' ||
+                    (!ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz")))
+                        continue;
+                len = strlen(dir) + strlen(de->d_name) + 2;
+                if ((p = malloc(len)) == NULL ||
+                    (f = realloc(files, (n + 1) * sizeof(*files))) == NULL) {
+                        free(p);
+                        rc = EXIT_INTERNAL;
+                        break;
+                }
+                files = f;
+                snprintf(p, len, "%s/%s", dir, de->d_name);
+                if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+                        free(p);
+                        continue;
+                }
+                files[n++] = p;
+        }
+        closedir(d);
+        if (rc != EXIT_OK) {
+                cli_errorf("out of memory");
+        } else if (n > 0) {
+                *done = true;
+                qsort(files, n, sizeof(*files), by_name);
+                if (n == 1 || cli_tf1_timelines((const char *const *)files, (int)n)) {
+                        rc = cli_load_run_paths(out, (const char *const *)files, (int)n, args,
+                                                rules);
+                } else {
+                        cli_errorf("%s: %zu traces in this folder, and one run is compared; "
+                                   "give one trace or a saved report", dir, n);
+                        rc = EXIT_USAGE;
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                free(files[i]);
+        free(files);
+        return rc;
+}
+
 int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                  const tpa_rules *rules)
 {
+        struct stat st;
+
+        if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                bool done;
+                int rc = load_dir(out, path, args, rules, &done);
+                if (done || rc != EXIT_OK)
+                        return rc;
+        }
+        return cli_load_run_paths(out, &path, 1, args, rules);
+}
+
+int cli_load_run_paths(tpa_run **out, const char *const *paths, int count,
+                       const cli_args *args, const tpa_rules *rules)
+{
+        const char *path = paths[0];
+
         tpa_read_options ro = TPA_READ_OPTIONS_INIT;
         tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
@@ -177,6 +300,14 @@ int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                 return rc;
         }
         cli_print_warnings(tr, path);
+        /* TF1 timelines given together: a step each, one run (as analyze) */
+        for (int i = 1; i < count; i++) {
+                if (tpa_read_path(tr, paths[i], &ro, &err) < 0) {
+                        rc = cli_report_error(&err, paths[i]);
+                        tpa_trace_free(tr);
+                        return rc;
+                }
+        }
         if (tpa_analyze(&a, tr, &ao, &err) < 0) {
                 if (err.code == TPA_EINVAL) {
                         cli_errorf("%s", err.msg);

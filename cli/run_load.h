@@ -22,5 +22,15 @@ const char *cli_no_events_reason(const tpa_trace *tr);
  * nothing to compare or gate on. */
 int cli_load_run(tpa_run **out, const char *path, const cli_args *args,
                  const tpa_rules *rules);
+/* The same for several traces read into one run: TF1 timelines given
+ * together, a step each. */
+int cli_load_run_paths(tpa_run **out, const char *const *paths, int count,
+                       const cli_args *args, const tpa_rules *rules);
+/* timeline.Timeline's Chrome trace of one Session.run: several given
+ * together are the steps of one run. */
+bool cli_is_tf1_timeline(const tpa_trace *tr);
+/* True when every path is a TF1 timeline (timeline.Timeline's JSON) of
+ * 64 MiB or less. */
+bool cli_tf1_timelines(const char *const *paths, int n);
 
 #endif
