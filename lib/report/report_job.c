@@ -40,6 +40,14 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
                 fprintf(fp, "%sstraggler:%s none (no step kept by any rank)\n", bold, bold);
                 return;
         }
+        /* steps that one rank alone kept have no one to straggle against
+         * (two stages' traces of one process, taken for ranks, number
+         * their steps apart) */
+        if (j->top_straggler_steps == 0) {
+                fprintf(fp, "%sstraggler:%s none (no step kept by two ranks or more)\n", bold,
+                        bold);
+                return;
+        }
         fprintf(fp, "%sstraggler:%s rank %" PRId64 " in %zu of %zu steps, %s (+%.1f%%) over "
                 "the median rank (median step; max +%.1f%%), spread %.2fx\n", bold, bold,
                 j->ranks[j->top_straggler].rank, j->top_straggler_steps, j->step_count,
