@@ -290,10 +290,17 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                 any_dir = true;
                 if (tpa_logdir_scan(&ld, in, &err) < 0) {
                         /* Not a logdir: a folder of traces or reports of
-                         * any name is the ranks of one job; a folder of
+                         * any name is the ranks of one job (for analyze,
+                         * check and aggregate); a folder of
                          * RunMetadata or tfevents files is read as one
                          * trace, a step per file. */
                         size_t added = 0;
+                        /* diff's BASE and NEW are a run each: the
+                         * folder stays one input (cli_load_run()) */
+                        if (err.code == TPA_EFORMAT && args->cmd == CMD_DIFF) {
+                                inputs[n++] = in;
+                                continue;
+                        }
                         if (err.code == TPA_EFORMAT && !args->list_runs) {
                                 rc = rank_files(in, args->ranks, own, &inputs, &n, &cap,
                                                 &added);

@@ -168,7 +168,7 @@ static int load_dir(tpa_run **out, const char *dir, const cli_args *args,
                     const tpa_rules *rules, bool *done)
 {
         char **files = NULL;
-        size_t n = 0;
+        size_t n = 0, others = 0;
         DIR *d;
         struct dirent *de;
         int rc = EXIT_OK;
@@ -182,9 +182,14 @@ static int load_dir(tpa_run **out, const char *dir, const cli_args *args,
                 char *p;
                 size_t len;
 
-                if (de->d_name[0] == '.' ||
-                    (!ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz")))
+                if (de->d_name[0] == '.')
                         continue;
+                if (!ends_with(de->d_name, ".json") && !ends_with(de->d_name, ".json.gz")) {
+                        /* RunMetadata, XSpace or tfevents beside them */
+                        others += ends_with(de->d_name, ".pb") ||
+                                  strstr(de->d_name, "tfevents") != NULL;
+                        continue;
+                }
                 len = strlen(dir) + strlen(de->d_name) + 2;
                 if ((p = malloc(len)) == NULL ||
                     (f = realloc(files, (n + 1) * sizeof(*files))) == NULL) {
@@ -205,6 +210,11 @@ static int load_dir(tpa_run **out, const char *dir, const cli_args *args,
                 cli_errorf("out of memory");
         } else if (n > 0) {
                 *done = true;
+                if (others > 0)
+                        fprintf(stderr, "%s: %zu .json file%s read as its traces; %zu .pb or "
+                                "tfevents file%s there not read (give %s by name)\n", dir, n,
+                                n == 1 ? "" : "s", others, others == 1 ? "" : "s",
+                                others == 1 ? "it" : "them");
                 qsort(files, n, sizeof(*files), by_name);
                 if (n == 1 || cli_tf1_timelines((const char *const *)files, (int)n)) {
                         rc = cli_load_run_paths(out, (const char *const *)files, (int)n, args,
