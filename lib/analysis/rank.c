@@ -235,24 +235,27 @@ static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
 }
 
 /* Launch delay and queue depth: each device event with a correlation id
- * is matched to the launch call carrying the same id. */
+ * is matched to the launch call carrying the same id. A call can launch
+ * several (a CUDA or HIP graph's kernels all carry its id): each counts. */
 static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
 {
         const tpa_event *ev = tpa_trace_events(tr);
-        size_t n = tpa_trace_event_count(tr), nl = 0, nm = 0;
+        size_t n = tpa_trace_event_count(tr), nl = 0, nd = 0, nm = 0;
         launch *l = NULL, *m = NULL;
         size_t *dev_of = NULL;
         tpa_ns *delay = NULL;
         int rc = 0;
 
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 nl += ev[i].kind == TPA_KIND_LAUNCH && ev[i].corr != 0;
-        if (nl == 0)
+                nd += ev[i].kind != TPA_KIND_LAUNCH && ev[i].corr != 0 && on_stream(tr, &ev[i]);
+        }
+        if (nl == 0 || nd == 0)
                 return 0;
         l = malloc(nl * sizeof(*l));
-        m = malloc(nl * sizeof(*m));
-        dev_of = malloc(nl * sizeof(*dev_of));
-        delay = malloc(nl * sizeof(*delay));
+        m = malloc(nd * sizeof(*m));
+        dev_of = malloc(nd * sizeof(*dev_of));
+        delay = malloc(nd * sizeof(*delay));
         if (l == NULL || m == NULL || dev_of == NULL || delay == NULL) {
                 rc = tpa_error_oom(err);
                 goto done;
@@ -273,9 +276,7 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
                 m[nm] = *hit;
                 m[nm].track = ev[i].track;
                 dev_of[nm] = i;
-                delay[nm] = ev[i].ts - hit->end > 0 ? ev[i].ts - hit->end : 0;
-                if (++nm == nl)
-                        break;
+                delay[nm++] = ev[i].ts - hit->end > 0 ? ev[i].ts - hit->end : 0;
         }
         if (nm == 0)
                 goto done;

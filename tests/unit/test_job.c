@@ -3,7 +3,8 @@
  * test_job.c - the job view of several ranks: the straggler and its
  * excess on hand-made ranks (a rank that others wait for in collectives),
  * missing and excluded steps, ranks without rank numbers, the job
- * metrics, and the distributed object of a report read back.
+ * metrics, the launch figures of a trace, and the distributed object of
+ * a report read back.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <tpa/tpa.h>
 
 #include "analysis/results_build.h"
+#include "analysis_fixture.h"
 #include "tap.h"
 
 #define MS 1000000
@@ -220,6 +222,45 @@ static void test_job__report_roundtrip(void)
         tpa_trace_free(tr);
 }
 
+/* A CUDA graph's kernels all carry its launch's correlation id: each is a
+ * device event of that launch, with a delay and a place in the queue of
+ * its own (a kernel launched alone, then a graph of three: 4 launched
+ * device events, delays 2, 10, 20 and 30 us). */
+static void test_job__graph_launch(void)
+{
+        static const char json[] =
+                "{\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10,\"args\":{\"correlation\":1}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+                "\"ts\":12,\"dur\":5,\"args\":{\"correlation\":1}},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\","
+                "\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":10,\"args\":{\"correlation\":2}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g1\",\"pid\":0,\"tid\":7,"
+                "\"ts\":40,\"dur\":5,\"args\":{\"correlation\":2}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g2\",\"pid\":0,\"tid\":7,"
+                "\"ts\":50,\"dur\":5,\"args\":{\"correlation\":2}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"g3\",\"pid\":0,\"tid\":7,"
+                "\"ts\":60,\"dur\":5,\"args\":{\"correlation\":2}}]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_with_rules(tr, NULL);
+        tpa_rank *r = NULL;
+
+        ok(a != NULL && tpa_rank_from_trace(&r, tr, a, "graph.json", NULL) == 0,
+           "test_job__graph_launch: rank from trace");
+        if (r != NULL) {
+                tap_eq((int64_t)r->launch_count, 4, "test_job__graph_launch: every launched kernel");
+                tap_eq(r->launch_delay_median, 15 * US, "test_job__graph_launch: median delay");
+                tap_eq(r->launch_delay_max, 30 * US, "test_job__graph_launch: largest delay");
+                tap_eq((int64_t)r->stream_count, 1, "test_job__graph_launch: one stream");
+                if (r->stream_count == 1)
+                        tap_eq(r->streams[0].queue_max, 3, "test_job__graph_launch: the graph queues 3");
+        }
+        tpa_rank_free(r);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_job__straggler();
@@ -228,5 +269,6 @@ int main(void)
         test_job__unlabelled_input();
         test_job__one_rank_step();
         test_job__report_roundtrip();
+        test_job__graph_launch();
         return tap_done();
 }
