@@ -1261,6 +1261,35 @@ static tpa_ns thread_end(const tpa_actx *c, uint32_t track, tpa_ns end)
         return end;
 }
 
+/* The span of the whole trace as one step: from the first to the last
+ * event of a host thread or a device, never the profiler's own marks, which
+ * are no work: Kineto's "Record Window End", an instant the profiler puts
+ * when it stops (often tens of ms after the last event: a step of the whole
+ * trace ran on that long with nothing in it, all of it Python), its
+ * "PyTorch Profiler" span on a track of no role. An instant of no kind
+ * marks a point and extends nothing. Without such events, every event. */
+static bool work_span(const tpa_actx *c, tpa_ns *start, tpa_ns *end)
+{
+        tpa_ns lo = INT64_MAX, hi = INT64_MIN;
+
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+
+                if (e->track >= c->ntracks || c->track_cls[e->track] < TRACK_HOST ||
+                    (e->dur == 0 && e->kind == TPA_KIND_OTHER))
+                        continue;
+                if (e->ts < lo)
+                        lo = e->ts;
+                if (e->ts + e->dur > hi)
+                        hi = e->ts + e->dur;
+        }
+        if (lo == INT64_MAX)
+                return tpa_trace_span(c->tr, start, end);
+        *start = lo;
+        *end = hi;
+        return true;
+}
+
 /* Markers that mark boundaries (--step-marker, detected iterations): a
  * step runs from one's start to the next one's, the last to the later of
  * its own end and the end of the last event of its thread (the rest of the
@@ -1399,7 +1428,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                         a->step_source = "TF1 timeline: one Session.run";
                         a->no_markers = false;
                 }
-                if (tpa_trace_span(c->tr, &s, &e) && e > s) {
+                if (work_span(c, &s, &e) && e > s) {
                         m.s = s;
                         m.e = e;
                         r = push(&l, &m, err);

@@ -123,6 +123,40 @@ static void test_steps__no_markers(void)
         tpa_trace_free(b.tr);
 }
 
+/* Kineto's marks of its own window are no work: "Record Window End" (an
+ * instant under pid "" tid "", here 40 ms after the last event, as the
+ * profiler stopping puts it) and the "PyTorch Profiler" span; the step of
+ * the whole trace ends with the last op. In us. */
+static void test_steps__no_markers_window_end(void)
+{
+        static const char json[] =
+                "{\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"Trace\",\"name\":\"PyTorch Profiler (0)\","
+                "\"pid\":\"Spans\",\"tid\":\"PyTorch Profiler\",\"ts\":0,\"dur\":50020},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":5,"
+                "\"tid\":5,\"ts\":10,\"dur\":10000,\"args\":{}},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                "\"pid\":5,\"tid\":5,\"ts\":20,\"dur\":10,\"args\":{\"correlation\":1}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+                "\"ts\":40,\"dur\":9000,\"args\":{\"correlation\":1}},"
+                "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\","
+                "\"s\":\"t\",\"pid\":5,\"tid\":5,\"ts\":15},"
+                "{\"ph\":\"i\",\"name\":\"Record Window End\",\"pid\":\"\",\"tid\":\"\","
+                "\"ts\":50010}]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_with_rules(tr, NULL);
+
+        if (ok(a != NULL && a->no_markers && a->step_count == 1,
+               "test_steps__no_markers_window_end: one step")) {
+                tap_eq(a->steps[0].start, 10 * US,
+                       "test_steps__no_markers_window_end: starts with the first op");
+                tap_eq(a->steps[0].step_time, 10000 * US,
+                       "test_steps__no_markers_window_end: ends with the last");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* --step-marker marks boundaries: a step runs from one match's start to
  * the next one's, the last to its thread's last event; a pattern that
  * matches nothing is a note naming it, and the trace's own markers decide. */
@@ -924,6 +958,7 @@ int main(void)
         test_steps__tf2_steps_line();
         test_steps__step_marker_regex();
         test_steps__no_markers();
+        test_steps__no_markers_window_end();
         test_steps__boundary_markers();
         test_steps__detected_iterations();
         test_steps__keras3_functions();
