@@ -11,6 +11,7 @@
  * step runs from one's start to the next one's.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,11 +94,15 @@ static int cmp_marker_start(const void *pa, const void *pb)
 }
 
 /* Markers that carry the same number are one step seen twice (a host
- * marker and its device annotation): keep one window, their union, and
- * prefer the host marker's thread. Unnumbered markers get their order. */
-static void dedup(marker_list *l)
+ * marker and its device annotation, or two host markers at once): keep one
+ * window, their union, and prefer the host marker's thread. Two host
+ * markers of one number that lie apart are two steps: a count that restarts
+ * (Keras' batch index each epoch, a loop's step_num per epoch); then every
+ * marker is numbered by the order they ran in, from the first one's number,
+ * and the note says so. Unnumbered markers get their order. */
+static void dedup(tpa_analysis *a, marker_list *l)
 {
-        size_t w = 0;
+        size_t w = 0, repeats = 0;
         bool all_numbered = true;
 
         for (size_t i = 0; i < l->n; i++)
@@ -113,7 +118,8 @@ static void dedup(marker_list *l)
         qsort(l->v, l->n, sizeof(*l->v), cmp_marker);
         for (size_t i = 0; i < l->n; i++) {
                 marker *m = &l->v[i];
-                if (w > 0 && l->v[w - 1].number == m->number) {
+                if (w > 0 && l->v[w - 1].number == m->number &&
+                    (m->s < l->v[w - 1].e || !m->host || !l->v[w - 1].host)) {
                         marker *k = &l->v[w - 1];
                         if (m->s < k->s)
                                 k->s = m->s;
@@ -127,10 +133,20 @@ static void dedup(marker_list *l)
                                 k->group = m->group;
                         continue;
                 }
+                if (w > 0 && l->v[w - 1].number == m->number)
+                        repeats++;
                 l->v[w++] = *m;
         }
         l->n = w;
         qsort(l->v, l->n, sizeof(*l->v), cmp_marker_start);
+        if (repeats == 0)
+                return;
+        for (size_t i = 1; i < l->n; i++)
+                l->v[i].number = l->v[0].number + (int64_t)i;
+        snprintf(a->step_note, sizeof(a->step_note),
+                 "step numbers repeat (%zu markers: a count that restarts, as each epoch's "
+                 "batch index): steps numbered in the order they ran, from %" PRId64,
+                 repeats, l->v[0].number);
 }
 
 static int from_regex(tpa_actx *c, marker_list *l, tpa_error *err)
@@ -1408,7 +1424,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                 groups = l.n > 0;
         }
         if (r == 0 && l.n > 0)
-                dedup(&l);
+                dedup(a, &l);
         if (r == 0 && l.n > 0 && boundaries)
                 to_boundaries(c, &l, wraps);
         if (r == 0 && groups)

@@ -472,6 +472,44 @@ static void test_steps__keras_profiled_batch(void)
         }
 }
 
+/* A count that restarts: Keras' TensorBoard callback numbers each batch it
+ * profiles by its index in the epoch, so a profile_batch range across an
+ * epoch's end holds "Profiled batch" 5, 6, 7 then 0, 1, 2, 5, 6 again (and
+ * a loop's Trace('train', step_num=batch) per epoch the same). Host markers
+ * of one number that lie apart are two steps, numbered in the order they
+ * ran; two of one number at once are one step. In us. */
+static void test_steps__numbers_repeat(void)
+{
+        static const int num[] = { 5, 6, 7, 0, 1, 2, 3, 4, 5, 6 };
+        tb b = mk(0);
+        tpa_analysis *a;
+        size_t i;
+
+        for (int k = 0; k < 10; k++) {
+                i = ev(&b, b.host, TPA_KIND_STEP, "Profiled batch", k * 100.0, 90, 0, 0);
+                tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, num[k], NULL);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", k * 100.0 + 10, 60, 0, 0);
+        }
+        /* step 7 seen twice at once, on the other thread */
+        i = ev(&b, b.host2, TPA_KIND_STEP, "train", 205, 80, 0, 0);
+        tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, 7, NULL);
+        a = run(&b, NULL, 0);
+        if (ok(a->step_count == 10, "test_steps__numbers_repeat: ten steps (was %zu)",
+               a->step_count)) {
+                tap_eq(a->steps[0].number, 5, "test_steps__numbers_repeat: from the first's number");
+                tap_eq(a->steps[9].number, 14, "test_steps__numbers_repeat: in the order they ran");
+                tap_eq(a->steps[8].start, 800 * US, "test_steps__numbers_repeat: the second 5");
+                tap_eq(a->steps[8].step_time, 90 * US,
+                       "test_steps__numbers_repeat: one batch long, no union with the first 5");
+                tap_eq(a->steps[2].step_time, 90 * US,
+                       "test_steps__numbers_repeat: two markers at once are one step");
+        }
+        ok(strstr(a->step_note, "step numbers repeat (2 markers") != NULL,
+           "test_steps__numbers_repeat: the note says so: %s", a->step_note);
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* An eager loop (no tf.function): its ops run one by one, several of each
  * an iteration; Python's next batch from tf.data marks the iterations,
  * unless a tf.function is called once an iteration (it takes its batches
@@ -967,6 +1005,7 @@ int main(void)
         test_steps__train_function_first();
         test_steps__keras3_evaluates();
         test_steps__keras_profiled_batch();
+        test_steps__numbers_repeat();
         test_steps__eager_next_batch();
         test_steps__annotated_iterations();
         test_steps__group_boundaries();
