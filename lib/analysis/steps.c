@@ -144,8 +144,8 @@ static void dedup(tpa_analysis *a, marker_list *l)
         for (size_t i = 1; i < l->n; i++)
                 l->v[i].number = l->v[0].number + (int64_t)i;
         snprintf(a->step_note, sizeof(a->step_note),
-                 "step numbers repeat (%zu markers: a count that restarts, as each epoch's "
-                 "batch index): steps numbered in the order they ran, from %" PRId64,
+                 "step numbers repeat (%zu markers: a count that restarts each epoch): "
+                 "numbered in the order they ran, from %" PRId64,
                  repeats, l->v[0].number);
 }
 
@@ -1355,6 +1355,48 @@ static void groups_to_boundaries(const tpa_actx *c, marker_list *l)
                 last->e = thread_end(c, track, last->e);
 }
 
+/* Whether TF host markers leave out the batch fetch: a loop written
+ * `for x in dataset:` with the marker around the step's call takes each
+ * batch between two markers, where tf.data's next batch (input work on the
+ * markers' thread) runs, so the wait for input, often most of the
+ * iteration, lies in no marker's window. True when it runs in half of the
+ * gaps or more; the markers then mark boundaries. l is sorted by start. */
+static const char fetch_short[] = "the markers leave out the batch fetch: each step runs to "
+                                  "the next one's start";
+
+static bool fetch_between(const tpa_actx *c, const marker_list *l, size_t *gaps)
+{
+        size_t n = 0;
+        bool *in;
+
+        *gaps = 0;
+        if (l->n < 2 || (in = calloc(l->n, sizeof(*in))) == NULL)
+                return false;
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                size_t lo = 0, hi = l->n;
+
+                if (e->kind != TPA_KIND_INPUT)
+                        continue;
+                while (hi - lo > 1) {   /* the last marker starting at or before e */
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (l->v[mid].s <= e->ts)
+                                lo = mid;
+                        else
+                                hi = mid;
+                }
+                if (lo + 1 < l->n && e->track == l->v[lo].track &&
+                    e->track == l->v[lo + 1].track && e->ts >= l->v[lo].e &&
+                    e->ts < l->v[lo + 1].s && !in[lo]) {
+                        in[lo] = true;
+                        n++;
+                }
+        }
+        free(in);
+        *gaps = n;
+        return n > 0 && 2 * n >= l->n - 1;
+}
+
 /* Into *l (empty), the markers of the first source in [from, to] that
  * found some, naming it; every list of found[] is left empty. Returns r. */
 static int use_first(tpa_analysis *a, marker_list *l, marker_list *found, int from, int to,
@@ -1425,6 +1467,21 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         }
         if (r == 0 && l.n > 0)
                 dedup(a, &l);
+        if (r == 0 && a->step_source == source_name[SRC_HOST_STEP] && !boundaries) {
+                size_t gaps;
+                if (fetch_between(c, &l, &gaps)) {
+                        size_t len = strlen(a->step_note), room = sizeof(a->step_note) - len;
+                        boundaries = true;
+                        if (len == 0)
+                                snprintf(a->step_note, sizeof(a->step_note),
+                                         "the step markers leave out the batch fetch (tf.data's "
+                                         "next batch runs between them, in %zu of %zu gaps): "
+                                         "steps run from one marker's start to the next's",
+                                         gaps, l.n - 1);
+                        else if ((size_t)snprintf(NULL, 0, "; %s", fetch_short) < room)
+                                snprintf(a->step_note + len, room, "; %s", fetch_short);
+                }
+        }
         if (r == 0 && l.n > 0 && boundaries)
                 to_boundaries(c, &l, wraps);
         if (r == 0 && groups)

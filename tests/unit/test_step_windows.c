@@ -510,6 +510,54 @@ static void test_steps__numbers_repeat(void)
         tpa_trace_free(b.tr);
 }
 
+/* `for x in dataset: with Trace('train', step_num=s): step(x)`: the marker
+ * leaves out the batch fetch, which runs between two markers on their
+ * thread (tf.data's next batch, input). The markers then mark boundaries:
+ * each step runs to the next one's start, the wait for input in it. With
+ * the fetch inside the markers, as TF's guide writes the loop, each
+ * window is its marker. In us. */
+static void test_steps__markers_leave_out_fetch(void)
+{
+        for (int inside = 0; inside < 2; inside++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 5; k++) {
+                        size_t i = ev(&b, b.host, TPA_KIND_STEP, "train", k * 100.0 + 80, 20, 0, 0);
+                        tpa_trace__set_aux(b.tr, i, TPA_AUX_STEP_NUM, k, NULL);
+                        ev(&b, b.host, TPA_KIND_INPUT, "EagerLocalExecute: IteratorGetNext",
+                           k * 100.0 + (inside ? 81 : 2), inside ? 10 : 75, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", k * 100.0 + 91, 8, 0, 0);
+                }
+                a = run(&b, NULL, 0);
+                tap_streq(a->step_source, "TF host step markers",
+                          "test_steps__markers_leave_out_fetch: source");
+                if (!ok(a->step_count == 5, "test_steps__markers_leave_out_fetch: five steps")) {
+                        tpa_analysis_free(a);
+                        tpa_trace_free(b.tr);
+                        continue;
+                }
+                if (inside) {
+                        tap_eq(a->steps[1].step_time, 20 * US,
+                               "test_steps__markers_leave_out_fetch: fetch inside: the marker");
+                        tap_streq(a->step_note, "",
+                                  "test_steps__markers_leave_out_fetch: fetch inside: no note");
+                } else {
+                        tap_eq(a->steps[1].start, 180 * US,
+                               "test_steps__markers_leave_out_fetch: from the marker's start");
+                        tap_eq(a->steps[1].step_time, 100 * US,
+                               "test_steps__markers_leave_out_fetch: to the next one's");
+                        tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_INPUT], 75 * US,
+                               "test_steps__markers_leave_out_fetch: the wait for input in it");
+                        ok(strstr(a->step_note, "leave out the batch fetch") != NULL,
+                           "test_steps__markers_leave_out_fetch: the note says so: %s",
+                           a->step_note);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* An eager loop (no tf.function): its ops run one by one, several of each
  * an iteration; Python's next batch from tf.data marks the iterations,
  * unless a tf.function is called once an iteration (it takes its batches
@@ -1006,6 +1054,7 @@ int main(void)
         test_steps__keras3_evaluates();
         test_steps__keras_profiled_batch();
         test_steps__numbers_repeat();
+        test_steps__markers_leave_out_fetch();
         test_steps__eager_next_batch();
         test_steps__annotated_iterations();
         test_steps__group_boundaries();
