@@ -899,7 +899,7 @@ static const char *const iteration_names[] = {
         "EagerLocalExecute: IteratorGetNext",
 };
 #define ITERATION_NAMES (sizeof(iteration_names) / sizeof(iteration_names[0]))
-enum { LATE_NAMES = 5 };
+enum { OPT_ZERO_GRAD = 1, OPT_STEP = 2, LATE_NAMES = 5 };
 
 /*
  * Else a tf.function called from Python, whatever its name (a custom
@@ -1184,6 +1184,114 @@ static int annotated_iterations(const tpa_actx *c, tpa_str *name, uint32_t *trac
         return 0;
 }
 
+/*
+ * The optimizer's calls name its class ("Optimizer.zero_grad#Adam.zero_grad"),
+ * and a loop of two optimizers (a GAN's discriminator and generator) calls
+ * each once an iteration: of the names of the picked call, the one of most
+ * calls marks the iterations (the first met on a tie), not every optimizer's.
+ * Two optimizers of one class have one name, twice an iteration: a user's
+ * span around each iteration that holds the calls is the marker then, as it
+ * is whenever there is one (optimizer_spans()).
+ */
+enum { OPTIMIZER_NAMES = 16 };
+
+struct opt_name {
+        tpa_str name;
+        size_t  pick, calls;
+        tpa_ns  first;
+};
+
+/* Count one call of optimizer name s (iteration name `pick`) into o[*n]. */
+static void count_optimizer(struct opt_name *o, size_t *n, tpa_str s, size_t pick, tpa_ns ts)
+{
+        size_t k = 0;
+
+        while (k < *n && o[k].name != s)
+                k++;
+        if (k == *n) {
+                if (*n == OPTIMIZER_NAMES)
+                        return;
+                o[(*n)++] = (struct opt_name){ s, pick, 0, ts };
+        }
+        o[k].calls++;
+        if (ts < o[k].first)
+                o[k].first = ts;
+}
+
+static int cmp_ns(const void *pa, const void *pb)
+{
+        tpa_ns x = *(const tpa_ns *)pa, y = *(const tpa_ns *)pb;
+
+        return (x > y) - (x < y);
+}
+
+/* True when the spans named `span` on thread `track` hold the optimizer's
+ * calls (memo[name] == pick + 1): every span but one holds one at least (a
+ * profile may cut the last iteration short). A user's spans around parts
+ * of an iteration, or around micro-batches of which one in several updates,
+ * do not. Returns -1 on no memory. */
+static int optimizer_spans(const tpa_actx *c, tpa_str span, uint32_t track,
+                           const uint8_t *memo, size_t pick)
+{
+        size_t n = 0, ns = tpa_trace_str_count(c->tr), held = 0;
+        tpa_ns *v, *e;
+        bool *hold;
+
+        for (size_t i = 0; i < c->n; i++)
+                n += c->ev[i].name == span && c->ev[i].track == track;
+        if (n == 0)
+                return 0;
+        v = malloc(2 * n * sizeof(*v));
+        hold = calloc(n, sizeof(*hold));
+        if (v == NULL || hold == NULL) {
+                free(v);
+                free(hold);
+                return -1;
+        }
+        n = 0;
+        for (size_t i = 0; i < c->n; i++)
+                if (c->ev[i].name == span && c->ev[i].track == track)
+                        v[n++] = c->ev[i].ts;
+        qsort(v, n, sizeof(*v), cmp_ns);
+        e = v + n;      /* each span's end, by the order of the starts */
+        for (size_t k = 0; k < n; k++)
+                e[k] = INT64_MIN;
+        for (size_t i = 0; i < c->n; i++) {
+                size_t lo = 0, hi = n;
+                if (c->ev[i].name != span || c->ev[i].track != track)
+                        continue;
+                while (lo < hi) {
+                        size_t mid = (lo + hi) / 2;
+                        if (v[mid] < c->ev[i].ts)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                if (lo < n && c->ev[i].ts + c->ev[i].dur > e[lo])
+                        e[lo] = c->ev[i].ts + c->ev[i].dur;
+        }
+        for (size_t i = 0; i < c->n; i++) {
+                tpa_str s = c->ev[i].name;
+                size_t lo = 0, hi = n;
+                if (s >= ns || memo[s] != pick + 1 || c->ev[i].track != track)
+                        continue;
+                while (lo < hi) {       /* the last span starting at or before it */
+                        size_t mid = (lo + hi) / 2;
+                        if (v[mid] <= c->ev[i].ts)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                if (lo > 0 && c->ev[i].ts < e[lo - 1] && !hold[lo - 1]) {
+                        hold[lo - 1] = true;
+                        held++;
+                }
+        }
+        free(v);
+        free(hold);
+        return held + 1 >= n && held > 0;
+}
+
 /* *wraps: the markers found are a user's spans around whole iterations. */
 static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
 {
@@ -1191,8 +1299,10 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         /* 0 unknown, k + 1, MEMO_FUNCTION, or MEMO_NONE */
         uint8_t *memo = calloc(ns ? ns : 1, 1);
         struct tf_function fn[TF_FUNCTIONS];
-        size_t pick = ITERATION_NAMES, first = 0, nfn = 0;
+        struct opt_name opt[OPTIMIZER_NAMES];
+        size_t pick = ITERATION_NAMES, first = 0, nfn = 0, nopt = 0;
         tpa_str function = TPA_STR_EMPTY;       /* or a user's annotation */
+        tpa_str only = TPA_STR_EMPTY;           /* the optimizer's name */
         uint32_t track = UINT32_MAX;            /* the annotation's thread */
         int r = 0;
 
@@ -1223,12 +1333,38 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                         fn[k].time += c->ev[i].dur;
                 } else if (memo[s] != MEMO_NONE) {
                         count[memo[s] - 1]++;
+                        if (memo[s] == OPT_ZERO_GRAD + 1 || memo[s] == OPT_STEP + 1)
+                                count_optimizer(opt, &nopt, s, memo[s] - 1u, c->ev[i].ts);
                 }
         }
         for (size_t k = 0; k < LATE_NAMES && pick == ITERATION_NAMES; k++)
                 if (count[k] >= 2)
                         pick = k;
-        if (pick == ITERATION_NAMES) {
+        if (pick == OPT_ZERO_GRAD || pick == OPT_STEP) {
+                struct opt_name *best = NULL;
+                tpa_str ann = TPA_STR_EMPTY;
+                uint32_t atrack = UINT32_MAX;
+                bool awraps = false;
+                for (size_t k = 0; k < nopt; k++)
+                        if (opt[k].pick == pick &&
+                            (best == NULL || opt[k].calls > best->calls ||
+                             (opt[k].calls == best->calls && opt[k].first < best->first)))
+                                best = &opt[k];
+                only = best != NULL && nopt < OPTIMIZER_NAMES ? best->name : TPA_STR_EMPTY;
+                r = annotated_iterations(c, &ann, &atrack, &awraps, err);
+                if (r == 0 && ann != TPA_STR_EMPTY && awraps && ann < ns && memo[ann] == MEMO_NONE) {
+                        int h = optimizer_spans(c, ann, atrack, memo, pick);
+                        if (h < 0)
+                                r = tpa_error_oom(err);
+                        else if (h > 0) {
+                                function = ann;
+                                track = atrack;
+                                *wraps = true;
+                                pick = ITERATION_NAMES;
+                        }
+                }
+        }
+        if (pick == ITERATION_NAMES && function == TPA_STR_EMPTY) {
                 bool trains[TF_FUNCTIONS] = { false };
                 size_t called = 0;
                 for (size_t k = 0; k < nfn; k++)
@@ -1247,7 +1383,8 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                                                    function != TPA_STR_EMPTY); i++) {
                 tpa_str s = c->ev[i].name;
                 bool hit = function != TPA_STR_EMPTY ? s == function
-                                                      : s < ns && memo[s] == pick + 1;
+                                                      : s < ns && memo[s] == pick + 1 &&
+                                                        (only == TPA_STR_EMPTY || s == only);
                 if (hit && is_host_track(c, c->ev[i].track) &&
                     (track == UINT32_MAX || c->ev[i].track == track)) {
                         if (l->n == 0)

@@ -244,6 +244,63 @@ static void test_steps__detected_iterations(void)
         tpa_trace_free(b.tr);
 }
 
+/* Two optimizers an iteration (a GAN's discriminator and generator), in
+ * us: the optimizer of most calls marks the iterations, not each one's
+ * calls; two of one class have one name, and a user's span around each
+ * iteration that holds their calls marks them; one around a part of each
+ * (no optimizer call in it) does not. */
+static void test_steps__two_optimizers(void)
+{
+        for (int c = 0; c < 4; c++) {
+                /* 0: SGD and Adam, 1: Adam twice in "iteration" spans,
+                 * 2: Adam twice in "forward" spans, 3: SGD and Adam in
+                 * spans around the discriminator's half */
+                const char *d = c == 0 || c == 3 ? "SGD" : "Adam";
+                char zd[64], sd[64];
+                tb b = mk(0);
+                tpa_analysis *a;
+                snprintf(zd, sizeof(zd), "Optimizer.zero_grad#%s.zero_grad", d);
+                snprintf(sd, sizeof(sd), "Optimizer.step#%s.step", d);
+                for (int k = 0; k < 4; k++) {
+                        double t = 10 + k * 100.0;
+                        if (c == 1)
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, "iteration", t, 90, 0, 0);
+                        if (c == 2)
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, "forward", t + 5, 10, 0, 0);
+                        if (c == 3)
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, "discriminator", t, 45, 0, 0);
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, zd, t, 2, 0, 0);
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 5, 25, 0, 0);
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, sd, t + 35, 5, 0, 0);
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.zero_grad#Adam.zero_grad",
+                           t + 45, 2, 0, 0);
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 50, 30, 0, 0);
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.step#Adam.step", t + 82,
+                           5, 0, 0);
+                }
+                a = run(&b, NULL, 0);
+                tpa_trace_free(b.tr);
+                if (c == 2) {   /* two optimizers of one name: no telling */
+                        tap_streq(a->step_source, "detected iterations: Optimizer.zero_grad#"
+                                  "Adam.zero_grad", "test_steps__two_optimizers: not a part's");
+                        tpa_analysis_free(a);
+                        continue;
+                }
+                tap_streq(a->step_source, c == 1 ? "detected iterations: iteration"
+                                                 : "detected iterations: Optimizer.zero_grad#"
+                                                   "SGD.zero_grad",
+                          "test_steps__two_optimizers: %d: source", c);
+                if (ok(a->step_count == 4, "test_steps__two_optimizers: %d: a step per "
+                       "iteration (%zu)", c, a->step_count)) {
+                        tap_eq(a->steps[1].start, 110 * US,
+                               "test_steps__two_optimizers: %d: the iteration starts it", c);
+                        tap_eq(a->steps[1].step_time, 100 * US,
+                               "test_steps__two_optimizers: %d: to the next", c);
+                }
+                tpa_analysis_free(a);
+        }
+}
+
 /* Keras 3 (TF 2.16 on) compiles model.fit's step into multi_step_on_iterator,
  * its first releases into one_step_on_iterator. Called once a step on the
  * Python thread, each call a boundary; without them, one step for the
@@ -1047,6 +1104,7 @@ int main(void)
         test_steps__no_markers_window_end();
         test_steps__boundary_markers();
         test_steps__detected_iterations();
+        test_steps__two_optimizers();
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
         test_steps__batches_per_step();
