@@ -830,9 +830,24 @@ static void run_breakdown(tpa_analysis *a)
         group_metrics(m);
 }
 
+/* No work of any kind: no device event, framework op, input, runtime call
+ * or collective (annotations, markers and unknown events only). */
+static bool no_work(const tpa_analysis *a)
+{
+        uint64_t work = 0;
+
+        for (int k = 0; k < TPA_KIND__COUNT; k++)
+                if (k != TPA_KIND_OTHER && k != TPA_KIND_STEP && k != TPA_KIND_ANNOTATION)
+                        work += a->events_by_kind[k];
+        return work == 0;
+}
+
 /* No training steps to speak of: a trace of no framework we know, with no
- * device and no step marker (a browser's or a server's), or no step at
- * all. Its figures would read as a verdict on nothing. */
+ * device and no step marker (a browser's or a server's), one with no step
+ * marker and no work at all (a framework's that recorded nothing: PyTorch's
+ * export_chrome_trace() after a schedule's cycle has ended holds the
+ * profiler's own span alone), or no step at all. Its figures would read as
+ * a verdict on nothing. */
 static const char *no_verdict(const tpa_actx *c)
 {
         const tpa_analysis *a = c->a;
@@ -844,6 +859,9 @@ static const char *no_verdict(const tpa_actx *c)
                 return "no step in the trace";
         if (tpa_trace_dialect(c->tr) == TPA_DIALECT_GENERIC && a->cpu_only && a->no_markers)
                 return "no training steps: no framework, device or step marker in the trace";
+        if (a->no_markers && no_work(a))
+                return "no training steps: the profiler recorded no framework op, device or "
+                       "input event";
         return NULL;
 }
 

@@ -179,11 +179,49 @@ static void test_metrics__nested_gaps(void)
         tpa_trace_free(b.tr);
 }
 
+/* A Kineto trace with no step marker and no work in it (PyTorch's
+ * export_chrome_trace() after its schedule's cycle had ended: the
+ * profiler's own span and instants alone) has no verdict; with one op in
+ * it, it has. */
+static void test_metrics__nothing_recorded(void)
+{
+        for (int op = 0; op < 2; op++) {
+                char json[1024];
+                tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_analysis *a = NULL;
+                tpa_trace *tr;
+                snprintf(json, sizeof(json),
+                         "{\"schemaVersion\": 1, \"traceEvents\": ["
+                         "{\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", "
+                         "\"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": 100, \"dur\": 200},"
+                         "{\"ph\": \"i\", \"s\": \"g\", \"name\": \"Record Window End\", "
+                         "\"pid\": \"\", \"tid\": \"\", \"ts\": 310}%s]}",
+                         op ? ",{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+                              "\"pid\": 7, \"tid\": 7, \"ts\": 120, \"dur\": 50}" : "");
+                tr = read_json(json);
+                o.warmup = 0;
+                if (tr == NULL || tpa_analyze(&a, tr, &o, &err) < 0)
+                        printf("# %s\n", err.msg);
+                if (op)
+                        ok(a != NULL && a->no_verdict == NULL,
+                           "test_metrics__nothing_recorded: an op: a verdict");
+                else
+                        ok(a != NULL && a->no_verdict != NULL &&
+                           strstr(a->no_verdict, "recorded no") != NULL,
+                           "test_metrics__nothing_recorded: no verdict (%s)",
+                           a != NULL && a->no_verdict != NULL ? a->no_verdict : "none");
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         test_metrics__input_host();
         test_metrics__gap_host_events();
         test_metrics__top_gaps();
         test_metrics__nested_gaps();
+        test_metrics__nothing_recorded();
         return tap_done();
 }
