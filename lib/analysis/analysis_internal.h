@@ -54,6 +54,7 @@ enum {
         M_DIR_GBPS = M_DIR_BYTES + 4,
         M_HOST_GAP_COUNT = M_DIR_GBPS + 4,
         M_HOST_GAP_NS, M_HOST_GAP_FRAC, M_HOST_GAP_MEDIAN, M_HOST_GAP_PER_MS,
+        M_HOST_GAP_MAX, M_HOST_GAP_MAX_FRAC,
         M_LAUNCH_COUNT,
         M_INPUT_HOST_NS, M_INPUT_HOST_FRAC,
         M_GAIN,                         /* + TPA_GROUP__COUNT (compute unused) */

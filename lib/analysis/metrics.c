@@ -70,6 +70,7 @@ static const struct metric_name {
         { N("host_gap_count"), M_HOST_GAP_COUNT }, { N("host_gap_ns"), M_HOST_GAP_NS },
         { N("host_gap_frac"), M_HOST_GAP_FRAC }, { N("host_gap_median_ns"), M_HOST_GAP_MEDIAN },
         { N("host_gap_per_ms"), M_HOST_GAP_PER_MS },
+        { N("host_gap_max_ns"), M_HOST_GAP_MAX }, { N("host_gap_max_frac"), M_HOST_GAP_MAX_FRAC },
         { N("launch_count"), M_LAUNCH_COUNT },
         { N("gain_transfer_frac"), M_GAIN + TPA_GROUP_TRANSFER },
         { N("gain_sync_frac"), M_GAIN + TPA_GROUP_SYNC },
@@ -245,7 +246,7 @@ static void host_gaps(const tpa_ivl_list *l, const tpa_step *s, tpa_ns min, doub
                       double *scratch)
 {
         size_t i = tpa_ivl__first_after(l, s->start), n = 0;
-        tpa_ns prev = s->start;
+        tpa_ns prev = s->start, most = 0;
         double total = 0;
 
         for (; i < l->n && l->v[i].s < s->end; i++) {
@@ -253,6 +254,7 @@ static void host_gaps(const tpa_ivl_list *l, const tpa_step *s, tpa_ns min, doub
                 if (b - prev > min) {
                         scratch[n++] = (double)(b - prev);
                         total += (double)(b - prev);
+                        most = b - prev > most ? b - prev : most;
                 }
                 if (l->v[i].e > prev)
                         prev = l->v[i].e;
@@ -260,12 +262,15 @@ static void host_gaps(const tpa_ivl_list *l, const tpa_step *s, tpa_ns min, doub
         if (prev > s->start && prev < s->end && s->end - prev > min) {
                 scratch[n++] = (double)(s->end - prev);
                 total += (double)(s->end - prev);
+                most = s->end - prev > most ? s->end - prev : most;
         }
         m[M_HOST_GAP_COUNT] = (double)n;
         m[M_HOST_GAP_NS] = total;
         m[M_HOST_GAP_FRAC] = total / (double)s->step_time;
         m[M_HOST_GAP_MEDIAN] = tpa_analysis__quantile(scratch, n, 0.5);
         m[M_HOST_GAP_PER_MS] = (double)n / ((double)s->step_time / 1e6);
+        m[M_HOST_GAP_MAX] = (double)most;
+        m[M_HOST_GAP_MAX_FRAC] = (double)most / (double)s->step_time;
 }
 
 static int dir_of(unsigned kind)

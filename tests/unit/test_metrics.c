@@ -216,6 +216,69 @@ static void test_metrics__nothing_recorded(void)
         }
 }
 
+/* One long Python stretch a step (a generator that sleeps before the
+ * step's first op) is the longest Python gap, and the finding names it,
+ * not torch.compile's advice; many short gaps are not one stretch, nor is
+ * one stretch under stretch.min (Python's own pace between ops). A
+ * Kineto trace, read from JSON so that it is PyTorch's. Case 0: six ops,
+ * 1 ms of Python before each; 1: 6 ms of Python, then 4 of ops; 2: the
+ * same in steps of 100 us (a stretch of 60 us). */
+static void test_metrics__python_stretch(void)
+{
+        for (int c = 0; c < 3; c++) {
+                int u = c == 2 ? 1 : 100;       /* us per unit of the shape */
+                char json[4096];
+                size_t n = 0;
+                tpa_analysis *a;
+                tpa_rules *rules = NULL;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_trace *tr;
+                double most = -1, frac = -1;
+#define OP(name, ts, dur) \
+        n += (size_t)snprintf(json + n, sizeof(json) - n, ",{\"ph\": \"X\", \"cat\": " \
+                              "\"cpu_op\", \"name\": \"%s\", \"pid\": 7, \"tid\": 7, " \
+                              "\"ts\": %d, \"dur\": %d}", name, ts, dur)
+                n += (size_t)snprintf(json, sizeof(json), "{\"schemaVersion\": 1, "
+                                      "\"traceEvents\": [{\"ph\": \"M\", \"name\": "
+                                      "\"process_name\", \"pid\": 7, \"args\": {\"name\": "
+                                      "\"python\"}}");
+                for (int k = 0; k < 4; k++) {
+                        int t = (1000 + k * 100) * u;
+                        char step[32];
+                        snprintf(step, sizeof(step), "ProfilerStep#%d", k + 1);
+                        n += (size_t)snprintf(json + n, sizeof(json) - n, ",{\"ph\": \"X\", "
+                                              "\"cat\": \"user_annotation\", \"name\": "
+                                              "\"%s\", \"pid\": 7, \"tid\": 7, \"ts\": %d, "
+                                              "\"dur\": %d}", step, t, 100 * u);
+                        if (c > 0) {
+                                OP("aten::mm", t + 60 * u, 40 * u);
+                        } else {
+                                for (int j = 0; j < 6; j++)
+                                        OP("aten::mm", t + (10 + j * 15) * u, 5 * u);
+                                OP("aten::add", t + 95 * u, 5 * u);
+                        }
+                }
+#undef OP
+                snprintf(json + n, sizeof(json) - n, "]}");
+                tr = read_json(json);
+                if (tpa_rules_new_default(&rules, &err) < 0)
+                        printf("# %s\n", err.msg);
+                a = analyze_with_rules(tr, rules);
+                ok(a != NULL && tpa_analysis_metric(a, -1, "host_gap_max_ns", 15, &most) &&
+                   most == (c > 0 ? 60 : 10) * u * US,
+                   "test_metrics__python_stretch: %d: the longest gap", c);
+                ok(a != NULL && tpa_analysis_metric(a, -1, "host_gap_max_frac", 17, &frac) &&
+                   fabs(frac - (c > 0 ? 0.6 : 0.1)) < 1e-9,
+                   "test_metrics__python_stretch: %d: its share", c);
+                ok(a != NULL && has_finding(a, "host_python_stretch") == (c == 1) &&
+                   has_finding(a, "host_python_torch") == (c != 1),
+                   "test_metrics__python_stretch: %d: the finding", c);
+                tpa_analysis_free(a);
+                tpa_rules_free(rules);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         test_metrics__input_host();
@@ -223,5 +286,6 @@ int main(void)
         test_metrics__top_gaps();
         test_metrics__nested_gaps();
         test_metrics__nothing_recorded();
+        test_metrics__python_stretch();
         return tap_done();
 }
