@@ -394,7 +394,10 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         group_metrics(m);
         m[M_CPU_ONLY] = a->cpu_only;
         m[M_DEVICES] = (double)a->device_count;
-        m[M_FRAMEWORK_TF] = dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1;
+        /* a JAX XSpace reads as TF2's, but TF's advice (tf.data,
+         * tf.function) is not for it: the neutral advice is */
+        m[M_FRAMEWORK_TF] = (dialect == TPA_DIALECT_TF2 || dialect == TPA_DIALECT_TF1) &&
+                            !(facts & TPA_FACT_JAX);
         m[M_FRAMEWORK_PYTORCH] = dialect == TPA_DIALECT_KINETO;
         m[M_TF_FUNCTION] = (facts & TPA_FACT_TF_FUNCTION) != 0;
         m[M_LOADER_WORKERS] = (facts & TPA_FACT_LOADER_WORKERS) != 0;

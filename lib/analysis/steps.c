@@ -1069,6 +1069,15 @@ static int cmp_span(const void *pa, const void *pb)
         return (x->e < y->e) - (x->e > y->e);
 }
 
+/* A span a user put, not a frame of the profiler's Python tracer
+ * ("$file.py:line func", parse/classify.c): a Python function called once
+ * a batch (Keras' "pythonify_logs") marks no iteration. */
+static bool user_span(const tpa_actx *c, const tpa_event *e)
+{
+        return e->kind == TPA_KIND_ANNOTATION && e->dur > 0 && is_host_track(c, e->track) &&
+               tpa_trace_str(c->tr, e->name)[0] != '$';
+}
+
 /* The annotation spans of host threads, sorted (cmp_span), into *out (NULL
  * when there are fewer than ANN_CALLS), and per thread the start of its
  * first event into first[] (the same pass). Returns their count or -1. */
@@ -1084,7 +1093,7 @@ static long annotation_spans(const tpa_actx *c, struct span **out, tpa_ns *first
                 const tpa_event *e = &c->ev[i];
                 if (e->track < c->ntracks && e->ts < first[e->track])
                         first[e->track] = e->ts;
-                n += e->kind == TPA_KIND_ANNOTATION && e->dur > 0 && is_host_track(c, e->track);
+                n += user_span(c, e);
         }
         if (n < ANN_CALLS)
                 return 0;
@@ -1093,7 +1102,7 @@ static long annotation_spans(const tpa_actx *c, struct span **out, tpa_ns *first
         n = 0;
         for (size_t i = 0; i < c->n; i++) {
                 const tpa_event *e = &c->ev[i];
-                if (e->kind == TPA_KIND_ANNOTATION && e->dur > 0 && is_host_track(c, e->track))
+                if (user_span(c, e))
                         v[n++] = (struct span){ e->name, e->track, e->ts, e->ts + e->dur };
         }
         qsort(v, n, sizeof(*v), cmp_span);

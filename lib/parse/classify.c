@@ -298,13 +298,57 @@ static bool is_tf_collective(const char *s, size_t len)
                has_prefix(s, len, "NcclAllReduce");
 }
 
+/*
+ * The profiler's Python tracer in an XSpace (JAX turns it on by default,
+ * TF with python_tracer_level=1) names each Python call "$file.py:line
+ * func" and each C function Python calls "$module func" ("$builtins next",
+ * "$time sleep"). These are Python, not framework ops: on a CPU-only trace
+ * taken for ops they made every step compute, a loop waiting 40 ms a step
+ * on its Python generator included. They are annotations (what they span
+ * besides framework events is Python on the thread that drives the step),
+ * but for Python's next item of an iterator ("$builtins next", a
+ * "__next__"), where a loop takes its batch (Keras' JAX trainer, a
+ * `next(it)` loop), which is input, and JAX's wait for the device
+ * (jax.block_until_ready), which is sync.
+ */
+static tpa_kind python_frame_kind(const char *s, size_t len)
+{
+        if (eq(s, len, "$builtins next") || has_suffix(s, len, " __next__"))
+                return TPA_KIND_INPUT;
+        if (has_suffix(s, len, " block_until_ready"))
+                return TPA_KIND_SYNC;
+        return TPA_KIND_ANNOTATION;
+}
+
+/* JAX's runtime on the host (PjRt): the jitted function's dispatch
+ * ("PjitFunction(train_step)"), the executable's launch and its buffers
+ * ("CommonPjRtLoadedExecutable::ExecuteHelperOnSingleDevice",
+ * "CommonPjRtClient::CreateOutputs", "ParseArguments", "DevicePut") are
+ * launch: the XLA ops run inside them or on XLA's threads, and are the
+ * compute; the rest of them is dispatch. A buffer's wait for its
+ * definition ("CommonPjRtBuffer::Await") is sync. */
+static bool is_jax_dispatch(const char *s, size_t len)
+{
+        return has_prefix(s, len, "PjitFunction(") || has_prefix(s, len, "CommonPjRt") ||
+               has_prefix(s, len, "PjRt") || eq(s, len, "DevicePut") ||
+               eq(s, len, "ParseArguments") || has_prefix(s, len, "AllocateOutputBuffers") ||
+               has_prefix(s, len, "Handle input") || has_prefix(s, len, "PythonRefManager::");
+}
+
 /* A host event of a TF, TF1 or generic trace by its name (host_kind()), a
- * TF collective op or scope a collective in the TF dialects. */
+ * TF collective op or scope a collective in the TF dialects; in TF2's, the
+ * Python tracer's frames and JAX's runtime scopes as above. */
 static tpa_kind tf_host_kind(const char *s, size_t len, tpa_dialect d)
 {
-        tpa_kind k = host_kind(s, len, d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER
-                                                                : TPA_KIND_HOST_OP);
+        tpa_kind k;
 
+        if (d == TPA_DIALECT_TF2 && len > 1 && s[0] == '$')
+                return python_frame_kind(s, len);
+        if (d == TPA_DIALECT_TF2 && eq(s, len, "CommonPjRtBuffer::Await"))
+                return TPA_KIND_SYNC;
+        if (d == TPA_DIALECT_TF2 && is_jax_dispatch(s, len))
+                return TPA_KIND_LAUNCH;
+        k = host_kind(s, len, d == TPA_DIALECT_GENERIC ? TPA_KIND_OTHER : TPA_KIND_HOST_OP);
         return k == TPA_KIND_HOST_OP && is_tf_collective(s, len) ? TPA_KIND_COLLECTIVE : k;
 }
 
@@ -881,6 +925,13 @@ static bool any_name_prefix(const tpa_trace *tr, const char *pre)
         return false;
 }
 
+/* What an XSpace shows by a name: JAX's dispatch of a jitted function
+ * ("PjitFunction(train_step)"), which TF never writes. */
+static unsigned jax_facts(const tpa_trace *tr)
+{
+        return any_name_prefix(tr, "PjitFunction(") ? TPA_FACT_JAX : 0;
+}
+
 /* What a Kineto trace shows by a name: code torch.compile made runs (its
  * autograd function, "CompiledFunction", in training; in inference, under
  * no_grad, only the frame's region and, torch 2.5 on, the graph's call). */
@@ -1157,7 +1208,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 goto out;
         tpa_trace__set_runtime(tr, runtime(tr, pt));
         tpa_trace__add_facts(tr, pt[0].facts | pt[1].facts |
-                                 (d == TPA_DIALECT_TF2 ? tf_data_facts(tr) : 0) |
+                                 (d == TPA_DIALECT_TF2 ? tf_data_facts(tr) | jax_facts(tr)
+                                                       : 0) |
                                  (d == TPA_DIALECT_KINETO ? torch_facts(tr) : 0));
         r = 0;
         goto out;

@@ -77,6 +77,14 @@ typedef struct fixture {
  *   evaluation without prof.step() (the training steps alone count), and
  *   with each part of an iteration in a span of its own; a third of each
  *   step is Python, the batches made ahead take no time to load.
+ * - jax_input, jax_host (tools/make_fixtures_jax.py): plain-JAX
+ *   loops profiled by jax.profiler.trace, whose Python tracer writes each
+ *   Python call as "$file.py:line func": those are Python, not ops. In
+ *   jax_input the batch is next() of a generator sleeping 30 ms:
+ *   "$builtins next" is 86.5% of step time (README row; XProf: "NOT
+ *   input-bound, 0.0%"); jax_host dispatches 15 tiny jitted calls a step
+ *   (PjitFunction 78.5%, XLA's ops 5.1%). The advice is neither TF's nor
+ *   PyTorch's.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
  *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
@@ -129,6 +137,14 @@ static const fixture fixtures[] = {
           "host_python_torch", "input_loader" },
         { "torch_parts.trace.json.gz", "host-bound", 0, 1, "host", 20,
           "host_python_torch", "host_python_tf" },
+        { "jax_input.xplane.pb", "input-bound", 80, 92, "compute", 0,
+          "input_prefetch", "input_pipeline" },
+        { "jax_input.trace.json.gz", "input-bound", 80, 92, "compute", 0,
+          "input_prefetch", "input_pipeline" },
+        { "jax_host.xplane.pb", "host-bound", 0, 2, "host", 70,
+          "host_overhead", "host_python_tf" },
+        { "jax_host.trace.json.gz", "host-bound", 0, 2, "host", 70,
+          "host_overhead", "host_python_tf" },
         { "tf1_step1.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
           "unexplained_idle", "host_python_tf" },
         { "tf1_step2.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
@@ -428,7 +444,7 @@ static void facts(const tpa_rules *rules)
 {
         enum { TFF = TPA_FACT_TF_FUNCTION, LW = TPA_FACT_LOADER_WORKERS,
                PF = TPA_FACT_TF_DATA_PREFETCH, PY = TPA_FACT_TF_PY_FUNCTION,
-               TC = TPA_FACT_TORCH_COMPILED };
+               TC = TPA_FACT_TORCH_COMPILED, JX = TPA_FACT_JAX };
         static const struct {
                 const char *file;
                 unsigned    want;
@@ -442,6 +458,7 @@ static void facts(const tpa_rules *rules)
                 { "torch_input_workers.trace.json.gz", LW }, { "torch_input_bound.trace.json.gz", 0 },
                 { "torch_host_bound.trace.json.gz", 0 }, { "tf1_timeline.json", 0 },
                 { "torch_compiled.trace.json.gz", TC },
+                { "jax_input.xplane.pb", JX }, { "jax_host.trace.json.gz", JX },
         };
 
         for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
@@ -528,6 +545,8 @@ int main(void)
         batches_note("tf2_keras_spe.trace.json.gz", rules);
         epoch_steps(rules);
         parts_steps(rules);
+        same_answer("jax_input.xplane.pb", "jax_input.trace.json.gz", rules);
+        same_answer("jax_host.xplane.pb", "jax_host.trace.json.gz", rules);
         profiled_batches("tf2_keras_callback.xplane.pb", rules);
         profiled_batches("tf2_keras_callback.trace.json.gz", rules);
         facts(rules);

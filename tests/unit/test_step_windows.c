@@ -615,6 +615,69 @@ static void test_steps__markers_leave_out_fetch(void)
         }
 }
 
+/* JAX's Python tracer (jax.profiler.trace) in a TF2 trace: each Python
+ * call an event "$file.py:line func". They are Python, no ops: Python's
+ * next item of an iterator is input, jax.block_until_ready a wait for the
+ * device, the rest annotations; JAX's dispatch of a jitted function
+ * launches. A 100 us iteration of which next() takes 60 and XLA's op 10 is
+ * input-bound, not compute; and the Python function called once an
+ * iteration (or once a batch in Keras' loop) marks no step. In us. */
+static void test_steps__python_tracer(void)
+{
+        char json[4096];
+        size_t len = 0;
+        tpa_trace *tr;
+        tpa_analysis *a;
+
+        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\","
+                "\"args\":{\"name\":\"/host:CPU\"}},{\"ph\":\"M\",\"pid\":7,\"tid\":1,"
+                "\"name\":\"thread_name\",\"args\":{\"name\":\"python\"}}");
+        for (int k = 0; k < 3; k++) {
+                int t = k * 100;
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                        ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":100,"
+                        "\"name\":\"$loop.py:10 one\"}"
+                        ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":60,"
+                        "\"name\":\"$builtins next\"}"
+                        ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":59,"
+                        "\"name\":\"$time sleep\"}"
+                        ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":15,"
+                        "\"name\":\"PjitFunction(train_step)\"}"
+                        ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":15,"
+                        "\"name\":\"$api.py:2479 block_until_ready\"}"
+                        ",{\"ph\":\"X\",\"pid\":7,\"tid\":2,\"ts\":%d,\"dur\":10,"
+                        "\"name\":\"dot\"}",
+                        t, t, t, t + 62, t + 78, t + 80);
+        }
+        snprintf(json + len, sizeof(json) - len, "]}");
+        tr = read_json(json);
+        a = analyze_with_rules(tr, NULL);
+        tap_eq(kind_of(tr, "$builtins next"), TPA_KIND_INPUT,
+               "test_steps__python_tracer: next() is input");
+        tap_eq(kind_of(tr, "$time sleep"), TPA_KIND_ANNOTATION,
+               "test_steps__python_tracer: a C function Python calls is Python");
+        tap_eq(kind_of(tr, "$loop.py:10 one"), TPA_KIND_ANNOTATION,
+               "test_steps__python_tracer: a Python function is Python");
+        tap_eq(kind_of(tr, "$api.py:2479 block_until_ready"), TPA_KIND_SYNC,
+               "test_steps__python_tracer: block_until_ready waits");
+        tap_eq(kind_of(tr, "PjitFunction(train_step)"), TPA_KIND_LAUNCH,
+               "test_steps__python_tracer: a jitted function's dispatch launches");
+        tap_eq(kind_of(tr, "dot"), TPA_KIND_HOST_OP, "test_steps__python_tracer: XLA's op");
+        if (ok(a != NULL && a->step_count == 1,
+               "test_steps__python_tracer: no step from a Python function")) {
+                const tpa_step *st = &a->steps[0];
+                tap_eq(st->bucket_ns[TPA_BUCKET_INPUT], 180 * US,
+                       "test_steps__python_tracer: next() is the input");
+                tap_eq(st->bucket_ns[TPA_BUCKET_COMPUTE], 30 * US,
+                       "test_steps__python_tracer: XLA's op alone computes");
+                tap_eq(st->bucket_ns[TPA_BUCKET_HOST_PYTHON], 30 * US,
+                       "test_steps__python_tracer: the rest of the function is Python");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* An eager loop (no tf.function): its ops run one by one, several of each
  * an iteration; Python's next batch from tf.data marks the iterations,
  * unless a tf.function is called once an iteration (it takes its batches
@@ -1113,6 +1176,7 @@ int main(void)
         test_steps__keras_profiled_batch();
         test_steps__numbers_repeat();
         test_steps__markers_leave_out_fetch();
+        test_steps__python_tracer();
         test_steps__eager_next_batch();
         test_steps__annotated_iterations();
         test_steps__group_boundaries();

@@ -241,6 +241,9 @@ typedef enum tpa_trace_fact {
         /* PyTorch runs code torch.compile made (CompiledFunction): the
          * Python left is outside the compiled region */
         TPA_FACT_TORCH_COMPILED   = 1 << 5,
+        /* JAX made the XSpace: its jitted functions dispatch on XLA's PjRt
+         * runtime ("PjitFunction(<name>)"), no TensorFlow runs */
+        TPA_FACT_JAX              = 1 << 6,
 } tpa_trace_fact;
 unsigned tpa_trace_facts(const tpa_trace *tr);
 
