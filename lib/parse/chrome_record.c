@@ -916,10 +916,12 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
         if (!r->has_step && r->name != TPA_STR_EMPTY) {
                 const char *n = tpa_trace_str(p->tr, r->name);
                 size_t nl = tpa_trace_str_len(p->tr, r->name);
-                /* only the markers: ProfilerStep#N, "train 12" (their first
-                 * byte first: speed, every event comes here) */
+                /* only the markers: ProfilerStep#N, "train 12", Keras' JAX
+                 * "Profiled batch 3" (their first byte first: speed, every
+                 * event comes here) */
                 if ((n[0] == 'P' || n[0] == 't') &&
                     ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
+                     (nl > 15 && memcmp(n, "Profiled batch ", 15) == 0) ||
                      (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0))))
                         r->has_step = tpa_classify__step_from_name(n, nl, &r->step);
         }

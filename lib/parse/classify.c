@@ -372,12 +372,15 @@ static uint8_t tf_pool(const char *s, size_t len)
 
 /* Names that mark a step when they carry a step number: TF's own ("train",
  * "test", renamed "train 12"), and the span Keras 3's TensorBoard callback
- * puts around each batch it profiles (profile_batch): "Profiled batch". */
+ * puts around each batch it profiles (profile_batch): "Profiled batch"
+ * with a step_num on TF, "Profiled batch 3" (the number in the name, a
+ * jax.profiler.TraceAnnotation) on JAX. */
 static bool is_step_name(const char *s, size_t len)
 {
         return has_prefix(s, len, "ProfilerStep#") || has_prefix(s, len, "train") ||
                has_prefix(s, len, "test") || has_prefix(s, len, "TraceContext") ||
-               has_prefix(s, len, "StepMarker") || eq(s, len, "Profiled batch");
+               has_prefix(s, len, "StepMarker") || eq(s, len, "Profiled batch") ||
+               has_prefix(s, len, "Profiled batch ");
 }
 
 /* ---- dialect --------------------------------------------------------------- */

@@ -937,7 +937,8 @@ static void name_facts_of(const tpa_trace *tr, tpa_str name, struct name_facts *
 
         nf->has_step = false;
         if ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
-            (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0)))
+            (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0)) ||
+            (nl > 15 && memcmp(n, "Profiled batch ", 15) == 0))
                 nf->has_step = tpa_classify__step_from_name(n, nl, &nf->step);
         nf->compile = tpa_classify__is_compile_name(n, nl);
 }

@@ -77,14 +77,14 @@ typedef struct fixture {
  *   evaluation without prof.step() (the training steps alone count), and
  *   with each part of an iteration in a span of its own; a third of each
  *   step is Python, the batches made ahead take no time to load.
- * - jax_input, jax_host (tools/make_fixtures_jax.py): plain-JAX
+ * - jax_input, jax_host, jax_batch (tools/make_fixtures_jax.py): plain-JAX
  *   loops profiled by jax.profiler.trace, whose Python tracer writes each
  *   Python call as "$file.py:line func": those are Python, not ops. In
  *   jax_input the batch is next() of a generator sleeping 30 ms:
  *   "$builtins next" is 86.5% of step time (README row; XProf: "NOT
  *   input-bound, 0.0%"); jax_host dispatches 15 tiny jitted calls a step
- *   (PjitFunction 78.5%, XLA's ops 5.1%). The advice is neither TF's nor
- *   PyTorch's.
+ *   (PjitFunction 78.5%, XLA's ops 5.1%); jax_batch runs a 256-1024-1024-4
+ *   MLP, XLA's ops 83.7%. The advice is neither TF's nor PyTorch's.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
  *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
@@ -145,6 +145,10 @@ static const fixture fixtures[] = {
           "host_overhead", "host_python_tf" },
         { "jax_host.trace.json.gz", "host-bound", 0, 2, "host", 70,
           "host_overhead", "host_python_tf" },
+        { "jax_batch.xplane.pb", "compute-bound", 0, 2, "compute", 90, NULL,
+          "input_pipeline" },
+        { "jax_batch.trace.json.gz", "compute-bound", 0, 2, "compute", 90, NULL,
+          "input_pipeline" },
         { "tf1_step1.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
           "unexplained_idle", "host_python_tf" },
         { "tf1_step2.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
@@ -436,6 +440,30 @@ static void profiled_batches(const char *file, const tpa_rules *rules)
         tpa_trace_free(tr);
 }
 
+/* Keras 3's TensorBoard callback on the JAX backend wraps each batch it
+ * profiles in a TraceAnnotation "Profiled batch <i>", the number in the
+ * name and no step_num: a step each, numbered so, each exactly its span,
+ * as the script timed them (README row: 53.3, 65.3, 35.8, 119.7, 30.1 ms). */
+static void jax_profiled_batches(const char *file, const tpa_rules *rules)
+{
+        static const double ms[5] = { 53.3, 65.3, 35.8, 119.7, 30.1 };
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_streq(a->step_source, "TF host step markers", "%s: step source", file);
+        if (ok(a->step_count == 5, "%s: a step per profiled batch (%zu)", file, a->step_count))
+                for (size_t k = 0; k < 5; k++) {
+                        double got = (double)a->steps[k].step_time / 1e6;
+                        tap_eq(a->steps[k].number, (int64_t)k, "%s: step %zu's number", file, k);
+                        ok(fabs(got - ms[k]) <= 0.2, "%s: step %zu: %.2f ms, the script's %.1f",
+                           file, k, got, ms[k]);
+                }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* What the traces show of how the program ran: TF running tf.functions
  * that Python called (the TF2 fixtures whose step is a tf.function, not the
  * eager one), a tf.data prefetch and py_function as their scripts build
@@ -459,6 +487,7 @@ static void facts(const tpa_rules *rules)
                 { "torch_host_bound.trace.json.gz", 0 }, { "tf1_timeline.json", 0 },
                 { "torch_compiled.trace.json.gz", TC },
                 { "jax_input.xplane.pb", JX }, { "jax_host.trace.json.gz", JX },
+                { "jax_batch.xplane.pb", JX },
         };
 
         for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
@@ -547,6 +576,9 @@ int main(void)
         parts_steps(rules);
         same_answer("jax_input.xplane.pb", "jax_input.trace.json.gz", rules);
         same_answer("jax_host.xplane.pb", "jax_host.trace.json.gz", rules);
+        same_answer("jax_batch.xplane.pb", "jax_batch.trace.json.gz", rules);
+        jax_profiled_batches("jax_batch.xplane.pb", rules);
+        jax_profiled_batches("jax_batch.trace.json.gz", rules);
         profiled_batches("tf2_keras_callback.xplane.pb", rules);
         profiled_batches("tf2_keras_callback.trace.json.gz", rules);
         facts(rules);

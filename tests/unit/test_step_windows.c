@@ -489,7 +489,8 @@ static void test_steps__tf_function_calls(void)
 /* Keras 3's TensorBoard callback (profile_batch) wraps each batch it
  * profiles in a "Profiled batch" span carrying the batch's step_num: TF
  * host step markers, read from the JSON by the dialect tables; without a
- * step number the name marks nothing. In us. */
+ * step number the name marks nothing. On the JAX backend the span is
+ * "Profiled batch 3", the number in its name: markers too. In us. */
 static void test_steps__keras_profiled_batch(void)
 {
         for (int numbered = 1; numbered >= 0; numbered--) {
@@ -523,6 +524,32 @@ static void test_steps__keras_profiled_batch(void)
                 } else if (!numbered) {
                         ok(kind_of(tr, "Profiled batch") != TPA_KIND_STEP,
                            "test_steps__keras_profiled_batch: no step number, no marker");
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+                if (!numbered)
+                        continue;
+                /* on the JAX backend: a TraceAnnotation "Profiled batch 3",
+                 * the number in the name */
+                len = (size_t)snprintf(json, sizeof(json),
+                        "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":7,\"name\":\"process_name\","
+                        "\"args\":{\"name\":\"/host:CPU\"}},{\"ph\":\"M\",\"pid\":7,\"tid\":1,"
+                        "\"name\":\"thread_name\",\"args\":{\"name\":\"python\"}}");
+                for (int k = 0; k < 3; k++)
+                        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                ",{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"ts\":%d,\"dur\":%d,"
+                                "\"name\":\"Profiled batch %d\"},{\"ph\":\"X\",\"pid\":7,"
+                                "\"tid\":2,\"ts\":%d,\"dur\":40,\"name\":\"dot\"}",
+                                k * 100, 90 - k, k + 3, k * 100 + 20);
+                snprintf(json + len, sizeof(json) - len, "]}");
+                tr = read_json(json);
+                a = analyze_with_rules(tr, NULL);
+                if (ok(a != NULL && a->step_count == 3,
+                       "test_steps__keras_profiled_batch: JAX's named spans, a step each")) {
+                        tap_eq(a->steps[2].number, 5,
+                               "test_steps__keras_profiled_batch: JAX: the number in the name");
+                        tap_eq(a->steps[1].step_time, 89 * US,
+                               "test_steps__keras_profiled_batch: JAX: the span's own length");
                 }
                 tpa_analysis_free(a);
                 tpa_trace_free(tr);
