@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 
+import hta_compat  # noqa: F401  (before TraceAnalysis: pandas 3)
 from hta.trace_analysis import TraceAnalysis
 from hta.utils.utils import get_kernel_type, merge_kernel_intervals
 

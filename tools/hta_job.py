@@ -19,6 +19,7 @@ import shutil
 import sys
 import tempfile
 
+import hta_compat  # noqa: F401  (before TraceAnalysis: pandas 3)
 from hta.trace_analysis import TraceAnalysis
 
 HERE = os.path.dirname(os.path.abspath(__file__))
