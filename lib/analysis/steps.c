@@ -1513,34 +1513,22 @@ static const char fetch_short[] = "the markers leave out the batch fetch: each s
 static bool fetch_between(const tpa_actx *c, const marker_list *l, size_t *gaps)
 {
         size_t n = 0;
-        bool *in;
 
-        *gaps = 0;
-        if (l->n < 2 || (in = calloc(l->n, sizeof(*in))) == NULL)
-                return false;
-        for (size_t i = 0; i < c->n; i++) {
-                const tpa_event *e = &c->ev[i];
-                size_t lo = 0, hi = l->n;
+        /* the host threads' input, merged, from the first look: a search
+         * per gap, no pass over the events */
+        for (size_t k = 0; k + 1 < l->n; k++) {
+                const marker *m = &l->v[k], *next = &l->v[k + 1];
+                const tpa_ivl_list *inp;
+                size_t i;
 
-                if (e->kind != TPA_KIND_INPUT)
+                if (m->track != next->track || m->track >= c->ntracks || m->e >= next->s)
                         continue;
-                while (hi - lo > 1) {   /* the last marker starting at or before e */
-                        size_t mid = lo + (hi - lo) / 2;
-                        if (l->v[mid].s <= e->ts)
-                                lo = mid;
-                        else
-                                hi = mid;
-                }
-                if (lo + 1 < l->n && e->track == l->v[lo].track &&
-                    e->track == l->v[lo + 1].track && e->ts >= l->v[lo].e &&
-                    e->ts < l->v[lo + 1].s && !in[lo]) {
-                        in[lo] = true;
-                        n++;
-                }
+                inp = &c->inp[m->track];
+                i = tpa_ivl__first_after(inp, m->e);
+                n += i < inp->n && inp->v[i].s < next->s;
         }
-        free(in);
         *gaps = n;
-        return n > 0 && 2 * n >= l->n - 1;
+        return n > 0 && 2 * n + 1 >= l->n;
 }
 
 /* Into *l (empty), the markers of the first source in [from, to] that
