@@ -1301,6 +1301,106 @@ static int optimizer_spans(const tpa_actx *c, tpa_str span, uint32_t track,
         return held + 1 >= n && held > 0;
 }
 
+/*
+ * Two optimizers of one class (a GAN's discriminator and generator, both
+ * Adam) have one name, called twice an iteration, and no user's span may
+ * hold the iteration: each call marked a step, two steps of half an
+ * iteration each, one the discriminator's update, one the generator's. The
+ * two update different parameters, and the events nested in their calls
+ * differ in number (Adam's step over 8 tensors or 6: 208 events or 156);
+ * one optimizer's calls nest as many events each time, whatever else its
+ * iterations do (a log every other step, micro-batches of which one in
+ * several updates: each call marks the update still). So between one marked
+ * call and the next, the events nested in the optimizer's calls are
+ * counted, and when the counts repeat with period k (2 to OPT_PERIOD) and
+ * not 1, every k-th call marks an iteration, from the first. The first
+ * period may differ (an optimizer's first step makes its state), and the
+ * last window (the profile may cut it short); 3k + 1 calls or more, all on
+ * one thread. Returns k (1: as they are) and keeps every k-th marker;
+ * -1 on no memory.
+ */
+enum { OPT_PERIOD = 8 };
+
+static int optimizer_period(const tpa_actx *c, marker_list *l, const uint8_t *memo,
+                            tpa_error *err)
+{
+        size_t n = l->n, m = 0, ns = tpa_trace_str_count(c->tr), *sig, k = 1, w = 0;
+        uint32_t track = n > 0 ? l->v[0].track : UINT32_MAX;
+        struct call *call;
+
+        if (n < 3 * 2 + 1)
+                return 1;
+        for (size_t i = 0; i < n; i++)
+                if (l->v[i].track != track)
+                        return 1;
+        qsort(l->v, n, sizeof(*l->v), cmp_marker_start);
+        for (size_t i = 0; i < c->n; i++) {
+                tpa_str s = c->ev[i].name;
+                m += c->ev[i].track == track && s < ns &&
+                     (memo[s] == OPT_ZERO_GRAD + 1 || memo[s] == OPT_STEP + 1);
+        }
+        call = malloc(m * sizeof(*call));
+        sig = calloc(n, sizeof(*sig));
+        if (call == NULL || sig == NULL) {
+                free(call);
+                free(sig);
+                return tpa_error_oom(err);
+        }
+        m = 0;
+        for (size_t i = 0; i < c->n; i++) {
+                tpa_str s = c->ev[i].name;
+                if (c->ev[i].track == track && s < ns &&
+                    (memo[s] == OPT_ZERO_GRAD + 1 || memo[s] == OPT_STEP + 1))
+                        call[m++] = (struct call){ c->ev[i].ts, c->ev[i].ts + c->ev[i].dur, 0 };
+        }
+        qsort(call, m, sizeof(*call), cmp_call);
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                size_t lo = 0, hi = m, at;
+                if (e->track != track || (e->name < ns && (memo[e->name] == OPT_ZERO_GRAD + 1 ||
+                                                           memo[e->name] == OPT_STEP + 1)))
+                        continue;
+                while (lo < hi) {       /* the last call starting at or before it */
+                        size_t mid = (lo + hi) / 2;
+                        if (call[mid].s <= e->ts)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                if (lo == 0 || e->ts >= call[lo - 1].e)
+                        continue;
+                at = lo - 1;
+                lo = 0;
+                hi = n;
+                while (lo < hi) {       /* the last marker starting at or before it */
+                        size_t mid = (lo + hi) / 2;
+                        if (l->v[mid].s <= call[at].s)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                if (lo > 0)
+                        sig[lo - 1]++;
+        }
+        for (k = 1; k <= OPT_PERIOD && 3 * k + 1 <= n; k++) {
+                bool same = true;
+                for (size_t i = k; i + k + 1 < n && same; i++)
+                        same = sig[i] == sig[i + k];
+                if (same)
+                        break;
+        }
+        if (k > OPT_PERIOD || 3 * k + 1 > n)
+                k = 1;
+        if (k > 1) {
+                for (size_t i = 0; i < n; i += k)
+                        l->v[w++] = l->v[i];
+                l->n = w;
+        }
+        free(call);
+        free(sig);
+        return (int)k;
+}
+
 /* *wraps: the markers found are a user's spans around whole iterations. */
 static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
 {
@@ -1313,7 +1413,7 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         tpa_str function = TPA_STR_EMPTY;       /* or a user's annotation */
         tpa_str only = TPA_STR_EMPTY;           /* the optimizer's name */
         uint32_t track = UINT32_MAX;            /* the annotation's thread */
-        int r = 0;
+        int r = 0, period = 1;
 
         if (memo == NULL)
                 return tpa_error_oom(err);
@@ -1402,12 +1502,23 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                         l->v[l->n - 1].numbered = false;
                 }
         }
+        if (r == 0 && function == TPA_STR_EMPTY && (pick == OPT_ZERO_GRAD || pick == OPT_STEP)) {
+                period = optimizer_period(c, l, memo, err);
+                r = period < 0 ? period : 0;
+        }
         free(memo);
         c->loader_steps = r == 0 && l->n > 0 && pick == 0 && function == TPA_STR_EMPTY;
         if (r == 0 && l->n > 0) {
                 tpa_analysis *a = c->a;
-                snprintf(a->step_source_buf, sizeof(a->step_source_buf),
-                         "detected iterations: %s", tpa_trace_str(c->tr, c->ev[first].name));
+                if (period > 1)
+                        snprintf(a->step_source_buf, sizeof(a->step_source_buf),
+                                 "detected iterations: %s, one call in %d (optimizers of "
+                                 "one class, whose calls repeat every %d)",
+                                 tpa_trace_str(c->tr, c->ev[first].name), period, period);
+                else
+                        snprintf(a->step_source_buf, sizeof(a->step_source_buf),
+                                 "detected iterations: %s",
+                                 tpa_trace_str(c->tr, c->ev[first].name));
                 tpa_utf8__trim(a->step_source_buf);
                 a->step_source = a->step_source_buf;
         }

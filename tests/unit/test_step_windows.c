@@ -301,6 +301,68 @@ static void test_steps__two_optimizers(void)
         }
 }
 
+/* Two optimizers of one class (both Adam), no span around the iteration:
+ * the calls of one name come twice an iteration, and the events nested in
+ * them differ (the discriminator's step over more tensors): one call in
+ * two marks an iteration; a WGAN's three critic updates a generator's,
+ * one in four. In us. One optimizer's calls nest as many events each (its
+ * first may make its state), whatever its iterations do apart (a log every
+ * other one): each call is an iteration still; and two of one class whose
+ * calls nest as many events cannot be told apart. */
+static void test_steps__same_class_optimizers(void)
+{
+        static const char *const zg = "Optimizer.zero_grad#Adam.zero_grad",
+                                 *const st = "Optimizer.step#Adam.step";
+
+        for (int c = 0; c < 5; c++) {
+                /* 0: D and G (4 and 3 nested), 1: the same, their first
+                 * steps nest more, 2: one optimizer, logs every other
+                 * iteration, 3: D and G of 3 nested each, 4: D three
+                 * times, then G */
+                tb b = mk(0);
+                tpa_analysis *a;
+                int calls = c == 2 ? 1 : c == 4 ? 4 : 2;
+                size_t want = c == 3 ? 16 : 8;
+                double span = 100.0 / calls;
+                for (int k = 0; k < 8; k++) {
+                        for (int q = 0; q < calls; q++) {
+                                double t = 10 + k * 100.0 + q * span;
+                                int nest = q == calls - 1 && calls > 1 && c != 3 ? 3 : 4;
+                                if (c == 3)
+                                        nest = 3;
+                                if (c == 1 && k == 0)
+                                        nest += 2;
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, zg, t, 1, 0, 0);
+                                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 2,
+                                   span / 2 - 2, 0, 0);
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, st, t + span / 2,
+                                   span / 2 - 2, 0, 0);
+                                for (int j = 0; j < nest; j++)
+                                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::add_",
+                                           t + span / 2 + 0.1 + j * 0.2, 0.1, 0, 0);
+                        }
+                        if (c == 2 && k % 2 == 1)
+                                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::item", 10 + k * 100.0 + 98,
+                                   1, 0, 0);
+                }
+                a = run(&b, NULL, 0);
+                tpa_trace_free(b.tr);
+                if (ok(a->step_count == want, "test_steps__same_class_optimizers: %d: %zu steps "
+                       "(%zu)", c, want, a->step_count) && want == 8) {
+                        tap_eq(a->steps[2].start, 210 * US,
+                               "test_steps__same_class_optimizers: %d: the first call starts it", c);
+                        tap_eq(a->steps[2].step_time, 100 * US,
+                               "test_steps__same_class_optimizers: %d: to the next", c);
+                }
+                if (c == 4)
+                        tap_streq(a->step_source, "detected iterations: Optimizer.zero_grad#"
+                                  "Adam.zero_grad, one call in 4 (optimizers of one class, "
+                                  "whose calls repeat every 4)",
+                                  "test_steps__same_class_optimizers: the source says so");
+                tpa_analysis_free(a);
+        }
+}
+
 /* Keras 3 (TF 2.16 on) compiles model.fit's step into multi_step_on_iterator,
  * its first releases into one_step_on_iterator. Called once a step on the
  * Python thread, each call a boundary; without them, one step for the
@@ -1195,6 +1257,7 @@ int main(void)
         test_steps__boundary_markers();
         test_steps__detected_iterations();
         test_steps__two_optimizers();
+        test_steps__same_class_optimizers();
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
         test_steps__batches_per_step();
