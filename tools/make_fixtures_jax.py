@@ -25,6 +25,10 @@ step in jax.profiler.TraceAnnotation('Profiled batch <i>'), the span
 Keras 3's TensorBoard callback puts around each batch it profiles on the
 JAX backend (keras/src/backend/jax/tensorboard.py: no step_num stat, the
 number in the name).
+anno: input-bound as input, each step in the user's own
+jax.profiler.TraceAnnotation('iteration') (no StepTraceAnnotation): a span
+of a name no table knows on the Python thread, as XLA's ops are; it holds
+the step's Python and dispatch, XLA's ops hold none.
 
 The host's .xplane.pb is copied to testdata/jax_<scenario>.xplane.pb
 without its "/host:metadata" plane (the HLO protos of the compiled
@@ -63,6 +67,8 @@ WHAT = {
              "each step in TraceAnnotation('Profiled batch <i>'), i = 0..4, "
              "as Keras 3's TensorBoard callback marks its profiled batches on "
              "the JAX backend",
+    "anno": "input-bound: as input, each step in the user's "
+            "TraceAnnotation('iteration'), no StepTraceAnnotation",
 }
 
 
@@ -118,7 +124,7 @@ def child(scenario, logdir):
     jax.block_until_ready(val)
     ones = jnp.ones(8)
     jax.block_until_ready(tiny(ones))
-    it = slow() if scenario == "input" else iter(data[1:])
+    it = slow() if scenario in ("input", "anno") else iter(data[1:])
     clock = {"step_ms": [], "input_ms": [], "train_ms": [], "after_ms": []}
 
     def one():
@@ -146,6 +152,9 @@ def child(scenario, logdir):
         for i in range(STEPS):
             if scenario == "batch":
                 with jax.profiler.TraceAnnotation("Profiled batch %d" % i):
+                    one()
+            elif scenario == "anno":
+                with jax.profiler.TraceAnnotation("iteration"):
                     one()
             else:
                 with jax.profiler.StepTraceAnnotation("train", step_num=i):
@@ -249,6 +258,8 @@ def sanity(json_path, scenario):
     if scenario == "batch":
         steps = sorted((a, b) for n, p, t, a, b, _ in xs
                        if n.startswith("Profiled batch "))
+    elif scenario == "anno":
+        steps = sorted((a, b) for n, p, t, a, b, _ in xs if n == "iteration")
     else:
         steps = sorted((a, b) for n, p, t, a, b, args in xs
                        if n.split(" ")[0] == "train" and "step_num" in args)

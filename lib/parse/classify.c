@@ -1081,6 +1081,88 @@ static void tf_calls(tpa_trace *tr, size_t first, const uint8_t *role)
                         ev[i].kind = TPA_KIND_LAUNCH;
 }
 
+/*
+ * A user's jax.profiler.TraceAnnotation ("iteration" around each step) is
+ * a span on the Python thread of a name the tables do not know, as XLA's
+ * ops are, and was taken for an op: a loop waiting 40 ms a step on its
+ * Python generator inside such a span read compute-bound, compute 100%.
+ * XLA's ops run on XLA's threads, or inline on the Python thread (a tiny
+ * jitted function), and hold no Python: a span on a host thread that holds
+ * a Python tracer frame ("$file.py:line func") or JAX's dispatch
+ * ("PjitFunction(...)", ...) is no op but an annotation, which may mark
+ * the iterations. Its stats (XLA's ops carry hlo_op and hlo_module, the
+ * user's spans none; xprof's JSON keeps them as args) need not be read.
+ * In a JAX trace only: TF's eager ops on the Python thread stay ops.
+ */
+struct inner {
+        uint32_t track;
+        tpa_ns   ts;
+};
+
+static int cmp_inner(const void *pa, const void *pb)
+{
+        const struct inner *x = pa, *y = pb;
+
+        if (x->track != y->track)
+                return x->track < y->track ? -1 : 1;
+        return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static bool is_jax_inner(const char *s, size_t len)
+{
+        return (len > 1 && s[0] == '$') || is_jax_dispatch(s, len);
+}
+
+static int jax_spans(tpa_trace *tr, size_t first, const uint8_t *role, tpa_error *err)
+{
+        size_t ns = tpa_trace_str_count(tr), ne = tpa_trace_event_count(tr), n = 0;
+        tpa_event *ev = tpa_trace__events_mut(tr);
+        uint8_t *inner;         /* by name: 0 unknown, 1 Python or dispatch, 2 neither */
+        struct inner *v;
+
+        if ((inner = calloc(ns ? ns : 1, 1)) == NULL)
+                return tpa_error_oom(err);
+        for (size_t i = first; i < ne; i++) {
+                tpa_str s = ev[i].name;
+                if (s >= ns || role[ev[i].track] != TPA_TRACK_HOST)
+                        continue;
+                if (inner[s] == 0)
+                        inner[s] = is_jax_inner(tpa_trace_str(tr, s), tpa_trace_str_len(tr, s))
+                                   ? 1 : 2;
+                n += inner[s] == 1;
+        }
+        if (n == 0 || (v = malloc(n * sizeof(*v))) == NULL) {
+                free(inner);
+                return n == 0 ? 0 : tpa_error_oom(err);
+        }
+        n = 0;
+        for (size_t i = first; i < ne; i++)
+                if (ev[i].name < ns && inner[ev[i].name] == 1 &&
+                    role[ev[i].track] == TPA_TRACK_HOST)
+                        v[n++] = (struct inner){ ev[i].track, ev[i].ts };
+        qsort(v, n, sizeof(*v), cmp_inner);
+        for (size_t i = first; i < ne; i++) {
+                tpa_event *e = &ev[i];
+                size_t lo = 0, hi = n;
+                if (e->kind != TPA_KIND_HOST_OP || e->dur <= 0 ||
+                    role[e->track] != TPA_TRACK_HOST)
+                        continue;
+                while (lo < hi) {       /* the first Python or dispatch at or after it */
+                        size_t mid = (lo + hi) / 2;
+                        if (v[mid].track < e->track ||
+                            (v[mid].track == e->track && v[mid].ts < e->ts))
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                if (lo < n && v[lo].track == e->track && v[lo].ts < e->ts + e->dur)
+                        e->kind = TPA_KIND_ANNOTATION;
+        }
+        free(v);
+        free(inner);
+        return 0;
+}
+
 /* torch.compile's frame scopes: "Torch-Compiled Region: 0/0" spans the
  * call of a frame Dynamo compiled, "TorchDynamo Cache Lookup" its guards,
  * "Pregraph bytecode" the bytecode before its graph. They are cpu_op, but
@@ -1201,6 +1283,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
                 goto out;
         if (d == TPA_DIALECT_TF2)
                 tf_calls(tr, first, role);
+        if (d == TPA_DIALECT_TF2 && jax_facts(tr) && (r = jax_spans(tr, first, role, err)) < 0)
+                goto out;
         if (d == TPA_DIALECT_KINETO && (r = torch_regions(tr, first, role, err)) < 0)
                 goto out;
         /* the categories either part met */

@@ -84,7 +84,9 @@ typedef struct fixture {
  *   "$builtins next" is 86.5% of step time (README row; XProf: "NOT
  *   input-bound, 0.0%"); jax_host dispatches 15 tiny jitted calls a step
  *   (PjitFunction 78.5%, XLA's ops 5.1%); jax_batch runs a 256-1024-1024-4
- *   MLP, XLA's ops 83.7%. The advice is neither TF's nor PyTorch's.
+ *   MLP, XLA's ops 83.7%; jax_anno is jax_input with each step in the
+ *   user's TraceAnnotation('iteration'), $builtins next 91.4%. The advice
+ *   is neither TF's nor PyTorch's.
  * - tf1_*: a 45-op MLP Session.run of ~300 us on one CPU executor thread:
  *   ~30% of it lies between ops. A TF1 trace records no Python thread, so
  *   that time is idle (doc/design.md 5.3), and the ops make it compute-bound;
@@ -149,6 +151,10 @@ static const fixture fixtures[] = {
           "input_pipeline" },
         { "jax_batch.trace.json.gz", "compute-bound", 0, 2, "compute", 90, NULL,
           "input_pipeline" },
+        { "jax_anno.xplane.pb", "input-bound", 85, 95, "compute", 0,
+          "input_prefetch", "input_pipeline" },
+        { "jax_anno.trace.json.gz", "input-bound", 85, 95, "compute", 0,
+          "input_prefetch", "input_pipeline" },
         { "tf1_step1.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
           "unexplained_idle", "host_python_tf" },
         { "tf1_step2.runmeta.pb", "compute-bound", 0, 1, "compute", 60,
@@ -464,6 +470,29 @@ static void jax_profiled_batches(const char *file, const tpa_rules *rules)
         tpa_trace_free(tr);
 }
 
+/* A user's jax.profiler.TraceAnnotation("iteration") around each step:
+ * no XLA op (it holds the step's Python and dispatch) but the iterations'
+ * span, each step as the script timed it (README row: 30.9, 34.7, 39.4,
+ * 30.6, 33.5 ms), the batch's wait input. */
+static void jax_annotated_iterations(const char *file, const tpa_rules *rules)
+{
+        static const double ms[5] = { 30.9, 34.7, 39.4, 30.6, 33.5 };
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        tap_streq(a->step_source, "detected iterations: iteration", "%s: step source", file);
+        if (ok(a->step_count == 5, "%s: a step per iteration (%zu)", file, a->step_count))
+                for (size_t k = 0; k < 5; k++) {
+                        double got = (double)a->steps[k].step_time / 1e6;
+                        ok(fabs(got - ms[k]) <= 0.2, "%s: step %zu: %.2f ms, the script's %.1f",
+                           file, k, got, ms[k]);
+                }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* What the traces show of how the program ran: TF running tf.functions
  * that Python called (the TF2 fixtures whose step is a tf.function, not the
  * eager one), a tf.data prefetch and py_function as their scripts build
@@ -579,6 +608,9 @@ int main(void)
         same_answer("jax_batch.xplane.pb", "jax_batch.trace.json.gz", rules);
         jax_profiled_batches("jax_batch.xplane.pb", rules);
         jax_profiled_batches("jax_batch.trace.json.gz", rules);
+        same_answer("jax_anno.xplane.pb", "jax_anno.trace.json.gz", rules);
+        jax_annotated_iterations("jax_anno.xplane.pb", rules);
+        jax_annotated_iterations("jax_anno.trace.json.gz", rules);
         profiled_batches("tf2_keras_callback.xplane.pb", rules);
         profiled_batches("tf2_keras_callback.trace.json.gz", rules);
         facts(rules);
