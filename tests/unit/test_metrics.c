@@ -279,6 +279,57 @@ static void test_metrics__python_stretch(void)
         }
 }
 
+/* A checkpoint every third step: a stretch of 300 units with no op in
+ * those steps, none in the others (5 units of Python at each edge of the
+ * op). The run's longest gap is weighed as its Python time is, over the
+ * kept time: (4 * 5 + 2 * 305) / 1200 of it, 105 units a step on average;
+ * the median (5 units) read 'torch.compile' for the run. In 100 us units. */
+static void test_metrics__python_stretch_some_steps(void)
+{
+        char json[4096];
+        size_t n = 0;
+        tpa_analysis *a;
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        double most = -1, frac = -1;
+        int t = 100000;
+
+        n += (size_t)snprintf(json, sizeof(json), "{\"schemaVersion\": 1, \"traceEvents\": "
+                              "[{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, "
+                              "\"args\": {\"name\": \"python\"}}");
+        for (int k = 0; k < 6; k++) {
+                int len = k % 3 == 2 ? 400 : 100;
+                n += (size_t)snprintf(json + n, sizeof(json) - n, ",{\"ph\": \"X\", \"cat\": "
+                                      "\"user_annotation\", \"name\": \"ProfilerStep#%d\", "
+                                      "\"pid\": 7, \"tid\": 7, \"ts\": %d, \"dur\": %d}", k + 1,
+                                      t, len * 100);
+                n += (size_t)snprintf(json + n, sizeof(json) - n, ",{\"ph\": \"X\", \"cat\": "
+                                      "\"cpu_op\", \"name\": \"aten::mm\", \"pid\": 7, "
+                                      "\"tid\": 7, \"ts\": %d, \"dur\": %d}", t + 500, 9000);
+                t += len * 100;
+        }
+        snprintf(json + n, sizeof(json) - n, "]}");
+        tr = read_json(json);
+        if (tpa_rules_new_default(&rules, &err) < 0)
+                printf("# %s\n", err.msg);
+        a = analyze_with_rules(tr, rules);
+        if (a != NULL && a->step_count == 6) {
+                tpa_analysis_metric(a, -1, "host_gap_max_ns", 15, &most);
+                tpa_analysis_metric(a, -1, "host_gap_max_frac", 17, &frac);
+        }
+        ok(fabs(most - 105 * 100 * US) < 1,
+           "test_metrics__python_stretch_some_steps: the longest gap, a step (%.0f)", most);
+        ok(fabs(frac - 630.0 / 1200) < 1e-9,
+           "test_metrics__python_stretch_some_steps: its share of the kept time (%.4f)", frac);
+        ok(a != NULL && has_finding(a, "host_python_stretch") &&
+           !has_finding(a, "host_python_torch"),
+           "test_metrics__python_stretch_some_steps: the stretch, not torch.compile");
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_metrics__input_host();
@@ -287,5 +338,6 @@ int main(void)
         test_metrics__nested_gaps();
         test_metrics__nothing_recorded();
         test_metrics__python_stretch();
+        test_metrics__python_stretch_some_steps();
         return tap_done();
 }
