@@ -442,6 +442,8 @@ struct chan_names {
         tpa_str h2d;                    /* "MemcpyH2D" */
         tpa_str executor;               /* "ExecutorState::Process" */
         bool    has_h2d, has_executor;  /* the trace has the name */
+        tpa_str py[3];                  /* "EagerPyFunc", "PyFunc", "PyFuncStateless" */
+        bool    has_py[3];
 };
 
 /* The host channel of host event i, with three readings of what TF shows:
@@ -473,6 +475,16 @@ static int host_channel_of(const tpa_actx *c, size_t i, const struct chan_names 
                 return c->a->cpu_only || (names->has_executor && e->name == names->executor)
                        ? HCH_LAUNCH : HCH_OP;
         return ch;
+}
+
+/* True when name n is an op that runs Python: tf.py_function's
+ * EagerPyFunc, tf.numpy_function's PyFunc, PyFuncStateless. */
+static bool is_py_op(const struct chan_names *names, tpa_str n)
+{
+        for (int k = 0; k < 3; k++)
+                if (names->has_py[k] && n == names->py[k])
+                        return true;
+        return false;
 }
 
 /* True when host event i is a framework op or a dispatch scope that an
@@ -563,6 +575,11 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                                 ch = HCH_OP;
                                 background = true;
                         }
+                        /* an op that runs Python in the step (tf.py_function)
+                         * is host python, not compute (partition.c) */
+                        if (ch == HCH_OP && !background && e->kind == TPA_KIND_HOST_OP &&
+                            is_py_op(&job->names, e->name))
+                                ch = HCH_PYOP;
                         /* CPU-only: framework ops on host threads are the
                          * compute, except background input work, and a
                          * collective (gloo's) is the collective channel */
@@ -765,6 +782,10 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         int r = 0;
 
         job.names.has_h2d = tpa_trace_find_str(c->tr, &job.names.h2d, "MemcpyH2D", 9);
+        job.names.has_py[0] = tpa_trace_find_str(c->tr, &job.names.py[0], "EagerPyFunc", 11);
+        job.names.has_py[1] = tpa_trace_find_str(c->tr, &job.names.py[1], "PyFunc", 6);
+        job.names.has_py[2] = tpa_trace_find_str(c->tr, &job.names.py[2], "PyFuncStateless",
+                                                 15);
         job.names.has_executor = tpa_trace_find_str(c->tr, &job.names.executor,
                                                     "ExecutorState::Process", 22);
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));

@@ -39,6 +39,7 @@ static const struct metric_name {
         { N("sync_collective_frac"), F(SYNC_COLLECTIVE) },
         { N("input_ns"), B(INPUT) }, { N("input_frac"), F(INPUT) },
         { N("input_host_ns"), M_INPUT_HOST_NS }, { N("input_host_frac"), M_INPUT_HOST_FRAC },
+        { N("host_py_op_ns"), M_PY_OP_NS }, { N("host_py_op_frac"), M_PY_OP_FRAC },
         { N("host_ns"), M_HOST_NS }, { N("host_frac"), M_HOST_FRAC },
         { N("host_launch_ns"), B(HOST_LAUNCH) }, { N("host_launch_frac"), F(HOST_LAUNCH) },
         { N("host_setup_ns"), B(HOST_SETUP) }, { N("host_setup_frac"), F(HOST_SETUP) },
@@ -422,6 +423,12 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
          * device work or not: input_frac is the exposed part. */
         m[M_INPUT_HOST_NS] = (double)tpa_ivl__covered(&c->host[HCH_INPUT], s->start, s->end);
         m[M_INPUT_HOST_FRAC] = m[M_INPUT_HOST_NS] / st;
+        /* The Python that ops run in the step (tf.py_function): the part
+         * of host python it explains, at most all of it. */
+        m[M_PY_OP_NS] = (double)tpa_ivl__covered(&c->host[HCH_PYOP], s->start, s->end);
+        if (m[M_PY_OP_NS] > m[B(HOST_PYTHON)])
+                m[M_PY_OP_NS] = m[B(HOST_PYTHON)];
+        m[M_PY_OP_FRAC] = m[M_PY_OP_NS] / st;
         if (s->driver_track != UINT32_MAX)
                 host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
         return 0;

@@ -5,8 +5,9 @@
  * window are swept in time order; each span between two boundaries goes to the
  * first bucket whose channel is active, in priority order: compute,
  * transfer (h2d, d2h, d2d, p2p), sync (collective running, else the host
- * waiting in a sync call), input, host launch, host setup, host python (no
- * framework event on the driving thread), host compute, idle. Every ns of the window
+ * waiting in a sync call), input, host python run by an op (tf.py_function),
+ * host launch, host setup, host python (no framework event on the driving
+ * thread), host compute, idle. Every ns of the window
  * lands in exactly one bucket. Several devices: each is partitioned, the
  * step keeps the per-device figures and their mean, and names the slowest
  * (the most compute and transfer time). O(n) over the whole trace, and a
@@ -21,6 +22,12 @@
  * marker's, or the host thread with the most framework time). A TF1
  * RunMetadata or Timeline has none: it records the executor's threads, and
  * time with no op anywhere is idle (doc/design.md 5.3).
+ *
+ * Decision: an op that runs Python (tf.py_function, tf.numpy_function:
+ * EagerPyFunc, PyFunc, PyFuncStateless) outside the input pipeline is host
+ * python too, ahead of the launch scopes around it: it is Python under the
+ * GIL that TF's runtime calls, not math, on a CPU-only trace as on one with
+ * a device (doc/design.md 5.3).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +36,7 @@
 
 enum {
         B_KERNEL = 0, B_H2D, B_D2H, B_D2D, B_P2P, B_COLL,       /* = device channels */
-        B_SYNC, B_INPUT, B_LAUNCH, B_SETUP, B_OP,               /* = host channels */
+        B_SYNC, B_INPUT, B_PYOP, B_LAUNCH, B_SETUP, B_OP,       /* = host channels */
         B_FW, B__COUNT
 };
 
@@ -49,7 +56,8 @@ static tpa_bucket pick(unsigned on, bool has_driver)
         static const tpa_bucket first[B_SETUP + 1] = {
                 TPA_BUCKET_COMPUTE, TPA_BUCKET_H2D, TPA_BUCKET_D2H, TPA_BUCKET_D2D,
                 TPA_BUCKET_P2P, TPA_BUCKET_SYNC_COLLECTIVE, TPA_BUCKET_SYNC_HOST_WAIT,
-                TPA_BUCKET_INPUT, TPA_BUCKET_HOST_LAUNCH, TPA_BUCKET_HOST_SETUP,
+                TPA_BUCKET_INPUT, TPA_BUCKET_HOST_PYTHON, TPA_BUCKET_HOST_LAUNCH,
+                TPA_BUCKET_HOST_SETUP,
         };
         unsigned top = on & ((1u << (B_SETUP + 1)) - 1);
 

@@ -175,6 +175,66 @@ static void test_partition__cpu_only(void)
         tpa_trace_free(b.tr);
 }
 
+/* A CPU-only TF2 step whose tf.function calls a tf.py_function (probe run
+ * p03_pyfunc, TF 2.21: 20 ms of a 22 ms step): the op EagerPyFunc runs
+ * Python under the GIL on tf_Compute, inside the executor's scope, while
+ * the python3 thread sits in the function's call. Made up so that, in us:
+ * the Python the op runs is [5, 85) = 80, host python, not compute; the
+ * MatMul [88, 96) = 8 is the compute; the runtime's scopes left, 12, are
+ * launch. The step is host-bound and the advice names the py_function,
+ * not Python between tf.function calls nor the runtime's dispatch. */
+static void test_partition__cpu_only_tf_py_function(void)
+{
+        static const char json[] =
+                "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\",\"args\":{\"name\":\"/host:CPU\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"python3\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"tf_Compute/42\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"train 1\","
+                "\"args\":{\"group_id\":\"1\",\"step_num\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"step\","
+                "\"args\":{\"group_id\":\"1\",\"tf_function_call\":\"notTraced-nonXla\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":2,\"dur\":96,"
+                "\"name\":\"ExecutorState::Process\",\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":5,\"dur\":80,\"name\":\"EagerPyFunc\","
+                "\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":88,\"dur\":8,\"name\":\"MatMul\","
+                "\"args\":{\"group_id\":\"1\"}}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (!ok(a != NULL && a->step_count == 1 && a->cpu_only,
+                "test_partition__cpu_only_tf_py_function: one CPU-only step")) {
+                tpa_analysis_free(a);
+                tpa_rules_free(rules);
+                tpa_trace_free(tr);
+                return;
+        }
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 80 * US,
+               "test_partition__cpu_only_tf_py_function: the op's Python is host python");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 8 * US,
+               "test_partition__cpu_only_tf_py_function: compute is the MatMul only");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 12 * US,
+               "test_partition__cpu_only_tf_py_function: the runtime's scopes are launch");
+        ok(sums_to_one(s), "test_partition__cpu_only_tf_py_function: fractions sum to 1");
+        ok(metric(a, 0, "host_py_op_frac") == 0.8,
+           "test_partition__cpu_only_tf_py_function: host_py_op_frac");
+        tap_streq(a->run_class, "host-bound", "test_partition__cpu_only_tf_py_function: host-bound");
+        ok(has_finding(a, "host_py_function") && !has_finding(a, "host_python_tf_function") &&
+           !has_finding(a, "host_overhead"),
+           "test_partition__cpu_only_tf_py_function: the advice names the py_function");
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 /* A CPU-only TF2 step shaped like testdata/tf2_input_bound (TF 2.21: a
  * tf.function fed by tf.data whose map runs a py_function): the python3
  * thread waits in IteratorGetNext under the eager runtime's scopes while a
@@ -751,6 +811,7 @@ int main(void)
         test_partition__python_gap_edges();
         test_partition__cpu_only();
         test_partition__cpu_only_tf_input();
+        test_partition__cpu_only_tf_py_function();
         test_partition__threadpool_region();
         test_partition__cpu_only_background_input();
         test_partition__cpu_only_producer_thread();
