@@ -53,6 +53,7 @@ static const struct metric_name {
         { N("tf_data_prefetch"), M_TF_DATA_PREFETCH },
         { N("tf_data_parallel"), M_TF_DATA_PARALLEL },
         { N("tf_py_function"), M_TF_PY_FUNCTION },
+        { N("tf_data_generator"), M_TF_DATA_GENERATOR },
         { N("torch_compiled"), M_TORCH_COMPILED },
         { N("runtime_cuda"), M_RUNTIME_CUDA }, { N("runtime_rocm"), M_RUNTIME_ROCM },
         { N("runtime_mtia"), M_RUNTIME_MTIA }, { N("device_busy_frac"), M_DEVICE_BUSY_FRAC },
@@ -405,6 +406,7 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         m[M_TF_DATA_PREFETCH] = (facts & TPA_FACT_TF_DATA_PREFETCH) != 0;
         m[M_TF_DATA_PARALLEL] = (facts & TPA_FACT_TF_DATA_PARALLEL) != 0;
         m[M_TF_PY_FUNCTION] = (facts & TPA_FACT_TF_PY_FUNCTION) != 0;
+        m[M_TF_DATA_GENERATOR] = (facts & TPA_FACT_TF_DATA_GENERATOR) != 0;
         m[M_TORCH_COMPILED] = (facts & TPA_FACT_TORCH_COMPILED) != 0;
         m[M_RUNTIME_CUDA] = !a->cpu_only && runtime == TPA_RUNTIME_CUDA;
         m[M_RUNTIME_ROCM] = !a->cpu_only && runtime == TPA_RUNTIME_ROCM;

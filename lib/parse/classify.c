@@ -885,8 +885,10 @@ static const struct {
 };
 
 /* What a TF2 trace's tf.data pipeline shows, by the names of its stages
- * ("Iterator::<stage>" from TF 2.3 on) and of the ops that run Python: a
- * look-up of each name, not a pass over the events. */
+ * ("Iterator::<stage>" from TF 2.3 on; an XSpace's event names and the
+ * trace viewer's alike: "Iterator::FlatMap", "Iterator::Generator" for
+ * Dataset.from_generator) and of the ops that run Python: a look-up of
+ * each name, not a pass over the events. */
 static unsigned tf_data_facts(const tpa_trace *tr)
 {
         static const struct {
@@ -903,6 +905,7 @@ static unsigned tf_data_facts(const tpa_trace *tr)
                 { "Iterator::ParallelBatch", TPA_FACT_TF_DATA_PARALLEL },
                 { "Iterator::ParallelFilter", TPA_FACT_TF_DATA_PARALLEL },
                 { "Iterator::MapAndBatch", TPA_FACT_TF_DATA_PARALLEL },
+                { "Iterator::Generator", TPA_FACT_TF_DATA_GENERATOR },
                 { "EagerPyFunc", TPA_FACT_TF_PY_FUNCTION },
                 { "PyFunc", TPA_FACT_TF_PY_FUNCTION },
                 { "PyFuncStateless", TPA_FACT_TF_PY_FUNCTION },

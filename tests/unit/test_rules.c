@@ -880,12 +880,14 @@ static void test_rules__loader_advice(void)
 static void test_rules__tf_data_advice(void)
 {
         static const struct {
-                double      prefetch, parallel, py;
+                double      prefetch, parallel, py, gen;
                 const char *fires;
         } cases[] = {
-                { 0, 0, 0, "input_pipeline" }, { 1, 0, 0, "input_pipeline" },
-                { 0, 1, 0, "input_pipeline" }, { 1, 1, 0, "input_pipeline_tuned" },
-                { 0, 0, 1, "input_py_function" }, { 1, 1, 1, "input_py_function" },
+                { 0, 0, 0, 0, "input_pipeline" }, { 1, 0, 0, 0, "input_pipeline" },
+                { 0, 1, 0, 0, "input_pipeline" }, { 1, 1, 0, 0, "input_pipeline_tuned" },
+                { 0, 0, 1, 0, "input_py_function" }, { 1, 1, 1, 0, "input_py_function" },
+                /* Dataset.from_generator: its next() is a PyFunc, no map */
+                { 0, 0, 1, 1, "input_generator" }, { 1, 1, 1, 1, "input_generator" },
         };
 
         for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -894,6 +896,7 @@ static void test_rules__tf_data_advice(void)
                         { "tf_data_prefetch", cases[c].prefetch },
                         { "tf_data_parallel", cases[c].parallel },
                         { "tf_py_function", cases[c].py },
+                        { "tf_data_generator", cases[c].gen },
                 };
                 size_t family;
                 bool hit = advice(&(step){ .input = 0.6 }, extra,
@@ -901,8 +904,8 @@ static void test_rules__tf_data_advice(void)
                                   &family);
 
                 ok(hit && family == 1, "test_rules__tf_data_advice: prefetch %g, parallel %g, "
-                   "py_function %g: %s alone, one line", cases[c].prefetch, cases[c].parallel,
-                   cases[c].py, cases[c].fires);
+                   "py_function %g, generator %g: %s alone, one line", cases[c].prefetch,
+                   cases[c].parallel, cases[c].py, cases[c].gen, cases[c].fires);
         }
 }
 

@@ -244,6 +244,10 @@ typedef enum tpa_trace_fact {
         /* JAX made the XSpace: its jitted functions dispatch on XLA's PjRt
          * runtime ("PjitFunction(<name>)"), no TensorFlow runs */
         TPA_FACT_JAX              = 1 << 6,
+        /* TF's tf.data pipeline reads a Python generator
+         * (Dataset.from_generator: an Iterator::Generator stage under a
+         * FlatMap, its next() a PyFunc on tf.data's threads) */
+        TPA_FACT_TF_DATA_GENERATOR = 1 << 7,
 } tpa_trace_fact;
 unsigned tpa_trace_facts(const tpa_trace *tr);
 
