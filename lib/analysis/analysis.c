@@ -444,6 +444,8 @@ struct chan_names {
         bool    has_h2d, has_executor;  /* the trace has the name */
         tpa_str py[3];                  /* "EagerPyFunc", "PyFunc", "PyFuncStateless" */
         bool    has_py[3];
+        tpa_str ckpt[6];                /* checkpoint ops, eager scopes of them */
+        bool    has_ckpt[6];
 };
 
 /* The host channel of host event i, with three readings of what TF shows:
@@ -483,6 +485,22 @@ static bool is_py_op(const struct chan_names *names, tpa_str n)
 {
         for (int k = 0; k < 3; k++)
                 if (names->has_py[k] && n == names->py[k])
+                        return true;
+        return false;
+}
+
+/* A checkpoint's I/O: the ops that write and read checkpoint files (and
+ * merge a sharded save), and the eager runtime's scope of each, which a
+ * profile of tf.train.Checkpoint.save() shows with no op inside. */
+static const char *const ckpt_names[6] = {
+        "SaveV2", "RestoreV2", "MergeV2Checkpoints", "EagerLocalExecute: SaveV2",
+        "EagerLocalExecute: RestoreV2", "EagerLocalExecute: MergeV2Checkpoints",
+};
+
+static bool is_ckpt(const struct chan_names *names, tpa_str n)
+{
+        for (int k = 0; k < 6; k++)
+                if (names->has_ckpt[k] && n == names->ckpt[k])
                         return true;
         return false;
 }
@@ -580,6 +598,10 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         if (ch == HCH_OP && !background && e->kind == TPA_KIND_HOST_OP &&
                             is_py_op(&job->names, e->name))
                                 ch = HCH_PYOP;
+                        /* a checkpoint's I/O is host setup (partition.c) */
+                        if ((ch == HCH_OP || ch == HCH_LAUNCH) && !background &&
+                            is_ckpt(&job->names, e->name))
+                                ch = HCH_CKPT;
                         /* CPU-only: framework ops on host threads are the
                          * compute, except background input work, and a
                          * collective (gloo's) is the collective channel */
@@ -786,6 +808,9 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         job.names.has_py[1] = tpa_trace_find_str(c->tr, &job.names.py[1], "PyFunc", 6);
         job.names.has_py[2] = tpa_trace_find_str(c->tr, &job.names.py[2], "PyFuncStateless",
                                                  15);
+        for (int k = 0; k < 6; k++)
+                job.names.has_ckpt[k] = tpa_trace_find_str(c->tr, &job.names.ckpt[k], ckpt_names[k],
+                                                           strlen(ckpt_names[k]));
         job.names.has_executor = tpa_trace_find_str(c->tr, &job.names.executor,
                                                     "ExecutorState::Process", 22);
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));

@@ -40,6 +40,7 @@ static const struct metric_name {
         { N("input_ns"), B(INPUT) }, { N("input_frac"), F(INPUT) },
         { N("input_host_ns"), M_INPUT_HOST_NS }, { N("input_host_frac"), M_INPUT_HOST_FRAC },
         { N("host_py_op_ns"), M_PY_OP_NS }, { N("host_py_op_frac"), M_PY_OP_FRAC },
+        { N("host_checkpoint_ns"), M_CKPT_NS }, { N("host_checkpoint_frac"), M_CKPT_FRAC },
         { N("host_ns"), M_HOST_NS }, { N("host_frac"), M_HOST_FRAC },
         { N("host_launch_ns"), B(HOST_LAUNCH) }, { N("host_launch_frac"), F(HOST_LAUNCH) },
         { N("host_setup_ns"), B(HOST_SETUP) }, { N("host_setup_frac"), F(HOST_SETUP) },
@@ -431,6 +432,11 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         if (m[M_PY_OP_NS] > m[B(HOST_PYTHON)])
                 m[M_PY_OP_NS] = m[B(HOST_PYTHON)];
         m[M_PY_OP_FRAC] = m[M_PY_OP_NS] / st;
+        /* A checkpoint's I/O in the step: the part of host setup it is */
+        m[M_CKPT_NS] = (double)tpa_ivl__covered(&c->host[HCH_CKPT], s->start, s->end);
+        if (m[M_CKPT_NS] > m[B(HOST_SETUP)])
+                m[M_CKPT_NS] = m[B(HOST_SETUP)];
+        m[M_CKPT_FRAC] = m[M_CKPT_NS] / st;
         if (s->driver_track != UINT32_MAX)
                 host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
         return 0;
@@ -830,7 +836,8 @@ static size_t class_order(const tpa_rules *rules, const char *name)
  * on average. */
 static void run_breakdown(tpa_analysis *a)
 {
-        double *m = a->run_metric, ns[TPA_BUCKET__COUNT] = { 0 }, total = 0;
+        static const int part_idx[2] = { M_PY_OP_NS, M_CKPT_NS };  /* _NS, then _FRAC */
+        double *m = a->run_metric, ns[TPA_BUCKET__COUNT] = { 0 }, total = 0, part[2] = { 0 };
 
         for (size_t k = 0; k < a->step_count; k++) {
                 const tpa_step *s = &a->steps[k];
@@ -839,10 +846,18 @@ static void run_breakdown(tpa_analysis *a)
                 total += (double)s->step_time;
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
                         ns[b] += (double)s->bucket_ns[b];
+                for (int p = 0; p < 2; p++)
+                        part[p] += s->metric[part_idx[p]];
         }
         for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
                 m[M_BUCKET_NS + b] = a->kept_count ? ns[b] / (double)a->kept_count : 0;
                 m[M_BUCKET_FRAC + b] = total > 0 ? ns[b] / total : 0;
+        }
+        /* the parts of a bucket likewise, so that they stay within it (a
+         * checkpoint every few steps: a median would be 0) */
+        for (int p = 0; p < 2; p++) {
+                m[part_idx[p]] = a->kept_count ? part[p] / (double)a->kept_count : 0;
+                m[part_idx[p] + 1] = total > 0 ? part[p] / total : 0;
         }
         group_metrics(m);
 }

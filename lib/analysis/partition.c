@@ -6,7 +6,7 @@
  * first bucket whose channel is active, in priority order: compute,
  * transfer (h2d, d2h, d2d, p2p), sync (collective running, else the host
  * waiting in a sync call), input, host python run by an op (tf.py_function),
- * host launch, host setup, host python (no framework event on the driving
+ * host setup of a checkpoint's I/O, host launch, host setup, host python (no framework event on the driving
  * thread), host compute, idle. Every ns of the window
  * lands in exactly one bucket. Several devices: each is partitioned, the
  * step keeps the per-device figures and their mean, and names the slowest
@@ -28,6 +28,13 @@
  * python too, ahead of the launch scopes around it: it is Python under the
  * GIL that TF's runtime calls, not math, on a CPU-only trace as on one with
  * a device (doc/design.md 5.3).
+ *
+ * Decision: a checkpoint's I/O (the ops SaveV2, RestoreV2,
+ * MergeV2Checkpoints and the eager runtime's scopes of them, "EagerLocal
+ * Execute: SaveV2") is host setup, ahead of the launch scopes around it:
+ * the runtime writing or reading files besides the step's work, which no
+ * fewer or larger ops shorten; CPU-only it is neither compute nor the
+ * runtime's dispatch (launch).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +43,7 @@
 
 enum {
         B_KERNEL = 0, B_H2D, B_D2H, B_D2D, B_P2P, B_COLL,       /* = device channels */
-        B_SYNC, B_INPUT, B_PYOP, B_LAUNCH, B_SETUP, B_OP,       /* = host channels */
+        B_SYNC, B_INPUT, B_PYOP, B_CKPT, B_LAUNCH, B_SETUP, B_OP, /* = host channels */
         B_FW, B__COUNT
 };
 
@@ -56,8 +63,8 @@ static tpa_bucket pick(unsigned on, bool has_driver)
         static const tpa_bucket first[B_SETUP + 1] = {
                 TPA_BUCKET_COMPUTE, TPA_BUCKET_H2D, TPA_BUCKET_D2H, TPA_BUCKET_D2D,
                 TPA_BUCKET_P2P, TPA_BUCKET_SYNC_COLLECTIVE, TPA_BUCKET_SYNC_HOST_WAIT,
-                TPA_BUCKET_INPUT, TPA_BUCKET_HOST_PYTHON, TPA_BUCKET_HOST_LAUNCH,
-                TPA_BUCKET_HOST_SETUP,
+                TPA_BUCKET_INPUT, TPA_BUCKET_HOST_PYTHON, TPA_BUCKET_HOST_SETUP,
+                TPA_BUCKET_HOST_LAUNCH, TPA_BUCKET_HOST_SETUP,
         };
         unsigned top = on & ((1u << (B_SETUP + 1)) - 1);
 

@@ -235,6 +235,75 @@ static void test_partition__cpu_only_tf_py_function(void)
         tpa_trace_free(tr);
 }
 
+/* A CPU-only TF2 loop that saves a checkpoint every few steps (probe run
+ * p06_gan, TF 2.21: tf.train.Checkpoint.save() shows as "EagerLocalExecute:
+ * SaveV2", 14 ms a save, with the runtime's scopes and no op inside). Made
+ * up so that, in us: step 1 [0, 100) calls the function [0, 20) (MatMul
+ * [2, 18): compute 16, launch 4), then saves [30, 90): 60 of checkpoint
+ * I/O, host setup, not the runtime's dispatch; python 20. Step 2 [100, 150)
+ * trains only: compute 42, launch 4, python 4. The run's checkpoint share
+ * is time-weighted, 60 of 150 us (a median would say 0.3). */
+static void test_partition__cpu_only_tf_checkpoint(void)
+{
+        static const char json[] =
+                "{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+                "{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\",\"args\":{\"name\":\"/host:CPU\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"python3\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"tf_Compute/42\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"train 1\","
+                "\"args\":{\"group_id\":\"1\",\"step_num\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":0,\"dur\":20,\"name\":\"step\","
+                "\"args\":{\"group_id\":\"1\",\"tf_function_call\":\"notTraced-nonXla\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":2,\"dur\":16,\"name\":\"MatMul\","
+                "\"args\":{\"group_id\":\"1\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":30,\"dur\":60,"
+                "\"name\":\"EagerLocalExecute: SaveV2\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":31,\"dur\":58,"
+                "\"name\":\"KernelAndDeviceFunc::Run\"},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":100,\"dur\":50,\"name\":\"train 2\","
+                "\"args\":{\"group_id\":\"2\",\"step_num\":\"2\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":100,\"dur\":46,\"name\":\"step\","
+                "\"args\":{\"group_id\":\"2\",\"tf_function_call\":\"notTraced-nonXla\"}},"
+                "{\"ph\":\"X\",\"pid\":701,\"tid\":2,\"ts\":102,\"dur\":42,\"name\":\"MatMul\","
+                "\"args\":{\"group_id\":\"2\"}}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (!ok(a != NULL && a->step_count == 2 && a->kept_count == 2 && a->cpu_only,
+                "test_partition__cpu_only_tf_checkpoint: two CPU-only steps")) {
+                tpa_analysis_free(a);
+                tpa_rules_free(rules);
+                tpa_trace_free(tr);
+                return;
+        }
+        s = &a->steps[0];
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_SETUP], 60 * US,
+               "test_partition__cpu_only_tf_checkpoint: the save is host setup");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 4 * US,
+               "test_partition__cpu_only_tf_checkpoint: launch is the function's scope only");
+        tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 16 * US,
+               "test_partition__cpu_only_tf_checkpoint: compute");
+        tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 20 * US,
+               "test_partition__cpu_only_tf_checkpoint: python");
+        ok(sums_to_one(s), "test_partition__cpu_only_tf_checkpoint: fractions sum to 1");
+        ok(metric(a, 0, "host_checkpoint_frac") == 0.6 && metric(a, 1, "host_checkpoint_frac") == 0,
+           "test_partition__cpu_only_tf_checkpoint: host_checkpoint_frac per step");
+        ok(fabs(metric(a, -1, "host_checkpoint_frac") - 0.4) < 1e-9,
+           "test_partition__cpu_only_tf_checkpoint: the run's, time-weighted");
+        ok(has_finding(a, "host_checkpoint") && !has_finding(a, "host_overhead") &&
+           !has_finding(a, "host_setup"),
+           "test_partition__cpu_only_tf_checkpoint: the advice names checkpoints");
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 /* A CPU-only TF2 step shaped like testdata/tf2_input_bound (TF 2.21: a
  * tf.function fed by tf.data whose map runs a py_function): the python3
  * thread waits in IteratorGetNext under the eager runtime's scopes while a
@@ -814,6 +883,7 @@ int main(void)
         test_partition__cpu_only();
         test_partition__cpu_only_tf_input();
         test_partition__cpu_only_tf_py_function();
+        test_partition__cpu_only_tf_checkpoint();
         test_partition__threadpool_region();
         test_partition__cpu_only_background_input();
         test_partition__cpu_only_producer_thread();
