@@ -29,6 +29,12 @@ anno: input-bound as input, each step in the user's own
 jax.profiler.TraceAnnotation('iteration') (no StepTraceAnnotation): a span
 of a name no table knows on the Python thread, as XLA's ops are; it holds
 the step's Python and dispatch, XLA's ops hold none.
+pmap: collectives: two CPU devices in one process
+(XLA_FLAGS=--xla_force_host_platform_device_count=2), the step under
+jax.pmap, MLP 128-1024-4, batch 32 a device, the gradient and the loss
+averaged by lax.pmean (XLA's "all-reduce" on the devices' threads, a
+"Rendezvous" inside where one device waits for the other);
+StepTraceAnnotation as above.
 
 The host's .xplane.pb is copied to testdata/jax_<scenario>.xplane.pb
 without its "/host:metadata" plane (the HLO protos of the compiled
@@ -69,6 +75,10 @@ WHAT = {
              "the JAX backend",
     "anno": "input-bound: as input, each step in the user's "
             "TraceAnnotation('iteration'), no StepTraceAnnotation",
+    "pmap": "collectives: jax.pmap over 2 CPU devices "
+            "(--xla_force_host_platform_device_count=2), MLP 128-1024-4, "
+            "batch 32 a device, gradient and loss averaged by lax.pmean; "
+            "StepTraceAnnotation('train', step_num=0..4)",
 }
 
 
@@ -76,13 +86,17 @@ WHAT = {
 # Child side: JAX.
 
 def child(scenario, logdir):
+    if scenario == "pmap":
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     import time
     import numpy as np
     import jax
     import jax.numpy as jnp
 
-    widths, batch = ([256, 1024, 1024, 4], 128) if scenario == "batch" else \
-        ([16, 32, 4], 8)
+    widths, batch = {"batch": ([256, 1024, 1024, 4], 128),
+                     "pmap": ([128, 1024, 4], 32)}.get(scenario,
+                                                         ([16, 32, 4], 8))
+    ndev = 2 if scenario == "pmap" else 1
 
     def init(key):
         ps = []
@@ -105,13 +119,24 @@ def child(scenario, logdir):
         return [(w - 0.01 * gw, b - 0.01 * gb)
                 for (w, b), (gw, gb) in zip(ps, g)], val
 
+    def pmap_step(ps, x, y):
+        val, g = jax.value_and_grad(loss)(ps, x, y)
+        g = jax.lax.pmean(g, "d")
+        val = jax.lax.pmean(val, "d")
+        return [(w - 0.01 * gw, b - 0.01 * gb)
+                for (w, b), (gw, gb) in zip(ps, g)], val
+
+    if scenario == "pmap":
+        train_step = jax.pmap(pmap_step, axis_name="d")  # noqa: F811
+
     @jax.jit
     def tiny(a):
         return a * 1.0001 + 0.5
 
     rng = np.random.default_rng(0)
-    data = [(rng.standard_normal((batch, widths[0]), dtype=np.float32),
-             rng.standard_normal((batch, widths[-1]), dtype=np.float32))
+    lead = (ndev,) if scenario == "pmap" else ()
+    data = [(rng.standard_normal(lead + (batch, widths[0]), dtype=np.float32),
+             rng.standard_normal(lead + (batch, widths[-1]), dtype=np.float32))
             for _ in range(STEPS + 1)]
 
     def slow():
@@ -120,8 +145,13 @@ def child(scenario, logdir):
             yield xy
 
     ps = init(jax.random.PRNGKey(0))
+    if scenario == "pmap":
+        ps = jax.tree_util.tree_map(lambda a: jnp.stack([a] * ndev), ps)
     ps, val = train_step(ps, *data[0])      # compiled before the profile
     jax.block_until_ready(val)
+    if scenario == "pmap":      # again: the replicated outputs' sharding
+        ps, val = train_step(ps, *data[0])
+        jax.block_until_ready(val)
     ones = jnp.ones(8)
     jax.block_until_ready(tiny(ones))
     it = slow() if scenario in ("input", "anno") else iter(data[1:])
@@ -276,6 +306,7 @@ def sanity(json_path, scenario):
         "dispatch": share(lambda n: n.startswith("PjitFunction(")),
         "xla": share(lambda n: n == "ThunkExecutor::Execute"
                      or "fusion" in n or n.startswith("dot")),
+        "allreduce": share(lambda n: n.startswith("all-reduce")),
     }
 
 
@@ -304,10 +335,10 @@ def make(scenario, versions):
     s = sanity(js_out, scenario)
     figure = ("step spans %s ms; of their time $builtins next %s, "
               "PjitFunction dispatch %s, XLA's ops (ThunkExecutor::Execute, "
-              "fusions, dots) %s; xprof overview_page: \"%s\""
+              "fusions, dots) %s, all-reduce %s; xprof overview_page: \"%s\""
               % (", ".join("%.1f" % v for v in s["spans_ms"]),
                  fu.fmt_pct(s["next"]), fu.fmt_pct(s["dispatch"]),
-                 fu.fmt_pct(s["xla"]), said))
+                 fu.fmt_pct(s["xla"]), fu.fmt_pct(s["allreduce"]), said))
     fu.readme_row(os.path.basename(js_out),
                   "Chrome trace JSON (gzip) made from %s.xplane.pb by xprof's "
                   "trace_viewer converter" % base,
