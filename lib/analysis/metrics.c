@@ -8,6 +8,7 @@
  * of doc/metrics.md.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -874,13 +875,66 @@ static bool no_work(const tpa_analysis *a)
         return work == 0;
 }
 
+/*
+ * The steps' work runs after them: the host ran ahead of the work it
+ * dispatched (JAX's asynchronous dispatch: a loop with no
+ * jax.block_until_ready in its step marker times only each dispatch, tens
+ * to hundreds of microseconds, and the ops run after the loop, or as far
+ * behind as the loop runs ahead). Ops that run after the last step ends
+ * span over ten times the kept steps' time from then, and the first of
+ * them runs before the thread that drove the steps dispatches anything
+ * after the last one (the work was dispatched in the steps: an evaluation after them
+ * would dispatch its own first): a verdict on the steps (host-bound: the
+ * dispatch) would be one on the wrong thing. The span of that work goes
+ * into the step note. Ops are a device's kernels, or on a CPU-only trace
+ * the framework ops on host threads. One pass over the events.
+ */
+static bool work_after_steps(tpa_actx *c)
+{
+        tpa_analysis *a = c->a;
+        tpa_ns end, first = -1, last = -1, kept = 0, launch = -1;
+        unsigned op = a->cpu_only ? TPA_KIND_HOST_OP : TPA_KIND_KERNEL;
+        uint32_t drv;
+
+        if (a->step_count == 0 || a->no_markers)
+                return false;
+        end = a->steps[a->step_count - 1].end;
+        drv = a->steps[a->step_count - 1].driver_track;
+        for (size_t k = 0; k < a->step_count; k++)
+                if (!a->steps[k].excluded)
+                        kept += a->steps[k].step_time;
+        for (size_t i = 0; i < c->n; i++) {
+                const tpa_event *e = &c->ev[i];
+                tpa_ns s0 = e->ts > end ? e->ts : end;
+                if (e->kind == TPA_KIND_LAUNCH && e->track == drv && e->ts >= end &&
+                    (launch < 0 || e->ts < launch))
+                        launch = e->ts;
+                if (e->kind != op || e->ts + e->dur <= end)
+                        continue;
+                if (first < 0 || s0 < first)
+                        first = s0;
+                if (e->ts + e->dur > last)
+                        last = e->ts + e->dur;
+        }
+        if (first < 0 || kept <= 0 || last - first <= 10 * kept ||
+            (launch >= 0 && launch <= first))
+                return false;
+        snprintf(a->step_note, sizeof(a->step_note),
+                 "the steps' work runs after them: %.1f ms of ops after the last of %zu steps "
+                 "(%.1f ms a step); asynchronous dispatch: block on each step's result in its "
+                 "marker (jax.block_until_ready)",
+                 (double)(last - first) / 1e6, a->step_count,
+                 (double)(last - first) / 1e6 / (double)a->step_count);
+        return true;
+}
+
 /* No training steps to speak of: a trace of no framework we know, with no
  * device and no step marker (a browser's or a server's), one with no step
  * marker and no work at all (a framework's that recorded nothing: PyTorch's
  * export_chrome_trace() after a schedule's cycle has ended holds the
  * profiler's own span alone), or no step at all. Its figures would read as
  * a verdict on nothing. */
-static const char *no_verdict(const tpa_actx *c)
+static const char *no_verdict(tpa_actx *c)
 {
         const tpa_analysis *a = c->a;
 
@@ -894,6 +948,9 @@ static const char *no_verdict(const tpa_actx *c)
         if (a->no_markers && no_work(a))
                 return "no training steps: the profiler recorded no framework op, device or "
                        "input event";
+        if (work_after_steps(c))
+                return "the steps hold almost none of the work, which runs after them: the "
+                       "step markers time its dispatch";
         return NULL;
 }
 

@@ -525,6 +525,29 @@ static void jax_collectives(const char *file, const tpa_rules *rules)
         tpa_trace_free(tr);
 }
 
+/* A JAX loop with no jax.block_until_ready in its step marker: the markers
+ * span the dispatches (0.04-0.25 ms), the ops run after the loop (the
+ * README row: the script waited 31.4 ms for the last step's parameters
+ * after it). No verdict on the dispatches (it was "host-bound, fewer,
+ * larger ops"): the note gives the work after the steps. */
+static void jax_async(const char *file, const tpa_rules *rules)
+{
+        tpa_trace *tr = NULL;
+        tpa_analysis *a = analyze(file, rules, &tr);
+        double ms;
+
+        if (!ok(a != NULL, "%s: analyzed", file))
+                return;
+        ok(a->no_verdict != NULL && a->run_class == NULL, "%s: no verdict (%s)", file,
+           a->run_class != NULL ? a->run_class : "none");
+        ok(strstr(a->step_note, "runs after them") != NULL, "%s: note '%s'", file, a->step_note);
+        ok(sscanf(a->step_note, "the steps' work runs after them: %lf ms", &ms) == 1 &&
+           fabs(ms - 31.4) <= 1.0, "%s: the work after the steps as the script's wait, 31.4 ms",
+           file);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* What the traces show of how the program ran: TF running tf.functions
  * that Python called (the TF2 fixtures whose step is a tf.function, not the
  * eager one), a tf.data prefetch and py_function as their scripts build
@@ -646,6 +669,8 @@ int main(void)
         same_answer("jax_pmap.xplane.pb", "jax_pmap.trace.json.gz", rules);
         jax_collectives("jax_pmap.xplane.pb", rules);
         jax_collectives("jax_pmap.trace.json.gz", rules);
+        jax_async("jax_async.xplane.pb", rules);
+        jax_async("jax_async.trace.json.gz", rules);
         profiled_batches("tf2_keras_callback.xplane.pb", rules);
         profiled_batches("tf2_keras_callback.trace.json.gz", rules);
         facts(rules);
