@@ -389,6 +389,32 @@ static int add_runs(tpa_logdir *ld, tpa_logdir_run *all, const char *name, const
         return r;
 }
 
+/* `python -m jax.collect_profile PORT MS` writes the XSpace it captured,
+ * <host>_<port>.xplane.pb, and xprof's trace viewer conversion of it beside
+ * it as "remote.trace.json.gz" (jax/collect_profile.py): the same profile
+ * under another name, which read as a second host made the one process a
+ * job of two ranks (and every report twice). Where no remote.xplane.pb is
+ * there and an XSpace is, that file is the copy: the XSpace is read, as
+ * for a host with both (tpa/logdir.h). */
+static void drop_remote_copy(tpa_logdir_run *run)
+{
+        size_t remote = run->host_count;
+        bool xspace = false;
+
+        for (size_t i = 0; i < run->host_count; i++) {
+                if (has_suffix(run->hosts[i].path, ".xplane.pb"))
+                        xspace = true;
+                else if (strcmp(run->hosts[i].name, "remote") == 0 &&
+                         has_suffix(run->hosts[i].path, ".trace.json.gz"))
+                        remote = i;
+        }
+        if (remote == run->host_count || !xspace)
+                return;
+        free(run->hosts[remote].name);
+        free(run->hosts[remote].path);
+        run->hosts[remote] = run->hosts[--run->host_count];
+}
+
 /* The hosts of one run folder. */
 static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const char *label,
                     tpa_error *err)
@@ -460,6 +486,7 @@ static int scan_run(tpa_logdir *ld, const char *dir, const char *name, const cha
         }
         closedir(d);
         d = NULL;
+        drop_remote_copy(&run);
         if (run.host_count == 0)
                 return 0;
         return add_runs(ld, &run, name, label, err);

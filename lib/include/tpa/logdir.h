@@ -6,7 +6,9 @@
  * A host with both <host>.xplane.pb and <host>.trace.json.gz gets the
  * xplane.pb: the two read into the same events (tests/corpus checks every
  * session we have), and the XSpace holds every event where the trace
- * viewer's JSON stops at its event cap.
+ * viewer's JSON stops at its event cap. So does the XSpace that
+ * `python -m jax.collect_profile` wrote beside its conversion,
+ * remote.trace.json.gz (no remote.xplane.pb there): one host, not two.
  *
  * PyTorch's tensorboard_trace_handler writes a file per profiling cycle and
  * worker, <worker>.<time>.pt.trace.json[.gz], in a folder of the run's
