@@ -881,10 +881,12 @@ static bool no_work(const tpa_analysis *a)
  * jax.block_until_ready in its step marker times only each dispatch, tens
  * to hundreds of microseconds, and the ops run after the loop, or as far
  * behind as the loop runs ahead). Ops that run after the last step ends
- * span over ten times the kept steps' time from then, and the first of
- * them runs before the thread that drove the steps dispatches anything
- * after the last one (the work was dispatched in the steps: an evaluation after them
- * would dispatch its own first): a verdict on the steps (host-bound: the
+ * span over ten times the kept steps' time from then, the first of them
+ * runs before the thread that drove the steps dispatches anything after
+ * the last one (the work was dispatched in the steps: an evaluation after
+ * them would dispatch its own first), and that thread runs none of them
+ * (a CPU's evaluation after the loop runs its ops on the thread that ran
+ * the steps'): a verdict on the steps (host-bound: the
  * dispatch) would be one on the wrong thing. The span of that work goes
  * into the step note. Ops are a device's kernels, or on a CPU-only trace
  * the framework ops on host threads. One pass over the events.
@@ -896,7 +898,11 @@ static bool work_after_steps(tpa_actx *c)
         unsigned op = a->cpu_only ? TPA_KIND_HOST_OP : TPA_KIND_KERNEL;
         uint32_t drv;
 
-        if (a->step_count == 0 || a->no_markers)
+        /* on a CPU, only JAX's runtime runs ops behind the Python that
+         * dispatched them; another framework's ops after the steps are
+         * other work */
+        if (a->step_count == 0 || a->no_markers ||
+            (a->cpu_only && !(tpa_trace_facts(c->tr) & TPA_FACT_JAX)))
                 return false;
         end = a->steps[a->step_count - 1].end;
         drv = a->steps[a->step_count - 1].driver_track;
@@ -911,6 +917,10 @@ static bool work_after_steps(tpa_actx *c)
                         launch = e->ts;
                 if (e->kind != op || e->ts + e->dur <= end)
                         continue;
+                /* the driving thread runs ops itself after the steps (an
+                 * evaluation after the loop, on a CPU): its own work */
+                if (e->track == drv && e->ts >= end)
+                        return false;
                 if (first < 0 || s0 < first)
                         first = s0;
                 if (e->ts + e->dur > last)

@@ -330,6 +330,54 @@ static void test_metrics__python_stretch_some_steps(void)
         tpa_trace_free(tr);
 }
 
+/* Work after the steps is no sign of asynchronous dispatch on a CPU but
+ * for JAX (testdata/jax_async): a PyTorch loop of three 1 ms steps, then
+ * 50 ms of ops after it, on the thread that ran the steps (an evaluation)
+ * or on another, keeps its verdict. */
+static void test_metrics__work_after_steps(void)
+{
+        for (int other = 0; other < 2; other++) {
+                char json[8192];
+                size_t n = 0;
+                tpa_rules *rules = NULL;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_analysis *a;
+                tpa_trace *tr;
+
+                n += (size_t)snprintf(json, sizeof(json), "{\"schemaVersion\": 1, "
+                                      "\"traceEvents\": [{\"ph\": \"M\", \"name\": "
+                                      "\"process_name\", \"pid\": 7, \"args\": {\"name\": "
+                                      "\"python\"}}");
+                for (int k = 0; k < 3; k++)
+                        n += (size_t)snprintf(json + n, sizeof(json) - n,
+                                              ",{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+                                              "\"name\": \"ProfilerStep#%d\", \"pid\": 7, "
+                                              "\"tid\": 7, \"ts\": %d, \"dur\": 1000},"
+                                              "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                                              "\"aten::mm\", \"pid\": 7, \"tid\": 7, \"ts\": %d, "
+                                              "\"dur\": 900}", k + 1, 1000 + k * 1000,
+                                              1050 + k * 1000);
+                for (int j = 0; j < 50; j++)
+                        n += (size_t)snprintf(json + n, sizeof(json) - n,
+                                              ",{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+                                              "\"aten::addmm\", \"pid\": 7, \"tid\": %d, "
+                                              "\"ts\": %d, \"dur\": 950}", other ? 8 : 7,
+                                              4010 + j * 1000);
+                snprintf(json + n, sizeof(json) - n, "]}");
+                tr = read_json(json);
+                if (tpa_rules_new_default(&rules, &err) < 0)
+                        printf("# %s\n", err.msg);
+                a = analyze_with_rules(tr, rules);
+                ok(a != NULL && a->no_verdict == NULL && a->kept_count == 3,
+                   "test_metrics__work_after_steps: %s: a verdict on the 3 steps (%s)",
+                   other ? "another thread" : "the steps' thread",
+                   a != NULL && a->no_verdict != NULL ? a->no_verdict : "-");
+                tpa_analysis_free(a);
+                tpa_rules_free(rules);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         test_metrics__input_host();
@@ -337,6 +385,7 @@ int main(void)
         test_metrics__top_gaps();
         test_metrics__nested_gaps();
         test_metrics__nothing_recorded();
+        test_metrics__work_after_steps();
         test_metrics__python_stretch();
         test_metrics__python_stretch_some_steps();
         return tap_done();
