@@ -335,6 +335,33 @@ static bool is_jax_dispatch(const char *s, size_t len)
                has_prefix(s, len, "Handle input") || has_prefix(s, len, "PythonRefManager::");
 }
 
+/* True when s names an HLO instruction of opcode `op`: "all-reduce",
+ * "all-reduce.3", an async pair's "all-reduce-start.1" and
+ * "all-reduce-done.1"; not a compiler pass named after it
+ * ("all-reduce-promotion", which a TF XLA trace shows as it compiles). */
+static bool hlo_op_named(const char *s, size_t len, const char *op)
+{
+        size_t n = strlen(op);
+
+        if (len < n || memcmp(s, op, n) != 0)
+                return false;
+        s += n;
+        len -= n;
+        if (has_prefix(s, len, "-start") || has_prefix(s, len, "-done")) {
+                n = s[1] == 's' ? 6 : 5;
+                s += n;
+                len -= n;
+        }
+        if (len == 0)
+                return true;
+        if (s[0] != '.' || len == 1)
+                return false;
+        for (size_t i = 1; i < len; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
 /* XLA's collectives on CPU, where PjRt's CPU client runs several devices
  * in one process (XLA_FLAGS=--xla_force_host_platform_device_count=N:
  * jax.pmap, a sharded jax.jit): the HLO ops ("all-reduce", "all-reduce.1",
@@ -346,11 +373,15 @@ static bool is_jax_dispatch(const char *s, size_t len)
  * collective 0%. */
 static bool is_xla_collective(const char *s, size_t len)
 {
-        return has_prefix(s, len, "all-reduce") || has_prefix(s, len, "all-gather") ||
-               has_prefix(s, len, "reduce-scatter") || has_prefix(s, len, "all-to-all") ||
-               has_prefix(s, len, "ragged-all-to-all") ||
-               has_prefix(s, len, "collective-permute") ||
-               has_prefix(s, len, "collective-broadcast") || eq(s, len, "Rendezvous") ||
+        static const char *const ops[] = {
+                "all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                "ragged-all-to-all", "collective-permute", "collective-broadcast",
+        };
+
+        for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+                if (hlo_op_named(s, len, ops[k]))
+                        return true;
+        return eq(s, len, "Rendezvous") ||
                eq(s, len, "InvokeRendezvous") || has_prefix(s, len, "Wait for rendezvous") ||
                has_prefix(s, len, "Wait: pending_threads");
 }

@@ -872,8 +872,58 @@ static void test_partition__dynamo_region(void)
         }
 }
 
+/* XLA's collectives on a CPU are HLO instructions named by opcode
+ * ("all-reduce", "all-reduce.3", an async pair's "all-reduce-start.1"),
+ * collectives; a compiler pass named after one ("all-reduce-promotion",
+ * which a TF XLA trace shows as it compiles) is no collective, and a
+ * trace with no collective keeps XLA's executor scope as it is. */
+static void test_partition__xla_collective_names(void)
+{
+        static const struct {
+                const char *name;
+                int         kind;
+        } cases[] = {
+                { "all-reduce", TPA_KIND_COLLECTIVE },
+                { "all-reduce.3", TPA_KIND_COLLECTIVE },
+                { "all-reduce-start.1", TPA_KIND_COLLECTIVE },
+                { "all-gather-done", TPA_KIND_COLLECTIVE },
+                { "collective-permute.12", TPA_KIND_COLLECTIVE },
+                { "all-reduce-promotion", TPA_KIND_HOST_OP },
+                { "all-reduce.", TPA_KIND_HOST_OP },
+                { "all-gather.2x", TPA_KIND_HOST_OP },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char json[1024];
+                tpa_trace *tr;
+
+                snprintf(json, sizeof(json),
+                         "{\"traceEvents\":["
+                         "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
+                         "\"args\":{\"name\":\"/host:CPU\"}},"
+                         "{\"ph\":\"X\",\"name\":\"ThunkExecutor::Execute\",\"pid\":1,"
+                         "\"tid\":2,\"ts\":1,\"dur\":9},"
+                         "{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":2,\"ts\":2,"
+                         "\"dur\":3}]}", cases[i].name);
+                tr = read_json(json);
+                if (!ok(tr != NULL && tpa_trace_event_count(tr) == 2,
+                        "test_partition__xla_collective_names: %s: read", cases[i].name)) {
+                        tpa_trace_free(tr);
+                        continue;
+                }
+                tap_eq(tpa_trace_events(tr)[1].kind, cases[i].kind,
+                       "test_partition__xla_collective_names: %s", cases[i].name);
+                tap_eq(tpa_trace_events(tr)[0].kind,
+                       cases[i].kind == TPA_KIND_COLLECTIVE ? TPA_KIND_LAUNCH : TPA_KIND_HOST_OP,
+                       "test_partition__xla_collective_names: %s: the executor's scope",
+                       cases[i].name);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
+        test_partition__xla_collective_names();
         test_partition__tf_data_facts();
         test_partition__kernel_and_input_gap();
         test_partition__copy_under_kernel();
