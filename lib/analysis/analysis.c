@@ -442,10 +442,10 @@ struct chan_names {
         tpa_str h2d;                    /* "MemcpyH2D" */
         tpa_str executor;               /* "ExecutorState::Process" */
         bool    has_h2d, has_executor;  /* the trace has the name */
-        tpa_str py[3];                  /* "EagerPyFunc", "PyFunc", "PyFuncStateless" */
-        bool    has_py[3];
-        tpa_str ckpt[6];                /* checkpoint ops, eager scopes of them */
-        bool    has_ckpt[6];
+        tpa_str py[3];                  /* of "EagerPyFunc", "PyFunc", "PyFuncStateless" */
+        size_t  npy;                    /* those the trace has */
+        tpa_str ckpt[6];                /* of the checkpoint ops, eager scopes of them */
+        size_t  nckpt;
 };
 
 /* The host channel of host event i, with three readings of what TF shows:
@@ -483,8 +483,8 @@ static int host_channel_of(const tpa_actx *c, size_t i, const struct chan_names 
  * EagerPyFunc, tf.numpy_function's PyFunc, PyFuncStateless. */
 static bool is_py_op(const struct chan_names *names, tpa_str n)
 {
-        for (int k = 0; k < 3; k++)
-                if (names->has_py[k] && n == names->py[k])
+        for (size_t k = 0; k < names->npy; k++)
+                if (n == names->py[k])
                         return true;
         return false;
 }
@@ -499,11 +499,13 @@ static const char *const ckpt_names[6] = {
 
 static bool is_ckpt(const struct chan_names *names, tpa_str n)
 {
-        for (int k = 0; k < 6; k++)
-                if (names->has_ckpt[k] && n == names->ckpt[k])
+        for (size_t k = 0; k < names->nckpt; k++)
+                if (n == names->ckpt[k])
                         return true;
         return false;
 }
+
+static const char *const py_names[3] = { "EagerPyFunc", "PyFunc", "PyFuncStateless" };
 
 /* True when host event i is a framework op or a dispatch scope that an
  * input event on the same thread encloses: the ops of a tf.data map
@@ -804,13 +806,14 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         int r = 0;
 
         job.names.has_h2d = tpa_trace_find_str(c->tr, &job.names.h2d, "MemcpyH2D", 9);
-        job.names.has_py[0] = tpa_trace_find_str(c->tr, &job.names.py[0], "EagerPyFunc", 11);
-        job.names.has_py[1] = tpa_trace_find_str(c->tr, &job.names.py[1], "PyFunc", 6);
-        job.names.has_py[2] = tpa_trace_find_str(c->tr, &job.names.py[2], "PyFuncStateless",
-                                                 15);
+        /* the names the trace has, so that a trace without them pays
+         * nothing an event */
+        for (int k = 0; k < 3; k++)
+                job.names.npy += tpa_trace_find_str(c->tr, &job.names.py[job.names.npy],
+                                                    py_names[k], strlen(py_names[k]));
         for (int k = 0; k < 6; k++)
-                job.names.has_ckpt[k] = tpa_trace_find_str(c->tr, &job.names.ckpt[k], ckpt_names[k],
-                                                           strlen(ckpt_names[k]));
+                job.names.nckpt += tpa_trace_find_str(c->tr, &job.names.ckpt[job.names.nckpt],
+                                                      ckpt_names[k], strlen(ckpt_names[k]));
         job.names.has_executor = tpa_trace_find_str(c->tr, &job.names.executor,
                                                     "ExecutorState::Process", 22);
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));

@@ -898,11 +898,11 @@ static bool work_after_steps(tpa_actx *c)
         unsigned op = a->cpu_only ? TPA_KIND_HOST_OP : TPA_KIND_KERNEL;
         uint32_t drv;
 
-        /* on a CPU, only JAX's runtime runs ops behind the Python that
-         * dispatched them; another framework's ops after the steps are
-         * other work */
-        if (a->step_count == 0 || a->no_markers ||
-            (a->cpu_only && !(tpa_trace_facts(c->tr) & TPA_FACT_JAX)))
+        /* JAX's runtime runs ops behind the Python that dispatched them;
+         * PyTorch's and TF's step windows reach to the end of the device
+         * work they launched, and on a CPU their ops after the steps are
+         * other work (and a trace that is not JAX's pays no pass) */
+        if (a->step_count == 0 || a->no_markers || !(tpa_trace_facts(c->tr) & TPA_FACT_JAX))
                 return false;
         end = a->steps[a->step_count - 1].end;
         drv = a->steps[a->step_count - 1].driver_track;
