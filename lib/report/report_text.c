@@ -166,8 +166,10 @@ static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
         /* Colour (a tty, no NO_COLOR: the CLI decides) marks only the verdict
          * and severities; the words carry the meaning without it. */
         tpa_report__verdict_why(a, why, sizeof(why));
-        fprintf(fp, "\nverdict: %s%s%s%s%s\n", color ? "\033[1m" : "", tpa_report__verdict(a),
-                color ? "\033[0m" : "", why[0] != '\0' ? " " : "", why);
+        fprintf(fp, "\nverdict: %s%s%s", color ? "\033[1m" : "", tpa_report__verdict(a),
+                color ? "\033[0m" : "");
+        put_wrapped(fp, why, strlen("verdict: ") + strlen(tpa_report__verdict(a)), 4);
+        fputc('\n', fp);
         if (a->class_kinds > 0) {
                 fprintf(fp, "  steps by class:");
                 for (size_t i = 0; i < a->class_kinds; i++)
@@ -372,7 +374,11 @@ void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                 tpa_dialect_name(tpa_trace_dialect(tr)));
         if (a->step_count == 0) {
                 char why[200];
-                fprintf(fp, "\nverdict: none %s\n", tpa_report__verdict_why(a, why, sizeof(why)));
+                /* why there is none may be long: wrapped, as the notes */
+                fputs("\nverdict: none", fp);
+                put_wrapped(fp, tpa_report__verdict_why(a, why, sizeof(why)),
+                            strlen("verdict: none"), 4);
+                fputc('\n', fp);
                 section_steps(fp, a);
                 fputs("\nwhat was read:\n", fp);
                 tpa_report__input_summary(fp, tr, a, path);
