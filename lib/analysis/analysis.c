@@ -444,6 +444,8 @@ struct chan_names {
         bool    has_h2d, has_executor;  /* the trace has the name */
         tpa_str py[3];                  /* of "EagerPyFunc", "PyFunc", "PyFuncStateless" */
         size_t  npy;                    /* those the trace has */
+        bool   *py_fn;                  /* by string id: a Python autograd.Function's
+                                           forward or backward (NULL: none) */
         tpa_str ckpt[6];                /* of the checkpoint ops, eager scopes of them */
         size_t  nckpt;
 };
@@ -486,7 +488,63 @@ static bool is_py_op(const struct chan_names *names, tpa_str n)
         for (size_t k = 0; k < names->npy; k++)
                 if (n == names->py[k])
                         return true;
+        return names->py_fn != NULL && names->py_fn[n];
+}
+
+/* PyTorch records a torch.autograd.Function written in Python by its
+ * class's name: its apply() (the forward) as "F", its backward node as
+ * "FBackward", and the engine's scope of it as
+ * "autograd::engine::evaluate_function: FBackward". Built-in nodes are
+ * numbered ("AddmmBackward0") or C++ ("torch::autograd::AccumulateGrad",
+ * "CopyBackwards"); so a name "FBackward" whose "F" the trace holds too is
+ * a Python Function's. AOT autograd's CompiledFunction is one as well, but
+ * its Python calls compiled kernels that record no op: compute, not
+ * Python. PyTorch's own Functions (FSDP2's RegisterPostBackwardFunction,
+ * private ones: "_DDPSink") are left as they were: their Python is the
+ * framework's, which the advice (rewrite the Function) cannot reach. The
+ * names of F, FBackward and the engine's scope of it are
+ * marked in py_fn (by string id); returns false on no memory. */
+/* True when s[0, len) names one of PyTorch's own autograd.Functions. */
+static bool torch_function(const char *s, size_t len)
+{
+        static const char *const own[] = { "CompiledFunction", "RegisterPostBackwardFunction" };
+
+        for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+                if (len == strlen(own[k]) && memcmp(s, own[k], len) == 0)
+                        return true;
         return false;
+}
+
+static bool find_py_functions(const tpa_trace *tr, struct chan_names *names)
+{
+        static const char scope[] = "autograd::engine::evaluate_function: ";
+        static const char bwd[] = "Backward";
+        size_t n = tpa_trace_str_count(tr), sl = sizeof(scope) - 1, bl = sizeof(bwd) - 1;
+        bool *mark = NULL;
+
+        for (size_t i = 0; i < n; i++) {
+                const char *s = tpa_trace_str(tr, (tpa_str)i);
+                size_t len = tpa_trace_str_len(tr, (tpa_str)i);
+                tpa_str fwd, id;
+
+                if (len <= bl || memcmp(s + len - bl, bwd, bl) != 0 ||
+                    memchr(s, ':', len) != NULL || memchr(s, '<', len) != NULL ||
+                    s[0] == '_' || torch_function(s, len - bl) ||
+                    !tpa_trace_find_str(tr, &fwd, s, len - bl))
+                        continue;
+                if (mark == NULL && (mark = calloc(n, sizeof(*mark))) == NULL)
+                        return false;
+                mark[i] = mark[fwd] = true;
+                if (len + sl < 256) {
+                        char full[256];
+                        memcpy(full, scope, sl);
+                        memcpy(full + sl, s, len);
+                        if (tpa_trace_find_str(tr, &id, full, sl + len))
+                                mark[id] = true;
+                }
+        }
+        names->py_fn = mark;
+        return true;
 }
 
 /* A checkpoint's I/O: the ops that write and read checkpoint files (and
@@ -827,7 +885,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                                            calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
-            job.part[1].near == NULL) {
+            job.part[1].near == NULL || !find_py_functions(c->tr, &job.names)) {
                 r = tpa_error_oom(err);
                 goto out;
         }
@@ -844,6 +902,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         r = tpa_analysis__in_two(c, merge_part, &job, err);
 out:
         free_job(c, &job);
+        free(job.names.py_fn);
         ivl_free_each(c->inp, c->ntracks);
         free(c->inp);
         c->inp = NULL;

@@ -24,7 +24,8 @@
  * time with no op anywhere is idle (doc/design.md 5.3).
  *
  * Decision: an op that runs Python (tf.py_function, tf.numpy_function:
- * EagerPyFunc, PyFunc, PyFuncStateless) outside the input pipeline is host
+ * EagerPyFunc, PyFunc, PyFuncStateless; a torch.autograd.Function written
+ * in Python, "F" and "FBackward") outside the input pipeline is host
  * python too, ahead of the launch scopes around it: it is Python under the
  * GIL that TF's runtime calls, not math, on a CPU-only trace as on one with
  * a device (doc/design.md 5.3).

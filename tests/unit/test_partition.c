@@ -626,6 +626,72 @@ static void test_partition__kineto_framework(void)
         tpa_trace_free(tr);
 }
 
+/* A Kineto CPU-only step whose loss goes through a torch.autograd.Function
+ * written in Python (probe run t03_pyback30, torch 2.13: 30 ms of Python
+ * in its backward, of a 60 ms step). PyTorch records the Function's apply
+ * as "PyBack", its backward node as "PyBackBackward" inside the engine's
+ * scope; built-in nodes are numbered (AddmmBackward0). Made up so that, in
+ * us: the mm [0, 20) and the addmm's backward [25, 45) compute; the
+ * Function's forward [20, 25) holds the mul [21, 23) (2 compute, 3
+ * python); its backward [50, 95) holds the mul [90, 92) (2 compute, 43
+ * python). Compute 44, python 46 + 10 Python between ops (host_py_op_frac
+ * 0.5: the Functions' spans, the ops in them too, as tf.py_function's);
+ * the Functions' Python was compute before. Host-bound, and the advice
+ * names the Function, not torch.compile. */
+static void test_partition__kineto_py_autograd_function(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":20},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"PyBack\","
+                "\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\","
+                "\"pid\":1,\"tid\":1,\"ts\":21,\"dur\":2},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                "\"name\":\"autograd::engine::evaluate_function: AddmmBackward0\","
+                "\"pid\":1,\"tid\":1,\"ts\":25,\"dur\":20},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"AddmmBackward0\","
+                "\"pid\":1,\"tid\":1,\"ts\":25,\"dur\":20},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                "\"name\":\"autograd::engine::evaluate_function: PyBackBackward\","
+                "\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":45},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"PyBackBackward\","
+                "\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":45},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mul\","
+                "\"pid\":1,\"tid\":1,\"ts\":90,\"dur\":2}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_analysis *a;
+        const tpa_step *s;
+
+        tpa_rules_new_default(&rules, &err);
+        a = analyze_with_rules(tr, rules);
+        if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+               "test_partition__kineto_py_autograd_function: one CPU-only step")) {
+                s = &a->steps[0];
+                tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 44 * US,
+                       "test_partition__kineto_py_autograd_function: compute, the ops in it");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 56 * US,
+                       "test_partition__kineto_py_autograd_function: the Function's Python");
+                ok(sums_to_one(s), "test_partition__kineto_py_autograd_function: sums to 1");
+                ok(metric(a, 0, "host_py_op_frac") == 0.5,
+                   "test_partition__kineto_py_autograd_function: host_py_op_frac (%g)",
+                   metric(a, 0, "host_py_op_frac"));
+                tap_streq(a->run_class, "host-bound",
+                          "test_partition__kineto_py_autograd_function: host-bound");
+                ok(has_finding(a, "host_py_autograd") && !has_finding(a, "host_python_torch"),
+                   "test_partition__kineto_py_autograd_function: the advice names the Function");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 /* A TF1 Session.run on CPU (the shape of testdata/tf1_timeline.json: 45
  * small ops on one executor thread, 2-5 us apart, ~300 us a step). A TF1
  * trace records no thread that drives the step (no Python thread), so it
@@ -939,6 +1005,7 @@ int main(void)
         test_partition__cpu_only_producer_thread();
         test_partition__kineto_framework();
         test_partition__kineto_cpu_collective();
+        test_partition__kineto_py_autograd_function();
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();
         test_partition__spans();
