@@ -948,9 +948,14 @@ static const char *no_verdict(tpa_actx *c)
 {
         const tpa_analysis *a = c->a;
 
-        if (a->kept_count == 0 && a->step_count > 0)
+        if (a->kept_count == 0 && a->step_count == 1)
                 return "no training step: every step is empty (the profiler stopped as it "
                        "began)";
+        /* several steps and no op in any: the loop ran on a thread the
+         * profiler did not record (warmup.c) */
+        if (a->kept_count == 0 && a->step_count > 1)
+                return "no training step: no op recorded in any step (the loop runs on a "
+                       "thread the profiler does not record: start the profiler in it)";
         if (a->kept_count == 0)
                 return "no step in the trace";
         if (tpa_trace_dialect(c->tr) == TPA_DIALECT_GENERIC && a->cpu_only && a->no_markers)

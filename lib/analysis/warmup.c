@@ -386,10 +386,23 @@ void tpa_analysis__warmup(tpa_actx *c)
                  * each training_step and each validation_step) */
                 untrained(c, true);
 done:
+        /* The last step the profiler stopped in as it began; one before
+         * another, as long as a step, held an iteration the profiler did
+         * not see: torch.profiler records the thread that started it, and
+         * a loop on another thread (threading.Thread) leaves only the
+         * ProfilerStep#N spans of the thread calling prof.step(). That
+         * reason stands over a warm-up's (the step holds nothing to warm);
+         * the last step's is the first that applied (a tail). */
         for (size_t i = 0; hollow != NULL && i < n; i++)
-                if (hollow[i])
-                        exclude(&a->steps[i], "empty: no op ran in it (the profiler "
-                                              "stopped as the step began)");
+                if (hollow[i]) {
+                        if (i + 1 < n)
+                                a->steps[i].excluded = false;
+                        exclude(&a->steps[i], i + 1 < n
+                                ? "empty: no op recorded in it (a loop on a thread the "
+                                  "profiler did not record?)"
+                                : "empty: no op ran in it (the profiler stopped as the "
+                                  "step began)");
+                }
         for (size_t i = 0; i < n; i++)
                 kept += !a->steps[i].excluded;
         if (kept == 0) {

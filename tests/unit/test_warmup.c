@@ -149,6 +149,40 @@ static void test_warmup__empty_step(void)
         tpa_trace_free(b.tr);
 }
 
+/* The loop ran on a thread the profiler did not record (probe run
+ * t01_main, torch 2.13: the profiler entered on the main thread, which
+ * called prof.step() while a threading.Thread trained): eight
+ * ProfilerStep#N of 13-19 ms with no op in any. Each is empty, the first
+ * too (not a warm-up: it holds nothing), those before the last saying why
+ * they may be; the run has no verdict and says where the work went, not
+ * that the profiler stopped as a step began. In us. */
+static void test_warmup__empty_steps_other_thread(void)
+{
+        static const double ms[] = { 19.2, 14.0, 12.8, 13.7, 17.3, 16.0, 12.7, 19.0 };
+        tb b = mk(1);
+        tpa_analysis *a;
+        double t = 0;
+        bool why = true;
+
+        for (int i = 0; i < 8; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "ProfilerStep#%d", i + 2);
+                ev(&b, b.host, TPA_KIND_STEP, name, t, ms[i] * 1000, 0, 0);
+                t += ms[i] * 1000;
+        }
+        a = run(&b, NULL, -1);
+        tap_eq((int64_t)a->kept_count, 0, "test_warmup__empty_steps_other_thread: none kept");
+        for (int i = 0; i < 7; i++)
+                why = why && a->steps[i].excluded && strstr(a->steps[i].reason, "thread") != NULL;
+        ok(why, "test_warmup__empty_steps_other_thread: each before the last says why (%s)",
+           a->steps[0].reason);
+        ok(a->no_verdict != NULL && strstr(a->no_verdict, "thread") != NULL,
+           "test_warmup__empty_steps_other_thread: no verdict, a thread unrecorded (%s)",
+           a->no_verdict ? a->no_verdict : "");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* Compilation by name, as the readers flag it (the Chrome JSON reader
  * here; the XSpace reader asks the same table): TF's tracing of a
  * tf.function and XLA's compilers (TF 2.16 on), torch.compile's and older
@@ -435,6 +469,7 @@ int main(void)
         test_warmup__recurring_slow_step();
         test_warmup__two_step_warmup();
         test_warmup__empty_step();
+        test_warmup__empty_steps_other_thread();
         test_warmup__after_the_loop();
         test_warmup__evaluation_profiler_steps();
         return tap_done();
