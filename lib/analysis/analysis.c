@@ -491,19 +491,6 @@ static bool is_py_op(const struct chan_names *names, tpa_str n)
         return names->py_fn != NULL && names->py_fn[n];
 }
 
-/* PyTorch records a torch.autograd.Function written in Python by its
- * class's name: its apply() (the forward) as "F", its backward node as
- * "FBackward", and the engine's scope of it as
- * "autograd::engine::evaluate_function: FBackward". Built-in nodes are
- * numbered ("AddmmBackward0") or C++ ("torch::autograd::AccumulateGrad",
- * "CopyBackwards"); so a name "FBackward" whose "F" the trace holds too is
- * a Python Function's. AOT autograd's CompiledFunction is one as well, but
- * its Python calls compiled kernels that record no op: compute, not
- * Python. PyTorch's own Functions (FSDP2's RegisterPostBackwardFunction,
- * private ones: "_DDPSink") are left as they were: their Python is the
- * framework's, which the advice (rewrite the Function) cannot reach. The
- * names of F, FBackward and the engine's scope of it are
- * marked in py_fn (by string id); returns false on no memory. */
 /* True when s[0, len) names one of PyTorch's own autograd.Functions. */
 static bool torch_function(const char *s, size_t len)
 {
@@ -515,6 +502,20 @@ static bool torch_function(const char *s, size_t len)
         return false;
 }
 
+/* PyTorch records a torch.autograd.Function written in Python by its
+ * class's name: its apply() (the forward) as "F", its backward node as
+ * "FBackward", and the engine's scope of it as
+ * "autograd::engine::evaluate_function: FBackward". Built-in nodes are
+ * numbered ("AddmmBackward0") or C++ ("torch::autograd::AccumulateGrad",
+ * "CopyBackwards"); so a name "FBackward" whose "F" the trace holds too is
+ * a Python Function's. AOT autograd's CompiledFunction is one as well, but
+ * its Python calls compiled kernels that record no op: compute, not
+ * Python. PyTorch's own Functions (FSDP2's RegisterPostBackwardFunction,
+ * private ones: "_DDPSink") are left as they were: their Python is the
+ * framework's, which the advice (rewrite the Function) cannot reach. The
+ * names of F, FBackward and the engine's scope of it are marked in py_fn
+ * (by string id), in a PyTorch trace only (a pass over its strings);
+ * returns false on no memory. */
 static bool find_py_functions(const tpa_trace *tr, struct chan_names *names)
 {
         static const char scope[] = "autograd::engine::evaluate_function: ";
@@ -522,6 +523,8 @@ static bool find_py_functions(const tpa_trace *tr, struct chan_names *names)
         size_t n = tpa_trace_str_count(tr), sl = sizeof(scope) - 1, bl = sizeof(bwd) - 1;
         bool *mark = NULL;
 
+        if (tpa_trace_dialect(tr) != TPA_DIALECT_KINETO)
+                return true;
         for (size_t i = 0; i < n; i++) {
                 const char *s = tpa_trace_str(tr, (tpa_str)i);
                 size_t len = tpa_trace_str_len(tr, (tpa_str)i);
