@@ -309,7 +309,20 @@ int cmd_check(const cli_args *args)
 
                 if (tpa_rules_eval(rules, args->fail_if[i], tpa_run_metric_fn, cur, &v,
                                    &err) < 0) {
-                        rc = cli_report_error(&err, "--fail-if");
+                        const char *lacked = cur->ops_partial
+                                                     ? cli_report_lacks_in(cur, args->fail_if[i])
+                                                     : NULL;
+
+                        /* a metric of this version that a saved report of
+                         * an earlier one lacks: the input's fault, named */
+                        if (err.code == TPA_ERULE && lacked != NULL) {
+                                cli_errorf("%s: the saved report has no metric '%s' (an earlier "
+                                           "tfprof-analyze wrote it): analyze the trace again "
+                                           "to gate on it", args->inputs[0], lacked);
+                                rc = EXIT_INPUT;
+                        } else {
+                                rc = cli_report_error(&err, "--fail-if");
+                        }
                         goto done;
                 }
                 k->kind = TPA_CHECK_EXPR;

@@ -83,6 +83,71 @@ static int refuse_empty(tpa_run **out, const char *path, const char *why)
         return EXIT_INPUT;
 }
 
+static bool has_metric(const tpa_run *r, const char *name)
+{
+        for (size_t i = 0; i < r->metric_count; i++)
+                if (strcmp(r->metrics[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+const char *cli_report_lacks(const tpa_run *r, size_t *count)
+{
+        const char *first = NULL;
+
+        *count = 0;
+        for (size_t i = 0; i < tpa_analysis_metric_count(); i++) {
+                const char *n = tpa_analysis_metric_name(i);
+
+                if (has_metric(r, n))
+                        continue;
+                if (first == NULL)
+                        first = n;
+                (*count)++;
+        }
+        return first;
+}
+
+static bool word_char(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '.';
+}
+
+const char *cli_report_lacks_in(const tpa_run *r, const char *expr)
+{
+        for (size_t i = 0; i < tpa_analysis_metric_count(); i++) {
+                const char *n = tpa_analysis_metric_name(i);
+                size_t len = strlen(n);
+
+                if (has_metric(r, n))
+                        continue;
+                for (const char *p = strstr(expr, n); p != NULL; p = strstr(p + 1, n))
+                        if ((p == expr || !word_char(p[-1])) && !word_char(p[len]))
+                                return n;
+        }
+        return NULL;
+}
+
+/* A saved report, loaded: refused without kept steps; one that lacks
+ * metrics this version writes came from an earlier tfprof-analyze, whose
+ * breakdown, classes and findings of the same trace may differ from this
+ * one's: said, so that a change between them is not taken for the run's. */
+static int loaded_report(tpa_run **out, const char *path)
+{
+        size_t lacks;
+        const char *first;
+        int rc = refuse_empty(out, path, "the report has no kept steps");
+
+        if (rc == EXIT_OK && (first = cli_report_lacks(*out, &lacks)) != NULL)
+                cli_warnf("%s: warning: written by an earlier tfprof-analyze: it lacks %zu "
+                          "metric%s of this version ('%s'%s); its breakdown, classes and "
+                          "findings may differ from this version's on the same trace: "
+                          "analyze the trace again to compare like with like", path, lacks,
+                          lacks == 1 ? "" : "s", first, lacks == 1 ? "" : ", ...");
+        return rc;
+}
+
 /* stdin, a fifo or a pipe cannot be rewound after sniffing: read it
  * whole. */
 static int slurp(FILE *in, const char *path, char **out, size_t *size)
@@ -278,12 +343,12 @@ int cli_load_run_paths(tpa_run **out, const char *const *paths, int count,
                         free(in);
                         if (rc < 0)
                                 return cli_report_error(&err, path);
-                        return refuse_empty(out, path, "the report has no kept steps");
+                        return loaded_report(out, path);
                 }
         } else if (cli_is_report(path)) {
                 if (tpa_report_load(out, path, &err) < 0)
                         return cli_report_error(&err, path);
-                return refuse_empty(out, path, "the report has no kept steps");
+                return loaded_report(out, path);
         }
         ro.strict = args->strict;
         ro.max_events = args->max_events;

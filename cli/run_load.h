@@ -17,6 +17,12 @@ int cli_load_rules(tpa_rules **out, const cli_args *args);
 bool cli_is_report(const char *path);
 /* Why a trace gave no steps, for the message that refuses it. */
 const char *cli_no_events_reason(const tpa_trace *tr);
+/* The first metric of this version that a saved report lacks (an earlier
+ * tfprof-analyze wrote it) and in *count how many; NULL: none. */
+const char *cli_report_lacks(const tpa_run *r, size_t *count);
+/* The first metric `expr` names that is one of this version's and that the
+ * saved report `r` lacks; NULL: none. */
+const char *cli_report_lacks_in(const tpa_run *r, const char *expr);
 /* Load `path` as a tpa_run; prints the error and returns its exit code. A
  * run with no kept steps is refused (EXIT_INPUT, with the reason): there is
  * nothing to compare or gate on. */
