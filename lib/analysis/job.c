@@ -119,8 +119,11 @@ static void order_ranks(tpa_job *j, const tpa_rank *const *ranks, size_t n)
                         j->ranks[i].rank = next++;
         if (known) {
                 qsort(j->ranks, n, sizeof(*j->ranks), by_rank);
-                for (size_t i = 1; i < n; i++)
-                        known &= j->ranks[i].rank != j->ranks[i - 1].rank;
+                for (size_t i = 1; known && i < n; i++)
+                        if (j->ranks[i].rank == j->ranks[i - 1].rank) {
+                                j->repeated_rank = j->ranks[i].rank;
+                                known = false;
+                        }
         }
         if (!known) {           /* as given on the command line */
                 j->ranks_by_position = true;
@@ -238,6 +241,7 @@ int tpa_job_build(tpa_job **out, const tpa_rank *const *ranks, size_t n, tpa_err
         if ((j = calloc(1, sizeof(*j))) == NULL)
                 return tpa_error_oom(err);
         j->world_size = -1;
+        j->repeated_rank = -1;
         j->rank_count = n;
         if ((j->ranks = calloc(n, sizeof(*j->ranks))) == NULL ||
             (rc = step_numbers(&numbers, &j->step_count, ranks, n, err)) < 0)

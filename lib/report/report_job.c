@@ -33,9 +33,16 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
                 fprintf(fp, " of world size %" PRId64, j->world_size);
         if (r0->backend != NULL)
                 fprintf(fp, " (%s)", r0->backend);
-        fprintf(fp, ", %zu step%s aligned by step number%s\n", j->step_count,
-                j->step_count == 1 ? "" : "s",
-                j->ranks_by_position ? "; ranks numbered by position (no rank numbers)" : "");
+        fprintf(fp, ", %zu step%s aligned by step number", j->step_count,
+                j->step_count == 1 ? "" : "s");
+        /* two inputs of one rank (its reports of two runs or two builds)
+         * are no two ranks: said, not taken for a missing number */
+        if (j->repeated_rank >= 0)
+                fprintf(fp, "; rank %" PRId64 " given twice: ranks numbered by position",
+                        j->repeated_rank);
+        else if (j->ranks_by_position)
+                fprintf(fp, "; ranks numbered by position (no rank numbers)");
+        fputc('\n', fp);
         if (j->step_count == 0) {
                 fprintf(fp, "%sstraggler:%s none (no step kept by any rank)\n", bold, bold);
                 return;

@@ -149,6 +149,46 @@ static void test_job__unlabelled_input(void)
                 tpa_rank_free(r[i]);
 }
 
+/* Rank 0's reports of two builds given as two ranks: numbered by position,
+ * and the repeated number is kept to say so (the headline said "no rank
+ * numbers", which they had). */
+static void test_job__repeated_rank(void)
+{
+        static const int b0[] = { 10, 10 }, b1[] = { 11, 11 }, end[] = { 20, 20 };
+        tpa_rank *r[3] = { rank_of(0, b0, end, 2), rank_of(1, b1, end, 2),
+                           rank_of(0, b1, end, 2) };
+        tpa_job *j = NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp;
+
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 3, NULL) == 0, "repeated: builds");
+        if (j != NULL) {
+                ok(j->ranks_by_position, "repeated: ranks by position");
+                tap_eq(j->repeated_rank, 0, "repeated: rank 0 given twice");
+                if ((fp = open_memstream(&buf, &len)) != NULL) {
+                        tpa_report_job_text(fp, j);
+                        fclose(fp);
+                        ok(buf != NULL && strstr(buf, "rank 0 given twice") != NULL &&
+                                   strstr(buf, "no rank numbers") == NULL,
+                           "repeated: the headline names the rank, not a missing number");
+                        free(buf);
+                }
+        }
+        tpa_job_free(j);
+        for (int i = 0; i < 3; i++)
+                tpa_rank_free(r[i]);
+        r[0] = rank_of(-1, b0, end, 2);
+        r[1] = rank_of(-1, b1, end, 2);
+        j = NULL;
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "no numbers: builds");
+        if (j != NULL)
+                tap_eq(j->repeated_rank, -1, "no numbers: none repeated");
+        tpa_job_free(j);
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
 /* A step that one rank of two kept (the other's tail excluded): no one to
  * straggle against, so it counts in no straggler figure. */
 static void test_job__one_rank_step(void)
@@ -267,6 +307,7 @@ int main(void)
         test_job__missing();
         test_job__two_ranks();
         test_job__unlabelled_input();
+        test_job__repeated_rank();
         test_job__one_rank_step();
         test_job__report_roundtrip();
         test_job__graph_launch();

@@ -108,6 +108,9 @@ typedef struct tpa_job {
         tpa_ns        excess_median;
         size_t        top_straggler;    /* index into ranks */
         size_t        top_straggler_steps;
+        int64_t       repeated_rank;    /* a rank number two inputs say (the same
+                                           rank's reports of two runs or two
+                                           builds); -1: none */
 } tpa_job;
 
 /* Align `n` ranks by step number. The job borrows the ranks: free it
