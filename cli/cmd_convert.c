@@ -14,6 +14,7 @@
 #include "cmd_logdir.h"
 #include "commands.h"
 #include "output.h"
+#include "run_load.h"
 
 /* Read every input into `tr`; print warnings. Returns an exit code. */
 static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *paths, int n)
@@ -24,8 +25,18 @@ static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *p
         ro.strict = args->strict;
         ro.max_events = args->max_events;
         for (int i = 0; i < n; i++) {
+                size_t before = tpa_trace_event_count(tr);
+
                 if (tpa_read_path(tr, paths[i], &ro, &err) < 0)
                         return cli_report_error(&err, paths[i]);
+                /* A TensorBoard events file of scalars: refused as analyze
+                 * refuses it, not written out as an empty trace and exit 0 */
+                if (tpa_trace_format(tr) == TPA_FORMAT_TFEVENTS &&
+                    tpa_trace_event_count(tr) == before) {
+                        cli_errorf("%s: %s: nothing to convert", paths[i],
+                                   cli_no_events_reason(tr));
+                        return EXIT_INPUT;
+                }
                 cli_print_warnings(tr, paths[i]);
         }
         return EXIT_OK;
