@@ -27,6 +27,12 @@ static int read_inputs(tpa_trace *tr, const cli_args *args, const char *const *p
         for (int i = 0; i < n; i++) {
                 size_t before = tpa_trace_event_count(tr);
 
+                /* a saved report holds no events: no trace to write */
+                if (strcmp(paths[i], "-") != 0 && cli_is_report(paths[i])) {
+                        cli_errorf("%s: a saved report, not a trace: nothing to convert "
+                                   "(analyze shows it)", paths[i]);
+                        return EXIT_INPUT;
+                }
                 if (tpa_read_path(tr, paths[i], &ro, &err) < 0)
                         return cli_report_error(&err, paths[i]);
                 /* A TensorBoard events file of scalars: refused as analyze

@@ -16,6 +16,7 @@
 #include "cmd_logdir.h"
 #include "commands.h"
 #include "output.h"
+#include "run_load.h"
 
 static const char *base_name(const char *path)
 {
@@ -73,6 +74,14 @@ static int merge(const cli_args *args)
                 char buf[4200];
                 tpa_trace *tr = NULL;
 
+                /* a saved report holds no events: read as a trace, it was a
+                 * rank merged in as nothing, with exit 0 */
+                if (strcmp(path, "-") != 0 && cli_is_report(path)) {
+                        cli_errorf("%s: a saved report, not a trace: merge reads traces "
+                                   "(aggregate reads the reports of several ranks)", path);
+                        rc = EXIT_INPUT;
+                        break;
+                }
                 if (tpa_trace_new(&tr, &err) < 0) {
                         rc = cli_report_error(&err, NULL);
                         break;
