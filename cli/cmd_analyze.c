@@ -293,6 +293,9 @@ int cmd_analyze(const cli_args *args)
                                 rc = cli_report_error(&err, path);
                                 break;
                         }
+                        /* its findings, which --fail-on-severity gates on,
+                         * are the earlier build's */
+                        cli_note_older_report(s.saved[n], path);
                         s.names[n++] = path;
                         continue;
                 }

@@ -129,22 +129,30 @@ const char *cli_report_lacks_in(const tpa_run *r, const char *expr)
         return NULL;
 }
 
-/* A saved report, loaded: refused without kept steps; one that lacks
- * metrics this version writes came from an earlier tfprof-analyze, whose
- * breakdown, classes and findings of the same trace may differ from this
- * one's: said, so that a change between them is not taken for the run's. */
-static int loaded_report(tpa_run **out, const char *path)
+/* A saved report that lacks metrics this version writes came from an
+ * earlier tfprof-analyze, whose breakdown, classes and findings of the same
+ * trace may differ from this one's: said, so that a change between them is
+ * not taken for the run's. */
+void cli_note_older_report(const tpa_run *r, const char *path)
 {
         size_t lacks;
-        const char *first;
-        int rc = refuse_empty(out, path, "the report has no kept steps");
+        const char *first = cli_report_lacks(r, &lacks);
 
-        if (rc == EXIT_OK && (first = cli_report_lacks(*out, &lacks)) != NULL)
+        if (first != NULL)
                 cli_warnf("%s: warning: written by an earlier tfprof-analyze: it lacks %zu "
                           "metric%s of this version ('%s'%s); its breakdown, classes and "
                           "findings may differ from this version's on the same trace: "
                           "analyze the trace again to compare like with like", path, lacks,
                           lacks == 1 ? "" : "s", first, lacks == 1 ? "" : ", ...");
+}
+
+/* A saved report, loaded: refused without kept steps, noted when older. */
+static int loaded_report(tpa_run **out, const char *path)
+{
+        int rc = refuse_empty(out, path, "the report has no kept steps");
+
+        if (rc == EXIT_OK)
+                cli_note_older_report(*out, path);
         return rc;
 }
 

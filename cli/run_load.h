@@ -23,6 +23,10 @@ const char *cli_report_lacks(const tpa_run *r, size_t *count);
 /* The first metric `expr` names that is one of this version's and that the
  * saved report `r` lacks; NULL: none. */
 const char *cli_report_lacks_in(const tpa_run *r, const char *expr);
+/* A warning, unless quiet, when the saved report `r` lacks metrics of this
+ * version: an earlier tfprof-analyze wrote it, and its breakdown, classes
+ * and findings of the same trace may differ from this version's. */
+void cli_note_older_report(const tpa_run *r, const char *path);
 /* Load `path` as a tpa_run; prints the error and returns its exit code. A
  * run with no kept steps is refused (EXIT_INPUT, with the reason): there is
  * nothing to compare or gate on. */

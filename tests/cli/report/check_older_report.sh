@@ -14,3 +14,6 @@ echo "exit $?"
 tfprof-analyze check torch_input_bound.trace.json.gz --baseline "$TPA_TMP/new.json" \
         2>>"$TPA_TMP/err" | sed "s|$TPA_TMP/||g"
 sed "s|$TPA_TMP/||g" "$TPA_TMP/err"
+# analyze shows it again, its findings the earlier build's: said too
+tfprof-analyze "$TPA_TMP/old.json" --fail-on-severity error 2>&1 >/dev/null |
+        sed "s|$TPA_TMP/||g"
