@@ -15,6 +15,7 @@
 
 #include "tpa/report.h"
 #include "analysis/results_build.h"
+#include "input/source.h"
 
 enum where { W_TOP, W_DIST, W_LAUNCH, W_STREAMS, W_STREAM, W_STEPS, W_STEP };
 
@@ -251,17 +252,19 @@ static const yajl_callbacks callbacks = {
 
 int tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err)
 {
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
         loader l = { .err = err };
-        unsigned char buf[16384];
         yajl_handle h = NULL;
         yajl_status st = yajl_status_ok;
-        FILE *fp;
+        tpa_source *src = NULL;
+        bool read_error = false;
         int rc;
 
-        if ((fp = fopen(path, "rb")) == NULL)
-                return tpa_error_set_sys(err, errno, "cannot open");
+        /* gzip-compressed (r.json.gz) or not, as a trace is read */
+        if ((rc = tpa_source__open(&src, path, &ro, err)) < 0)
+                return rc;
         if ((rc = tpa_rank__new(&l.r, err)) < 0) {
-                fclose(fp);
+                tpa_source__free(src);
                 return rc;
         }
         if ((h = yajl_alloc(&callbacks, NULL, &l)) == NULL) {
@@ -269,13 +272,19 @@ int tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err)
                 goto done;
         }
         while (st == yajl_status_ok) {
-                size_t n = fread(buf, 1, sizeof(buf), fp);
+                const uint8_t *buf;
+                size_t n = 0;
+
+                if (tpa_source__read(src, &buf, &n, err) < 0) {
+                        read_error = true;
+                        break;
+                }
                 if (n == 0)
                         break;
                 st = yajl_parse(h, buf, n);
         }
-        if (ferror(fp)) {
-                rc = tpa_error_set_sys(err, errno, "cannot read");
+        if (read_error) {
+                rc = err != NULL && err->code != TPA_OK ? err->code : TPA_EIO;
         } else if (l.oom) {
                 rc = tpa_error_oom(err);
         } else if (l.done) {
@@ -292,7 +301,7 @@ int tpa_report_load_rank(tpa_rank **out, const char *path, tpa_error *err)
 done:
         if (h != NULL)
                 yajl_free(h);
-        fclose(fp);
+        tpa_source__free(src);
         if (rc < 0) {
                 tpa_rank_free(l.r);
                 return rc;

@@ -15,6 +15,7 @@
 
 #include "tpa/report.h"
 #include "analysis/results_build.h"
+#include "input/source.h"
 #include "model/utf8.h"
 
 #define REPORT_MAX_BYTES (256u << 20)
@@ -384,44 +385,36 @@ int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_err
 
 int tpa_report_load(tpa_run **out, const char *path, tpa_error *err)
 {
-        FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-        char *buf = NULL;
-        size_t len = 0, cap = 0;
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_source *src = NULL;
+        uint8_t *buf = NULL;
+        size_t len = 0;
         int rc;
 
-        if (fp == NULL)
-                return tpa_error_set_sys(err, errno, "cannot open: %s", strerror(errno));
-        for (;;) {
-                size_t n;
-                if (len == cap) {
-                        char *b;
-                        if (cap >= REPORT_MAX_BYTES) {
-                                rc = tpa_error_set(err, TPA_ELIMIT, len,
-                                                   "report is larger than %u MiB",
-                                                   REPORT_MAX_BYTES >> 20);
-                                goto out;
-                        }
-                        cap = cap ? cap * 2 : 65536;
-                        b = realloc(buf, cap);
-                        if (b == NULL) {
-                                rc = tpa_error_oom(err);
-                                goto out;
-                        }
-                        buf = b;
-                }
-                n = fread(buf + len, 1, cap - len, fp);
-                len += n;
-                if (n == 0)
-                        break;
-        }
-        if (ferror(fp)) {
-                rc = tpa_error_set_sys(err, errno, "read error: %s", strerror(errno));
-                goto out;
-        }
-        rc = tpa_report_load_memory(out, buf, len, err);
-out:
-        if (fp != stdin)
-                fclose(fp);
+        /* a report kept gzip-compressed (r.json.gz, as CI keeps artifacts)
+         * is read as a trace is: inflated */
+        if ((rc = tpa_source__open(&src, path, &ro, err)) < 0)
+                return rc;
+        rc = tpa_source__read_all(src, &buf, &len, REPORT_MAX_BYTES, err);
+        if (rc >= 0)
+                rc = tpa_report_load_memory(out, buf, len, err);
+        tpa_source__free(src);
         free(buf);
         return rc;
+}
+
+bool tpa_report_is_file(const char *path)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_source *src = NULL;
+        const uint8_t *head;
+        size_t n = 0;
+        bool is = false;
+
+        if (tpa_source__open(&src, path, &ro, NULL) < 0)
+                return false;
+        if (tpa_source__peek(src, &head, &n, 512, NULL) >= 0)
+                is = tpa_report_sniff(head, n);
+        tpa_source__free(src);
+        return is;
 }

@@ -58,6 +58,9 @@ int  tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 /* True when the first bytes look like a saved JSON report: an object whose
  * first key is "schema". */
 bool tpa_report_sniff(const void *data, size_t size);
+/* True when the file at `path` (gzip-compressed or not) starts like a
+ * saved report: tpa_report_sniff() of its first bytes. */
+bool tpa_report_is_file(const char *path);
 
 /* Read a saved JSON report back into what diff and check need. The schema
  * must be TPA_REPORT_SCHEMA. On failure *out is untouched and `err` gives
