@@ -31,7 +31,7 @@ static const opt_spec specs[] = {
         { O_FORMAT, 'f', "format", "FMT", CMD_ANALYZE | CMD_DIFF | CMD_CHECK | CMD_AGGREGATE,
           "report format: text (default), json, markdown, html" },
         { O_OUTPUT, 'o', "output", "FILE", CMD_ALL,
-          "write the report (or converted trace) to FILE instead of stdout" },
+          "write the report (or converted trace) to FILE, not stdout (.gz: gzipped)" },
         { O_STEP_MARKER, 0, "step-marker", "REGEX", CMD_ANALYZE | CMD_DIFF | CMD_CHECK |
           CMD_AGGREGATE,
           "events whose name matches REGEX (POSIX ERE) mark steps" },

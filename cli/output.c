@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #if defined(__linux__)
 #include <sys/sendfile.h>
 #endif
@@ -204,7 +205,7 @@ static int open_beside(cli_out *o, const char *path)
                 umask(mode);
                 mode = 0666 & ~mode;
         }
-        o->fp = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
+        o->fp = fchmod(fd, mode) == 0 ? fdopen(fd, "w+b") : NULL;    /* read back to gzip */
         if (o->fp == NULL) {
                 cli_errorf("%s: cannot write: %s", path, strerror(errno));
                 close(fd);
@@ -225,8 +226,10 @@ int cli_out_begin(cli_out *o, const char *path)
         if (path != NULL && strcmp(path, "-") != 0) {
                 struct stat st;
                 bool in_place;
+                size_t n = strlen(path);
 
                 o->path = o->target = path;
+                o->gzip = n > 3 && strcmp(path + n - 3, ".gz") == 0;
                 /* A symbolic link is followed to the file it names, which
                  * is the one replaced: a rename over the link would put a
                  * file in its place (-o /dev/stdout with stdout a file,
@@ -377,6 +380,69 @@ static int rename_into_place(cli_out *o)
         return EXIT_OK;
 }
 
+/* The staged output, deflated into a gzip member in place of itself: read
+ * in chunks, the compressed whole (a fifth of a JSON report, about) kept
+ * in memory until the stage is emptied and it is written back. 0, or -1
+ * with errno (ENOMEM where zlib failed). */
+static int gzip_staged(cli_out *o)
+{
+        z_stream z = { 0 };
+        unsigned char chunk[65536], *out = NULL;
+        size_t size, cap;
+        off_t end;
+        int zr = Z_OK, r = -1;
+
+        end = o->in_memory ? (off_t)o->len : ftello(o->fp);
+        if (end < 0 || deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                                    Z_DEFAULT_STRATEGY) != Z_OK) {
+                errno = end < 0 ? errno : ENOMEM;
+                return -1;
+        }
+        cap = deflateBound(&z, (uLong)end);
+        if ((out = malloc(cap)) == NULL)
+                goto done;
+        z.next_out = out;
+        z.avail_out = (uInt)cap;
+        if (o->in_memory) {
+                z.next_in = (unsigned char *)o->buf;
+                z.avail_in = (uInt)o->len;
+                zr = deflate(&z, Z_FINISH);
+        } else {
+                rewind(o->fp);
+                do {
+                        size_t n = fread(chunk, 1, sizeof(chunk), o->fp);
+                        z.next_in = chunk;
+                        z.avail_in = (uInt)n;
+                        zr = deflate(&z, n < sizeof(chunk) ? Z_FINISH : Z_NO_FLUSH);
+                } while (zr == Z_OK && !ferror(o->fp) && !feof(o->fp));
+                if (ferror(o->fp))
+                        goto done;
+        }
+        if (zr != Z_STREAM_END) {
+                errno = ENOMEM;
+                goto done;
+        }
+        size = cap - z.avail_out;
+        if (o->in_memory) {
+                /* a new stage: a memstream cannot be cut short */
+                fclose(o->fp);
+                free(o->buf);
+                o->buf = NULL;
+                o->len = 0;
+                if ((o->fp = open_memstream(&o->buf, &o->len)) == NULL)
+                        goto done;
+        } else if (ftruncate(fileno(o->fp), 0) != 0) {
+                goto done;
+        }
+        rewind(o->fp);
+        if (fwrite(out, 1, size, o->fp) == size && fflush(o->fp) == 0)
+                r = 0;
+done:
+        deflateEnd(&z);
+        free(out);
+        return r;
+}
+
 int cli_out_commit(cli_out *o)
 {
         int rc = EXIT_OK, w;
@@ -389,6 +455,11 @@ int cli_out_commit(cli_out *o)
                 else
                         cli_errorf("cannot write the report to a temporary file: %s",
                                    strerror(errno));
+                cli_out_discard(o);
+                return EXIT_INTERNAL;
+        }
+        if (o->gzip && gzip_staged(o) != 0) {
+                cli_errorf("%s: cannot gzip the output: %s", o->path, strerror(errno));
                 cli_out_discard(o);
                 return EXIT_INTERNAL;
         }
@@ -418,6 +489,7 @@ int cli_out_begin_chrome(cli_out *o, tpa_chrome_writer **w, const char *path)
 
         if (rc != EXIT_OK)
                 return rc;
+        o->gzip = false;        /* the writer deflates as it goes */
         if (tpa_chrome_writer_open_stream(w, o->fp, n > 3 && strcmp(path + n - 3, ".gz") == 0,
                                           o->path, &err) < 0) {
                 cli_out_discard(o);

@@ -51,10 +51,11 @@ typedef struct cli_out {
         char       *buf;
         size_t      len;
         char       *vbuf;       /* fp's stdio buffer when it is a file */
+        bool        gzip;       /* a report to a file named *.gz: deflated on commit */
 } cli_out;
 /* Start output to `path` (NULL or "-": stdout); an exit code, the error
  * said (a directory where the file cannot be created fails here, before
- * any work). */
+ * any work). A path ending in ".gz" gets the output gzipped. */
 int  cli_out_begin(cli_out *o, const char *path);
 /* Put the output in place; an exit code, the error said. */
 int  cli_out_commit(cli_out *o);
