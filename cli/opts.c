@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "opts.h"
 #include "output.h"
@@ -335,6 +336,17 @@ int cli_parse(cli_args *a, int argc, char **argv)
         if (a->rules_replace && a->rules == NULL)
                 return usage_error("--rules-replace needs --rules FILE, the set that replaces "
                                    "the default%s", "");
+        /* `tfprof-analyze -q diff A B`: a command after an option is an
+         * input to analyze, which "cannot open" it; a file of that name
+         * may be meant, so only one that does not exist is refused */
+        if (first == 1 && a->input_count > 0) {
+                struct stat st;
+                for (size_t i = 0; i < COMMAND_COUNT; i++)
+                        if (strcmp(a->inputs[0], commands[i].name) == 0 &&
+                            stat(a->inputs[0], &st) != 0)
+                                return usage_error("'%s' is a command: it comes first, before "
+                                                   "the options", a->inputs[0]);
+        }
         return 0;
 }
 
