@@ -190,7 +190,8 @@ static int load_tree(tpa_run *r, yajl_val root, tpa_error *err)
                  * message's control bytes become '?' in tpa_error_setf()) */
                 const char *q = schema->u.string;
                 size_t n = strlen(q);
-                return tpa_error_setf(err, TPA_EFORMAT, "report schema '%.*s' is not '%s'",
+                return tpa_error_setf(err, TPA_EFORMAT, "report schema '%.*s' is not '%s': "
+                                      "analyze the trace again with this version",
                                       (int)(n > 60 ? tpa_utf8__cut(q, 60) : n), q,
                                       TPA_REPORT_SCHEMA);
         }
