@@ -172,6 +172,7 @@ static void name_devices(tpa_actx *c, const size_t *rep, const size_t *members, 
 struct first_look {
         bool         *has;      /* per process */
         tpa_ivl_list *inp;      /* per track: input events of a host thread */
+        tpa_ivl_list *coll;     /* per track: collectives of a host thread */
         bool          grouped;  /* some of them carry a TF group id */
         tpa_marker_list *markers;       /* per source */
         tpa_ext      *ext;      /* the steps' tables, this part's */
@@ -229,6 +230,10 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                                 fl->has[t] = true;
                 } else if (t == TRACK_HOST) {
                         tpa_ext__host(&ext, e, i);
+                        if (e->kind == TPA_KIND_COLLECTIVE &&
+                            (r = tpa_ivl__push(&fl->coll[e->track], e->ts,
+                                               e->ts + e->dur, err)) < 0)
+                                return r;
                         if (e->kind != TPA_KIND_INPUT)
                                 continue;
                         /* what event_class() says of it: a host event */
@@ -317,13 +322,17 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
         c->inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
         fl[0].inp = c->inp;
         fl[1].inp = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->inp));
+        c->coll = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->coll));
+        fl[0].coll = c->coll;
+        fl[1].coll = calloc(c->ntracks ? c->ntracks : 1, sizeof(*c->coll));
         /* the markers of every source, --step-marker or not: one that
          * matches nothing falls back to them, with a note */
         if ((r = tpa_analysis__name_markers(c, err)) < 0)
                 goto done;
         fl[0].markers = c->markers;
         fl[1].markers = markers1;
-        if (fl[1].has == NULL || c->inp == NULL || fl[1].inp == NULL) {
+        if (fl[1].has == NULL || c->inp == NULL || fl[1].inp == NULL || c->coll == NULL ||
+            fl[1].coll == NULL) {
                 r = tpa_error_oom(err);
                 goto done;
         }
@@ -348,6 +357,10 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
                 for (size_t k = 0; k < fl[1].inp[t].n && r == 0; k++)
                         r = tpa_ivl__append(&c->inp[t], fl[1].inp[t].v[k].s,
                                             fl[1].inp[t].v[k].e, err);
+        for (size_t t = 0; t < c->ntracks && r == 0; t++)
+                for (size_t k = 0; k < fl[1].coll[t].n && r == 0; k++)
+                        r = tpa_ivl__append(&c->coll[t], fl[1].coll[t].v[k].s,
+                                            fl[1].coll[t].v[k].e, err);
         /* and its markers follow the first's, in event order */
         for (int k = 0; k < SRC__COUNT && r == 0; k++) {
                 tpa_marker_list *l = &c->markers[k];
@@ -424,6 +437,8 @@ done:
                 free(markers1[k].v);
         ivl_free_each(fl[1].inp, c->ntracks);
         free(fl[1].inp);
+        ivl_free_each(fl[1].coll, c->ntracks);
+        free(fl[1].coll);
         free(fl[1].has);
         free(fl[1].by_track);
         free(has);
@@ -591,6 +606,40 @@ static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t *near
 }
 
 /*
+ * CPU-only: host op e into the compute list, but for the collectives on
+ * its thread inside it. A framework op that calls a collective (FSDP2's
+ * autograd Functions around c10d::_allgather_base_, DDP's hooks around
+ * c10d::allreduce_) waits in it: the thread runs the collective then, not
+ * the op's math, and the partition's priority of compute over sync must
+ * not hide it. Ops inside a collective (its copies into buffers) stay
+ * compute, whole; and only the op's own thread's collectives cut it: one
+ * on another thread beside an op is overlap, the op computing meanwhile.
+ * `coll` holds the merged collectives of each track (first pass); near[]
+ * the hint into it. The walk is over the collectives inside e only: each
+ * collective is walked by the ops enclosing it, as deep as the nesting.
+ */
+static int push_cpu_op(const tpa_actx *c, tpa_ivl_list *out, size_t *near,
+                       const tpa_event *e, tpa_error *err)
+{
+        const tpa_ivl_list *l = &c->coll[e->track];
+        tpa_ns s = e->ts, end = e->ts + e->dur;
+        size_t k;
+        int r = 0;
+
+        if (l->n == 0 || e->dur <= 0)
+                return tpa_ivl__push(out, s, end, err);
+        k = tpa_ivl__first_after_near(l, s, &near[e->track]);
+        if (k == l->n || l->v[k].s >= end || (l->v[k].s <= s && end <= l->v[k].e))
+                return tpa_ivl__push(out, s, end, err);
+        for (; k < l->n && l->v[k].s < end && r == 0; k++) {
+                r = tpa_ivl__push(out, s, l->v[k].s, err);
+                if (l->v[k].e > s)
+                        s = l->v[k].e;
+        }
+        return r == 0 ? tpa_ivl__push(out, s, end, err) : r;
+}
+
+/*
  * The channels' pass: each device event into its device's channel list,
  * each host event of framework work into its host channel's and its
  * thread's (c->hch[] says where it went); and each
@@ -606,6 +655,7 @@ struct chan_lists {
         tpa_ivl_list *host;             /* HOST_CH__COUNT */
         tpa_ivl_list *fw;               /* per track */
         size_t       *near;             /* per track: under_input()'s hint */
+        size_t       *cnear;            /* per track: push_cpu_op()'s hint */
 };
 
 struct chan_job {
@@ -670,9 +720,9 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                          * collective (gloo's) is the collective channel */
                         if (c->a->cpu_only && ch == HCH_OP && !background) {
                                 c->hch[i] = HCH_CPU_COMPUTE;
-                                r = tpa_ivl__push(&L->dev[e->kind == TPA_KIND_COLLECTIVE
-                                                          ? CH_COLL : CH_KERNEL],
-                                                  e->ts, e->ts + e->dur, err);
+                                r = e->kind == TPA_KIND_COLLECTIVE
+                                    ? tpa_ivl__push(&L->dev[CH_COLL], e->ts, e->ts + e->dur, err)
+                                    : push_cpu_op(c, &L->dev[CH_KERNEL], L->cnear, e, err);
                         } else {
                                 c->hch[i] = (int8_t)ch;
                                 r = tpa_ivl__push(&L->host[ch], e->ts, e->ts + e->dur, err);
@@ -739,7 +789,9 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         free(L->dev);
         free(L->fw);
         free(L->near);
+        free(L->cnear);
         free(job->part[0].near);
+        free(job->part[0].cnear);
 }
 
 /* Part 1's lists join part 0's (the context's), in part 0's blocks: the
@@ -882,18 +934,23 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->fw = calloc(nt1, sizeof(*c->fw));
         c->hch = malloc(c->n ? c->n : 1);
         job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
+                                           calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),
                                            job.host1, calloc(nt1, sizeof(*c->fw)),
+                                           calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
-            job.part[1].near == NULL || !find_py_functions(c->tr, &job.names)) {
+            job.part[1].near == NULL || job.part[0].cnear == NULL ||
+            job.part[1].cnear == NULL || !find_py_functions(c->tr, &job.names)) {
                 r = tpa_error_oom(err);
                 goto out;
         }
-        for (size_t t = 0; t < c->ntracks; t++)
+        for (size_t t = 0; t < c->ntracks; t++) {
                 tpa_ivl__merge(&c->inp[t]);
+                tpa_ivl__merge(&c->coll[t]);
+        }
         if ((r = size_device_lists(c, job.part[1].dev, &job.lent, err)) < 0 ||
             (r = tpa_analysis__steps_begin(c, err)) < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
@@ -902,13 +959,17 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         /* the channels' pass was the input lists' last reader: memory for
          * the joins */
         ivl_free_each(c->inp, c->ntracks);
+        ivl_free_each(c->coll, c->ntracks);
         r = tpa_analysis__in_two(c, merge_part, &job, err);
 out:
         free_job(c, &job);
         free(job.names.py_fn);
         ivl_free_each(c->inp, c->ntracks);
         free(c->inp);
+        ivl_free_each(c->coll, c->ntracks);
+        free(c->coll);
         c->inp = NULL;
+        c->coll = NULL;
         return r;
 }
 
@@ -1106,6 +1167,8 @@ static void ctx_free(tpa_actx *c)
         free(c->fw);
         ivl_free_each(c->inp, c->ntracks);
         free(c->inp);
+        ivl_free_each(c->coll, c->ntracks);
+        free(c->coll);
         for (int k = 0; k < SRC__COUNT; k++)
                 free(c->markers[k].v);
         free(c->profiler_step);

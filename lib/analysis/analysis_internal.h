@@ -188,6 +188,7 @@ typedef struct tpa_actx {
         tpa_ivl_list     *fw;           /* per track: framework events on a host thread */
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            the first pass, for the channels, which free it */
+        tpa_ivl_list     *coll;         /* per track: collectives of host threads, as inp */
         bool              grouped;      /* some of them carry a TF group id */
         bool             *producer;     /* per track: a tf.data thread that fills the
                                            pipeline ahead of the step (producer()) */

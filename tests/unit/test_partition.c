@@ -585,6 +585,64 @@ static void test_partition__kineto_cpu_collective(void)
         tpa_trace_free(tr);
 }
 
+/* A gloo rank on a CPU whose collective runs inside a framework op on the
+ * same thread (probe run t05_fsdp2, torch 2.13: FSDP2's
+ * c10d::_allgather_base_ inside the engine's scope of AddmmBackward0, 14%
+ * of step time counted as compute): the op waits in the collective, which
+ * wins over the op's compute for its time; ops inside the collective (its
+ * copies) compute. A collective on another thread beside an op computing
+ * is overlap: compute. In us, on the training thread 1: the backward
+ * [0, 60) holds the mm [0, 10) and the all-gather [10, 50), which holds a
+ * copy [20, 25); then an mm [60, 90). On gloo's thread 2: the all-gather's
+ * ring [30, 40) with a copy [32, 34), an all-reduce [80, 95). Compute
+ * [0, 10) + [20, 25) + [32, 34) + [50, 90) = 57, collective [10, 20) +
+ * [25, 32) + [34, 50) + [90, 95) = 38, python [95, 100) = 5 (compute 90,
+ * collective 5 before). */
+static void test_partition__kineto_cpu_collective_nested(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                "\"name\":\"autograd::engine::evaluate_function: AddmmBackward0\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":60},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::_allgather_base_\","
+                "\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":40},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\","
+                "\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":30},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:all_gather\","
+                "\"pid\":1,\"tid\":2,\"ts\":30,\"dur\":10},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::copy_\","
+                "\"pid\":1,\"tid\":2,\"ts\":32,\"dur\":2},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:all_reduce\","
+                "\"pid\":1,\"tid\":2,\"ts\":80,\"dur\":15}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_with_rules(tr, NULL);
+
+        if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+               "test_partition__kineto_cpu_collective_nested: one CPU-only step")) {
+                const tpa_step *s = &a->steps[0];
+                tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 57 * US,
+                       "test_partition__kineto_cpu_collective_nested: compute, but for the "
+                       "collective inside the op");
+                tap_eq(s->bucket_ns[TPA_BUCKET_SYNC_COLLECTIVE], 38 * US,
+                       "test_partition__kineto_cpu_collective_nested: the collective wins over "
+                       "the op around it on its thread");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 5 * US,
+                       "test_partition__kineto_cpu_collective_nested: python");
+                ok(sums_to_one(s), "test_partition__kineto_cpu_collective_nested: fractions "
+                   "sum to 1");
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* A Kineto CPU-only step: framework_pytorch, DataLoader advice only, and
  * the collate op inside the DataLoader call is input, not compute. */
 static void test_partition__kineto_framework(void)
@@ -1005,6 +1063,7 @@ int main(void)
         test_partition__cpu_only_producer_thread();
         test_partition__kineto_framework();
         test_partition__kineto_cpu_collective();
+        test_partition__kineto_cpu_collective_nested();
         test_partition__kineto_py_autograd_function();
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();
