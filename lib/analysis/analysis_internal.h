@@ -204,6 +204,8 @@ typedef struct tpa_actx {
         uint32_t         *marker_track; /* per step: the track of its marker, or UINT32_MAX */
         bool              boundaries;   /* each step runs to the next marker's start
                                            (tpa_analysis__steps_begin()) */
+        bool              fetch_between; /* with boundaries: the batch fetch runs
+                                           between the markers, on their thread */
         bool              loader_steps; /* detected iterations: a DataLoader's
                                            next batch (warm-up looks for
                                            evaluation among them) */

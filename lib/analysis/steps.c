@@ -1727,6 +1727,10 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                                 snprintf(a->step_note + len, room, "; %s", fetch_short);
                 }
         }
+        if (r == 0 && l.n > 0 && boundaries && !wraps) {
+                size_t gaps;
+                c->fetch_between = fetch_between(c, &l, &gaps);
+        }
         if (r == 0 && l.n > 0 && boundaries)
                 to_boundaries(c, &l, wraps);
         if (r == 0 && groups)

@@ -90,7 +90,14 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
  * it too, and the last within warmup.ratio of that one): no marker ends
  * that step, the end of what its thread ran does, and a profile stopped before the iteration's end (a loop's Python after
  * the call it marks) or well after it (a callback stopping the profiler,
- * writing summaries; an evaluation after the loop). */
+ * writing summaries; an evaluation after the loop). Where markers mark
+ * boundaries and the batch fetch lies between them, on their thread, in
+ * half the gaps or more (each window but the last holds the next batch's
+ * wait: a tf.function's call marks the iterations, `next(it)` outside
+ * it; not Keras', which reads its batch inside), a last step with no input at all is
+ * the loop's last call and what the script ran after it
+ * (tf.summary.trace_export writing its summary, a checkpoint), whatever
+ * its length: no iteration. */
 static const char *tail(const tpa_actx *c, double *scratch)
 {
         const tpa_analysis *a = c->a;
@@ -98,6 +105,10 @@ static const char *tail(const tpa_actx *c, double *scratch)
         const tpa_step *last = &a->steps[n - 1];
         size_t m = 0;
         double med, slowest = 0;
+
+        if (c->boundaries && c->fetch_between && last->bucket_ns[TPA_BUCKET_INPUT] == 0)
+                return "tail: no batch fetch, which the steps before hold: the loop's last "
+                       "call and what follows";
 
         for (size_t k = (n - 1) / 2; k + 1 < n; k++) {
                 scratch[m++] = (double)a->steps[k].step_time;

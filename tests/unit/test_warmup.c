@@ -459,6 +459,45 @@ static void test_warmup__evaluation_profiler_steps(void)
         }
 }
 
+/* tf.summary.trace_on(profiler=True) around a loop whose tf.function's
+ * call marks the iterations (boundaries), the batch fetch outside it: each
+ * window holds its call and the next batch's wait, the last one its call
+ * and trace_export's summary ops, as long as an iteration. It is no
+ * iteration: excluded. With the fetch in every window (the iterator read
+ * inside the function), the last is kept. CPU-only, in us. */
+static void test_warmup__no_fetch_after_the_loop(void)
+{
+        for (int inside = 0; inside < 2; inside++) {
+                tb b = mk(0);
+                tpa_analysis *a;
+
+                for (int k = 0; k < 6; k++) {
+                        double t = k * 100.0;
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "train_step", t, 10, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + 1, 8, 0, 0);
+                        if (k < 5 || inside)
+                                ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext",
+                                   t + (inside ? 2 : 15), inside ? 5 : 80, 0, 0);
+                }
+                /* trace_export's summary ops */
+                ev(&b, b.host, TPA_KIND_HOST_OP, "WriteSummary", 515, 80, 0, 0);
+                a = run(&b, "^train_step$", -1);
+                if (ok(a->step_count == 6, "test_warmup__no_fetch_after_the_loop: 6 steps (%zu)",
+                       a->step_count)) {
+                        for (size_t k = 0; k < 5; k++)
+                                ok(!a->steps[k].excluded, "test_warmup__no_fetch_after_the_loop: "
+                                   "step %zu kept (%s)", k, a->steps[k].reason);
+                        ok(a->steps[5].excluded == !inside &&
+                           (inside || strstr(a->steps[5].reason, "no batch fetch") != NULL),
+                           "test_warmup__no_fetch_after_the_loop: fetch %s: the last step %s "
+                           "(%s)", inside ? "inside" : "between", inside ? "kept" : "excluded",
+                           a->steps[5].reason);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 int main(void)
 {
         test_warmup__warmup();
@@ -472,5 +511,6 @@ int main(void)
         test_warmup__empty_steps_other_thread();
         test_warmup__after_the_loop();
         test_warmup__evaluation_profiler_steps();
+        test_warmup__no_fetch_after_the_loop();
         return tap_done();
 }
