@@ -23,6 +23,7 @@
  * steps do. If
  * every step would go, all are kept and the report says so.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,8 @@ void tpa_analysis__warmup(tpa_actx *c)
                 }
         }
         /* leading warm-up */
+        size_t by_time = 0;     /* of them, slow alone: no compilation, no setup */
+        tpa_ns slow_ns = 0, slow_input = 0;     /* their time, and their input's */
         for (size_t i = 0; i < last; i++) {
                 size_t m = 0;
                 double med, mad, slowest = 0, later = 0, t = (double)a->steps[i].step_time;
@@ -353,13 +356,38 @@ void tpa_analysis__warmup(tpa_actx *c)
                         snprintf(why, sizeof(why), "warm-up: %.2fx the median of later "
                                  "steps (> %.2fx)", t / med, a->warmup_ratio);
                         exclude(&a->steps[i], why);
+                        by_time++;
+                        slow_ns += a->steps[i].step_time;
+                        slow_input += a->steps[i].bucket_ns[TPA_BUCKET_INPUT];
                 } else if (m >= 3 && t > med + 3 * mad && t > slowest) {
                         snprintf(why, sizeof(why), "warm-up: %.1f MADs above the median "
                                  "of later steps", (t - med) / mad);
                         exclude(&a->steps[i], why);
+                        by_time++;
+                        slow_ns += a->steps[i].step_time;
+                        slow_input += a->steps[i].bucket_ns[TPA_BUCKET_INPUT];
                 } else {
                         break;
                 }
+        }
+        /* a warm-up is a few one-off steps: four or more leading steps
+         * slow by their time alone, over a quarter of the steps, that
+         * wait for input half their time or more are a phase of the run
+         * (an epoch that fills tf.data's cache or snapshot, a first
+         * epoch's reads from a cold disk), whose steps are the run's as
+         * much as the faster ones after them: kept. A warm-up's slowness
+         * is the step's own work (cold caches, allocation). */
+        if (by_time >= 4 && 4 * by_time > last && 2 * slow_input >= slow_ns) {
+                size_t len = strlen(a->step_note), room = sizeof(a->step_note) - len;
+                for (size_t i = 0; i < last; i++)
+                        if (a->steps[i].excluded && strncmp(a->steps[i].reason, "warm-up: ",
+                                                            9) == 0 &&
+                            compile[i] == 0 && isdigit((unsigned char)a->steps[i].reason[9])) {
+                                a->steps[i].excluded = false;
+                                a->steps[i].reason[0] = '\0';
+                        }
+                snprintf(a->step_note + len, room, "%s%zu slow steps at the start, waiting for "
+                         "input, are a phase of the run, not a warm-up: kept", len > 0 ? "; " : "", by_time);
         }
         /* a compilation past the warm-up: torch.compile recompiling for a
          * new shape (a loader's last, smaller batch), a tf.function

@@ -498,6 +498,46 @@ static void test_warmup__no_fetch_after_the_loop(void)
         }
 }
 
+/* An epoch that fills tf.data's cache (each step waits for a slow map)
+ * then one that reads it, both profiled: the first epoch's steps, slow by
+ * their time alone and waiting for input half of it, are a phase of the
+ * run, not a warm-up, when they are four or more and over a quarter of
+ * the steps: kept, with a note. Three such steps of thirteen, or six that
+ * wait for nothing (cold caches), stay a warm-up. In us. */
+static void test_warmup__slow_phase_kept(void)
+{
+        static const int slow_of[] = { 3, 6, 6 }, input_of[] = { 1, 1, 0 };
+        double times[16];
+
+        for (int c = 0; c < 3; c++) {
+                int slow = slow_of[c], n = slow + 10;
+                bool phase = slow >= 4 && input_of[c];
+                tb b = mk(1);
+                tpa_analysis *a;
+                size_t kept = 0;
+
+                for (int k = 0; k < n; k++)
+                        times[k] = k < slow ? 200 : 10;
+                steps_of(&b, times, n);
+                for (int k = 0; input_of[c] && k < slow; k++)
+                        ev(&b, b.host, TPA_KIND_INPUT, "IteratorGetNext", k * 200.0 + 100, 100,
+                           0, 0);
+                a = run(&b, NULL, -1);
+                for (size_t k = 0; k < a->step_count; k++)
+                        kept += !a->steps[k].excluded;
+                ok(kept == (size_t)(phase ? n : n - slow),
+                   "test_warmup__slow_phase_kept: %d slow steps%s of %d: %s (%zu kept)", slow,
+                   input_of[c] ? " waiting for input" : "", n,
+                   phase ? "a phase, kept" : "a warm-up", kept);
+                ok((strstr(a->step_note, "6 slow steps at the start, waiting for input, are a "
+                           "phase") != NULL) == phase,
+                   "test_warmup__slow_phase_kept: %d slow steps: the note: %s", slow,
+                   a->step_note);
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 int main(void)
 {
         test_warmup__warmup();
@@ -512,5 +552,6 @@ int main(void)
         test_warmup__after_the_loop();
         test_warmup__evaluation_profiler_steps();
         test_warmup__no_fetch_after_the_loop();
+        test_warmup__slow_phase_kept();
         return tap_done();
 }
