@@ -144,6 +144,18 @@ tpa_analysis *analyze_with_rules(const tpa_trace *tr, tpa_rules *rules)
         return a;
 }
 
+tpa_analysis *analyze_default(const tpa_trace *tr)
+{
+        static tpa_rules *rules;
+        tpa_error err = TPA_ERROR_INIT;
+
+        if (rules == NULL && tpa_rules_new_default(&rules, &err) < 0) {
+                printf("# default rules: %s\n", err.msg);
+                return NULL;
+        }
+        return analyze_with_rules(tr, rules);
+}
+
 /* The kind the reader gave the first event named `name`, or -1. */
 int kind_of(const tpa_trace *tr, const char *name)
 {

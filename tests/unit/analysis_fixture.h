@@ -31,6 +31,9 @@ double metric(const tpa_analysis *a, int step, const char *name);
 /* A trace read from JSON text, so that the dialect tables classify it. */
 tpa_trace *read_json(const char *json);
 tpa_analysis *analyze_with_rules(const tpa_trace *tr, tpa_rules *rules);
+/* analyze_with_rules() with the default rules, made once and kept for the
+ * process (an analysis may point into its rules). */
+tpa_analysis *analyze_default(const tpa_trace *tr);
 /* The kind the reader gave the first event named `name`, or -1. */
 int kind_of(const tpa_trace *tr, const char *name);
 bool has_finding(const tpa_analysis *a, const char *name);

@@ -230,8 +230,6 @@ static void test_metrics__python_stretch(void)
                 char json[4096];
                 size_t n = 0;
                 tpa_analysis *a;
-                tpa_rules *rules = NULL;
-                tpa_error err = TPA_ERROR_INIT;
                 tpa_trace *tr;
                 double most = -1, frac = -1;
 #define OP(name, ts, dur) \
@@ -261,9 +259,7 @@ static void test_metrics__python_stretch(void)
 #undef OP
                 snprintf(json + n, sizeof(json) - n, "]}");
                 tr = read_json(json);
-                if (tpa_rules_new_default(&rules, &err) < 0)
-                        printf("# %s\n", err.msg);
-                a = analyze_with_rules(tr, rules);
+                a = analyze_default(tr);
                 ok(a != NULL && tpa_analysis_metric(a, -1, "host_gap_max_ns", 15, &most) &&
                    most == (c > 0 ? 60 : 10) * u * US,
                    "test_metrics__python_stretch: %d: the longest gap", c);
@@ -274,7 +270,6 @@ static void test_metrics__python_stretch(void)
                    has_finding(a, "host_python_torch") == (c != 1),
                    "test_metrics__python_stretch: %d: the finding", c);
                 tpa_analysis_free(a);
-                tpa_rules_free(rules);
                 tpa_trace_free(tr);
         }
 }
@@ -289,8 +284,6 @@ static void test_metrics__python_stretch_some_steps(void)
         char json[4096];
         size_t n = 0;
         tpa_analysis *a;
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_trace *tr;
         double most = -1, frac = -1;
         int t = 100000;
@@ -311,9 +304,7 @@ static void test_metrics__python_stretch_some_steps(void)
         }
         snprintf(json + n, sizeof(json) - n, "]}");
         tr = read_json(json);
-        if (tpa_rules_new_default(&rules, &err) < 0)
-                printf("# %s\n", err.msg);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (a != NULL && a->step_count == 6) {
                 tpa_analysis_metric(a, -1, "host_gap_max_ns", 15, &most);
                 tpa_analysis_metric(a, -1, "host_gap_max_frac", 17, &frac);
@@ -326,7 +317,6 @@ static void test_metrics__python_stretch_some_steps(void)
            !has_finding(a, "host_python_torch"),
            "test_metrics__python_stretch_some_steps: the stretch, not torch.compile");
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
@@ -339,8 +329,6 @@ static void test_metrics__work_after_steps(void)
         for (int other = 0; other < 2; other++) {
                 char json[8192];
                 size_t n = 0;
-                tpa_rules *rules = NULL;
-                tpa_error err = TPA_ERROR_INIT;
                 tpa_analysis *a;
                 tpa_trace *tr;
 
@@ -365,15 +353,12 @@ static void test_metrics__work_after_steps(void)
                                               4010 + j * 1000);
                 snprintf(json + n, sizeof(json) - n, "]}");
                 tr = read_json(json);
-                if (tpa_rules_new_default(&rules, &err) < 0)
-                        printf("# %s\n", err.msg);
-                a = analyze_with_rules(tr, rules);
+                a = analyze_default(tr);
                 ok(a != NULL && a->no_verdict == NULL && a->kept_count == 3,
                    "test_metrics__work_after_steps: %s: a verdict on the 3 steps (%s)",
                    other ? "another thread" : "the steps' thread",
                    a != NULL && a->no_verdict != NULL ? a->no_verdict : "-");
                 tpa_analysis_free(a);
-                tpa_rules_free(rules);
                 tpa_trace_free(tr);
         }
 }

@@ -202,17 +202,13 @@ static void test_partition__cpu_only_tf_py_function(void)
                 "\"args\":{\"group_id\":\"1\"}}"
                 "]}";
         tpa_trace *tr = read_json(json);
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_analysis *a;
         const tpa_step *s;
 
-        tpa_rules_new_default(&rules, &err);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (!ok(a != NULL && a->step_count == 1 && a->cpu_only,
                 "test_partition__cpu_only_tf_py_function: one CPU-only step")) {
                 tpa_analysis_free(a);
-                tpa_rules_free(rules);
                 tpa_trace_free(tr);
                 return;
         }
@@ -231,7 +227,6 @@ static void test_partition__cpu_only_tf_py_function(void)
            !has_finding(a, "host_overhead"),
            "test_partition__cpu_only_tf_py_function: the advice names the py_function");
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
@@ -268,17 +263,13 @@ static void test_partition__cpu_only_tf_checkpoint(void)
                 "\"args\":{\"group_id\":\"2\"}}"
                 "]}";
         tpa_trace *tr = read_json(json);
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_analysis *a;
         const tpa_step *s;
 
-        tpa_rules_new_default(&rules, &err);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (!ok(a != NULL && a->step_count == 2 && a->kept_count == 2 && a->cpu_only,
                 "test_partition__cpu_only_tf_checkpoint: two CPU-only steps")) {
                 tpa_analysis_free(a);
-                tpa_rules_free(rules);
                 tpa_trace_free(tr);
                 return;
         }
@@ -300,7 +291,6 @@ static void test_partition__cpu_only_tf_checkpoint(void)
            !has_finding(a, "host_setup"),
            "test_partition__cpu_only_tf_checkpoint: the advice names checkpoints");
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
@@ -351,17 +341,13 @@ static void test_partition__cpu_only_tf_input(void)
                 "\"args\":{\"group_id\":\"1\"}}"
                 "]}";
         tpa_trace *tr = read_json(json);
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_analysis *a;
         const tpa_step *s;
 
-        tpa_rules_new_default(&rules, &err);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (!ok(a != NULL && a->step_count == 1 && a->cpu_only,
                 "test_partition__cpu_only_tf_input: one CPU-only step")) {
                 tpa_analysis_free(a);
-                tpa_rules_free(rules);
                 tpa_trace_free(tr);
                 return;
         }
@@ -403,7 +389,6 @@ static void test_partition__cpu_only_tf_input(void)
                    "test_partition__cpu_only_tf_input: input work is no compute op (%s)",
                    a->device_ops[i].name);
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
@@ -660,12 +645,9 @@ static void test_partition__kineto_framework(void)
                 "\"pid\":1,\"tid\":1,\"ts\":70,\"dur\":30}"
                 "]}";
         tpa_trace *tr = read_json(json);
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_analysis *a;
 
-        tpa_rules_new_default(&rules, &err);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (ok(a != NULL && a->step_count == 1, "test_partition__kineto_framework: one step")) {
                 tap_eq(a->steps[0].bucket_ns[TPA_BUCKET_INPUT], 70 * US,
                        "test_partition__kineto_framework: input includes the nested collate");
@@ -680,7 +662,6 @@ static void test_partition__kineto_framework(void)
                    "test_partition__kineto_framework: DataLoader advice only");
         }
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
@@ -722,13 +703,10 @@ static void test_partition__kineto_py_autograd_function(void)
                 "\"pid\":1,\"tid\":1,\"ts\":90,\"dur\":2}"
                 "]}";
         tpa_trace *tr = read_json(json);
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_analysis *a;
         const tpa_step *s;
 
-        tpa_rules_new_default(&rules, &err);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
                "test_partition__kineto_py_autograd_function: one CPU-only step")) {
                 s = &a->steps[0];
@@ -746,7 +724,6 @@ static void test_partition__kineto_py_autograd_function(void)
                    "test_partition__kineto_py_autograd_function: the advice names the Function");
         }
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
@@ -761,8 +738,6 @@ static void test_partition__tf1_executor_gaps(void)
         char json[4096];
         size_t len;
         tpa_trace *tr;
-        tpa_rules *rules = NULL;
-        tpa_error err = TPA_ERROR_INIT;
         tpa_analysis *a;
 
         len = (size_t)snprintf(json, sizeof(json), "{\"traceEvents\":["
@@ -775,8 +750,7 @@ static void test_partition__tf1_executor_gaps(void)
                                         7 * k);
         snprintf(json + len, sizeof(json) - len, "]}");
         tr = read_json(json);
-        tpa_rules_new_default(&rules, &err);
-        a = analyze_with_rules(tr, rules);
+        a = analyze_default(tr);
         if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
                "test_partition__tf1_executor_gaps: one CPU-only step")) {
                 const tpa_step *s = &a->steps[0];
@@ -793,7 +767,6 @@ static void test_partition__tf1_executor_gaps(void)
                    "test_partition__tf1_executor_gaps: no Python-gap finding");
         }
         tpa_analysis_free(a);
-        tpa_rules_free(rules);
         tpa_trace_free(tr);
 }
 
