@@ -6,9 +6,9 @@
  * first bucket whose channel is active, in priority order: compute,
  * transfer (h2d, d2h, d2d, p2p), sync (collective running, else the host
  * waiting in a sync call), input, host python run by an op (tf.py_function),
- * host setup of a checkpoint's I/O, host launch, host setup, host python (no framework event on the driving
- * thread), host compute, idle. Every ns of the window
- * lands in exactly one bucket. Several devices: each is partitioned, the
+ * host setup of a checkpoint's I/O, host launch, host setup, host python (no
+ * framework event on the driving thread), host compute, idle. Every ns of
+ * the window lands in exactly one bucket. Several devices: each is partitioned, the
  * step keeps the per-device figures and their mean, and names the slowest
  * (the most compute and transfer time). O(n) over the whole trace, and a
  * search per list and step.

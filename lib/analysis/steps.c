@@ -1461,7 +1461,8 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                                 best = &opt[k];
                 only = best != NULL && nopt < OPTIMIZER_NAMES ? best->name : TPA_STR_EMPTY;
                 r = annotated_iterations(c, &ann, &atrack, &awraps, err);
-                if (r == 0 && ann != TPA_STR_EMPTY && awraps && ann < ns && memo[ann] == MEMO_NONE) {
+                if (r == 0 && ann != TPA_STR_EMPTY && awraps && ann < ns &&
+                    memo[ann] == MEMO_NONE) {
                         int h = optimizer_spans(c, ann, atrack, memo, pick);
                         if (h < 0)
                                 r = tpa_error_oom(err);

@@ -89,13 +89,14 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
  * when markers mark boundaries, under half of it or over warmup.ratio
  * times it (unless a step before it is as slow: over warmup.ratio times
  * it too, and the last within warmup.ratio of that one): no marker ends
- * that step, the end of what its thread ran does, and a profile stopped before the iteration's end (a loop's Python after
- * the call it marks) or well after it (a callback stopping the profiler,
- * writing summaries; an evaluation after the loop). Where markers mark
- * boundaries and the batch fetch lies between them, on their thread, in
- * half the gaps or more (each window but the last holds the next batch's
- * wait: a tf.function's call marks the iterations, `next(it)` outside
- * it; not Keras', which reads its batch inside), a last step with no input at all is
+ * that step, the end of what its thread ran does, and a profile stopped
+ * before the iteration's end (a loop's Python after the call it marks) or
+ * well after it (a callback stopping the profiler, writing summaries; an
+ * evaluation after the loop). Where markers mark boundaries and the batch
+ * fetch lies between them, on their thread, in half the gaps or more (each
+ * window but the last holds the next batch's wait: a tf.function's call
+ * marks the iterations, `next(it)` outside it; not Keras', which reads its
+ * batch inside), a last step with no input at all is
  * the loop's last call and what the script ran after it
  * (tf.summary.trace_export writing its summary, a checkpoint), whatever
  * its length: no iteration. */
@@ -387,7 +388,8 @@ void tpa_analysis__warmup(tpa_actx *c)
                                 a->steps[i].reason[0] = '\0';
                         }
                 snprintf(a->step_note + len, room, "%s%zu slow steps at the start, waiting for "
-                         "input, are a phase of the run, not a warm-up: kept", len > 0 ? "; " : "", by_time);
+                         "input, are a phase of the run, not a warm-up: kept",
+                         len > 0 ? "; " : "", by_time);
         }
         /* a compilation past the warm-up: torch.compile recompiling for a
          * new shape (a loader's last, smaller batch), a tf.function
