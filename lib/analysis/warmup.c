@@ -23,7 +23,6 @@
  * steps do. If
  * every step would go, all are kept and the report says so.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,7 +244,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         size_t *compile = NULL, *lost = NULL, *unclosed = NULL;
         struct evidence ev[2];
         double *scratch = NULL;
-        bool *hollow = NULL;
+        bool *hollow = NULL, *slow = NULL;     /* slow: excluded by its time alone */
 
         if (n == 0)
                 return;
@@ -266,7 +265,9 @@ void tpa_analysis__warmup(tpa_actx *c)
         lost = calloc(n, sizeof(*lost));
         unclosed = calloc(2 * n, sizeof(*unclosed));
         scratch = malloc(n * sizeof(*scratch));
-        if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL)
+        slow = calloc(n, sizeof(*slow));
+        if (compile == NULL || lost == NULL || unclosed == NULL || scratch == NULL ||
+            slow == NULL)
                 goto done;              /* no evidence: keep every step */
         ev[0] = (struct evidence){ compile, unclosed };
         ev[1] = (struct evidence){ compile + n, unclosed + n };
@@ -357,6 +358,7 @@ void tpa_analysis__warmup(tpa_actx *c)
                         snprintf(why, sizeof(why), "warm-up: %.2fx the median of later "
                                  "steps (> %.2fx)", t / med, a->warmup_ratio);
                         exclude(&a->steps[i], why);
+                        slow[i] = true;
                         by_time++;
                         slow_ns += a->steps[i].step_time;
                         slow_input += a->steps[i].bucket_ns[TPA_BUCKET_INPUT];
@@ -364,6 +366,7 @@ void tpa_analysis__warmup(tpa_actx *c)
                         snprintf(why, sizeof(why), "warm-up: %.1f MADs above the median "
                                  "of later steps", (t - med) / mad);
                         exclude(&a->steps[i], why);
+                        slow[i] = true;
                         by_time++;
                         slow_ns += a->steps[i].step_time;
                         slow_input += a->steps[i].bucket_ns[TPA_BUCKET_INPUT];
@@ -381,9 +384,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         if (by_time >= 4 && 4 * by_time > last && 2 * slow_input >= slow_ns) {
                 size_t len = strlen(a->step_note), room = sizeof(a->step_note) - len;
                 for (size_t i = 0; i < last; i++)
-                        if (a->steps[i].excluded && strncmp(a->steps[i].reason, "warm-up: ",
-                                                            9) == 0 &&
-                            compile[i] == 0 && isdigit((unsigned char)a->steps[i].reason[9])) {
+                        if (slow[i]) {
                                 a->steps[i].excluded = false;
                                 a->steps[i].reason[0] = '\0';
                         }
@@ -460,4 +461,5 @@ done:
         free(unclosed);
         free(scratch);
         free(hollow);
+        free(slow);
 }
