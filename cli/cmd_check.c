@@ -66,6 +66,27 @@ static void class_list(const tpa_rules *r)
         fputc('\n', stderr);
 }
 
+/* A metric look-up that keeps the first name it did not know: the one
+ * that failed an evaluation (the rules ask for a name as they meet it). */
+struct noting_lookup {
+        tpa_metric_fn fn;
+        void         *ctx;
+        char          unknown[64];
+};
+
+static bool noting_metric_fn(void *ctx, const char *name, size_t len, double *out)
+{
+        struct noting_lookup *l = ctx;
+
+        if (l->fn(l->ctx, name, len, out))
+                return true;
+        if (l->unknown[0] == '\0' && len < sizeof(l->unknown)) {
+                memcpy(l->unknown, name, len);
+                l->unknown[len] = '\0';
+        }
+        return false;
+}
+
 /* The metrics `expr` names, with their values for the run: what a --fail-if
  * line shows beside "true" or "false". Words that are no metric of the run
  * (and, or, not, function and threshold names) are left out. */
@@ -307,10 +328,12 @@ int cmd_check(const cli_args *args)
         for (int i = 0; i < args->fail_if_count; i++) {
                 tpa_check *k = &checks[n++];
 
-                if (tpa_rules_eval(rules, args->fail_if[i], tpa_run_metric_fn, cur, &v,
+                struct noting_lookup look = { .fn = tpa_run_metric_fn, .ctx = cur };
+
+                if (tpa_rules_eval(rules, args->fail_if[i], noting_metric_fn, &look, &v,
                                    &err) < 0) {
                         const char *lacked = cur->ops_partial
-                                                     ? cli_report_lacks_in(cur, args->fail_if[i])
+                                                     ? cli_report_lacks_metric(cur, look.unknown)
                                                      : NULL;
 
                         /* a metric of this version that a saved report of

@@ -103,23 +103,13 @@ const char *cli_report_lacks(const tpa_run *r, size_t *count)
         return first;
 }
 
-static bool word_char(char c)
-{
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '_' || c == '.';
-}
-
-const char *cli_report_lacks_in(const tpa_run *r, const char *expr)
+const char *cli_report_lacks_metric(const tpa_run *r, const char *name)
 {
         for (size_t i = 0; i < tpa_analysis_metric_count(); i++) {
                 const char *n = tpa_analysis_metric_name(i);
-                size_t len = strlen(n);
 
-                if (has_metric(r, n))
-                        continue;
-                for (const char *p = strstr(expr, n); p != NULL; p = strstr(p + 1, n))
-                        if ((p == expr || !word_char(p[-1])) && !word_char(p[len]))
-                                return n;
+                if (strcmp(n, name) == 0)
+                        return has_metric(r, n) ? NULL : n;
         }
         return NULL;
 }

@@ -20,9 +20,9 @@ const char *cli_no_events_reason(const tpa_trace *tr);
 /* The first metric of this version that a saved report lacks (an earlier
  * tfprof-analyze wrote it) and in *count how many; NULL: none. */
 const char *cli_report_lacks(const tpa_run *r, size_t *count);
-/* The first metric `expr` names that is one of this version's and that the
- * saved report `r` lacks; NULL: none. */
-const char *cli_report_lacks_in(const tpa_run *r, const char *expr);
+/* `name` as this version knows it when it is one of its metrics that the
+ * saved report `r` lacks; NULL: not one. */
+const char *cli_report_lacks_metric(const tpa_run *r, const char *name);
 /* A warning, unless quiet, when the saved report `r` lacks metrics of this
  * version: an earlier tfprof-analyze wrote it, and its breakdown, classes
  * and findings of the same trace may differ from this version's. */

@@ -8,6 +8,12 @@ tfprof-analyze check "$TPA_TMP/old.json" --fail-if 'host_checkpoint_frac > 0.1' 
 echo "exit $?"
 tfprof-analyze check "$TPA_TMP/old.json" --fail-if 'no_such_metric > 1' 2>>"$TPA_TMP/err"
 echo "exit $?"
+# the name the evaluation failed on is the one said, not a lacked one
+# that the expression names after it
+tfprof-analyze check "$TPA_TMP/old.json" \
+        --fail-if 'no_such_metric > 1 or host_checkpoint_frac > 0.1' \
+        2>>"$TPA_TMP/err"
+echo "exit $?"
 tfprof-analyze diff "$TPA_TMP/old.json" torch_input_bound.trace.json.gz >/dev/null \
         2>>"$TPA_TMP/err"
 echo "exit $?"
