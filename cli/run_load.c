@@ -331,7 +331,7 @@ int cli_load_run_paths(tpa_run **out, const char *const *paths, int count,
                         fclose(fp);
                 if (rc != EXIT_OK)
                         return rc;
-                if (tpa_report_sniff(in, in_size)) {
+                if (tpa_report_sniff_memory(in, in_size)) {
                         rc = tpa_report_load_memory(out, in, in_size, &err);
                         free(in);
                         if (rc < 0)

@@ -36,7 +36,7 @@
 enum key {
         K_NONE = 0,
         /* top level */
-        K_TRACE_EVENTS, K_METADATA, K_KINETO, K_DIST,
+        K_TRACE_EVENTS, K_METADATA, K_KINETO, K_DIST, K_SCHEMA,
         /* distributedInfo */
         D_RANK, D_WORLD_SIZE, D_BACKEND,
         /* event */

@@ -384,6 +384,8 @@ static enum key top_key(const char *k, size_t len)
                 return K_METADATA;
         if (len == 15 && memcmp(k, "distributedInfo", 15) == 0)
                 return K_DIST;
+        if (len == 6 && memcmp(k, "schema", 6) == 0)
+                return K_SCHEMA;
         for (size_t i = 0; i < sizeof(kineto) / sizeof(kineto[0]); i++)
                 if (strlen(kineto[i]) == len && memcmp(k, kineto[i], len) == 0)
                         return K_KINETO;
@@ -638,6 +640,14 @@ int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
         }
         if (at_args_level(p))
                 return tpa_chrome__args_string(p, s, len);
+        /* a saved report (a path is read as one before the trace reader;
+         * standard input, a pipe, comes here): refused, never an empty
+         * trace */
+        if (p->top == '{' && p->depth == 1 && p->top_key == K_SCHEMA && len >= 22 &&
+            memcmp(s, "tfprof-analyze/report/", 22) == 0)
+                return tpa_chrome__fail(p, TPA_EFORMAT, tpa_chrome__offset_now(p),
+                                        "a saved tfprof-analyze report, not a trace "
+                                        "(analyze shows one given by its path)");
         return 1;
 }
 

@@ -20,6 +20,47 @@
 
 #define REPORT_MAX_BYTES (256u << 20)
 
+/* The text of a report given in memory, inflated when gzip-compressed
+ * (a report.json.gz piped in): *text is data itself or a copy to free. */
+static int report_text(const void *data, size_t size, uint8_t **copy, const void **text,
+                       size_t *len, tpa_error *err)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_source *src = NULL;
+        int rc;
+
+        *copy = NULL;
+        if (size < 2 || memcmp(data, "\x1f\x8b", 2) != 0) {
+                *text = data;
+                *len = size;
+                return 0;
+        }
+        if ((rc = tpa_source__open_memory(&src, data, size, &ro, err)) < 0)
+                return rc;
+        rc = tpa_source__read_all(src, copy, len, REPORT_MAX_BYTES, err);
+        tpa_source__free(src);
+        *text = *copy;
+        return rc;
+}
+
+bool tpa_report_sniff_memory(const void *data, size_t size)
+{
+        tpa_read_options ro = TPA_READ_OPTIONS_INIT;
+        tpa_source *src = NULL;
+        const uint8_t *head;
+        size_t n = 0;
+        bool is = false;
+
+        if (size < 2 || memcmp(data, "\x1f\x8b", 2) != 0)
+                return tpa_report_sniff(data, size);
+        if (tpa_source__open_memory(&src, data, size, &ro, NULL) < 0)
+                return false;
+        if (tpa_source__peek(src, &head, &n, 512, NULL) >= 0)
+                is = tpa_report_sniff(head, n);
+        tpa_source__free(src);
+        return is;
+}
+
 bool tpa_report_sniff(const void *data, size_t size)
 {
         const char *p = data, *end = p + size;
@@ -337,7 +378,7 @@ static int syntax_error(const char *text, size_t size, const char *what, tpa_err
         return tpa_error_set(err, TPA_EFORMAT, off, "report is not valid JSON: %s", msg);
 }
 
-int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_error *err)
+static int load_text(tpa_run **out, const void *data, size_t size, tpa_error *err)
 {
         char *text, ebuf[256] = "";
         yajl_val root;
@@ -382,6 +423,19 @@ int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_err
         }
         *out = r;
         return 0;
+}
+
+int tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_error *err)
+{
+        uint8_t *copy;
+        const void *text;
+        size_t len;
+        int rc = report_text(data, size, &copy, &text, &len, err);
+
+        if (rc >= 0)
+                rc = load_text(out, text, len, err);
+        free(copy);
+        return rc;
 }
 
 int tpa_report_load(tpa_run **out, const char *path, tpa_error *err)

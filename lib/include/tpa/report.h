@@ -58,13 +58,16 @@ int  tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
 /* True when the first bytes look like a saved JSON report: an object whose
  * first key is "schema". */
 bool tpa_report_sniff(const void *data, size_t size);
+/* tpa_report_sniff() of data that may be gzip-compressed (inflated). */
+bool tpa_report_sniff_memory(const void *data, size_t size);
 /* True when the file at `path` (gzip-compressed or not) starts like a
  * saved report: tpa_report_sniff() of its first bytes. */
 bool tpa_report_is_file(const char *path);
 
 /* Read a saved JSON report back into what diff and check need. The schema
- * must be TPA_REPORT_SCHEMA. On failure *out is untouched and `err` gives
- * the byte offset (syntax) or the key (content) that is wrong. */
+ * must be TPA_REPORT_SCHEMA; the file or the data may be gzip-compressed.
+ * On failure *out is untouched and `err` gives the byte offset (syntax) or
+ * the key (content) that is wrong. */
 int  tpa_report_load(tpa_run **out, const char *path, tpa_error *err);
 int  tpa_report_load_memory(tpa_run **out, const void *data, size_t size, tpa_error *err);
 
