@@ -421,6 +421,10 @@ static int find_devices_and_markers(tpa_actx *c, tpa_error *err)
                                           ? pdev[c->track_cls[t]] : TRACK_SKIP;
         c->a->device_count = nd;
         c->a->cpu_only = nd == 0;
+        for (int part = 0; part < 2 && nd == 0; part++)
+                for (size_t k = 0; k < c->ext[part].nh; k++)
+                        c->a->unrecorded_launches +=
+                                c->ev[c->ext[part].host[k]].kind == TPA_KIND_LAUNCH;
         c->ndev = nd ? nd : 1;
         /* one block: the pointers, then a slot per device for its name */
         c->a->device_names = calloc(1, c->ndev * (sizeof(*c->a->device_names) + SLOT));

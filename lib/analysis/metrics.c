@@ -960,6 +960,11 @@ static const char *no_verdict(tpa_actx *c)
                 return "no step in the trace";
         if (tpa_trace_dialect(c->tr) == TPA_DIALECT_GENERIC && a->cpu_only && a->no_markers)
                 return "no training steps: no framework, device or step marker in the trace";
+        /* the device ran what these launched, unseen: the host's ops
+         * are its dispatch, not the compute a CPU-only run's are */
+        if (a->unrecorded_launches > 0)
+                return "the device's work is not in the trace: it holds kernel launches but "
+                       "no device activity (record the device: torch's ProfilerActivity.CUDA)";
         if (a->no_markers && no_work(a))
                 return "no training steps: the profiler recorded no framework op, device or "
                        "input event";

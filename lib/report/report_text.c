@@ -126,7 +126,11 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 if (a->steps[i].excluded)
                         fprintf(fp, "  step %" PRId64 " excluded: %s\n", a->steps[i].number,
                                 a->steps[i].reason);
-        if (a->cpu_only)
+        if (a->cpu_only && a->unrecorded_launches > 0)
+                fprintf(fp, "devices: none recorded: %zu kernel launch%s with no device "
+                        "activity in the trace\n", a->unrecorded_launches,
+                        a->unrecorded_launches == 1 ? "" : "es");
+        else if (a->cpu_only)
                 fprintf(fp, "devices: none (CPU-only trace: framework ops on host threads "
                         "count as compute)\n");
         else {
@@ -225,7 +229,8 @@ static void section_verdict(FILE *fp, const tpa_analysis *a, bool color)
         }
         fprintf(fp, "  device busy   %5.1f%%  (compute, copies and collectives; %s)\n",
                 pct(tpa_report__device_busy(a)),
-                a->cpu_only ? "CPU-only: framework ops" : "the rest the device idles");
+                a->unrecorded_launches > 0 ? "host ops, the device unrecorded"
+                : a->cpu_only ? "CPU-only: framework ops" : "the rest the device idles");
         if (a->finding_count > 0) {
                 fprintf(fp, "  findings:\n");
                 for (size_t i = 0; i < a->finding_count; i++) {

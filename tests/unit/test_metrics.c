@@ -216,6 +216,69 @@ static void test_metrics__nothing_recorded(void)
         }
 }
 
+/* A Kineto trace whose host launched kernels (cudaLaunchKernel with a
+ * correlation id) but holds no device activity (the records dropped, the
+ * device not recorded) is no CPU-only run: its host ops are the device's
+ * dispatch, not its compute. No verdict, the launches counted; with its
+ * kernels, a GPU trace as any other. */
+static void test_metrics__device_unrecorded(void)
+{
+        for (int kernels = 0; kernels < 2; kernels++) {
+                char json[2048], dev[512] = "";
+                tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_analysis *a = NULL;
+                tpa_trace *tr;
+
+                if (kernels)
+                        snprintf(dev, sizeof(dev),
+                                 ",{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", "
+                                 "\"pid\": 0, \"tid\": 7, \"ts\": 130, \"dur\": 60, "
+                                 "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 11}},"
+                                 "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", "
+                                 "\"pid\": 0, \"tid\": 7, \"ts\": 330, \"dur\": 60, "
+                                 "\"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 12}}");
+                snprintf(json, sizeof(json),
+                         "{\"schemaVersion\": 1, \"traceEvents\": ["
+                         "{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+                         "\"name\": \"ProfilerStep#1\", \"pid\": 9, \"tid\": 9, "
+                         "\"ts\": 100, \"dur\": 200},"
+                         "{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+                         "\"name\": \"ProfilerStep#2\", \"pid\": 9, \"tid\": 9, "
+                         "\"ts\": 300, \"dur\": 200},"
+                         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+                         "\"pid\": 9, \"tid\": 9, \"ts\": 110, \"dur\": 30},"
+                         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+                         "\"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 9, "
+                         "\"ts\": 120, \"dur\": 10, \"args\": {\"correlation\": 11}},"
+                         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+                         "\"pid\": 9, \"tid\": 9, \"ts\": 310, \"dur\": 30},"
+                         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+                         "\"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 9, "
+                         "\"ts\": 320, \"dur\": 10, \"args\": {\"correlation\": 12}}%s]}",
+                         dev);
+                tr = read_json(json);
+                o.warmup = 0;
+                if (tr == NULL || tpa_analyze(&a, tr, &o, &err) < 0)
+                        printf("# %s\n", err.msg);
+                if (kernels) {
+                        ok(a != NULL && !a->cpu_only && a->unrecorded_launches == 0 &&
+                           a->no_verdict == NULL,
+                           "test_metrics__device_unrecorded: with its kernels: a GPU trace");
+                } else {
+                        ok(a != NULL && a->cpu_only && a->unrecorded_launches == 2,
+                           "test_metrics__device_unrecorded: 2 launches, no device (%zu)",
+                           a != NULL ? a->unrecorded_launches : 0);
+                        ok(a != NULL && a->no_verdict != NULL &&
+                           strstr(a->no_verdict, "not in the trace") != NULL,
+                           "test_metrics__device_unrecorded: no verdict (%s)",
+                           a != NULL && a->no_verdict != NULL ? a->no_verdict : "none");
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 /* One long Python stretch a step (a generator that sleeps before the
  * step's first op) is the longest Python gap, and the finding names it,
  * not torch.compile's advice; many short gaps are not one stretch, nor is
@@ -370,6 +433,7 @@ int main(void)
         test_metrics__top_gaps();
         test_metrics__nested_gaps();
         test_metrics__nothing_recorded();
+        test_metrics__device_unrecorded();
         test_metrics__work_after_steps();
         test_metrics__python_stretch();
         test_metrics__python_stretch_some_steps();

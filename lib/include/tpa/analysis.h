@@ -154,6 +154,10 @@ typedef struct tpa_analysis {
         size_t       device_count;
         const char **device_names;      /* "GPU:0", or the process name */
         bool         cpu_only;
+        /* CPU-only by what it recorded: host calls that launched device
+         * work (a correlation id: cudaLaunchKernel, hipLaunchKernel) with no
+         * device activity in the trace; the device was not recorded */
+        size_t       unrecorded_launches;
         const char  *step_source;       /* "ProfilerStep#N", "TF Steps line", ... */
         bool         no_markers;        /* one step for the whole trace */
         /* What the step search has to say besides its source ("" when
