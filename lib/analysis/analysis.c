@@ -467,6 +467,7 @@ struct chan_names {
                                            forward or backward (NULL: none) */
         tpa_str ckpt[6];                /* of the checkpoint ops, eager scopes of them */
         size_t  nckpt;
+        bool   *bw;                     /* by string id: an autograd node's (NULL: none) */
 };
 
 /* The host channel of host event i, with three readings of what TF shows:
@@ -569,6 +570,47 @@ static bool find_py_functions(const tpa_trace *tr, struct chan_names *names)
         return true;
 }
 
+/* True when s[0, len) names an autograd node or the engine's scope of one:
+ * "AddmmBackward0", "NllLossBackward", "torch::autograd::AccumulateGrad",
+ * "autograd::engine::evaluate_function: MmBackward0". */
+static bool backward_name(const char *s, size_t len)
+{
+        static const char scope[] = "autograd::engine::evaluate_function";
+        static const char cxx[] = "torch::autograd::";
+        static const char bwd[] = "Backward";
+        size_t end = len, bl = sizeof(bwd) - 1;
+
+        if ((len >= sizeof(scope) - 1 && memcmp(s, scope, sizeof(scope) - 1) == 0) ||
+            (len >= sizeof(cxx) - 1 && memcmp(s, cxx, sizeof(cxx) - 1) == 0))
+                return true;
+        while (end > 0 && s[end - 1] >= '0' && s[end - 1] <= '9')
+                end--;
+        return end > bl && memcmp(s + end - bl, bwd, bl) == 0 && memchr(s, ':', end) == NULL;
+}
+
+/* PyTorch runs a GPU model's backward pass on the autograd engine's thread
+ * of the device, while the thread that called backward() waits in it with
+ * no op of its own: that thread's framework time, for the Python gaps and
+ * the python bucket of the thread that drives the steps. The names of the
+ * autograd nodes (by string id, in bw) tell such a thread, in a PyTorch
+ * trace only (a pass over its strings); returns false on no memory. */
+static bool find_backward_names(const tpa_trace *tr, struct chan_names *names)
+{
+        size_t n = tpa_trace_str_count(tr);
+
+        if (tpa_trace_dialect(tr) != TPA_DIALECT_KINETO)
+                return true;
+        for (size_t i = 0; i < n; i++) {
+                if (!backward_name(tpa_trace_str(tr, (tpa_str)i),
+                                   tpa_trace_str_len(tr, (tpa_str)i)))
+                        continue;
+                if (names->bw == NULL && (names->bw = calloc(n, sizeof(*names->bw))) == NULL)
+                        return false;
+                names->bw[i] = true;
+        }
+        return true;
+}
+
 /* A checkpoint's I/O: the ops that write and read checkpoint files (and
  * merge a sharded save), and the eager runtime's scope of each, which a
  * profile of tf.train.Checkpoint.save() shows with no op inside. */
@@ -660,6 +702,7 @@ struct chan_lists {
         tpa_ivl_list *fw;               /* per track */
         size_t       *near;             /* per track: under_input()'s hint */
         size_t       *cnear;            /* per track: push_cpu_op()'s hint */
+        bool         *bw;               /* per track: it runs autograd nodes */
 };
 
 struct chan_job {
@@ -733,6 +776,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         }
                         if (r == 0)
                                 r = tpa_ivl__push(&L->fw[e->track], e->ts, e->ts + e->dur, err);
+                        if (job->names.bw != NULL && job->names.bw[e->name])
+                                L->bw[e->track] = true;
                 }
         }
         return r;
@@ -794,8 +839,88 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         free(L->fw);
         free(L->near);
         free(L->cnear);
+        free(L->bw);
         free(job->part[0].near);
         free(job->part[0].cnear);
+        free(job->part[0].bw);
+}
+
+/* The waits in backward() of a driving thread whose framework time is d,
+ * its autograd threads' b (both merged) into *w: in each hole of d where
+ * b runs, from b's first start there to its last end (the thread called
+ * backward() and returned, running no op between: the holes between the
+ * engine's nodes are no Python of its own). A hole's edges around them
+ * stay holes: the Python before the call and after it. */
+static int backward_waits(const tpa_ivl_list *d, const tpa_ivl_list *b, tpa_ivl_list *w,
+                          tpa_error *err)
+{
+        size_t k = 0;
+        int r = 0;
+
+        for (size_t j = 0; j <= d->n && k < b->n && r == 0; j++) {
+                tpa_ns hs = j > 0 ? d->v[j - 1].e : INT64_MIN;
+                tpa_ns he = j < d->n ? d->v[j].s : INT64_MAX, first = INT64_MAX, last = 0;
+
+                while (k < b->n && b->v[k].e <= hs)
+                        k++;
+                for (; k < b->n && b->v[k].s < he; k++) {
+                        if (first == INT64_MAX)
+                                first = b->v[k].s > hs ? b->v[k].s : hs;
+                        last = b->v[k].e < he ? b->v[k].e : he;
+                        if (b->v[k].e > he)
+                                break;          /* on past the hole: the next one's too */
+                }
+                if (first < last)
+                        r = tpa_ivl__push(w, first, last, err);
+        }
+        return r;
+}
+
+/* Each thread that drives steps (holds their markers) takes, as framework
+ * time, its waits in backward() (backward_waits()) on the threads of its
+ * process that run autograd nodes and drive no step
+ * (find_backward_names()). The lists stay merged. */
+static int drivers_take_backward(tpa_actx *c, const struct chan_job *job, tpa_error *err)
+{
+        size_t nt = c->ntracks, nb;
+        bool *drives = calloc(nt ? nt : 1, sizeof(*drives));
+        tpa_ivl_list *bw = calloc(nt ? nt : 1, sizeof(*bw)), b = { 0 }, w = { 0 }, u;
+        int r = 0;
+
+        if (bw == NULL || drives == NULL) {
+                r = tpa_error_oom(err);
+                goto out;
+        }
+        for (size_t k = 0; k < c->a->step_count; k++)
+                if (c->marker_track[k] < nt)
+                        drives[c->marker_track[k]] = true;
+        for (size_t d = 0; d < nt && r == 0; d++) {
+                uint32_t proc = tpa_trace_thread_c(c->tr, (uint32_t)d)->process;
+                if (!drives[d] || c->fw[d].n == 0)
+                        continue;
+                nb = 0;
+                for (size_t t = 0; t < nt; t++)
+                        if ((job->part[0].bw[t] || job->part[1].bw[t]) && !drives[t] &&
+                            c->fw[t].n > 0 && tpa_trace_thread_c(c->tr, (uint32_t)t)->process == proc)
+                                bw[nb++] = c->fw[t];    /* borrowed */
+                if (nb == 0)
+                        continue;
+                if ((r = tpa_ivl__union(&b, bw, nb, err)) < 0 ||
+                    (r = backward_waits(&c->fw[d], &b, &w, err)) < 0)
+                        break;
+                if (w.n > 0 && (r = tpa_ivl__union2(&u, &c->fw[d], &w, err)) == 0) {
+                        tpa_ivl__free(&c->fw[d]);
+                        c->fw[d] = u;
+                }
+                tpa_ivl__free(&b);
+                tpa_ivl__free(&w);
+        }
+out:
+        tpa_ivl__free(&b);
+        tpa_ivl__free(&w);
+        free(bw);
+        free(drives);
+        return r;
 }
 
 /* Part 1's lists join part 0's (the context's), in part 0's blocks: the
@@ -939,15 +1064,18 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->hch = malloc(c->n ? c->n : 1);
         job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
                                            calloc(nt1, sizeof(size_t)),
-                                           calloc(nt1, sizeof(size_t)) };
+                                           calloc(nt1, sizeof(size_t)),
+                                           calloc(nt1, sizeof(bool)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),
                                            job.host1, calloc(nt1, sizeof(*c->fw)),
                                            calloc(nt1, sizeof(size_t)),
-                                           calloc(nt1, sizeof(size_t)) };
+                                           calloc(nt1, sizeof(size_t)),
+                                           calloc(nt1, sizeof(bool)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
             job.part[1].near == NULL || job.part[0].cnear == NULL ||
-            job.part[1].cnear == NULL || !find_py_functions(c->tr, &job.names)) {
+            job.part[1].cnear == NULL || job.part[0].bw == NULL || job.part[1].bw == NULL ||
+            !find_py_functions(c->tr, &job.names) || !find_backward_names(c->tr, &job.names)) {
                 r = tpa_error_oom(err);
                 goto out;
         }
@@ -964,10 +1092,13 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
          * the joins */
         ivl_free_each(c->inp, c->ntracks);
         ivl_free_each(c->coll, c->ntracks);
-        r = tpa_analysis__in_two(c, merge_part, &job, err);
+        if ((r = tpa_analysis__in_two(c, merge_part, &job, err)) == 0 &&
+            job.names.bw != NULL)
+                r = drivers_take_backward(c, &job, err);
 out:
         free_job(c, &job);
         free(job.names.py_fn);
+        free(job.names.bw);
         ivl_free_each(c->inp, c->ntracks);
         free(c->inp);
         ivl_free_each(c->coll, c->ntracks);

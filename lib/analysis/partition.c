@@ -72,7 +72,10 @@ static tpa_bucket pick(unsigned on, bool has_driver)
         if (top != 0)
                 return first[__builtin_ctz(top)];
         if (has_driver && !(on & 1u << B_FW)) return TPA_BUCKET_HOST_PYTHON;
-        if (on & 1u << B_OP)                  return TPA_BUCKET_HOST_COMPUTE;
+        /* the driver in the framework with no op of a channel: waiting
+         * in backward() between the autograd engine's nodes (analysis.c:
+         * drivers_take_backward()), the engine's CPU time */
+        if (on & (1u << B_OP | 1u << B_FW))   return TPA_BUCKET_HOST_COMPUTE;
         return TPA_BUCKET_IDLE;
 }
 

@@ -727,6 +727,68 @@ static void test_partition__kineto_py_autograd_function(void)
         tpa_trace_free(tr);
 }
 
+/* A GPU model's backward pass runs on the autograd engine's thread (tid
+ * 2), while the thread driving the step (tid 1) waits in backward() with
+ * no op of its own, from 40 to 100 us: no Python gap of the driver, no
+ * python bucket; the engine's time between its nodes (80-90, the device
+ * idle) is CPU time, with its ops' and the driver's (41 us, launches
+ * aside). The Python before the call (30-40), after it
+ * (100-120) and after the optimizer (160-200) stay Python: 70 us, where
+ * the driver's hole from 20 to 120 was Python all through (97 us). */
+static void test_partition__kineto_backward_thread(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":200},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":20},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                "\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":3,\"args\":{\"correlation\":1}},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                "\"name\":\"autograd::engine::evaluate_function: MmBackward0\","
+                "\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":20},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"MmBackward0\","
+                "\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":20},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                "\"pid\":1,\"tid\":2,\"ts\":45,\"dur\":3,\"args\":{\"correlation\":2}},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+                "\"name\":\"autograd::engine::evaluate_function: "
+                "torch::autograd::AccumulateGrad\",\"pid\":1,\"tid\":2,\"ts\":90,\"dur\":10},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"Optimizer.step#SGD.step\","
+                "\"pid\":1,\"tid\":1,\"ts\":120,\"dur\":30},"
+                "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                "\"pid\":1,\"tid\":1,\"ts\":125,\"dur\":3,\"args\":{\"correlation\":3}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,"
+                "\"ts\":10,\"dur\":20,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,"
+                "\"ts\":50,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sgd\",\"pid\":0,\"tid\":7,"
+                "\"ts\":130,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,\"correlation\":3}}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_default(tr);
+        const tpa_step *s;
+
+        if (ok(a != NULL && a->step_count == 1 && !a->cpu_only,
+               "test_partition__kineto_backward_thread: one GPU step")) {
+                s = &a->steps[0];
+                tap_eq(s->step_time, 200 * US, "test_partition__kineto_backward_thread: step time");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 70 * US,
+                       "test_partition__kineto_backward_thread: Python around backward() only");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_COMPUTE], 41 * US,
+                       "test_partition__kineto_backward_thread: the engine's CPU time");
+                ok(sums_to_one(s), "test_partition__kineto_backward_thread: sums to 1");
+                ok(metric(a, 0, "host_gap_count") == 3 &&
+                   metric(a, 0, "host_gap_max_ns") == 50 * US,
+                   "test_partition__kineto_backward_thread: 3 Python gaps, the longest "
+                   "50 us (%g, %g)", metric(a, 0, "host_gap_count"),
+                   metric(a, 0, "host_gap_max_ns"));
+        }
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* A TF1 Session.run on CPU (the shape of testdata/tf1_timeline.json: 45
  * small ops on one executor thread, 2-5 us apart, ~300 us a step). A TF1
  * trace records no thread that drives the step (no Python thread), so it
@@ -1038,6 +1100,7 @@ int main(void)
         test_partition__kineto_cpu_collective();
         test_partition__kineto_cpu_collective_nested();
         test_partition__kineto_py_autograd_function();
+        test_partition__kineto_backward_thread();
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();
         test_partition__spans();
