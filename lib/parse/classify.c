@@ -166,12 +166,17 @@ static tpa_kind copy_direction(const char *s, size_t len)
         return TPA_KIND_COPY_D2D;
 }
 
+/* NCCL's and RCCL's kernels, and DeepEP's expert-parallel all-to-all
+ * (its dispatch, combine and notify kernels: "void deep_ep::internode::
+ * combine<...>", DeepSeek's own build "dpsk::ep::internode::..."): they
+ * move tokens between ranks, over NVLink and RDMA, and compute nothing. */
 static bool is_collective(const char *s, size_t len)
 {
         return icase_prefix(s, len, "nccl") || contains(s, len, "ncclKernel") ||
                contains(s, len, "ncclDevKernel") || contains(s, len, "AllReduce") ||
                contains(s, len, "AllGather") || contains(s, len, "ReduceScatter") ||
-               contains(s, len, "rccl");
+               contains(s, len, "rccl") || contains(s, len, "deep_ep::") ||
+               contains(s, len, "dpsk::ep::");
 }
 
 /* An event on a device stream. */

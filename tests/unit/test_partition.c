@@ -1080,6 +1080,37 @@ static void test_partition__xla_collective_names(void)
         }
 }
 
+/* DeepEP's kernels are its ranks' all-to-all (deepseek-ai/profile-data's
+ * train.json, H800, EP64: dispatch, combine and notify kernels run 87.6%
+ * of the step on their own stream, alone 3.2%): collectives, not
+ * compute, which a GEMM beside them still is. */
+static void test_partition__deep_ep_kernels(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":27,\"ts\":0,\"dur\":10,"
+                "\"name\":\"void dpsk::ep::internode::combine<false, 8>(int4*, float*)\","
+                "\"args\":{\"device\":0,\"stream\":27}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":27,\"ts\":20,\"dur\":10,"
+                "\"name\":\"void deep_ep::intranode::dispatch<8, 768>(int4*)\","
+                "\"args\":{\"device\":0,\"stream\":27}},"
+                "{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10,"
+                "\"name\":\"void cutlass::device_kernel<dpsk::grouped_gemm>(int)\","
+                "\"args\":{\"device\":0,\"stream\":7}}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+
+        if (!ok(tr != NULL, "test_partition__deep_ep_kernels: read"))
+                return;
+        tap_eq(kind_of(tr, "void dpsk::ep::internode::combine<false, 8>(int4*, float*)"),
+               TPA_KIND_COLLECTIVE, "test_partition__deep_ep_kernels: DeepSeek's combine");
+        tap_eq(kind_of(tr, "void deep_ep::intranode::dispatch<8, 768>(int4*)"),
+               TPA_KIND_COLLECTIVE, "test_partition__deep_ep_kernels: DeepEP's dispatch");
+        tap_eq(kind_of(tr, "void cutlass::device_kernel<dpsk::grouped_gemm>(int)"),
+               TPA_KIND_KERNEL, "test_partition__deep_ep_kernels: a GEMM computes");
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_partition__xla_collective_names();
@@ -1101,6 +1132,7 @@ int main(void)
         test_partition__kineto_cpu_collective_nested();
         test_partition__kineto_py_autograd_function();
         test_partition__kineto_backward_thread();
+        test_partition__deep_ep_kernels();
         test_partition__tf1_executor_gaps();
         test_partition__two_devices();
         test_partition__spans();
