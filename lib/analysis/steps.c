@@ -1401,6 +1401,48 @@ static int optimizer_period(const tpa_actx *c, marker_list *l, const uint8_t *me
         return (int)k;
 }
 
+/*
+ * An optimizer's step given a closure calls it inside its own call, the
+ * closure's zero_grad with it: LBFGS calls its closure up to max_iter
+ * times a step (5 zero_grads in one Optimizer.step#LBFGS.step), and SGD or
+ * Adam given one once. Such a zero_grad is part of the iteration the step
+ * marks, no boundary of one: counted, 5 steps of a fifth of an iteration
+ * each. The optimizer's step calls, fn = their thread, sorted by (thread,
+ * start), each `e` raised to the latest end of the calls before it on its
+ * thread, so that one search tells whether a span lies inside one.
+ */
+static int cmp_thread_call(const void *pa, const void *pb)
+{
+        const struct call *x = pa, *y = pb;
+
+        if (x->fn != y->fn)
+                return (x->fn > y->fn) - (x->fn < y->fn);
+        return (x->s > y->s) - (x->s < y->s);
+}
+
+static void step_calls_sort(struct call *call, size_t m)
+{
+        qsort(call, m, sizeof(*call), cmp_thread_call);
+        for (size_t i = 1; i < m; i++)
+                if (call[i].fn == call[i - 1].fn && call[i - 1].e > call[i].e)
+                        call[i].e = call[i - 1].e;
+}
+
+/* True when event e lies inside an optimizer's step call of its thread. */
+static bool inside_step_call(const struct call *call, size_t m, const tpa_event *e)
+{
+        size_t lo = 0, hi = m;
+
+        while (lo < hi) {       /* the last call on e's thread starting at or before it */
+                size_t mid = (lo + hi) / 2;
+                if (call[mid].fn < e->track || (call[mid].fn == e->track && call[mid].s <= e->ts))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo > 0 && call[lo - 1].fn == e->track && e->ts + e->dur <= call[lo - 1].e;
+}
+
 /* *wraps: the markers found are a user's spans around whole iterations. */
 static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
 {
@@ -1413,6 +1455,8 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         tpa_str function = TPA_STR_EMPTY;       /* or a user's annotation */
         tpa_str only = TPA_STR_EMPTY;           /* the optimizer's name */
         uint32_t track = UINT32_MAX;            /* the annotation's thread */
+        struct call *scall = NULL;              /* the optimizer's step calls */
+        size_t nscall = 0, scap = 0;
         int r = 0, period = 1;
 
         if (memo == NULL)
@@ -1444,6 +1488,32 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                         count[memo[s] - 1]++;
                         if (memo[s] == OPT_ZERO_GRAD + 1 || memo[s] == OPT_STEP + 1)
                                 count_optimizer(opt, &nopt, s, memo[s] - 1u, c->ev[i].ts);
+                        if (memo[s] == OPT_STEP + 1) {
+                                if (tpa_analysis__room((void **)&scall, &scap, nscall,
+                                                       sizeof(*scall), 16, err) < 0) {
+                                        free(scall);
+                                        free(memo);
+                                        return TPA_ENOMEM;
+                                }
+                                scall[nscall++] = (struct call){ c->ev[i].ts,
+                                                                 c->ev[i].ts + c->ev[i].dur,
+                                                                 c->ev[i].track };
+                        }
+                }
+        }
+        /* a closure's zero_grads, inside the step's call, mark nothing */
+        if (nscall > 0 && count[OPT_ZERO_GRAD] > 0) {
+                step_calls_sort(scall, nscall);
+                for (size_t i = 0; i < c->n; i++) {
+                        tpa_str s = c->ev[i].name;
+                        if (s < ns && memo[s] == OPT_ZERO_GRAD + 1 &&
+                            is_host_track(c, c->ev[i].track) &&
+                            inside_step_call(scall, nscall, &c->ev[i])) {
+                                count[OPT_ZERO_GRAD]--;
+                                for (size_t k = 0; k < nopt; k++)
+                                        if (opt[k].name == s && opt[k].calls > 0)
+                                                opt[k].calls--;
+                        }
                 }
         }
         for (size_t k = 0; k < LATE_NAMES && pick == ITERATION_NAMES; k++)
@@ -1495,6 +1565,9 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                 bool hit = function != TPA_STR_EMPTY ? s == function
                                                       : s < ns && memo[s] == pick + 1 &&
                                                         (only == TPA_STR_EMPTY || s == only);
+                if (hit && function == TPA_STR_EMPTY && pick == OPT_ZERO_GRAD &&
+                    inside_step_call(scall, nscall, &c->ev[i]))
+                        hit = false;
                 if (hit && is_host_track(c, c->ev[i].track) &&
                     (track == UINT32_MAX || c->ev[i].track == track)) {
                         if (l->n == 0)
@@ -1508,6 +1581,7 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                 r = period < 0 ? period : 0;
         }
         free(memo);
+        free(scall);
         c->loader_steps = r == 0 && l->n > 0 && pick == 0 && function == TPA_STR_EMPTY;
         if (r == 0 && l->n > 0) {
                 tpa_analysis *a = c->a;

@@ -301,6 +301,52 @@ static void test_steps__two_optimizers(void)
         }
 }
 
+/* LBFGS calls its closure several times inside each step, the closure's
+ * zero_grad with it (torch 2.13: 5 Optimizer.zero_grad#LBFGS.zero_grad in
+ * each Optimizer.step#LBFGS.step, max_iter=5): the step's call marks the
+ * iteration, not each closure's zero_grad. A plain loop's zero_grad, before
+ * the step's call, still marks it. In us. */
+static void test_steps__closure_zero_grad(void)
+{
+        for (int c = 0; c < 2; c++) {   /* 0: LBFGS's closure, 1: SGD, no closure */
+                tb b = mk(0);
+                tpa_analysis *a;
+                for (int k = 0; k < 4; k++) {
+                        double t = 10 + k * 100.0;
+                        if (c == 1) {
+                                ev(&b, b.host, TPA_KIND_ANNOTATION,
+                                   "Optimizer.zero_grad#SGD.zero_grad", t, 2, 0, 0);
+                                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 5, 70, 0, 0);
+                                ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.step#SGD.step",
+                                   t + 80, 10, 0, 0);
+                                continue;
+                        }
+                        ev(&b, b.host, TPA_KIND_ANNOTATION, "Optimizer.step#LBFGS.step", t, 90,
+                           0, 0);
+                        for (int j = 0; j < 5; j++) {
+                                ev(&b, b.host, TPA_KIND_ANNOTATION,
+                                   "Optimizer.zero_grad#LBFGS.zero_grad", t + 2 + j * 17, 1, 0, 0);
+                                ev(&b, b.host, TPA_KIND_HOST_OP, "aten::mm", t + 4 + j * 17, 14,
+                                   0, 0);
+                        }
+                }
+                a = run(&b, NULL, 0);
+                tpa_trace_free(b.tr);
+                tap_streq(a->step_source, c == 0 ? "detected iterations: Optimizer.step#LBFGS.step"
+                                                 : "detected iterations: Optimizer.zero_grad#"
+                                                   "SGD.zero_grad",
+                          "test_steps__closure_zero_grad: %d: source", c);
+                if (ok(a->step_count == 4, "test_steps__closure_zero_grad: %d: a step per "
+                       "iteration (%zu)", c, a->step_count)) {
+                        tap_eq(a->steps[1].start, 110 * US,
+                               "test_steps__closure_zero_grad: %d: the iteration starts it", c);
+                        tap_eq(a->steps[1].step_time, 100 * US,
+                               "test_steps__closure_zero_grad: %d: to the next", c);
+                }
+                tpa_analysis_free(a);
+        }
+}
+
 /* Two optimizers of one class (both Adam), no span around the iteration:
  * the calls of one name come twice an iteration, and the events nested in
  * them differ (the discriminator's step over more tensors): one call in
@@ -1257,6 +1303,7 @@ int main(void)
         test_steps__boundary_markers();
         test_steps__detected_iterations();
         test_steps__two_optimizers();
+        test_steps__closure_zero_grad();
         test_steps__same_class_optimizers();
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
