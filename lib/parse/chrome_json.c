@@ -395,8 +395,27 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
                 tpa_error_set(&p->err, TPA_EFORMAT, p->in_off, "no JSON value in the input");
                 return report(p, err);
         }
+        /* JSON that is no trace, whole: refused, not read as a trace of
+         * nothing (a verdict of none, exit 0, a rank of nothing in a folder) */
+        if (p->events_depth == 0 && p->top == '{' && p->depth == 0) {
+                tpa_error_set(&p->err, TPA_EFORMAT, 0, "%s", p->et_keys ?
+                              "not a trace: a PyTorch execution trace (ExecutionTraceObserver: "
+                              "'nodes', no times); give the profiler's trace written with it "
+                              "(*.pt.trace.json)" :
+                              "not a trace: a JSON object with no 'traceEvents' array");
+                return report(p, err);
+        }
         if (p->events_depth == 0 && p->top == '{')
                 tpa_trace__warn(p->tr, 0, "the trace has no 'traceEvents' array");
+        if (p->strays > 0 && h->records_read == 0) {
+                tpa_error_set(&p->err, TPA_EFORMAT, p->first_stray, "not a trace: its events "
+                              "array holds %s, no event object", p->stray_kind);
+                return report(p, err);
+        }
+        if (p->strays > 0)
+                tpa_trace__warn(p->tr, p->first_stray, "%llu values of the events array are "
+                                "no event object (the first: %s); they are ignored",
+                                (unsigned long long)p->strays, p->stray_kind);
         if (p->depth > 0) {
                 cut = true;
                 if (p->strict) {

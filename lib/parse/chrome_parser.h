@@ -149,6 +149,12 @@ struct tpa_chrome_parser {
         int                top;         /* 0: nothing yet, '[' or '{' */
         uint32_t           events_depth; /* depth inside the events array; 0: none */
         bool               events_open; /* ... and it has not ended */
+        /* values of the events array that are no record (a number, a
+         * string, an array: torch.profiler's export_memory_timeline() JSON
+         * is arrays of numbers), their kind and the first one's offset */
+        uint64_t           strays, first_stray;
+        const char        *stray_kind;
+        bool               et_keys;     /* a top-level "nodes": PyTorch's execution trace */
         enum key           top_key;
         bool               in_meta;
         bool               in_event, in_args;

@@ -526,6 +526,24 @@ void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len)
         }
 }
 
+/* A value starting at `at` of kind `what`: when it is an element of the
+ * events array (not a record's), count it. A collecting parser fails its
+ * segment instead, which this thread's own parser reads again and counts
+ * (chrome_split.c): the count and the first offset are the ones one thread
+ * gives. */
+static int stray(tpa_chrome_parser *p, const char *what, uint64_t at)
+{
+        if (!p->events_open || p->depth != p->events_depth || p->in_event)
+                return 1;
+        if (p->coll != NULL)
+                return tpa_chrome__fail(p, TPA_EFORMAT, at, "%s in the events array", what);
+        if (p->strays++ == 0) {
+                p->first_stray = at;
+                p->stray_kind = what;
+        }
+        return 1;
+}
+
 /* A number or a number-like string for the current key. `quoted`: it came
  * as a string, so its text starts one byte after the token start. */
 static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quoted)
@@ -534,6 +552,8 @@ static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quote
 
         if (!quoted)
                 p->value_end = end;             /* for moved_back_start() */
+        if (!quoted && !stray(p, "a number", at))
+                return 0;
         if (in_dist_info(p)) {
                 set_dist(p, s, len, quoted);
                 return 1;
@@ -632,6 +652,8 @@ int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
                 p->value_end = tpa_chrome__offset_now(p);
         if (!check_string(p, len))
                 return 0;
+        if (!stray(p, "a string", tpa_chrome__offset_now(p) - len - 2))
+                return 0;
         if (at_event_level(p))
                 return tpa_chrome__event_string(p, s, len);
         if (in_dist_info(p)) {
@@ -656,16 +678,15 @@ int tpa_chrome__on_null(void *ctx)
         tpa_chrome_parser *p = ctx;
 
         p->value_end = tpa_chrome__offset_now(p);
-        return 1;
+        return stray(p, "null", p->value_end - 4);
 }
 
 int tpa_chrome__on_boolean(void *ctx, int v)
 {
         tpa_chrome_parser *p = ctx;
 
-        (void)v;
         p->value_end = tpa_chrome__offset_now(p);
-        return 1;
+        return stray(p, v ? "true" : "false", p->value_end - (v ? 4 : 5));
 }
 
 int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
@@ -684,6 +705,8 @@ int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
                 p->top_key = top_key(k, len);
                 if (p->top_key == K_KINETO || p->top_key == K_DIST)
                         p->hints.kineto_keys = true;
+                if (len == 5 && memcmp(k, "nodes", 5) == 0)
+                        p->et_keys = true;
         } else if (in_dist_info(p)) {
                 p->key = len == 4 && memcmp(k, "rank", 4) == 0 ? D_RANK
                        : len == 10 && memcmp(k, "world_size", 10) == 0 ? D_WORLD_SIZE
@@ -739,6 +762,8 @@ int tpa_chrome__on_start_array(void *ctx)
 {
         tpa_chrome_parser *p = ctx;
 
+        if (!stray(p, "an array", tpa_chrome__offset_now(p) - 1))
+                return 0;
         if (p->depth == 0 && p->top == 0) {
                 p->top = '[';
                 p->events_depth = 1;

@@ -64,7 +64,7 @@ bool tpa_report_sniff_memory(const void *data, size_t size)
 bool tpa_report_sniff(const void *data, size_t size)
 {
         const char *p = data, *end = p + size;
-        static const char key[] = "\"schema\"";
+        static const char key[] = "\"schema\"", ours[] = "\"tfprof-analyze/";
 
         if (size >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
                 p += 3;
@@ -74,7 +74,19 @@ bool tpa_report_sniff(const void *data, size_t size)
                 return false;
         while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
                 p++;
-        return (size_t)(end - p) >= sizeof(key) - 1 && memcmp(p, key, sizeof(key) - 1) == 0;
+        if ((size_t)(end - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
+                return false;
+        /* and its value names this tool: PyTorch's execution trace
+         * (ExecutionTraceObserver) begins {"schema": "1.1.1-chakra...",
+         * and is no report of ours of another version */
+        p += sizeof(key) - 1;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+                p++;
+        if (p == end || *p++ != ':')
+                return false;
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+                p++;
+        return (size_t)(end - p) >= sizeof(ours) - 1 && memcmp(p, ours, sizeof(ours) - 1) == 0;
 }
 
 static yajl_val get(yajl_val obj, const char *key)

@@ -341,6 +341,61 @@ static void test_chrome_json__values(void)
         release(&r);
 }
 
+/* JSON that is no trace is refused at the offending byte, not read as a
+ * trace of nothing: torch.profiler's export_memory_timeline() JSON (arrays
+ * of numbers), its ExecutionTraceObserver file ({"schema": ..., "nodes":
+ * [...]}), any object with no 'traceEvents'. Values that are no record
+ * among records are ignored with a warning; an empty trace stays one. */
+static void test_chrome_json__not_a_trace(void)
+{
+        static const struct {
+                const char *text;
+                int code;
+                uint64_t offset;
+                size_t warnings;
+                const char *msg;
+        } cases[] = {
+                { "[[1796516470854260, 1796516470854260], [[0, 1, 2048]]]", TPA_EFORMAT, 1, 0,
+                  "not a trace: its events array holds an array, no event object" },
+                { "{\"traceEvents\": [1, 2]}", TPA_EFORMAT, 17, 0,
+                  "not a trace: its events array holds a number, no event object" },
+                { "[\"a\"]", TPA_EFORMAT, 1, 0,
+                  "not a trace: its events array holds a string, no event object" },
+                { "{\"step_ms\": [12.2, 17.6]}", TPA_EFORMAT, 0, 0,
+                  "not a trace: a JSON object with no 'traceEvents' array" },
+                { "{\"schema\": \"1.1.1-chakra.0.0.4\", \"pid\": 1, \"nodes\": []}",
+                  TPA_EFORMAT, 0, 0, "not a trace: a PyTorch execution trace" },
+                { "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,"
+                  "\"dur\":2}, 7, null]", 0, 0, 1, "" },
+                { "{\"traceEvents\": []}", 0, 0, 0, "" },
+                { "[]", 0, 0, 0, "" },
+        };
+        struct result r;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *t = cases[i].text;
+                parse(t, strlen(t), strlen(t), false, &r);
+                tap_eq(r.code, cases[i].code, "test_chrome_json__not_a_trace: %zu: code (%s)", i,
+                       r.msg);
+                if (cases[i].code < 0) {
+                        tap_eq((int64_t)r.offset, (int64_t)cases[i].offset,
+                               "test_chrome_json__not_a_trace: %zu: offset", i);
+                        tap_ok(strncmp(r.msg, cases[i].msg, strlen(cases[i].msg)) == 0,
+                               "test_chrome_json__not_a_trace: %zu: '%s'", i, r.msg);
+                } else {
+                        tap_eq((int64_t)r.warnings, (int64_t)cases[i].warnings,
+                               "test_chrome_json__not_a_trace: %zu: warnings (%s)", i,
+                               r.warned);
+                }
+                release(&r);
+        }
+        /* cut before its array: a truncated trace, read as one */
+        parse("{\"traceEvents\"", 14, 14, false, &r);
+        tap_ok(r.code == 0 || strncmp(r.msg, "not a trace", 11) != 0,
+               "test_chrome_json__not_a_trace: cut before the array is no refusal (%s)", r.msg);
+        release(&r);
+}
+
 /* Ids as numbers up to int64's edges, as strings past them or with a
  * non-digit (the 18-digit loop has no overflow check of its own). */
 static void test_chrome_json__ids(void)
@@ -590,6 +645,9 @@ static void test_chrome_json__threads(void)
                 { "a key over the cap", "{\"0123456789012345678901234567890123456789\":1}" },
                 { "nesting too deep", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" },
                 { "a record with no '}'", "{\"a\":1}],\"x\":{" },
+                /* values of the events array that are no record: counted
+                 * by this thread's parser, whichever collected them */
+                { "values no record", "{}},7,[1,[2]],\"s\",null,{\"ph\":\"i\"" },
                 /* more names than a collected record keeps: read alone */
                 { "20 names in a record", "{},\"name\":\"n1\",\"name\":\"n2\",\"name\":\"n3\","
                   "\"name\":\"n4\",\"name\":\"n5\",\"name\":\"n6\",\"name\":\"n7\","
@@ -1301,6 +1359,7 @@ int main(void)
 {
         test_chrome_json__us_to_ns();
         test_chrome_json__values();
+        test_chrome_json__not_a_trace();
         test_chrome_json__ids();
         test_chrome_json__limits();
         test_chrome_json__classify_parts();

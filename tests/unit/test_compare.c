@@ -165,7 +165,12 @@ static void test_compare__load_errors(void)
         static const char no_summary[] = "{\"schema\": \"tfprof-analyze/report/v3\"}";
         int rc;
 
-        ok(tpa_report_sniff("  {\n \"schema\": 1", 17), "sniff: leading schema key");
+        ok(tpa_report_sniff("  {\n \"schema\" : \"tfprof-analyze/report/v1", 41),
+           "sniff: leading schema key, ours");
+        /* torch.profiler.ExecutionTraceObserver's file: no report of ours */
+        ok(!tpa_report_sniff("{\n  \"schema\": \"1.1.1-chakra.0.0.4\", \"pid\": 1", 44),
+           "sniff: an execution trace's schema is not ours");
+        ok(!tpa_report_sniff("{\"schema\": 1", 12), "sniff: a schema that names no tool");
         ok(!tpa_report_sniff("{\"traceEvents\": []}", 19), "sniff: a trace is not a report");
         rc = tpa_report_load_memory(&r, bad_syntax, sizeof(bad_syntax) - 1, &err);
         ok(rc == TPA_EFORMAT && err.has_offset && err.offset >= 45 && err.offset <= 50,

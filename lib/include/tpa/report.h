@@ -56,7 +56,8 @@ int  tpa_report_html(FILE *fp, const tpa_trace *tr, const tpa_analysis *a, const
                      tpa_error *err);
 
 /* True when the first bytes look like a saved JSON report: an object whose
- * first key is "schema". */
+ * first key is "schema", its value starting "tfprof-analyze/" (PyTorch's
+ * execution trace also begins with a "schema"). */
 bool tpa_report_sniff(const void *data, size_t size);
 /* tpa_report_sniff() of data that may be gzip-compressed (inflated). */
 bool tpa_report_sniff_memory(const void *data, size_t size);
