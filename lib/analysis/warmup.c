@@ -293,6 +293,14 @@ void tpa_analysis__warmup(tpa_actx *c)
                         exclude(&a->steps[n - 1], "cut off: device work it launched is "
                                                   "missing at the end of the trace");
                         last = n - 1;
+                } else if (tpa_trace_health_c(c->tr)->truncated &&
+                           !tpa_trace_health_c(c->tr)->events_whole) {
+                        /* the file ends inside the events (a killed process):
+                         * a trace written in time order lost the end of its
+                         * last step that was read, whatever it held */
+                        exclude(&a->steps[n - 1], "cut off: the trace file ends early, in "
+                                                  "or after it: its events are incomplete");
+                        last = n - 1;
                 } else if ((why = tail(c, scratch)) != NULL) {
                         exclude(&a->steps[n - 1], why);
                         last = n - 1;

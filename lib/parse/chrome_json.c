@@ -446,6 +446,7 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
         if (cut) {
                 h->truncated = true;
                 h->truncated_at = p->in_off;
+                h->events_whole = p->events_depth > 0 && !p->events_open;
         }
         close_open_events(p);
         if (p->err.code != TPA_OK)

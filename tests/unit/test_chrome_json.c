@@ -338,6 +338,13 @@ static void test_chrome_json__values(void)
         release(&r);
         parse("[{\"ph\":\"X\",\"ts\":1}", 18, 18, false, &r);
         tap_ok(r.code == 0 && r.health.truncated, "test_chrome_json__values: else a warning");
+        tap_ok(!r.health.events_whole, "test_chrome_json__values: events may be lost");
+        release(&r);
+        /* cut in Kineto's trailing "traceName": every event was read */
+        parse("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}],\"traceName\":\"/tm", 51, 51,
+              false, &r);
+        tap_ok(r.code == 0 && r.health.truncated && r.health.events_whole,
+               "test_chrome_json__values: cut after the events array: none lost");
         release(&r);
 }
 

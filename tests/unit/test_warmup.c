@@ -316,6 +316,49 @@ static void test_warmup__trailing_cut_off(void)
         tpa_trace_free(b.tr);
 }
 
+/* A trace file cut short inside its events (a killed process): PyTorch
+ * writes a step's ops in time order, so its last step read lost its end,
+ * whatever was read of it: 3 of 5 iterations of a DQN loop, the third with
+ * its backward pass and optimizer step gone, was kept with a third of its
+ * ops (or called "after the loop": no backward pass). A file cut after its
+ * events array ended (in the trailing traceName) lost no event: kept. */
+static void test_warmup__truncated_file(void)
+{
+        for (int c = 0; c < 3; c++) {   /* 0: whole, 1: cut in the events, 2: after them */
+                tb b = mk(0);
+                tpa_analysis *a;
+                tpa_health *h = tpa_trace__health(b.tr);
+
+                for (int k = 0; k < 3; k++) {
+                        char name[32];
+                        double t = k * 100.0;
+                        snprintf(name, sizeof(name), "ProfilerStep#%d", k);
+                        ev(&b, b.host, TPA_KIND_STEP, name, t, 100, 0, 0);
+                        ev(&b, b.host, TPA_KIND_HOST_OP, "aten::addmm", t + 10, 30, 0, 0);
+                        if (k < 2 || c != 1)
+                                ev(&b, b.host, TPA_KIND_HOST_OP,
+                                   "autograd::engine::evaluate_function: AddmmBackward0",
+                                   t + 40, 40, 0, 0);
+                }
+                h->truncated = c > 0;
+                h->truncated_at = c > 0 ? 4096 : 0;
+                h->events_whole = c == 2;
+                a = run(&b, NULL, -1);
+                if (ok(a->step_count == 3, "test_warmup__truncated_file: %d: 3 steps (%zu)", c,
+                       a->step_count)) {
+                        ok(!a->steps[0].excluded && !a->steps[1].excluded,
+                           "test_warmup__truncated_file: %d: the first two kept", c);
+                        ok(a->steps[2].excluded == (c == 1) &&
+                           (c != 1 || strstr(a->steps[2].reason, "cut off: the trace file "
+                                             "ends early") != NULL),
+                           "test_warmup__truncated_file: %d: the last %s (%s)", c,
+                           c == 1 ? "cut off" : "kept", a->steps[2].reason);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* No marker: a DataLoader's next batch marks the iterations, CPU-only, in
  * us. Four train (a backward pass, and the optimizer's step every
  * `every` iterations), then the evaluation loader's three batches (a
@@ -544,6 +587,7 @@ int main(void)
         test_warmup__compile_names();
         test_warmup__recompilation();
         test_warmup__trailing_cut_off();
+        test_warmup__truncated_file();
         test_warmup__evaluation_batches();
         test_warmup__recurring_slow_step();
         test_warmup__two_step_warmup();

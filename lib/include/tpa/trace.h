@@ -174,6 +174,8 @@ typedef struct tpa_health {
         uint64_t empty_records; /* {} and records with no ph */
         bool     truncated;     /* the input ended early; analysed what was read */
         uint64_t truncated_at;  /* decompressed offset where it ended */
+        bool     events_whole;  /* truncated after its events array ended (Chrome
+                                   JSON): no event lost */
         uint64_t invalid_utf8;  /* strings kept with invalid UTF-8 replaced by U+FFFD */
         uint64_t invalid_utf8_at; /* offset of the first of them (0: not known) */
 } tpa_health;
