@@ -76,6 +76,8 @@ static const struct metric_name {
         { N("host_gap_per_ms"), M_HOST_GAP_PER_MS },
         { N("host_gap_max_ns"), M_HOST_GAP_MAX }, { N("host_gap_max_frac"), M_HOST_GAP_MAX_FRAC },
         { N("launch_count"), M_LAUNCH_COUNT },
+        { N("launch_slow_count"), M_LAUNCH_SLOW_COUNT }, { N("launch_slow_ns"), M_LAUNCH_SLOW_NS },
+        { N("launch_slow_frac"), M_LAUNCH_SLOW_FRAC },
         { N("gain_transfer_frac"), M_GAIN + TPA_GROUP_TRANSFER },
         { N("gain_sync_frac"), M_GAIN + TPA_GROUP_SYNC },
         { N("gain_input_frac"), M_GAIN + TPA_GROUP_INPUT },
@@ -333,12 +335,23 @@ typedef struct gap_index {
         size_t  n;
 } gap_index;
 
+/* A step's launches, and the time in it of those of SLOW_LAUNCH or more:
+ * a launch call that long is the runtime loading or compiling the kernel
+ * on its first use (CUDA's lazy module loading, a JIT), not the cost of a
+ * launch. */
+enum { SLOW_LAUNCH = 1000000 };
+
+struct step_launches {
+        size_t count, slow_count;
+        tpa_ns slow;
+};
+
 struct metrics_job {
         gap_list gaps[2];       /* idle gaps of kept steps, per half of the steps */
         gap_index top;          /* the run's top gaps, from them */
         tpa_top  tables;        /* the top ops' events, marked */
         /* per part, summed after (integers: in any order the same sums) */
-        size_t  *launches[2];   /* per step */
+        struct step_launches *launches[2];      /* per step */
         atomic_size_t next;     /* the first event of the next chunk of the pass */
         tpa_index_list cand[2]; /* per part: host events overlapping a top gap */
         copy_list copies[2];    /* per part: device copies in a step */
@@ -555,7 +568,7 @@ static void copy_event(tpa_actx *c, const copy_rec *x)
  *   and the host events that overlap a top gap, into cand, for the
  *   summary. */
 static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
-                        size_t *launches, tpa_index_list *cand, copy_list *copies,
+                        struct step_launches *launches, tpa_index_list *cand, copy_list *copies,
                         size_t lo, size_t hi, long *hint, size_t *gap_at, size_t *near,
                         size_t *bytes_cursor, tpa_error *err)
 {
@@ -602,8 +615,12 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 op = h >= 0 && h < HOST_CH__COUNT;
                 if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
                         continue;
-                launches[k] += launch;
+                launches[k].count += launch;
                 s = &a->steps[k];
+                if (launch && !a->cpu_only && e->dur >= SLOW_LAUNCH) {
+                        launches[k].slow_count++;
+                        launches[k].slow += clipped(e, s);
+                }
                 if (op && !s->excluded && (t = clipped(e, s)) > 0)
                         tpa_top__host_op(ops, c, part, i, t, near);
         }
@@ -716,12 +733,18 @@ int tpa_analysis__metrics(tpa_actx *c, tpa_error *err)
                 job.copies[p] = (copy_list){ 0 };
                 job.cand[p] = (tpa_index_list){ 0 };
         }
-        for (size_t k = 0; k < a->step_count; k++)
-                job.launches[0][k] += job.launches[1][k];
+        for (size_t k = 0; k < a->step_count; k++) {
+                job.launches[0][k].count += job.launches[1][k].count;
+                job.launches[0][k].slow_count += job.launches[1][k].slow_count;
+                job.launches[0][k].slow += job.launches[1][k].slow;
+        }
         for (size_t k = 0; k < a->step_count; k++) {
                 double *m = a->steps[k].metric;
                 double denom = (double)a->steps[k].step_time * (double)c->ndev;
-                m[M_LAUNCH_COUNT] = (double)job.launches[0][k];
+                m[M_LAUNCH_COUNT] = (double)job.launches[0][k].count;
+                m[M_LAUNCH_SLOW_COUNT] = (double)job.launches[0][k].slow_count;
+                m[M_LAUNCH_SLOW_NS] = (double)job.launches[0][k].slow;
+                m[M_LAUNCH_SLOW_FRAC] = m[M_LAUNCH_SLOW_NS] / m[M_STEP_TIME];
                 m[M_COPY_FRAC] = m[M_COPY_NS] / denom;
                 for (int dir = 0; dir < 4; dir++)
                         m[M_DIR_GBPS + dir] = m[M_DIR_GBPS + dir] > 0

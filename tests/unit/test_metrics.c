@@ -279,6 +279,56 @@ static void test_metrics__device_unrecorded(void)
         }
 }
 
+/* A launch call of a millisecond or more is the runtime loading the
+ * kernel on its first use (a public A100 trace of one forward pass: one
+ * cudaLaunchKernel of 322 ms, 16 over 1 ms held 440 of its 446 ms of
+ * launch time): the advice says so, not CUDA graphs. Ten launches of
+ * 100 us with the device idle between are launch cost, and so are ten of
+ * 1.5 ms (a profiler replaying each kernel for its counters: CUPTI's range
+ * profiler). */
+static void test_metrics__slow_launches(void)
+{
+        for (int slow = 0; slow < 3; slow++) {
+                char json[8192];
+                size_t len;
+                tpa_trace *tr;
+                tpa_analysis *a;
+
+                len = (size_t)snprintf(json, sizeof(json), "{\"schemaVersion\": 1, "
+                                       "\"traceEvents\": [");
+                for (int k = 0; k < 10; k++) {
+                        int at = (slow == 2 ? 1600 : 200) * k;
+                        int dur = slow == 2 || (slow == 1 && k == 0) ? 1500 : 100;
+                        if (slow == 1 && k > 0)
+                                at += 1400;
+                        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                "%s{\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+                                "\"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 9, "
+                                "\"ts\": %d, \"dur\": %d, \"args\": {\"correlation\": %d}},"
+                                "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                                "\"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 50, "
+                                "\"args\": {\"device\": 0, \"stream\": 7, "
+                                "\"correlation\": %d}}",
+                                k ? "," : "", at, dur, k + 1, at + dur + 10, k + 1);
+                }
+                snprintf(json + len, sizeof(json) - len, "]}");
+                tr = read_json(json);
+                a = analyze_default(tr);
+                if (ok(a != NULL && a->step_count == 1 && !a->cpu_only,
+                       "test_metrics__slow_launches: %d: one GPU step", slow)) {
+                        ok(metric(a, 0, "launch_slow_ns") == (slow == 2 ? 10 : slow) * 1500 * US,
+                           "test_metrics__slow_launches: %d: launch_slow_ns (%g)", slow,
+                           metric(a, 0, "launch_slow_ns"));
+                        ok(has_finding(a, "host_launch_first_use") == (slow == 1) &&
+                           has_finding(a, "host_launch_cuda") == (slow != 1),
+                           "test_metrics__slow_launches: %d: %s", slow,
+                           slow == 1 ? "first use, not launch cost" : "launch cost");
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 /* One long Python stretch a step (a generator that sleeps before the
  * step's first op) is the longest Python gap, and the finding names it,
  * not torch.compile's advice; many short gaps are not one stretch, nor is
@@ -434,6 +484,7 @@ int main(void)
         test_metrics__nested_gaps();
         test_metrics__nothing_recorded();
         test_metrics__device_unrecorded();
+        test_metrics__slow_launches();
         test_metrics__work_after_steps();
         test_metrics__python_stretch();
         test_metrics__python_stretch_some_steps();
