@@ -249,7 +249,7 @@ int cmd_analyze(const cli_args *args)
         struct slots s = { 0 };
         cli_out out;
         bool job_shown;
-        int rc, n = 0;
+        int rc, n = 0, passed = 0;
 
         if (args->input_count == 0) {
                 cli_errorf("no trace given");
@@ -305,6 +305,17 @@ int cmd_analyze(const cli_args *args)
                 }
                 rc = tpa_read_path(tr, path, &ro, &err);
                 cli_progress_done();
+                if (rc < 0 && err.code == TPA_ENOTTRACE && args->listed != NULL &&
+                    args->listed[i]) {
+                        /* a folder's JSON that is no trace (an execution
+                         * trace, a memory timeline beside the traces) */
+                        tpa_trace_free(tr);
+                        cli_warnf("%s: warning: passed over: %s", path, err.msg);
+                        err = (tpa_error)TPA_ERROR_INIT;
+                        rc = EXIT_OK;
+                        passed++;
+                        continue;
+                }
                 if (rc < 0) {
                         tpa_trace_free(tr);
                         rc = cli_report_error(&err, path);
@@ -341,6 +352,11 @@ int cmd_analyze(const cli_args *args)
                 s.traces[n] = tr;
                 s.names[n] = path;
                 n++;
+        }
+        if (rc == EXIT_OK && n == 0 && passed > 0) {
+                cli_errorf("no trace among the inputs: %d file%s passed over", passed,
+                           passed == 1 ? "" : "s");
+                rc = EXIT_INPUT;
         }
         for (int i = 0; rc == EXIT_OK && i < n; i++) {
                 const char *path = s.names[i];

@@ -263,7 +263,8 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
 {
         cli_expanded *own = out;
         const char **inputs;
-        size_t n = 0, cap = (size_t)args->input_count + 1;
+        size_t n = 0, cap = (size_t)args->input_count + 1, nfold = 0;
+        size_t (*fold)[2] = calloc(cap, sizeof(*fold));  /* folders' inputs [lo, hi) */
         bool any_dir = false, any_logdir = false;
         int rc = EXIT_OK;
 
@@ -272,7 +273,9 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
         out->args.inputs = NULL;
         *listed = false;
         inputs = calloc(cap, sizeof(*inputs));
-        if (inputs == NULL) {
+        if (inputs == NULL || fold == NULL) {
+                free(inputs);
+                free(fold);
                 cli_errorf("out of memory");
                 return EXIT_INTERNAL;
         }
@@ -306,6 +309,9 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
                                                 &added);
                                 if (added == 0)
                                         inputs[n++] = in;
+                                else
+                                        memcpy(fold[nfold++], (size_t[2]){ n - added, n },
+                                               sizeof(fold[0]));
                                 continue;
                         }
                         rc = cli_report_error(&err, in);
@@ -385,6 +391,17 @@ int cli_logdir_expand(const cli_args *args, cli_expanded *out, bool *listed)
         /* A trace found in a logdir is an input too. */
         if (rc == EXIT_OK && own->count > 0)
                 rc = cli_check_output(args->output, inputs, (int)n);
+        if (rc == EXIT_OK && nfold > 0) {
+                if ((own->listed = calloc(n, sizeof(*own->listed))) == NULL) {
+                        cli_errorf("out of memory");
+                        rc = EXIT_INTERNAL;
+                }
+                for (size_t f = 0; own->listed != NULL && f < nfold; f++)
+                        for (size_t k = fold[f][0]; k < fold[f][1]; k++)
+                                own->listed[k] = true;
+                out->args.listed = own->listed;
+        }
+        free(fold);
         out->args.inputs = inputs;
         out->args.input_count = (int)n;
         return rc;
@@ -396,6 +413,7 @@ void cli_logdir_free(cli_expanded *e)
                 free(e->paths[i]);
         free(e->paths);
         free(e->args.inputs);
+        free(e->listed);
         memset(e, 0, sizeof(*e));
 }
 

@@ -12,6 +12,7 @@ typedef struct cli_expanded {
         cli_args  args;
         char    **paths;
         size_t    count;
+        bool     *listed;       /* args.listed */
 } cli_expanded;
 
 /* Fill *out from `args`. With --list-runs, print the runs instead and set

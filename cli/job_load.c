@@ -11,9 +11,10 @@
 #include "output.h"
 #include "run_load.h"
 
-/* One trace read and analysed into a rank; an exit code. */
-static int rank_from_trace(tpa_rank **out, const char *path, const cli_args *args,
-                           const tpa_rules *rules)
+/* One trace read and analysed into a rank; an exit code. A file listed
+ * from a folder that is no trace is passed over: *out stays NULL. */
+static int rank_from_trace(tpa_rank **out, const char *path, bool listed,
+                           const cli_args *args, const tpa_rules *rules)
 {
         tpa_read_options ro = TPA_READ_OPTIONS_INIT;
         tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
@@ -29,7 +30,10 @@ static int rank_from_trace(tpa_rank **out, const char *path, const cli_args *arg
                     ? -1 : atoi(args->warmup);
         ao.rules = rules;
         if (tpa_trace_new(&tr, &err) < 0 || tpa_read_path(tr, path, &ro, &err) < 0) {
-                rc = cli_report_error(&err, path);
+                if (listed && err.code == TPA_ENOTTRACE)
+                        cli_warnf("%s: warning: passed over: %s", path, err.msg);
+                else
+                        rc = cli_report_error(&err, path);
         } else if (tpa_analyze(&a, tr, &ao, &err) < 0 ||
                    tpa_rank_from_trace(out, tr, a, path, &err) < 0) {
                 rc = cli_report_error(&err, err.code == TPA_ERULE ? args->rules : path);
@@ -72,9 +76,11 @@ int cli_load_job(cli_job *out, const cli_args *args, const tpa_rules *rules)
                         if (tpa_report_load_rank(&j.ranks[j.count], path, &err) < 0)
                                 rc = cli_report_error(&err, path);
                 } else {
-                        rc = rank_from_trace(&j.ranks[j.count], path, args, rules);
+                        rc = rank_from_trace(&j.ranks[j.count], path,
+                                             args->listed != NULL && args->listed[i], args,
+                                             rules);
                 }
-                j.count += rc == EXIT_OK;
+                j.count += rc == EXIT_OK && j.ranks[j.count] != NULL;
         }
         if (rc == EXIT_OK)
                 rc = cli_job_build(&j);

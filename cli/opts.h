@@ -29,6 +29,10 @@ typedef struct cli_args {
         const char  *cmd_name;
         const char **inputs;            /* positional arguments */
         int          input_count;
+        /* per input, when logdirs are expanded: listed from a folder that
+         * is no logdir (NULL: none is), where a file that is no trace is
+         * passed over */
+        const bool  *listed;
         bool         help, version;
         int          verbosity;         /* -q: -1, default 0, -v: 1, -vv: 2 */
         bool         strict;

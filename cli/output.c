@@ -51,6 +51,7 @@ int cli_exit_for(int status)
         switch (status) {
         case TPA_OK:            return EXIT_OK;
         case TPA_EFORMAT:
+        case TPA_ENOTTRACE:
         case TPA_ELIMIT:
         case TPA_EIO:           return EXIT_INPUT;
         case TPA_ERULE:         return EXIT_RULES;

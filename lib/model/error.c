@@ -82,6 +82,7 @@ const char *tpa_status_name(int code)
         case TPA_ENOMEM:    return "out of memory";
         case TPA_EINVAL:    return "bad argument";
         case TPA_EINTERNAL: return "internal error";
+        case TPA_ENOTTRACE: return "not a trace";
         }
         return "unknown error";
 }

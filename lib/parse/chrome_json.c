@@ -398,7 +398,7 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
         /* JSON that is no trace, whole: refused, not read as a trace of
          * nothing (a verdict of none, exit 0, a rank of nothing in a folder) */
         if (p->events_depth == 0 && p->top == '{' && p->depth == 0) {
-                tpa_error_set(&p->err, TPA_EFORMAT, 0, "%s", p->et_keys ?
+                tpa_error_set(&p->err, TPA_ENOTTRACE, 0, "%s", p->et_keys ?
                               "not a trace: a PyTorch execution trace (ExecutionTraceObserver: "
                               "'nodes', no times); give the profiler's trace written with it "
                               "(*.pt.trace.json)" :
@@ -408,7 +408,7 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
         if (p->events_depth == 0 && p->top == '{')
                 tpa_trace__warn(p->tr, 0, "the trace has no 'traceEvents' array");
         if (p->strays > 0 && h->records_read == 0) {
-                tpa_error_set(&p->err, TPA_EFORMAT, p->first_stray, "not a trace: its events "
+                tpa_error_set(&p->err, TPA_ENOTTRACE, p->first_stray, "not a trace: its events "
                               "array holds %s, no event object", p->stray_kind);
                 return report(p, err);
         }

@@ -667,7 +667,7 @@ int tpa_chrome__on_string(void *ctx, const unsigned char *us, size_t len)
          * trace */
         if (p->top == '{' && p->depth == 1 && p->top_key == K_SCHEMA && len >= 22 &&
             memcmp(s, "tfprof-analyze/report/", 22) == 0)
-                return tpa_chrome__fail(p, TPA_EFORMAT, tpa_chrome__offset_now(p),
+                return tpa_chrome__fail(p, TPA_ENOTTRACE, tpa_chrome__offset_now(p),
                                         "a saved tfprof-analyze report, not a trace "
                                         "(analyze shows one given by its path)");
         return 1;

@@ -97,7 +97,8 @@ static inline void fuzz_check_error(int r, const tpa_error *err, const uint8_t *
                                     size_t size)
 {
         FUZZ_ASSERT(r == err->code);
-        FUZZ_ASSERT(r == TPA_EFORMAT || r == TPA_ELIMIT || r == TPA_ENOMEM);
+        FUZZ_ASSERT(r == TPA_EFORMAT || r == TPA_ENOTTRACE || r == TPA_ELIMIT ||
+                    r == TPA_ENOMEM);
         FUZZ_ASSERT(err->msg[0] != '\0' && strchr(err->msg, '\n') == NULL);
         fuzz_check_utf8(err->msg, strlen(err->msg));
         if (err->has_offset && !fuzz_is_gzip(data, size))

@@ -362,16 +362,16 @@ static void test_chrome_json__not_a_trace(void)
                 size_t warnings;
                 const char *msg;
         } cases[] = {
-                { "[[1796516470854260, 1796516470854260], [[0, 1, 2048]]]", TPA_EFORMAT, 1, 0,
+                { "[[1796516470854260, 1796516470854260], [[0, 1, 2048]]]", TPA_ENOTTRACE, 1, 0,
                   "not a trace: its events array holds an array, no event object" },
-                { "{\"traceEvents\": [1, 2]}", TPA_EFORMAT, 17, 0,
+                { "{\"traceEvents\": [1, 2]}", TPA_ENOTTRACE, 17, 0,
                   "not a trace: its events array holds a number, no event object" },
-                { "[\"a\"]", TPA_EFORMAT, 1, 0,
+                { "[\"a\"]", TPA_ENOTTRACE, 1, 0,
                   "not a trace: its events array holds a string, no event object" },
-                { "{\"step_ms\": [12.2, 17.6]}", TPA_EFORMAT, 0, 0,
+                { "{\"step_ms\": [12.2, 17.6]}", TPA_ENOTTRACE, 0, 0,
                   "not a trace: a JSON object with no 'traceEvents' array" },
                 { "{\"schema\": \"1.1.1-chakra.0.0.4\", \"pid\": 1, \"nodes\": []}",
-                  TPA_EFORMAT, 0, 0, "not a trace: a PyTorch execution trace" },
+                  TPA_ENOTTRACE, 0, 0, "not a trace: a PyTorch execution trace" },
                 { "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,"
                   "\"dur\":2}, 7, null]", 0, 0, 1, "" },
                 { "{\"traceEvents\": []}", 0, 0, 0, "" },

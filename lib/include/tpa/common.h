@@ -32,6 +32,8 @@ typedef enum tpa_status {
         TPA_ENOMEM    = -5,     /* out of memory */
         TPA_EINVAL    = -6,     /* a bad argument from the caller (usage) */
         TPA_EINTERNAL = -7,     /* a bug */
+        TPA_ENOTTRACE = -8,     /* well-formed input that is no trace (a saved report,
+                                   an execution trace, a JSON object of no events) */
 } tpa_status;
 
 typedef struct tpa_error {
