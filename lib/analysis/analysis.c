@@ -231,7 +231,8 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 } else if (t == TRACK_HOST) {
                         tpa_ext__host(&ext, e, i);
                         if (e->kind == TPA_KIND_COLLECTIVE &&
-                            (r = tpa_ivl__push(&fl->coll[e->track], e->ts,
+                            (r = tpa_ivl__push(&fl->coll[e->track],
+                                               tpa_p2p__from(c->p2p, c->np2p, i, e->ts),
                                                e->ts + e->dur, err)) < 0)
                                 return r;
                         if (e->kind != TPA_KIND_INPUT)
@@ -740,6 +741,10 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                                 r = tpa_analysis__settle_see(st, e, err);
                 } else if (cls == EV_HOST && (ch = host_channel_of(c, i, &job->names)) >= 0) {
                         bool background = false;
+                        /* a point-to-point work in flight is no wait: its
+                         * span from where it blocks the thread (p2p.h) */
+                        tpa_ns s = e->kind == TPA_KIND_COLLECTIVE
+                                   ? tpa_p2p__from(c->p2p, c->np2p, i, e->ts) : e->ts;
 
                         if (under_input(c, c->inp, L->near, i, ch))
                                 ch = HCH_INPUT;
@@ -768,14 +773,14 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         if (c->a->cpu_only && ch == HCH_OP && !background) {
                                 c->hch[i] = HCH_CPU_COMPUTE;
                                 r = e->kind == TPA_KIND_COLLECTIVE
-                                    ? tpa_ivl__push(&L->dev[CH_COLL], e->ts, e->ts + e->dur, err)
+                                    ? tpa_ivl__push(&L->dev[CH_COLL], s, e->ts + e->dur, err)
                                     : push_cpu_op(c, &L->dev[CH_KERNEL], L->cnear, e, err);
                         } else {
                                 c->hch[i] = (int8_t)ch;
-                                r = tpa_ivl__push(&L->host[ch], e->ts, e->ts + e->dur, err);
+                                r = tpa_ivl__push(&L->host[ch], s, e->ts + e->dur, err);
                         }
                         if (r == 0)
-                                r = tpa_ivl__push(&L->fw[e->track], e->ts, e->ts + e->dur, err);
+                                r = tpa_ivl__push(&L->fw[e->track], s, e->ts + e->dur, err);
                         if (job->names.bw != NULL && job->names.bw[e->name])
                                 L->bw[e->track] = true;
                 }
@@ -1311,6 +1316,7 @@ static void ctx_free(tpa_actx *c)
         free(c->track_cls);
         free(c->producer);
         free(c->marker_track);
+        free(c->p2p);
         tpa_analysis__steps_free(c);
         free(c->gap_cand.v);
 }
@@ -1352,7 +1358,8 @@ int tpa_analyze(tpa_analysis **out, const tpa_trace *tr, const tpa_analysis_opti
         else
                 c.threaded = opts->threads > 1;
         c.a->threaded = c.threaded;
-        if ((r = find_devices_and_markers(&c, err)) < 0 ||
+        if ((r = tpa_p2p__waits(tr, &c.p2p, &c.np2p, err)) < 0 ||
+            (r = find_devices_and_markers(&c, err)) < 0 ||
             (r = tpa_analysis__lists_and_steps(&c, err)) < 0 ||
             (r = tpa_analysis__partition(&c, err)) < 0 ||
             (r = tpa_analysis__device_unions(&c, err)) < 0)

@@ -12,6 +12,7 @@
 #include <tpa/analysis.h>
 
 #include "intervals.h"
+#include "p2p.h"
 
 /* Device channels (per device) and host channels (all host threads). */
 enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
@@ -189,6 +190,9 @@ typedef struct tpa_actx {
         tpa_ivl_list     *inp;          /* per track: input events of host threads, from
                                            the first pass, for the channels, which free it */
         tpa_ivl_list     *coll;         /* per track: collectives of host threads, as inp */
+        tpa_p2p_wait     *p2p;          /* gloo's point-to-point works: where each
+                                           blocks its thread (p2p.h), in event order */
+        size_t            np2p;
         bool              grouped;      /* some of them carry a TF group id */
         bool             *producer;     /* per track: a tf.data thread that fills the
                                            pipeline ahead of the step (producer()) */

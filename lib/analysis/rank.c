@@ -13,6 +13,7 @@
 
 #include <tpa/job.h>
 
+#include "p2p.h"
 #include "results_build.h"
 
 typedef struct span {
@@ -90,9 +91,12 @@ static bool is_comp(const tpa_trace *tr, const tpa_event *ev, bool cpu_only)
         return ev->kind == TPA_KIND_KERNEL && on_stream(tr, ev);
 }
 
-/* The spans of the events `keep` says yes to, merged; *out NULL when none. */
+/* The spans of the events `keep` says yes to, merged; *out NULL when none.
+ * A point-to-point work's span from where it blocks its thread (the n
+ * waits w, p2p.h), as the analysis takes it. */
 static int collect(span **out, size_t *count, const tpa_trace *tr, bool cpu_only,
-                   bool (*keep)(const tpa_trace *, const tpa_event *, bool), tpa_error *err)
+                   bool (*keep)(const tpa_trace *, const tpa_event *, bool),
+                   const tpa_p2p_wait *w, size_t nw, tpa_error *err)
 {
         const tpa_event *ev = tpa_trace_events(tr);
         size_t n = tpa_trace_event_count(tr), k = 0;
@@ -105,7 +109,8 @@ static int collect(span **out, size_t *count, const tpa_trace *tr, bool cpu_only
         k = 0;
         for (size_t i = 0; i < n; i++)
                 if (keep(tr, &ev[i], cpu_only))
-                        s[k++] = (span){ ev[i].ts, ev[i].ts + ev[i].dur };
+                        s[k++] = (span){ tpa_p2p__from(w, nw, i, ev[i].ts),
+                                         ev[i].ts + ev[i].dur };
         *out = s;
         *count = merge(s, k);
         return 0;
@@ -363,15 +368,19 @@ int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis 
                         const char *path, tpa_error *err)
 {
         span *comm = NULL, *comp = NULL;
-        size_t ncomm = 0, ncomp = 0;
+        size_t ncomm = 0, ncomp = 0, np2p = 0;
+        tpa_p2p_wait *p2p = NULL;
         tpa_rank *r;
         int rc;
 
         if ((rc = tpa_rank__from_steps(&r, tr, a, path, err)) < 0)
                 return rc;
-        if ((rc = collect(&comm, &ncomm, tr, a->cpu_only, is_comm, err)) < 0 ||
-            (rc = collect(&comp, &ncomp, tr, a->cpu_only, is_comp, err)) < 0)
+        if ((rc = tpa_p2p__waits(tr, &p2p, &np2p, err)) < 0 ||
+            (rc = collect(&comm, &ncomm, tr, a->cpu_only, is_comm, p2p, np2p, err)) < 0 ||
+            (rc = collect(&comp, &ncomp, tr, a->cpu_only, is_comp, NULL, 0, err)) < 0)
                 goto fail;
+        free(p2p);
+        p2p = NULL;
         step_collectives(r, a, comm, ncomm);
         r->comm_ns = total(comm, ncomm);
         r->overlap_ns = intersect(comm, ncomm, comp, ncomp);
@@ -382,6 +391,7 @@ int tpa_rank_from_trace(tpa_rank **out, const tpa_trace *tr, const tpa_analysis 
         *out = r;
         return 0;
 fail:
+        free(p2p);
         free(comm);
         free(comp);
         tpa_rank_free(r);

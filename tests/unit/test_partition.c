@@ -628,6 +628,66 @@ static void test_partition__kineto_cpu_collective_nested(void)
         tpa_trace_free(tr);
 }
 
+/* A pipeline stage on gloo that posts its sends and goes on (probe run
+ * out_gpipe0, torch 2.13's ScheduleGPipe: the first stage sleeping 20 ms a
+ * micro-batch, 4 ms of its 90 ms step blocked in P2P waits, read as 73%
+ * collective and sync-bound, its 81 ms lead over the last stage as 19 ms):
+ * PyTorch records each isend as "gloo:send" from its posting to the end of
+ * its wait, on the posting thread. Work in flight is no wait: the span
+ * counts from the end of the thread's last event inside it. In us, on
+ * thread 1: an mm [0, 10), a send posted [10, 12) whose work runs
+ * [11, 90); the next micro-batch's sleep (a user's record_function)
+ * [12, 50), mm [50, 60), a send posted [60, 62), its work [61, 95); the
+ * waits end at 90 and 95. Compute 20, collective [10, 12) + [60, 95) = 37,
+ * python [12, 50) + [95, 100) = 43 (collective 75, python 5 before); the
+ * rank's collective time is the same 37. */
+static void test_partition__kineto_p2p_in_flight(void)
+{
+        static const char json[] =
+                "{\"schemaVersion\":1,\"distributedInfo\":{\"backend\":\"gloo\","
+                "\"rank\":0,\"world_size\":2},\"traceEvents\":["
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::send\","
+                "\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":2},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:send\","
+                "\"pid\":1,\"tid\":1,\"ts\":11,\"dur\":79},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"straggle\","
+                "\"pid\":1,\"tid\":1,\"ts\":12,\"dur\":38},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+                "\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":10},"
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::send\","
+                "\"pid\":1,\"tid\":1,\"ts\":60,\"dur\":2},"
+                "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:send\","
+                "\"pid\":1,\"tid\":1,\"ts\":61,\"dur\":34}"
+                "]}";
+        tpa_trace *tr = read_json(json);
+        tpa_analysis *a = analyze_with_rules(tr, NULL);
+        tpa_rank *r = NULL;
+
+        if (ok(a != NULL && a->step_count == 1 && a->cpu_only,
+               "test_partition__kineto_p2p_in_flight: one CPU-only step")) {
+                const tpa_step *s = &a->steps[0];
+                tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 20 * US,
+                       "test_partition__kineto_p2p_in_flight: compute");
+                tap_eq(s->bucket_ns[TPA_BUCKET_SYNC_COLLECTIVE], 37 * US,
+                       "test_partition__kineto_p2p_in_flight: collective, the waits alone");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_PYTHON], 43 * US,
+                       "test_partition__kineto_p2p_in_flight: the sleep with sends in flight "
+                       "is python");
+                ok(sums_to_one(s), "test_partition__kineto_p2p_in_flight: fractions sum to 1");
+        }
+        if (ok(a != NULL && tpa_rank_from_trace(&r, tr, a, "p2p.json", NULL) == 0 &&
+               r->step_count == 1, "test_partition__kineto_p2p_in_flight: the rank"))
+                tap_eq(r->steps[0].collective, 37 * US,
+                       "test_partition__kineto_p2p_in_flight: the rank's collective time");
+        tpa_rank_free(r);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 /* A Kineto CPU-only step: framework_pytorch, DataLoader advice only, and
  * the collate op inside the DataLoader call is input, not compute. */
 static void test_partition__kineto_framework(void)
@@ -1130,6 +1190,7 @@ int main(void)
         test_partition__kineto_framework();
         test_partition__kineto_cpu_collective();
         test_partition__kineto_cpu_collective_nested();
+        test_partition__kineto_p2p_in_flight();
         test_partition__kineto_py_autograd_function();
         test_partition__kineto_backward_thread();
         test_partition__deep_ep_kernels();
