@@ -366,15 +366,29 @@ static void put_input(tpa_chrome_writer *w, const struct ids *c, uint32_t i)
         puts_(w, "}}");
 }
 
+/* True when name s[0, len) starts with p. */
+static bool starts(const char *s, size_t len, const char *p)
+{
+        size_t n = strlen(p);
+
+        return len >= n && memcmp(s, p, n) == 0;
+}
+
 /* Kineto tells kinds by 'cat', not by name: write the category each kind
  * reads back as (parse/classify.c). Other dialects go by names alone. An
- * annotation or a collective (gloo's) on a host thread is a
- * user_annotation: gpu_user_annotation and kernel are device work's
- * categories, and would make its thread a stream. */
-static const char *kineto_cat(unsigned kind, const tpa_thread *t)
+ * annotation or a CPU collective's span (gloo's "gloo:all_reduce",
+ * "nccl:...") on a host thread is a user_annotation: gpu_user_annotation
+ * and kernel are device work's categories, and would make its thread a
+ * stream. Another collective on a host thread, PyTorch's dispatcher op of
+ * one ("c10d::recv_", "c10d::allreduce_", "_c10d_functional::..."), is a
+ * cpu_op: as a user_annotation it read back as an annotation, and a merged
+ * gloo rank lost the time it blocked in them. */
+static const char *kineto_cat(unsigned kind, const tpa_thread *t, const char *name, size_t len)
 {
-        if ((kind == TPA_KIND_ANNOTATION || kind == TPA_KIND_COLLECTIVE) &&
-            t->role == TPA_TRACK_HOST)
+        if (kind == TPA_KIND_COLLECTIVE && t->role == TPA_TRACK_HOST)
+                return starts(name, len, "gloo:") || starts(name, len, "nccl:")
+                       ? "user_annotation" : "cpu_op";
+        if (kind == TPA_KIND_ANNOTATION && t->role == TPA_TRACK_HOST)
                 return "user_annotation";
         switch (kind) {
         case TPA_KIND_KERNEL:
@@ -461,6 +475,7 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
         for (size_t i = 0; i < ne && !w->failed; i++) {
                 const tpa_event *e = &ev[i];
                 const tpa_thread *t = tpa_trace_thread_c(tr, e->track);
+                const char *cat;
                 int64_t v;
                 bool any = false;
 
@@ -475,9 +490,11 @@ int tpa_chrome_writer_add(tpa_chrome_writer *w, const tpa_trace *tr, const char 
                 put_us(w, e->dur);
                 puts_(w, ",\"name\":");
                 put_str(w, tpa_trace_str(tr, e->name), tpa_trace_str_len(tr, e->name));
-                if (kineto && kineto_cat(e->kind, t) != NULL) {
+                cat = kineto ? kineto_cat(e->kind, t, tpa_trace_str(tr, e->name),
+                                          tpa_trace_str_len(tr, e->name)) : NULL;
+                if (cat != NULL) {
                         puts_(w, ",\"cat\":\"");
-                        puts_(w, kineto_cat(e->kind, t));
+                        puts_(w, cat);
                         puts_(w, "\"");
                 }
 #define ARG(key) (puts_(w, any ? ",\"" key "\":" : ",\"args\":{\"" key "\":"), any = true)

@@ -22,6 +22,11 @@ steps $r0 >"$TPA_TMP/r0" && steps $r1 >"$TPA_TMP/r1" && steps "$TPA_TMP/m.json" 
 cat "$TPA_TMP/r0" "$TPA_TMP/r1" | cmp - "$TPA_TMP/m" && echo "each rank's steps and breakdown: as alone"
 grep -c '"number"' "$TPA_TMP/m"
 tfprof-analyze "$TPA_TMP/m.json" | sed -n '/^job:/,$p' | sed "s|$TPA_TMP/||"
+# and its job view is the ranks' own (the collectives' dispatcher ops,
+# c10d::allreduce_, read back as collectives)
+tfprof-analyze $r0 $r1 | sed -n '/^job:/,/^ranks:/p' >"$TPA_TMP/j" &&
+        tfprof-analyze "$TPA_TMP/m.json" | sed -n '/^job:/,/^ranks:/p' | cmp - "$TPA_TMP/j" &&
+        echo "the job view: as of the ranks alone"
 # a merged file merged again, or converted, keeps its inputs apart
 tfprof-analyze merge "$TPA_TMP/m.json" dist_rank2.pt.trace.json.gz -o "$TPA_TMP/m3.json" &&
         tfprof-analyze convert "$TPA_TMP/m3.json" -o "$TPA_TMP/m3c.json" || exit
