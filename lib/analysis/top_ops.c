@@ -128,16 +128,27 @@ static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
         return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
 }
 
+/* Where event i starts to count: its start, but for a point-to-point
+ * work of gloo, whose span counts from where it blocks its thread (p2p.h),
+ * as in the partition. */
+static tpa_ns op_start(const tpa_actx *c, size_t i)
+{
+        const tpa_event *e = &c->ev[i];
+
+        return e->kind == TPA_KIND_COLLECTIVE ? tpa_p2p__from(c->p2p, c->np2p, i, e->ts) : e->ts;
+}
+
 /* Start, then the longer first (a parent before what nests in it), then
  * name: the order of a lane's events, total up to equal ones. */
 static bool op_before(const tpa_actx *c, uint32_t i, uint32_t j)
 {
         const tpa_event *x = &c->ev[i], *y = &c->ev[j];
+        tpa_ns xs = op_start(c, i), ys = op_start(c, j);
 
-        if (x->ts != y->ts)
-                return x->ts < y->ts;
-        if (x->dur != y->dur)
-                return x->dur > y->dur;
+        if (xs != ys)
+                return xs < ys;
+        if (x->ts + x->dur - xs != y->ts + y->dur - ys)
+                return x->ts + x->dur - xs > y->ts + y->dur - ys;
         return x->name < y->name;
 }
 
@@ -429,7 +440,7 @@ static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_e
                 uint32_t i = n->L->idx[r];
                 const tpa_event *ev = &n->c->ev[i];
                 tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
-                tpa_ns s = ev->ts, e = op_end(n, i), at = s, from, value, share;
+                tpa_ns s = op_start(n->c, i), e = op_end(n, i), at = s, from, value, share;
                 uint32_t lane = (uint32_t)ev->track + 1;       /* as op_acc keeps it */
                 op_acc *o;
 
@@ -479,7 +490,7 @@ static void flat_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor)
                 uint32_t i = n->L->idx[r];
                 const tpa_event *ev = &n->c->ev[i];
                 tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
-                tpa_ns value = op_base(n, ev->ts, op_end(n, i));
+                tpa_ns value = op_base(n, op_start(n->c, i), op_end(n, i));
                 op_acc *o = op_slot(n->t, name);
 
                 o->time += value;
@@ -564,7 +575,7 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         for (size_t q = 0; q < nl; q++) {
                 runs[q] = nu;
                 for (size_t r = cur[lane[q]]; r < end[lane[q]]; r++) {
-                        tpa_ns s = n->c->ev[n->L->idx[r]].ts, e = op_end(n, n->L->idx[r]);
+                        tpa_ns s = op_start(n->c, n->L->idx[r]), e = op_end(n, n->L->idx[r]);
                         if (r > cur[lane[q]] && s <= en[nu - 1]) {
                                 if (e > en[nu - 1])
                                         en[nu - 1] = e;
@@ -620,7 +631,7 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (n->c->ev[n->L->idx[mid]].ts < t)
+                if (op_start(n->c, n->L->idx[mid]) < t)
                         lo = mid + 1;
                 else
                         hi = mid;
@@ -665,7 +676,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                 long k;
                 cur[l] = lane_from(&n, l, a->steps[lo].start);
                 if (cur[l] < L->at[l + 1] &&
-                    (k = tpa_analysis__step_of(a, c->ev[L->idx[cur[l]]].ts, NULL)) >= 0 &&
+                    (k = tpa_analysis__step_of(a, op_start(c, L->idx[cur[l]]), NULL)) >= 0 &&
                     (size_t)k < hi) {
                         next[l] = head[(size_t)k - lo];
                         head[(size_t)k - lo] = l;
@@ -682,7 +693,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                  * they are apart (none starts before the last one ends) */
                 for (size_t l = head[k - lo]; l != SIZE_MAX; l = next[l]) {
                         act[na++] = l;
-                        first[l] = last[l] = c->ev[L->idx[cur[l]]].ts;
+                        first[l] = last[l] = op_start(c, L->idx[cur[l]]);
                         apart[l] = true;
                         for (end[l] = cur[l]; end[l] < L->at[l + 1]; end[l]++) {
                                 uint32_t i = L->idx[end[l]];
@@ -691,9 +702,9 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                                  * wait for memory each */
                                 if (end[l] + PREFETCH < L->at[l + 1])
                                         __builtin_prefetch(&c->ev[L->idx[end[l] + PREFETCH]]);
-                                if (c->ev[i].ts >= n.step->end)
+                                if (op_start(c, i) >= n.step->end)
                                         break;
-                                apart[l] = apart[l] && c->ev[i].ts >= last[l];
+                                apart[l] = apart[l] && op_start(c, i) >= last[l];
                                 if (op_end(&n, i) > last[l])
                                         last[l] = op_end(&n, i);
                         }
@@ -719,7 +730,8 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                         long ks;
                         cur[l] = end[l];
                         if (cur[l] < L->at[l + 1] &&
-                            (ks = tpa_analysis__step_of(a, c->ev[L->idx[cur[l]]].ts, &hint)) >= 0 &&
+                            (ks = tpa_analysis__step_of(a, op_start(c, L->idx[cur[l]]),
+                                                        &hint)) >= 0 &&
                             (size_t)ks < hi) {
                                 next[l] = head[(size_t)ks - lo];
                                 head[(size_t)ks - lo] = l;

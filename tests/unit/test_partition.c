@@ -640,7 +640,8 @@ static void test_partition__kineto_cpu_collective_nested(void)
  * [12, 50), mm [50, 60), a send posted [60, 62), its work [61, 95); the
  * waits end at 90 and 95. Compute 20, collective [10, 12) + [60, 95) = 37,
  * python [12, 50) + [95, 100) = 43 (collective 75, python 5 before); the
- * rank's collective time is the same 37. */
+ * rank's collective time is the same 37, and the sends' time in the top
+ * ops their waits, [62, 95) (84 before, the sleep's time in their self). */
 static void test_partition__kineto_p2p_in_flight(void)
 {
         static const char json[] =
@@ -678,6 +679,20 @@ static void test_partition__kineto_p2p_in_flight(void)
                        "test_partition__kineto_p2p_in_flight: the sleep with sends in flight "
                        "is python");
                 ok(sums_to_one(s), "test_partition__kineto_p2p_in_flight: fractions sum to 1");
+                size_t found = 0;
+                for (size_t k = 0; k < a->device_op_total; k++) {
+                        const tpa_op_stat *o = &a->device_ops[k];
+                        if (strcmp(o->name, "gloo:send") != 0)
+                                continue;
+                        found++;
+                        tap_eq(o->time, 33 * US,
+                               "test_partition__kineto_p2p_in_flight: the sends' top-op time, "
+                               "the waits [62, 95)");
+                        tap_eq(o->self, 33 * US,
+                               "test_partition__kineto_p2p_in_flight: their self time");
+                }
+                tap_eq((int64_t)found, 1, "test_partition__kineto_p2p_in_flight: the sends, "
+                       "a top op");
         }
         if (ok(a != NULL && tpa_rank_from_trace(&r, tr, a, "p2p.json", NULL) == 0 &&
                r->step_count == 1, "test_partition__kineto_p2p_in_flight: the rank"))
