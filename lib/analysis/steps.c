@@ -905,35 +905,95 @@ enum { OPT_ZERO_GRAD = 1, OPT_STEP = 2, LATE_NAMES = 5 };
  * Else a tf.function called from Python, whatever its name (a custom
  * training loop's step): TF runs each call as "EagerLocalExecute:
  * __inference_<name>_<id>" on the calling thread (TF 2.3 to 2.21 at
- * least), one name per function. Of the functions a host thread calls
- * twice or more, the one of most time is the iteration's: a loop's other
- * functions (metrics, logging every k steps) and Keras' evaluation (a
- * forward pass a step) are shorter. The first TF_FUNCTIONS functions met
- * are weighed.
+ * least), one name per concrete function. A tf.function retraced (a new
+ * input shape, a Python value among its arguments) gets a new concrete
+ * function, a new <id>, for the same Python function: its concrete
+ * functions that train (below) are one function, whose calls are the
+ * loop's iterations (a loop that retraced every fourth step
+ * counted only the calls of one of them, a quarter of its steps; one that
+ * retraced every step had no function called twice). Of the functions a
+ * host thread calls twice or more, the one of most time is the
+ * iteration's: a loop's other functions (metrics, logging every k steps)
+ * and Keras' evaluation (a forward pass a step) are shorter. The first
+ * TF_FUNCTIONS concrete functions met are weighed.
  */
 #define TF_CALL "EagerLocalExecute: __inference_"
-enum { TF_FUNCTIONS = 32, MEMO_NONE = 0xff, MEMO_FUNCTION = 0xfe };
+enum { TF_FUNCTIONS = 128, MEMO_FN0 = ITERATION_NAMES + 1, MEMO_NONE = 0xff };
 
 struct tf_function {
         tpa_str  name;
         size_t   calls;
         tpa_ns   time;
+        size_t   group;         /* the first function of its Python name (and training state) */
+        size_t   gcalls;        /* the calls of its group */
+        tpa_ns   gtime;         /* the time of its group */
 };
 
-/* The function of most time called twice or more, or TPA_STR_EMPTY; of
- * those that train (trains[k]), when one does. */
-static tpa_str main_function(const struct tf_function *f, size_t n, const bool *trains)
+/* The Python name in a concrete function's name, "EagerLocalExecute:
+ * __inference_<name>_<id>": <name>, its length in *len. */
+static const char *python_name(const char *s, size_t *len)
+{
+        size_t n, e;
+
+        s += strlen(TF_CALL);
+        n = e = strlen(s);
+        while (e > 0 && isdigit((unsigned char)s[e - 1]))
+                e--;
+        if (e < n && e > 1 && s[e - 1] == '_')
+                n = e - 1;
+        *len = n;
+        return s;
+}
+
+/* Each function's group: the first function of its Python name; with
+ * trains (non-NULL), of those that train only, each other function being
+ * a group of its own (Keras' test function has the train function's
+ * Python name, and where no call shows a training op the two are told
+ * apart by time alone, as before). The groups' calls and time. O(n^2)
+ * over at most TF_FUNCTIONS names. */
+static void group_functions(const tpa_actx *c, struct tf_function *f, size_t n,
+                            const bool *trains)
+{
+        for (size_t k = 0; k < n; k++) {
+                size_t lk, lj;
+                const char *pk = python_name(tpa_trace_str(c->tr, f[k].name), &lk);
+
+                f[k].group = k;
+                for (size_t j = 0; j < k; j++) {
+                        const char *pj = python_name(tpa_trace_str(c->tr, f[j].name), &lj);
+                        if (f[j].group == j && lj == lk && memcmp(pj, pk, lk) == 0 &&
+                            (trains == NULL || (trains[j] && trains[k]))) {
+                                f[k].group = j;
+                                break;
+                        }
+                }
+                f[k].gcalls = 0;
+                f[k].gtime = 0;
+        }
+        for (size_t k = 0; k < n; k++) {
+                f[f[k].group].gcalls += f[k].calls;
+                f[f[k].group].gtime += f[k].time;
+        }
+        for (size_t k = 0; k < n; k++) {
+                f[k].gcalls = f[f[k].group].gcalls;
+                f[k].gtime = f[f[k].group].gtime;
+        }
+}
+
+/* The group of most time called twice or more, or n; of those that train
+ * (trains[k]), when one does. */
+static size_t main_function(const struct tf_function *f, size_t n, const bool *trains)
 {
         size_t best = n;
         bool any = false;
 
         for (size_t k = 0; k < n; k++)
-                any |= f[k].calls >= 2 && trains[k];
+                any |= f[k].gcalls >= 2 && trains[k];
         for (size_t k = 0; k < n; k++)
-                if (f[k].calls >= 2 && (!any || trains[k]) &&
-                    (best == n || f[k].time > f[best].time))
+                if (f[k].group == k && f[k].gcalls >= 2 && (!any || trains[k]) &&
+                    (best == n || f[k].gtime > f[best].gtime))
                         best = k;
-        return best < n ? f[best].name : TPA_STR_EMPTY;
+        return best;
 }
 
 /* A TF op of a training step: a gradient ("ReluGrad", "BiasAddGrad",
@@ -968,8 +1028,8 @@ static int cmp_call(const void *pa, const void *pb)
  * a training op, or (TRAIN_FN + k) function k's. */
 enum { TRAIN_NEW, TRAIN_NO, TRAIN_OP, TRAIN_FN };
 
-/* trains[k]: a call of function k (called twice or more) holds a training
- * op. Keras 3 runs fit's train and test functions under one Python name;
+/* trains[k]: a call of function k (of a group called twice or more)
+ * holds a training op. Keras 3 runs fit's train and test functions under one Python name;
  * an evaluation that compiles its test function inside the profile, or
  * whose batches are larger, outweighs the training steps. The names are
  * looked at once each, through `memo` (a test per event of each
@@ -982,7 +1042,7 @@ static void training_functions(const tpa_actx *c, const struct tf_function *f, s
         struct call *v;
 
         for (size_t k = 0; k < nfn; k++)
-                n += f[k].calls >= 2 ? f[k].calls : 0;
+                n += f[k].gcalls >= 2 ? f[k].calls : 0;
         if (n == 0 || nfn > UINT8_MAX - TRAIN_FN || (v = malloc(n * sizeof(*v))) == NULL)
                 return;
         if ((memo = calloc(ns ? ns : 1, 1)) == NULL) {
@@ -990,7 +1050,7 @@ static void training_functions(const tpa_actx *c, const struct tf_function *f, s
                 return;
         }
         for (size_t k = 0; k < nfn; k++)
-                if (f[k].calls >= 2 && f[k].name < ns)
+                if (f[k].gcalls >= 2 && f[k].name < ns)
                         memo[f[k].name] = (uint8_t)(TRAIN_FN + k);
         for (size_t i = 0; i < c->n && m < n; i++) {
                 tpa_str s = c->ev[i].name;
@@ -1443,15 +1503,76 @@ static bool inside_step_call(const struct call *call, size_t m, const tpa_event 
         return lo > 0 && call[lo - 1].fn == e->track && e->ts + e->dur <= call[lo - 1].e;
 }
 
+/* by thread, then start */
+static int cmp_span_track(const void *pa, const void *pb)
+{
+        const struct span *x = pa, *y = pb;
+
+        if (x->track != y->track)
+                return x->track < y->track ? -1 : 1;
+        return (x->s > y->s) - (x->s < y->s);
+}
+
+/*
+ * The markers of a tf.function's calls start where Python called it: the
+ * call's own event (TF2's 'tf_function_call' stat), named as the function,
+ * spans the tracing of a call that retraces (tf.function-graph_building,
+ * tens of ms) before the runtime runs it (EagerLocalExecute). From the
+ * runtime's start, a retrace fell in the step before the one that
+ * retraced, and that step kept the new function's first, slow run. A call
+ * of the marker's thread and of the function's Python name py[0, len)
+ * that encloses the marker moves its start. A search per marker.
+ */
+static int to_python_calls(const tpa_actx *c, marker_list *l, const char *py, size_t len,
+                           tpa_error *err)
+{
+        struct span *v = NULL;
+        size_t n = 0, cap = 0;
+        int64_t f;
+        int r = 0;
+
+        for (size_t i = 0; tpa_trace_next_aux(c->tr, TPA_AUX_FLAGS, &i, &f); i++) {
+                const tpa_event *e = &c->ev[i];
+                if (!(f & TPA_FLAG_TF_CALL) || !is_host_track(c, e->track) ||
+                    tpa_trace_str_len(c->tr, e->name) != len ||
+                    memcmp(tpa_trace_str(c->tr, e->name), py, len) != 0)
+                        continue;
+                if (tpa_analysis__room((void **)&v, &cap, n, sizeof(*v), 16, err) < 0) {
+                        r = TPA_ENOMEM;
+                        break;
+                }
+                v[n++] = (struct span){ e->name, e->track, e->ts, e->ts + e->dur };
+        }
+        if (r == 0 && n > 0) {
+                qsort(v, n, sizeof(*v), cmp_span_track);
+                for (size_t k = 0; k < l->n; k++) {
+                        marker *m = &l->v[k];
+                        size_t lo = 0, hi = n;
+                        while (lo < hi) {       /* past the last call at or before m */
+                                size_t mid = (lo + hi) / 2;
+                                if (v[mid].track < m->track ||
+                                    (v[mid].track == m->track && v[mid].s <= m->s))
+                                        lo = mid + 1;
+                                else
+                                        hi = mid;
+                        }
+                        if (lo > 0 && v[lo - 1].track == m->track && v[lo - 1].e >= m->e)
+                                m->s = v[lo - 1].s;
+                }
+        }
+        free(v);
+        return r;
+}
+
 /* *wraps: the markers found are a user's spans around whole iterations. */
 static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
 {
         size_t ns = tpa_trace_str_count(c->tr), count[ITERATION_NAMES] = { 0 };
-        /* 0 unknown, k + 1, MEMO_FUNCTION, or MEMO_NONE */
+        /* 0 unknown, k + 1, MEMO_FN0 + function, or MEMO_NONE */
         uint8_t *memo = calloc(ns ? ns : 1, 1);
         struct tf_function fn[TF_FUNCTIONS];
         struct opt_name opt[OPTIMIZER_NAMES];
-        size_t pick = ITERATION_NAMES, first = 0, nfn = 0, nopt = 0;
+        size_t pick = ITERATION_NAMES, first = 0, nfn = 0, nopt = 0, fgroup = TF_FUNCTIONS;
         tpa_str function = TPA_STR_EMPTY;       /* or a user's annotation */
         tpa_str only = TPA_STR_EMPTY;           /* the optimizer's name */
         uint32_t track = UINT32_MAX;            /* the annotation's thread */
@@ -1474,14 +1595,12 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                                         memo[s] = (uint8_t)(k + 1);
                         if (memo[s] == MEMO_NONE && nfn < TF_FUNCTIONS &&
                             strncmp(name, TF_CALL, strlen(TF_CALL)) == 0) {
-                                memo[s] = MEMO_FUNCTION;
-                                fn[nfn++] = (struct tf_function){ s, 0, 0 };
+                                memo[s] = (uint8_t)(MEMO_FN0 + nfn);
+                                fn[nfn++] = (struct tf_function){ .name = s };
                         }
                 }
-                if (memo[s] == MEMO_FUNCTION) {
-                        size_t k = 0;
-                        while (fn[k].name != s)
-                                k++;
+                if (memo[s] >= MEMO_FN0 && memo[s] != MEMO_NONE) {
+                        size_t k = memo[s] - MEMO_FN0;
                         fn[k].calls++;
                         fn[k].time += c->ev[i].dur;
                 } else if (memo[s] != MEMO_NONE) {
@@ -1547,11 +1666,15 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         if (pick == ITERATION_NAMES && function == TPA_STR_EMPTY) {
                 bool trains[TF_FUNCTIONS] = { false };
                 size_t called = 0;
+                group_functions(c, fn, nfn, NULL);
                 for (size_t k = 0; k < nfn; k++)
-                        called += fn[k].calls >= 2;
+                        called += fn[k].gcalls >= 2;
                 if (called >= 2)
                         training_functions(c, fn, nfn, trains);
-                function = main_function(fn, nfn, trains);
+                group_functions(c, fn, nfn, trains);
+                fgroup = main_function(fn, nfn, trains);
+                if (fgroup < nfn)
+                        function = fn[fgroup].name;
         }
         for (size_t k = LATE_NAMES; k < ITERATION_NAMES && pick == ITERATION_NAMES &&
                                     function == TPA_STR_EMPTY; k++)
@@ -1562,9 +1685,11 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         for (size_t i = 0; i < c->n && r == 0 && (pick < ITERATION_NAMES ||
                                                    function != TPA_STR_EMPTY); i++) {
                 tpa_str s = c->ev[i].name;
-                bool hit = function != TPA_STR_EMPTY ? s == function
-                                                      : s < ns && memo[s] == pick + 1 &&
-                                                        (only == TPA_STR_EMPTY || s == only);
+                bool hit = fgroup < nfn ? s < ns && memo[s] >= MEMO_FN0 && memo[s] != MEMO_NONE &&
+                                          fn[memo[s] - MEMO_FN0].group == fgroup
+                           : function != TPA_STR_EMPTY ? s == function
+                                                       : s < ns && memo[s] == pick + 1 &&
+                                                         (only == TPA_STR_EMPTY || s == only);
                 if (hit && function == TPA_STR_EMPTY && pick == OPT_ZERO_GRAD &&
                     inside_step_call(scall, nscall, &c->ev[i]))
                         hit = false;
@@ -1576,6 +1701,11 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
                         l->v[l->n - 1].numbered = false;
                 }
         }
+        if (r == 0 && fgroup < nfn && l->n > 0) {
+                size_t len;
+                const char *py = python_name(tpa_trace_str(c->tr, fn[fgroup].name), &len);
+                r = to_python_calls(c, l, py, len, err);
+        }
         if (r == 0 && function == TPA_STR_EMPTY && (pick == OPT_ZERO_GRAD || pick == OPT_STEP)) {
                 period = optimizer_period(c, l, memo, err);
                 r = period < 0 ? period : 0;
@@ -1585,7 +1715,15 @@ static int detect(tpa_actx *c, marker_list *l, bool *wraps, tpa_error *err)
         c->loader_steps = r == 0 && l->n > 0 && pick == 0 && function == TPA_STR_EMPTY;
         if (r == 0 && l->n > 0) {
                 tpa_analysis *a = c->a;
-                if (period > 1)
+                size_t conc = 0;
+                for (size_t k = 0; fgroup < nfn && k < nfn; k++)
+                        conc += fn[k].group == fgroup;
+                if (conc > 1)
+                        snprintf(a->step_source_buf, sizeof(a->step_source_buf),
+                                 "detected iterations: %s and %zu retraces of it (a "
+                                 "tf.function's concrete functions)",
+                                 tpa_trace_str(c->tr, c->ev[first].name), conc - 1);
+                else if (period > 1)
                         snprintf(a->step_source_buf, sizeof(a->step_source_buf),
                                  "detected iterations: %s, one call in %d (optimizers of "
                                  "one class, whose calls repeat every %d)",

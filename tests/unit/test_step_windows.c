@@ -594,6 +594,65 @@ static void test_steps__tf_function_calls(void)
         }
 }
 
+/* A tf.function retraced (a new input shape, a Python value among its
+ * arguments) runs as a new concrete function, "__inference_train_step_<id>"
+ * of another id: the calls of its concrete functions that train are the
+ * iterations, not those of one of them (a retrace every third call: a
+ * third of the steps), nor none (a retrace every call: no concrete
+ * function called twice, the whole trace one step). Each step starts at
+ * Python's call of the function (its 'tf_function_call' event), which
+ * holds the tracing of a call that retraces: from the runtime's start
+ * (EagerLocalExecute), the retrace fell in the step before. In us: calls
+ * of 100, those that retrace 300, their tracing 200 of it. */
+static void test_steps__retraced_function(void)
+{
+        for (int every = 3; every >= 1; every -= 2) {
+                tb b = mk(0);
+                tpa_analysis *a;
+                double t = 0;
+                char fn[64], want[160];
+
+                for (int k = 0; k < 8; k++) {
+                        bool retrace = k % every == 0 && k > 0;
+                        double trace = retrace ? 200 : 0;
+                        size_t i = ev(&b, b.host, TPA_KIND_LAUNCH, "train_step", t, 90 + trace,
+                                      0, 0);
+                        tpa_trace__set_aux(b.tr, i, TPA_AUX_FLAGS,
+                                           TPA_FLAG_TF_CALL | (retrace ? TPA_FLAG_COMPILE : 0),
+                                           NULL);
+                        if (retrace)
+                                ev(&b, b.host, TPA_KIND_HOST_OP, "tf.function-graph_building",
+                                   t + 2, trace - 4, 0, 0);
+                        snprintf(fn, sizeof(fn), "EagerLocalExecute: __inference_train_step_%d",
+                                 10 * (1 + k / every));
+                        ev(&b, b.host, TPA_KIND_LAUNCH, fn, t + trace + 5, 80, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "MatMul", t + trace + 6, 50, 0, 0);
+                        ev(&b, b.host2, TPA_KIND_HOST_OP, "ReluGrad", t + trace + 60, 20, 0, 0);
+                        t += 100 + trace;
+                }
+                a = run(&b, NULL, 0);
+                if (ok(a->step_count == 8, "test_steps__retraced_function: every %d: eight "
+                       "steps (%zu)", every, a->step_count)) {
+                        snprintf(want, sizeof(want), "detected iterations: EagerLocalExecute: "
+                                 "__inference_train_step_10 and %d retraces of it (a "
+                                 "tf.function's concrete functions)", every == 3 ? 2 : 7);
+                        tap_streq(a->step_source, want,
+                                  "test_steps__retraced_function: every %d: source", every);
+                        tap_eq(a->steps[3].start, (every == 3 ? 300 : 700) * US,
+                               "test_steps__retraced_function: every %d: the call starts "
+                               "its step", every);
+                        tap_eq(a->steps[3].step_time, (every == 3 ? 300 : 300) * US,
+                               "test_steps__retraced_function: every %d: the retrace in its "
+                               "own step", every);
+                        tap_eq(a->steps[2].step_time, (every == 3 ? 100 : 300) * US,
+                               "test_steps__retraced_function: every %d: the step before",
+                               every);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(b.tr);
+        }
+}
+
 /* Keras 3's TensorBoard callback (profile_batch) wraps each batch it
  * profiles in a "Profiled batch" span carrying the batch's step_num: TF
  * host step markers, read from the JSON by the dialect tables; without a
@@ -1307,6 +1366,7 @@ int main(void)
         test_steps__same_class_optimizers();
         test_steps__keras3_functions();
         test_steps__tf_function_calls();
+        test_steps__retraced_function();
         test_steps__batches_per_step();
         test_steps__train_function_first();
         test_steps__keras3_evaluates();
