@@ -704,6 +704,7 @@ struct chan_lists {
         size_t       *near;             /* per track: under_input()'s hint */
         size_t       *cnear;            /* per track: push_cpu_op()'s hint */
         bool         *bw;               /* per track: it runs autograd nodes */
+        size_t       *knear;            /* per track: under_compile()'s hint */
 };
 
 struct chan_job {
@@ -712,7 +713,48 @@ struct chan_job {
         struct chan_names names;
         int               lent;         /* part 1's list of this channel lies in
                                            part 0's block; -1: none */
+        tpa_ivl_list     *comp;         /* per track: tracing and compiling, merged;
+                                           NULL: none in the trace */
 };
+
+/* The spans of tracing and compiling on each host thread (events of a
+ * compile name, TPA_FLAG_COMPILE; not a tf.function's call that traced,
+ * which spans the call's run too), merged, into job->comp: none, NULL.
+ * A pass over the flagged events only. */
+static int compile_spans(const tpa_actx *c, struct chan_job *job, tpa_error *err)
+{
+        tpa_ivl_list *l = NULL;
+        int64_t f;
+        int r = 0;
+
+        for (size_t i = 0; r == 0 && tpa_trace_next_aux(c->tr, TPA_AUX_FLAGS, &i, &f); i++) {
+                const tpa_event *e = &c->ev[i];
+                if (!(f & TPA_FLAG_COMPILE) || (f & TPA_FLAG_TF_CALL) || e->dur <= 0 ||
+                    e->track >= c->ntracks || c->track_cls[e->track] != TRACK_HOST)
+                        continue;
+                if (l == NULL && (l = calloc(c->ntracks, sizeof(*l))) == NULL)
+                        return tpa_error_oom(err);
+                r = tpa_ivl__push(&l[e->track], e->ts, e->ts + e->dur, err);
+        }
+        for (size_t t = 0; l != NULL && t < c->ntracks; t++)
+                tpa_ivl__merge(&l[t]);
+        job->comp = l;
+        return r;
+}
+
+/* True when host event i lies inside tracing or compiling on its thread
+ * (the compile event itself among them); near[track]: the search's hint. */
+static bool under_compile(const tpa_actx *c, const struct chan_job *job, size_t *near, size_t i)
+{
+        const tpa_event *e = &c->ev[i];
+        const tpa_ivl_list *l;
+        size_t k;
+
+        if (job->comp == NULL || e->track >= c->ntracks || (l = &job->comp[e->track])->n == 0)
+                return false;
+        k = tpa_ivl__first_after_near(l, e->ts, &near[e->track]);
+        return k < l->n && l->v[k].s <= e->ts && e->ts + e->dur <= l->v[k].e;
+}
 
 
 static int channel_events(tpa_actx *c, const struct chan_job *job, const struct chan_lists *L,
@@ -767,6 +809,10 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         if ((ch == HCH_OP || ch == HCH_LAUNCH) && !background &&
                             is_ckpt(&job->names, e->name))
                                 ch = HCH_CKPT;
+                        /* so is tracing and compiling, and what runs in it */
+                        if ((ch == HCH_OP || ch == HCH_LAUNCH || ch == HCH_SETUP) &&
+                            !background && under_compile(c, job, L->knear, i))
+                                ch = HCH_COMPILE;
                         /* CPU-only: framework ops on host threads are the
                          * compute, except background input work, and a
                          * collective (gloo's) is the collective channel */
@@ -845,9 +891,13 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         free(L->near);
         free(L->cnear);
         free(L->bw);
+        free(L->knear);
         free(job->part[0].near);
         free(job->part[0].cnear);
         free(job->part[0].bw);
+        free(job->part[0].knear);
+        ivl_free_each(job->comp, job->comp != NULL ? c->ntracks : 0);
+        free(job->comp);
 }
 
 /* The waits in backward() of a driving thread whose framework time is d,
@@ -1070,16 +1120,19 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)),
-                                           calloc(nt1, sizeof(bool)) };
+                                           calloc(nt1, sizeof(bool)),
+                                           calloc(nt1, sizeof(size_t)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),
                                            job.host1, calloc(nt1, sizeof(*c->fw)),
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)),
-                                           calloc(nt1, sizeof(bool)) };
+                                           calloc(nt1, sizeof(bool)),
+                                           calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
             job.part[1].near == NULL || job.part[0].cnear == NULL ||
             job.part[1].cnear == NULL || job.part[0].bw == NULL || job.part[1].bw == NULL ||
+            job.part[0].knear == NULL || job.part[1].knear == NULL ||
             !find_py_functions(c->tr, &job.names) || !find_backward_names(c->tr, &job.names)) {
                 r = tpa_error_oom(err);
                 goto out;
@@ -1088,7 +1141,8 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                 tpa_ivl__merge(&c->inp[t]);
                 tpa_ivl__merge(&c->coll[t]);
         }
-        if ((r = size_device_lists(c, job.part[1].dev, &job.lent, err)) < 0 ||
+        if ((r = compile_spans(c, &job, err)) < 0 ||
+            (r = size_device_lists(c, job.part[1].dev, &job.lent, err)) < 0 ||
             (r = tpa_analysis__steps_begin(c, err)) < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)

@@ -18,8 +18,11 @@
 enum { CH_KERNEL, CH_H2D, CH_D2H, CH_D2D, CH_P2P, CH_COLL, DEV_CH__COUNT };
 /* Host channels, in the partition's priority order (partition.c): HCH_PYOP
  * is a framework op that runs Python (tf.py_function, tf.numpy_function),
- * HCH_CKPT a checkpoint's I/O (SaveV2, RestoreV2, MergeV2Checkpoints). */
-enum { HCH_SYNC, HCH_INPUT, HCH_PYOP, HCH_CKPT, HCH_LAUNCH, HCH_SETUP, HCH_OP, HOST_CH__COUNT };
+ * HCH_CKPT a checkpoint's I/O (SaveV2, RestoreV2, MergeV2Checkpoints),
+ * HCH_COMPILE tracing and compiling (a tf.function's graph building, XLA's
+ * compilers, torch.compile's) and what runs inside it on its thread. */
+enum { HCH_SYNC, HCH_INPUT, HCH_PYOP, HCH_CKPT, HCH_COMPILE, HCH_LAUNCH, HCH_SETUP, HCH_OP,
+       HOST_CH__COUNT };
 /* Where an event went (tpa_actx.hch): a host event to a host channel, or
  * to CPU compute (a CPU-only trace's framework op, in the pseudo-device's
  * kernel channel), or to none (HCH_HOST: not framework work); a device
@@ -61,7 +64,7 @@ enum {
         M_HOST_GAP_MAX, M_HOST_GAP_MAX_FRAC,
         M_LAUNCH_COUNT, M_LAUNCH_SLOW_COUNT, M_LAUNCH_SLOW_NS, M_LAUNCH_SLOW_FRAC,
         M_INPUT_HOST_NS, M_INPUT_HOST_FRAC, M_PY_OP_NS, M_PY_OP_FRAC,
-        M_CKPT_NS, M_CKPT_FRAC,
+        M_CKPT_NS, M_CKPT_FRAC, M_COMPILE_NS, M_COMPILE_FRAC,
         M_GAIN,                         /* + TPA_GROUP__COUNT (compute unused) */
         M_STEP__COUNT = M_GAIN + TPA_GROUP__COUNT,
         /* run only */

@@ -42,6 +42,7 @@ static const struct metric_name {
         { N("input_host_ns"), M_INPUT_HOST_NS }, { N("input_host_frac"), M_INPUT_HOST_FRAC },
         { N("host_py_op_ns"), M_PY_OP_NS }, { N("host_py_op_frac"), M_PY_OP_FRAC },
         { N("host_checkpoint_ns"), M_CKPT_NS }, { N("host_checkpoint_frac"), M_CKPT_FRAC },
+        { N("host_compile_ns"), M_COMPILE_NS }, { N("host_compile_frac"), M_COMPILE_FRAC },
         { N("host_ns"), M_HOST_NS }, { N("host_frac"), M_HOST_FRAC },
         { N("host_launch_ns"), B(HOST_LAUNCH) }, { N("host_launch_frac"), F(HOST_LAUNCH) },
         { N("host_setup_ns"), B(HOST_SETUP) }, { N("host_setup_frac"), F(HOST_SETUP) },
@@ -451,6 +452,11 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         if (m[M_CKPT_NS] > m[B(HOST_SETUP)])
                 m[M_CKPT_NS] = m[B(HOST_SETUP)];
         m[M_CKPT_FRAC] = m[M_CKPT_NS] / st;
+        /* Tracing and compiling in the step: the part of host setup it is */
+        m[M_COMPILE_NS] = (double)tpa_ivl__covered(&c->host[HCH_COMPILE], s->start, s->end);
+        if (m[M_COMPILE_NS] > m[B(HOST_SETUP)])
+                m[M_COMPILE_NS] = m[B(HOST_SETUP)];
+        m[M_COMPILE_FRAC] = m[M_COMPILE_NS] / st;
         if (s->driver_track != UINT32_MAX)
                 host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
         return 0;
@@ -860,8 +866,8 @@ static size_t class_order(const tpa_rules *rules, const char *name)
  * on average. */
 static void run_breakdown(tpa_analysis *a)
 {
-        static const int part_idx[2] = { M_PY_OP_NS, M_CKPT_NS };  /* _NS, then _FRAC */
-        double *m = a->run_metric, ns[TPA_BUCKET__COUNT] = { 0 }, total = 0, part[2] = { 0 };
+        static const int part_idx[3] = { M_PY_OP_NS, M_CKPT_NS, M_COMPILE_NS };  /* _NS, _FRAC */
+        double *m = a->run_metric, ns[TPA_BUCKET__COUNT] = { 0 }, total = 0, part[3] = { 0 };
 
         for (size_t k = 0; k < a->step_count; k++) {
                 const tpa_step *s = &a->steps[k];
@@ -870,7 +876,7 @@ static void run_breakdown(tpa_analysis *a)
                 total += (double)s->step_time;
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
                         ns[b] += (double)s->bucket_ns[b];
-                for (int p = 0; p < 2; p++)
+                for (int p = 0; p < 3; p++)
                         part[p] += s->metric[part_idx[p]];
         }
         for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
@@ -879,7 +885,7 @@ static void run_breakdown(tpa_analysis *a)
         }
         /* the parts of a bucket likewise, so that they stay within it (a
          * checkpoint every few steps: a median would be 0) */
-        for (int p = 0; p < 2; p++) {
+        for (int p = 0; p < 3; p++) {
                 m[part_idx[p]] = a->kept_count ? part[p] / (double)a->kept_count : 0;
                 m[part_idx[p] + 1] = total > 0 ? part[p] / total : 0;
         }

@@ -306,16 +306,24 @@ void tpa_analysis__warmup(tpa_actx *c)
                         last = n - 1;
                 }
         }
-        /* leading warm-up */
+        /* leading warm-up; where half of the steps after the first or more
+         * compile (a tf.function retraced every call: a Python value among
+         * its arguments), compiling is the steady state, no warm-up's
+         * evidence: every step went as warm-up, and all were kept with a
+         * note that said so */
         size_t by_time = 0;     /* of them, slow alone: no compilation, no setup */
         tpa_ns slow_ns = 0, slow_input = 0;     /* their time, and their input's */
+        size_t later_compiling = 0;
+        for (size_t i = 1; i < last; i++)
+                later_compiling += compile[i] > 0;
+        bool steady_compile = later_compiling >= 2 && 2 * later_compiling >= last - 1;
         for (size_t i = 0; i < last; i++) {
                 size_t m = 0;
                 double med, mad, slowest = 0, later = 0, t = (double)a->steps[i].step_time;
                 bool recurs;
                 char why[96];
 
-                if (compile[i] > 0) {
+                if (compile[i] > 0 && !steady_compile) {
                         snprintf(why, sizeof(why), "warm-up: compilation or tracing "
                                  "(%zu event%s)", compile[i], compile[i] == 1 ? "" : "s");
                         exclude(&a->steps[i], why);

@@ -541,6 +541,69 @@ static void test_partition__cpu_only_producer_thread(void)
         }
 }
 
+/* A loop whose tf.function retraces every call (a Python value among its
+ * arguments), CPU-only: the tracing (tf.function-graph_building) and what
+ * runs inside it on its thread (convert_to_tensor) are host setup, not
+ * compute, and host_compile_frac says so; every step compiles, so none is
+ * warm-up for it, and the finding names the retrace. In us, each step of
+ * 100: the call 0..95, its tracing 5..55 (a convert_to_tensor 10..20 in
+ * it), the function's MatMul 60..90 on TF's thread. */
+static void test_partition__cpu_only_retrace(void)
+{
+        char json[8192];
+        size_t len = 0;
+        tpa_trace *tr;
+        tpa_analysis *a = NULL;
+        tpa_analysis_options o = TPA_ANALYSIS_OPTIONS_INIT;     /* --warmup auto */
+        tpa_rules *rules = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+
+        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                "{\"traceEvents\":[{\"ph\":\"M\",\"pid\":701,\"name\":\"process_name\","
+                "\"args\":{\"name\":\"/host:CPU\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":1,\"name\":\"thread_name\","
+                "\"args\":{\"name\":\"python\"}},"
+                "{\"ph\":\"M\",\"pid\":701,\"tid\":4,\"name\":\"thread_name\","
+                "\"args\":{\"name\":\"tf_Compute/7\"}}");
+        for (int k = 0; k < 4; k++)
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                        ",{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":%d,\"dur\":100,"
+                        "\"name\":\"train %d\",\"args\":{\"step_num\":\"%d\"}},"
+                        "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":%d,\"dur\":95,"
+                        "\"name\":\"train_step\",\"args\":{\"tf_function_call\":\"traced\"}},"
+                        "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":%d,\"dur\":50,"
+                        "\"name\":\"tf.function-graph_building\"},"
+                        "{\"ph\":\"X\",\"pid\":701,\"tid\":1,\"ts\":%d,\"dur\":10,"
+                        "\"name\":\"convert_to_tensor\"},"
+                        "{\"ph\":\"X\",\"pid\":701,\"tid\":4,\"ts\":%d,\"dur\":30,"
+                        "\"name\":\"MatMul\",\"args\":{\"x\":0}}",
+                        100 * k, k, k, 100 * k, 100 * k + 5, 100 * k + 10, 100 * k + 60);
+        snprintf(json + len, sizeof(json) - len, "]}");
+        tr = read_json(json);
+        if (tpa_rules_new_default(&rules, &err) < 0 ||
+            (o.rules = rules, tpa_analyze(&a, tr, &o, &err)) < 0)
+                printf("# test_partition__cpu_only_retrace: %s\n", err.msg);
+        if (ok(a != NULL && a->step_count == 4 && a->cpu_only && a->kept_count == 4,
+               "test_partition__cpu_only_retrace: four CPU-only steps, all kept")) {
+                const tpa_step *s = &a->steps[1];
+                tap_eq(s->bucket_ns[TPA_BUCKET_COMPUTE], 30 * US,
+                       "test_partition__cpu_only_retrace: compute is the MatMul");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_SETUP], 50 * US,
+                       "test_partition__cpu_only_retrace: the tracing is setup");
+                tap_eq(s->bucket_ns[TPA_BUCKET_HOST_LAUNCH], 15 * US,
+                       "test_partition__cpu_only_retrace: the call around it is launch");
+                tap_eq((int64_t)(metric(a, -1, "host_compile_frac") * 100 + 0.5), 50,
+                       "test_partition__cpu_only_retrace: host_compile_frac");
+                ok(!a->steps[0].excluded && !a->all_kept,
+                   "test_partition__cpu_only_retrace: no warm-up: every step compiles");
+                ok(has_finding(a, "host_compile_tf") && !has_finding(a, "host_setup"),
+                   "test_partition__cpu_only_retrace: the advice names the retrace");
+        }
+        tpa_analysis_free(a);
+        tpa_rules_free(rules);
+        tpa_trace_free(tr);
+}
+
 /* A gloo rank on a CPU: the collective's dispatcher op on the training
  * thread (c10d::barrier, c10d::allreduce_) blocks for the other ranks, a
  * collective, not compute; the op before it computes. */
@@ -1188,6 +1251,7 @@ static void test_partition__deep_ep_kernels(void)
 
 int main(void)
 {
+        test_partition__cpu_only_retrace();
         test_partition__xla_collective_names();
         test_partition__tf_data_facts();
         test_partition__kernel_and_input_gap();
