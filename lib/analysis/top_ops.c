@@ -130,20 +130,23 @@ static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
 
 /* Where event i starts to count: its start, but for a point-to-point
  * work of gloo, whose span counts from where it blocks its thread (p2p.h),
- * as in the partition. */
-static tpa_ns op_start(const tpa_actx *c, size_t i)
+ * as in the partition. `p2p`: the trace has such works (c->np2p > 0), in a
+ * local of the caller's (speed, bench/: read from c in the loops, where
+ * stores may alias it, every event paid for the look). */
+static inline tpa_ns op_start(const tpa_actx *c, size_t i, bool p2p)
 {
         const tpa_event *e = &c->ev[i];
 
-        return e->kind == TPA_KIND_COLLECTIVE ? tpa_p2p__from(c->p2p, c->np2p, i, e->ts) : e->ts;
+        return p2p && e->kind == TPA_KIND_COLLECTIVE ? tpa_p2p__from(c->p2p, c->np2p, i, e->ts)
+                                                     : e->ts;
 }
 
 /* Start, then the longer first (a parent before what nests in it), then
  * name: the order of a lane's events, total up to equal ones. */
-static bool op_before(const tpa_actx *c, uint32_t i, uint32_t j)
+static inline bool op_before(const tpa_actx *c, uint32_t i, uint32_t j, bool p2p)
 {
         const tpa_event *x = &c->ev[i], *y = &c->ev[j];
-        tpa_ns xs = op_start(c, i), ys = op_start(c, j);
+        tpa_ns xs = op_start(c, i, p2p), ys = op_start(c, j, p2p);
 
         if (xs != ys)
                 return xs < ys;
@@ -209,7 +212,7 @@ static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
 /* Event i into its lane of L, in the slots of half h of the marks;
  * *budget: the moves left. */
 static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t i,
-                            size_t *budget)
+                            size_t *budget, bool p2p)
 {
         size_t l, j;
 
@@ -218,7 +221,8 @@ static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t
         j = L->pos[h][l]++;
         size_t first = h == 0 ? L->at[l] : L->mid[l];
 
-        for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1]); j--, (*budget)--)
+        for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1], p2p);
+             j--, (*budget)--)
                 L->idx[j] = L->idx[j - 1];
         L->idx[j] = i;
 }
@@ -232,16 +236,17 @@ static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
         size_t words = c->n / 64 + 1, half = t->host.half / 64;
         size_t lo = part == 0 ? 0 : half, hi = part == 0 ? half : words;
         size_t budget[2] = { t->host.at[t->host.nlane] + 64, t->dev.at[t->dev.nlane] + 64 };
+        bool p2p = c->np2p > 0;
 
         (void)err;
         for (size_t w = lo; w < hi; w++) {
                 uint32_t i0 = (uint32_t)(w * 64);
                 for (uint64_t bits = t->host.mark[w]; bits != 0; bits &= bits - 1)
                         lane_put(&t->host, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
-                                 &budget[0]);
+                                 &budget[0], p2p);
                 for (uint64_t bits = t->dev.mark[w]; bits != 0; bits &= bits - 1)
                         lane_put(&t->dev, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
-                                 &budget[1]);
+                                 &budget[1], p2p);
         }
         t->spent[0][part] = budget[0] == 0;
         t->spent[1][part] = budget[1] == 0;
@@ -254,6 +259,7 @@ static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
 static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
 {
         size_t budget = (L->nlane ? L->at[L->nlane] : 0) + 64;
+        bool p2p = c->np2p > 0;
 
         for (size_t l = 0; l < L->nlane && L->sorted; l++) {
                 size_t m = L->mid[l];
@@ -264,10 +270,12 @@ static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
                 last = L->idx[m - 1];
                 /* the second part is sorted: past its first event that is
                  * not before the first part's last, all are in place */
-                for (size_t k = m; k < L->at[l + 1] && op_before(c, L->idx[k], last); k++) {
+                for (size_t k = m; k < L->at[l + 1] && op_before(c, L->idx[k], last, p2p);
+                     k++) {
                         uint32_t i = L->idx[k];
                         size_t j = k;
-                        for (; j > L->at[l] && budget > 0 && op_before(c, i, L->idx[j - 1]);
+                        for (; j > L->at[l] && budget > 0 &&
+                               op_before(c, i, L->idx[j - 1], p2p);
                              j--, budget--)
                                 L->idx[j] = L->idx[j - 1];
                         L->idx[j] = i;
@@ -288,14 +296,14 @@ static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
 }
 
 /* Sort a lane's events: bottom-up merge sort through tmp (room for n). */
-static void sort_lane(const tpa_actx *c, uint32_t *v, size_t n, uint32_t *tmp)
+static void sort_lane(const tpa_actx *c, uint32_t *v, size_t n, uint32_t *tmp, bool p2p)
 {
         for (size_t w = 1; w < n; w *= 2) {     /* runs of w, then 2w */
                 for (size_t lo = 0; lo < n; lo += 2 * w) {
                         size_t m = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
                         size_t i = lo, j = m, o = lo;
                         while (i < m || j < hi)
-                                tmp[o++] = j == hi || (i < m && !op_before(c, v[j], v[i]))
+                                tmp[o++] = j == hi || (i < m && !op_before(c, v[j], v[i], p2p))
                                            ? v[i++] : v[j++];
                 }
                 memcpy(v, tmp, n * sizeof(*v));
@@ -321,7 +329,7 @@ static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_e
         if ((tmp = malloc((most ? most : 1) * sizeof(*tmp))) == NULL)
                 return tpa_error_oom(err);
         for (size_t l = l0; l < l1; l++)
-                sort_lane(c, L->idx + L->at[l], L->at[l + 1] - L->at[l], tmp);
+                sort_lane(c, L->idx + L->at[l], L->at[l + 1] - L->at[l], tmp, c->np2p > 0);
         free(tmp);
         return 0;
 }
@@ -434,13 +442,14 @@ static tpa_ns op_end(const struct nest *n, uint32_t i)
 static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_error *err)
 {
         size_t depth = 0;
+        bool p2p = n->c->np2p > 0;
 
         n->zfirst = 0;
         for (size_t r = lo; r < hi; r++) {
                 uint32_t i = n->L->idx[r];
                 const tpa_event *ev = &n->c->ev[i];
                 tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
-                tpa_ns s = op_start(n->c, i), e = op_end(n, i), at = s, from, value, share;
+                tpa_ns s = op_start(n->c, i, p2p), e = op_end(n, i), at = s, from, value, share;
                 uint32_t lane = (uint32_t)ev->track + 1;       /* as op_acc keeps it */
                 op_acc *o;
 
@@ -486,11 +495,13 @@ static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_e
  * each event's time is its self time and its total. */
 static void flat_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor)
 {
+        bool p2p = n->c->np2p > 0;
+
         for (size_t r = lo; r < hi; r++) {
                 uint32_t i = n->L->idx[r];
                 const tpa_event *ev = &n->c->ev[i];
                 tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
-                tpa_ns value = op_base(n, op_start(n->c, i), op_end(n, i));
+                tpa_ns value = op_base(n, op_start(n->c, i, p2p), op_end(n, i));
                 op_acc *o = op_slot(n->t, name);
 
                 o->time += value;
@@ -557,6 +568,7 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
 {
         size_t nev = 0, nu = 0, k = 0, i = 0, j = 0, nz = 0;
         tpa_ns *st, *en, prev = 0, cut = 0;
+        bool p2p = n->c->np2p > 0;
 
         n->nzone = 0;
         if (nl < 2 || spans_apart(lane, nl, first, last))
@@ -575,7 +587,8 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         for (size_t q = 0; q < nl; q++) {
                 runs[q] = nu;
                 for (size_t r = cur[lane[q]]; r < end[lane[q]]; r++) {
-                        tpa_ns s = op_start(n->c, n->L->idx[r]), e = op_end(n, n->L->idx[r]);
+                        tpa_ns s = op_start(n->c, n->L->idx[r], p2p);
+                        tpa_ns e = op_end(n, n->L->idx[r]);
                         if (r > cur[lane[q]] && s <= en[nu - 1]) {
                                 if (e > en[nu - 1])
                                         en[nu - 1] = e;
@@ -628,10 +641,11 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
 static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
 {
         size_t lo = n->L->at[l], hi = n->L->at[l + 1];
+        bool p2p = n->c->np2p > 0;
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (op_start(n->c, n->L->idx[mid]) < t)
+                if (op_start(n->c, n->L->idx[mid], p2p) < t)
                         lo = mid + 1;
                 else
                         hi = mid;
@@ -659,6 +673,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
         size_t *runs = malloc((2 * nl + 2) * sizeof(*runs)), *head;
         tpa_ns *first = malloc((nl + 1) * sizeof(*first)), *last = malloc((nl + 1) * sizeof(*last));
         bool *apart = malloc((nl + 1) * sizeof(*apart));
+        bool p2p = c->np2p > 0;
         int r = 0;
 
         tpa_analysis__half(a->step_count, part, &lo, &hi);
@@ -676,7 +691,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                 long k;
                 cur[l] = lane_from(&n, l, a->steps[lo].start);
                 if (cur[l] < L->at[l + 1] &&
-                    (k = tpa_analysis__step_of(a, op_start(c, L->idx[cur[l]]), NULL)) >= 0 &&
+                    (k = tpa_analysis__step_of(a, op_start(c, L->idx[cur[l]], p2p), NULL)) >= 0 &&
                     (size_t)k < hi) {
                         next[l] = head[(size_t)k - lo];
                         head[(size_t)k - lo] = l;
@@ -693,7 +708,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                  * they are apart (none starts before the last one ends) */
                 for (size_t l = head[k - lo]; l != SIZE_MAX; l = next[l]) {
                         act[na++] = l;
-                        first[l] = last[l] = op_start(c, L->idx[cur[l]]);
+                        first[l] = last[l] = op_start(c, L->idx[cur[l]], p2p);
                         apart[l] = true;
                         for (end[l] = cur[l]; end[l] < L->at[l + 1]; end[l]++) {
                                 uint32_t i = L->idx[end[l]];
@@ -702,9 +717,9 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                                  * wait for memory each */
                                 if (end[l] + PREFETCH < L->at[l + 1])
                                         __builtin_prefetch(&c->ev[L->idx[end[l] + PREFETCH]]);
-                                if (op_start(c, i) >= n.step->end)
+                                if (op_start(c, i, p2p) >= n.step->end)
                                         break;
-                                apart[l] = apart[l] && op_start(c, i) >= last[l];
+                                apart[l] = apart[l] && op_start(c, i, p2p) >= last[l];
                                 if (op_end(&n, i) > last[l])
                                         last[l] = op_end(&n, i);
                         }
@@ -730,7 +745,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                         long ks;
                         cur[l] = end[l];
                         if (cur[l] < L->at[l + 1] &&
-                            (ks = tpa_analysis__step_of(a, op_start(c, L->idx[cur[l]]),
+                            (ks = tpa_analysis__step_of(a, op_start(c, L->idx[cur[l]], p2p),
                                                         &hint)) >= 0 &&
                             (size_t)ks < hi) {
                                 next[l] = head[(size_t)ks - lo];
