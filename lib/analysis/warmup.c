@@ -81,6 +81,25 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
                                   (double)s->step_time : 0;
 }
 
+/* The end of the last event in step s, of any thread or device (the
+ * host threads' framework time and the devices'), at most its end; its
+ * start when it holds none. */
+static tpa_ns last_event_end(const tpa_actx *c, const tpa_step *s)
+{
+        tpa_ns end = s->start;
+
+        for (size_t t = 0; t <= c->ntracks; t++) {
+                const tpa_ivl_list *l = t < c->ntracks ? &c->fw[t] : &c->dev_all;
+                size_t k = tpa_ivl__first_after(l, s->end);
+                /* the last interval starting before the step's end */
+                if (k < l->n && l->v[k].s < s->end)
+                        return s->end;          /* one runs on to the end */
+                if (k > 0 && l->v[k - 1].e > end)
+                        end = l->v[k - 1].e;
+        }
+        return end < s->end ? end : s->end;
+}
+
 /* Why the last of n steps is a tail, or NULL: under a third of the median
  * of the steps before it (of their later half: warm-up comes first, and a
  * step that compiled for seconds must not make a steady last step look
@@ -98,14 +117,21 @@ static double share(const tpa_step *s, const tpa_ivl_list *l)
  * batch inside), a last step with no input at all is
  * the loop's last call and what the script ran after it
  * (tf.summary.trace_export writing its summary, a checkpoint), whatever
- * its length: no iteration. */
-static const char *tail(const tpa_actx *c, double *scratch)
+ * its length: no iteration. Where a marker spans its step (ProfilerStep#N)
+ * and the last one runs on past warmup.ratio times the median with its
+ * excess in a stretch at its end, a quarter of the median or more, where
+ * nothing is recorded on any thread or device (the loop left, the profiler stopping as the `with` block
+ * closes: a DataLoader's workers shut down, the trace collected), that
+ * stretch is no iteration's, and the step a tail (`why`: room for the
+ * reason). */
+static const char *tail(const tpa_actx *c, double *scratch, char *why, size_t size)
 {
         const tpa_analysis *a = c->a;
         size_t n = a->step_count;
         const tpa_step *last = &a->steps[n - 1];
         size_t m = 0;
         double med, slowest = 0;
+        tpa_ns quiet;
 
         if (c->boundaries && c->fetch_between && last->bucket_ns[TPA_BUCKET_INPUT] == 0)
                 return "tail: no batch fetch, which the steps before hold: the loop's last "
@@ -125,10 +151,19 @@ static const char *tail(const tpa_actx *c, double *scratch)
          * warmup.ratio of it, is the run's own spread (a loaded machine,
          * an evaluation every so many steps), as a slow step that recurs
          * is no warm-up: a whole last iteration, kept */
-        if (c->boundaries && (double)last->step_time > a->warmup_ratio * med &&
-            !(slowest > a->warmup_ratio * med &&
-              slowest * a->warmup_ratio >= (double)last->step_time))
+        if ((double)last->step_time <= a->warmup_ratio * med ||
+            (slowest > a->warmup_ratio * med &&
+             slowest * a->warmup_ratio >= (double)last->step_time))
+                return NULL;
+        if (c->boundaries)
                 return "tail: runs on past the steps before, and no marker ends it";
+        quiet = last->end - last_event_end(c, last);
+        if ((double)quiet >= med / 4 &&
+            (double)(last->step_time - quiet) <= a->warmup_ratio * med) {
+                snprintf(why, size, "tail: nothing recorded anywhere in its last %.1f ms "
+                         "(the profiler stopping)", (double)quiet / 1e6);
+                return why;
+        }
         return NULL;
 }
 
@@ -281,6 +316,7 @@ void tpa_analysis__warmup(tpa_actx *c)
         /* trailing step cut off by the end of the trace */
         if (n > 1) {
                 const char *why;
+                char buf[sizeof(a->steps[0].reason)];
                 size_t worst = 0;
                 for (size_t i = 0; i + 1 < n; i++)
                         if (lost[i] > worst)
@@ -301,7 +337,7 @@ void tpa_analysis__warmup(tpa_actx *c)
                         exclude(&a->steps[n - 1], "cut off: the trace file ends early, in "
                                                   "or after it: its events are incomplete");
                         last = n - 1;
-                } else if ((why = tail(c, scratch)) != NULL) {
+                } else if ((why = tail(c, scratch, buf, sizeof(buf))) != NULL) {
                         exclude(&a->steps[n - 1], why);
                         last = n - 1;
                 }

@@ -581,6 +581,60 @@ static void test_warmup__slow_phase_kept(void)
         }
 }
 
+/* The last ProfilerStep#N of a profile stopped as its `with` block
+ * closes after the loop runs on to the profiler's stop (the PyTorch
+ * profiler's own ResNet-50 sample: 202.6 ms, 80.4 ms of it with nothing
+ * recorded, where the steps before took 118-123 ms): a tail, when the
+ * stretch at its end where nothing is recorded, a quarter of the median
+ * or more, holds its excess; a last step as slow with ops to its end is
+ * a slow step, kept. In us. */
+static void test_warmup__profiler_stop_tail(void)
+{
+        for (int quiet = 0; quiet < 2; quiet++) {
+                char json[4096];
+                size_t len = 0;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_trace *tr;
+                tpa_analysis *a;
+
+                len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                        "{\"schemaVersion\": 1, \"traceEvents\": [");
+                for (int k = 0; k < 6; k++) {
+                        int at = 100 * k, dur = k == 5 ? 200 : 100;
+                        int work = k == 5 && !quiet ? 185 : 80;
+                        len += (size_t)snprintf(json + len, sizeof(json) - len,
+                                "%s{\"ph\": \"X\", \"cat\": \"user_annotation\", "
+                                "\"name\": \"ProfilerStep#%d\", \"pid\": 1, \"tid\": 1, "
+                                "\"ts\": %d, \"dur\": %d},"
+                                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+                                "\"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d}",
+                                k ? "," : "", k, at, dur, at + 5, work);
+                }
+                snprintf(json + len, sizeof(json) - len, "]}");
+                tr = read_json(json);
+                a = NULL;
+                if (tr == NULL || tpa_analyze(&a, tr, NULL, &err) < 0)
+                        printf("# %s\n", err.msg);
+                if (ok(a != NULL && a->step_count == 6,
+                       "test_warmup__profiler_stop_tail: %d: 6 steps", quiet)) {
+                        const tpa_step *last = &a->steps[5];
+                        if (quiet)
+                                ok(last->excluded && strstr(last->reason, "nothing recorded "
+                                                            "anywhere in its last 0.1 ms"),
+                                   "test_warmup__profiler_stop_tail: quiet end: a tail (%s)",
+                                   last->reason);
+                        else
+                                ok(!last->excluded,
+                                   "test_warmup__profiler_stop_tail: ops to its end: kept (%s)",
+                                   last->reason);
+                        ok(!a->steps[4].excluded,
+                           "test_warmup__profiler_stop_tail: %d: the step before kept", quiet);
+                }
+                tpa_analysis_free(a);
+                tpa_trace_free(tr);
+        }
+}
+
 int main(void)
 {
         test_warmup__warmup();
@@ -597,5 +651,6 @@ int main(void)
         test_warmup__evaluation_profiler_steps();
         test_warmup__no_fetch_after_the_loop();
         test_warmup__slow_phase_kept();
+        test_warmup__profiler_stop_tail();
         return tap_done();
 }
