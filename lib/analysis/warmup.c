@@ -117,8 +117,8 @@ static tpa_ns last_event_end(const tpa_actx *c, const tpa_step *s)
  * batch inside), a last step with no input at all is
  * the loop's last call and what the script ran after it
  * (tf.summary.trace_export writing its summary, a checkpoint), whatever
- * its length: no iteration. Where a marker spans its step (ProfilerStep#N)
- * and the last one runs on past warmup.ratio times the median with its
+ * its length: no iteration. Where the profiler's own markers span their
+ * steps (ProfilerStep#N; a user's span ends itself) and the last one runs on past warmup.ratio times the median with its
  * excess in a stretch at its end, a quarter of the median or more, where
  * nothing is recorded on any thread or device (the loop left, the profiler stopping as the `with` block
  * closes: a DataLoader's workers shut down, the trace collected), that
@@ -157,7 +157,9 @@ static const char *tail(const tpa_actx *c, double *scratch, char *why, size_t si
                 return NULL;
         if (c->boundaries)
                 return "tail: runs on past the steps before, and no marker ends it";
-        quiet = last->end - last_event_end(c, last);
+        if (a->step_source == NULL || strcmp(a->step_source, "ProfilerStep#N") != 0 ||
+            (quiet = last->end - last_event_end(c, last)) == last->step_time)
+                return NULL;    /* a user's span ends itself; one of nothing stays */
         if ((double)quiet >= med / 4 &&
             (double)(last->step_time - quiet) <= a->warmup_ratio * med) {
                 snprintf(why, size, "tail: nothing recorded anywhere in its last %.1f ms "
