@@ -113,18 +113,17 @@ static void text_regression(FILE *fp, const tpa_check *k)
                          m->ci_hi * 100);
         tpa_report__time(t1, sizeof(t1), m->base_ns);
         tpa_report__time(t2, sizeof(t2), m->new_ns);
+        fprintf(fp, "%s %+.1f%% (%s -> %s%s) against ",
+                k->tripped ? "FAIL: median step time regressed" : "ok: median step time",
+                m->rel * 100, t1, t2, ci);
+        tpa_report__put_plain(fp, k->baseline, strlen(k->baseline));
         if (k->tripped)
-                fprintf(fp, "FAIL: median step time regressed %+.1f%% (%s -> %s%s) against %s, "
-                        "above the %.1f%% limit\n", m->rel * 100, t1, t2, ci, k->baseline,
-                        k->max_regression * 100);
+                fprintf(fp, ", above the %.1f%% limit\n", k->max_regression * 100);
         else if (m->rel <= k->max_regression)
-                fprintf(fp, "ok: median step time %+.1f%% (%s -> %s%s) against %s is within "
-                        "the %.1f%% limit\n", m->rel * 100, t1, t2, ci, k->baseline,
-                        k->max_regression * 100);
+                fprintf(fp, " is within the %.1f%% limit\n", k->max_regression * 100);
         else
-                fprintf(fp, "ok: median step time %+.1f%% (%s -> %s%s) against %s exceeds the "
-                        "%.1f%% limit but is inside the noise (not significant); not failing\n",
-                        m->rel * 100, t1, t2, ci, k->baseline, k->max_regression * 100);
+                fprintf(fp, " exceeds the %.1f%% limit but is inside the noise (not "
+                        "significant); not failing\n", k->max_regression * 100);
         if (m->too_few) {
                 fputs("  no noise estimate: ", fp);
                 few_steps(fp, c);
@@ -154,10 +153,12 @@ static void text_regression(FILE *fp, const tpa_check *k)
                 size_t n = strlen(o->name);
 
                 fputs("  grew: ", fp);
-                if (n > 50)
-                        fprintf(fp, "%.*s...", (int)tpa_utf8__cut(o->name, 47), o->name);
-                else
-                        fputs(o->name, fp);
+                if (n > 50) {
+                        tpa_report__put_plain(fp, o->name, tpa_utf8__cut(o->name, 47));
+                        fputs("...", fp);
+                } else {
+                        tpa_report__put_plain(fp, o->name, n);
+                }
                 if (o->kind == TPA_OP_ADDED)
                         fprintf(fp, ": new, %s per step\n",
                                 tpa_report__time(t2, sizeof(t2), o->new_ns));

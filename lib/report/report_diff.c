@@ -43,7 +43,11 @@ void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_pa
 {
         char t1[32], t2[32];
 
-        fprintf(fp, "diff: %s -> %s\n", base_path, new_path);
+        fputs("diff: ", fp);
+        tpa_report__put_plain(fp, base_path, strlen(base_path));
+        fputs(" -> ", fp);
+        tpa_report__put_plain(fp, new_path, strlen(new_path));
+        fputc('\n', fp);
         fprintf(fp, "\nstep time over kept steps (%zu -> %zu):\n", c->base_steps, c->new_steps);
         change_line(fp, "median", &c->median);
         change_line(fp, "p90", &c->p90);
@@ -65,11 +69,13 @@ void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_pa
                                                                          o->base_ns),
                         o->kind == TPA_OP_REMOVED ? "-" : tpa_report__time(t2, sizeof(t2),
                                                                            o->new_ns));
-                if (strlen(o->name) > 60)
-                        fprintf(fp, "%.*s...\n", (int)tpa_utf8__cut(o->name, 57),
-                                o->name);
-                else
-                        fprintf(fp, "%s\n", o->name);
+                if (strlen(o->name) > 60) {
+                        tpa_report__put_plain(fp, o->name, tpa_utf8__cut(o->name, 57));
+                        fputs("...\n", fp);
+                } else {
+                        tpa_report__put_plain(fp, o->name, strlen(o->name));
+                        fputc('\n', fp);
+                }
         }
 }
 

@@ -36,18 +36,19 @@ static void fmt_ns(char *buf, size_t size, tpa_ns ns)
                          v / 1000000 % 1000);
 }
 
-/* `s` cut to `width` columns, with "..." when cut. */
+/* `s` cut to `width` columns, with "..." when cut, control characters as
+ * '?'. */
 static void fit(char *buf, size_t size, const char *s, size_t width)
 {
         size_t len = strlen(s);
 
         if (width >= size)
                 width = size - 1;
-        if (len <= width) {
+        if (len <= width)
                 snprintf(buf, size, "%s", s);
-                return;
-        }
-        snprintf(buf, size, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
+        else
+                snprintf(buf, size, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
+        tpa_report__plain(buf);
 }
 
 static void fmt_id(char *buf, size_t size, const tpa_trace *tr, tpa_id id)
@@ -132,7 +133,7 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                         const char *pname = NULL, *plabel = NULL;
                         uint64_t events = 0;
                         size_t nrow = 0, streams = 0;
-                        char name[NAME_WIDTH + 1];
+                        char name[NAME_WIDTH + 1], label[256];
                         bool seen = false;
 
                         if (head->role != TPA_PROC_DEVICE || head->device != d)
@@ -183,9 +184,10 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                                         pname = tpa_trace_str(tr, pr->name);
                         }
                         fit(name, sizeof(name), pname != NULL ? pname : "", NAME_WIDTH - 16);
+                        fit(label, sizeof(label), plabel != NULL ? plabel : "", sizeof(label));
                         fprintf(fp, "    device %d: %s%s%s%s (%zu stream%s, %" PRIu64
                                 " events)\n", d, name, plabel != NULL ? " [" : "",
-                                plabel != NULL ? plabel : "", plabel != NULL ? "]" : "", streams,
+                                label, plabel != NULL ? "]" : "", streams,
                                 streams == 1 ? "" : "s", events);
                         for (size_t r = 0; r < nrow; r++)
                                 fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n",
@@ -290,7 +292,8 @@ void tpa_report__input_summary(FILE *fp, const tpa_trace *tr, const tpa_analysis
         tpa_report__census(&c, tr, an);
         if ((per_thread = c.by_track) == NULL)
                 return;
-        fprintf(fp, "%s: %s, dialect %s\n", path, tpa_format_name(tpa_trace_format(tr)),
+        tpa_report__put_plain(fp, path, strlen(path));
+        fprintf(fp, ": %s, dialect %s\n", tpa_format_name(tpa_trace_format(tr)),
                 tpa_dialect_name(tpa_trace_dialect(tr)));
         fprintf(fp, "  bytes: %" PRIu64 " read, %" PRIu64 " parsed\n", h->bytes_in,
                 h->bytes_read);

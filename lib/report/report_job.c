@@ -31,8 +31,11 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
         fprintf(fp, "job: %zu rank%s", j->rank_count, j->rank_count == 1 ? "" : "s");
         if (j->world_size >= 0)
                 fprintf(fp, " of world size %" PRId64, j->world_size);
-        if (r0->backend != NULL)
-                fprintf(fp, " (%s)", r0->backend);
+        if (r0->backend != NULL) {
+                fputs(" (", fp);
+                tpa_report__put_plain(fp, r0->backend, strlen(r0->backend));
+                fputc(')', fp);
+        }
         fprintf(fp, ", %zu step%s aligned by step number", j->step_count,
                 j->step_count == 1 ? "" : "s");
         /* two inputs of one rank (its reports of two runs or two builds)
@@ -151,15 +154,23 @@ void tpa_report_job_text(FILE *fp, const tpa_job *j)
                 if (rk->stream_count == 0)
                         continue;
                 fprintf(fp, "  queue depth of rank %" PRId64 " (mean/max):", j->ranks[r].rank);
-                for (size_t k = 0; k < rk->stream_count; k++)
-                        fprintf(fp, "%s %s %.2f/%" PRId64, k > 0 ? "," : "", rk->streams[k].name,
-                                rk->streams[k].queue_mean, rk->streams[k].queue_max);
+                for (size_t k = 0; k < rk->stream_count; k++) {
+                        fputs(k > 0 ? ", " : " ", fp);
+                        tpa_report__put_plain(fp, rk->streams[k].name,
+                                              strlen(rk->streams[k].name));
+                        fprintf(fp, " %.2f/%" PRId64, rk->streams[k].queue_mean,
+                                rk->streams[k].queue_max);
+                }
                 fputc('\n', fp);
         }
         fprintf(fp, "\nranks:\n");
-        for (size_t r = 0; r < j->rank_count; r++)
-                fprintf(fp, "  %6" PRId64 "  %s\n", j->ranks[r].rank,
-                        j->ranks[r].r->path != NULL ? j->ranks[r].r->path : "(unknown)");
+        for (size_t r = 0; r < j->rank_count; r++) {
+                const char *p = j->ranks[r].r->path != NULL ? j->ranks[r].r->path
+                                                            : "(unknown)";
+                fprintf(fp, "  %6" PRId64 "  ", j->ranks[r].rank);
+                tpa_report__put_plain(fp, p, strlen(p));
+                fputc('\n', fp);
+        }
 }
 
 void tpa_report_job_markdown(FILE *fp, const tpa_job *j)

@@ -36,15 +36,17 @@ static double pct(double f)
 }
 
 /* Print at most `width` bytes of `s`, ending in "..." when cut (between
- * characters, not inside one). */
+ * characters, not inside one), control characters as '?'. */
 static void put_cut(FILE *fp, const char *s, size_t width)
 {
         size_t n = strlen(s);
 
-        if (n <= width)
-                fputs(s, fp);
-        else
-                fprintf(fp, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
+        if (n <= width) {
+                tpa_report__put_plain(fp, s, n);
+        } else {
+                tpa_report__put_plain(fp, s, tpa_utf8__cut(s, width - 3));
+                fputs("...", fp);
+        }
 }
 
 /* End `line` in "..." when it is longer than 100 bytes, between
@@ -57,7 +59,8 @@ static void cut_line(char *line)
 
 /* Print `s` word-wrapped to 100 columns; the cursor is at column `col`, and
  * continuation lines are indented by `indent`. A word longer than a line
- * (a long device name) is cut, with "...". */
+ * (a long device name) is cut, with "..."; control characters (of names
+ * in a note or a finding) are '?'. */
 static void put_wrapped(FILE *fp, const char *s, size_t col, size_t indent)
 {
         while (*s != '\0') {
@@ -73,7 +76,9 @@ static void put_wrapped(FILE *fp, const char *s, size_t col, size_t indent)
                         fputc(' ', fp);
                         col++;
                 }
-                fprintf(fp, "%.*s%s", (int)shown, s, shown < word ? "..." : "");
+                tpa_report__put_plain(fp, s, shown);
+                if (shown < word)
+                        fputs("...", fp);
                 col += width;
                 s += word;
                 while (*s == ' ')
@@ -106,8 +111,9 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 fputc('\n', fp);
                 free(line);
         } else {
-                fprintf(fp, "\nsteps: %zu found (%s), %zu kept, %zu excluded\n", a->step_count,
-                        a->step_source, a->kept_count, excluded);
+                fprintf(fp, "\nsteps: %zu found (", a->step_count);
+                tpa_report__put_plain(fp, a->step_source, strlen(a->step_source));
+                fprintf(fp, "), %zu kept, %zu excluded\n", a->kept_count, excluded);
         }
         if (a->step_note[0] != '\0') {
                 fprintf(fp, "  NOTE:");
@@ -123,9 +129,12 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 fprintf(fp, "  NOTE: every step would be excluded as warm-up or cut off; "
                         "all are kept.\n");
         for (size_t i = 0; i < a->step_count; i++)
-                if (a->steps[i].excluded)
-                        fprintf(fp, "  step %" PRId64 " excluded: %s\n", a->steps[i].number,
-                                a->steps[i].reason);
+                if (a->steps[i].excluded) {
+                        fprintf(fp, "  step %" PRId64 " excluded: ", a->steps[i].number);
+                        tpa_report__put_plain(fp, a->steps[i].reason,
+                                              strlen(a->steps[i].reason));
+                        fputc('\n', fp);
+                }
         if (a->cpu_only && a->unrecorded_launches > 0)
                 fprintf(fp, "devices: none recorded: %zu kernel launch%s with no device "
                         "activity in the trace\n", a->unrecorded_launches,
@@ -275,7 +284,7 @@ static void section_table(FILE *fp, const tpa_analysis *a)
                 if (a->device_count > 1 && s->slowest_device >= 0)
                         snprintf(line + n, sizeof(line) - n, " (slowest %s)",
                                  a->device_names[s->slowest_device]);
-                cut_line(line);
+                cut_line(tpa_report__plain(line));
                 fprintf(fp, "%s\n", line);
         }
 }
@@ -306,7 +315,7 @@ static void section_gaps(FILE *fp, const tpa_analysis *a)
                                               (int)(cut ? tpa_utf8__cut(name, 40) : 40),
                                               name, cut ? "..." : "", pct(g->host[k].frac));
                 }
-                cut_line(line);
+                cut_line(tpa_report__plain(line));
                 fprintf(fp, "%s\n", line);
         }
 }
@@ -375,7 +384,8 @@ void tpa_report_text_color(FILE *fp, const tpa_trace *tr, const tpa_analysis *a,
                            const char *path, bool color)
 {
         /* the verdict first, what was read last (doc/design.md 6) */
-        fprintf(fp, "%s: %s, dialect %s\n", path, tpa_format_name(tpa_trace_format(tr)),
+        tpa_report__put_plain(fp, path, strlen(path));
+        fprintf(fp, ": %s, dialect %s\n", tpa_format_name(tpa_trace_format(tr)),
                 tpa_dialect_name(tpa_trace_dialect(tr)));
         if (a->step_count == 0) {
                 char why[200];
@@ -416,15 +426,18 @@ void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
                 "compute", "class");
         for (size_t i = 0; i < n; i++) {
                 const tpa_analysis *a = runs[i];
+                char shown[48];
                 fputs("  ", fp);
                 if (strlen(paths[i]) > 40) {
                         /* the tail, from a character's first byte */
                         const char *tail = paths[i] + strlen(paths[i]) - 37;
                         while (((unsigned char)*tail & 0xC0) == 0x80)
                                 tail++;
-                        fprintf(fp, "...%-37s", tail);
+                        snprintf(shown, sizeof(shown), "%s", tail);
+                        fprintf(fp, "...%-37s", tpa_report__plain(shown));
                 } else {
-                        fprintf(fp, "%-40s", paths[i]);
+                        snprintf(shown, sizeof(shown), "%s", paths[i]);
+                        fprintf(fp, "%-40s", tpa_report__plain(shown));
                 }
                 fprintf(fp, " %6zu %11s %6.1f%% %6.1f%%  %s\n", a->kept_count,
                         fmt_time(t, sizeof(t), (double)a->step_time_median),

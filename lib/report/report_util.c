@@ -312,6 +312,51 @@ void tpa_report__md_escape_span(FILE *fp, const char *s, size_t len)
         md_escape_to(fp, s, len, len);
 }
 
+/* The length of the control character at s (n > 0 bytes readable): 1 for
+ * C0 and DEL, 2 for C1 (U+0080..U+009F, "\xc2\x80" to "\xc2\x9f"), else 0. */
+static size_t control_len(const unsigned char *s, size_t n)
+{
+        if (s[0] < 0x20 || s[0] == 0x7f)
+                return 1;
+        if (s[0] == 0xc2 && n > 1 && s[1] >= 0x80 && s[1] <= 0x9f)
+                return 2;
+        return 0;
+}
+
+void tpa_report__put_plain(FILE *fp, const char *s, size_t n)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t from = 0, i = 0, k;
+
+        while (i < n) {
+                if ((k = control_len(u + i, n - i)) == 0) {
+                        i++;
+                        continue;
+                }
+                fwrite(s + from, 1, i - from, fp);
+                fputc('?', fp);
+                from = i += k;
+        }
+        fwrite(s + from, 1, n - from, fp);
+}
+
+char *tpa_report__plain(char *s)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t n = strlen(s), o = 0, k;
+
+        for (size_t i = 0; i < n;) {
+                if ((k = control_len(u + i, n - i)) == 0) {
+                        s[o++] = s[i++];
+                } else {
+                        s[o++] = '?';
+                        i += k;
+                }
+        }
+        s[o] = '\0';
+        return s;
+}
+
 tpa_json_out *tpa_report__json_open(FILE *fp)
 {
         tpa_json_out *o = malloc(sizeof(*o));

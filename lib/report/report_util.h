@@ -54,6 +54,16 @@ void tpa_report__md_escape(FILE *fp, const char *s, size_t max);
 /* The same for the `len` bytes at `s`, all of them. */
 void tpa_report__md_escape_span(FILE *fp, const char *s, size_t len);
 
+/* Write the `n` bytes at `s` for a terminal, as the text reports write every
+ * name, path and message from the input: each control character (C0, a
+ * newline, tab or escape in an op name; DEL; C1, U+0080..U+009F) as '?', so
+ * a name can neither break a line nor send the terminal an escape
+ * sequence. */
+void tpa_report__put_plain(FILE *fp, const char *s, size_t n);
+/* The same in place for the string `s` (shorter by a byte per C1
+ * character). Returns s. */
+char *tpa_report__plain(char *s);
+
 /* yajl_gen output on its way to a FILE*, with each empty container that
  * beautify spreads over lines ("[\n\n    ]") closed up as "[]" or "{}".
  * Raw newlines only come from beautify: strings escape theirs. Written as it

@@ -12,6 +12,7 @@
 
 #include <tpa/tpa.h>
 #include <tpa/analysis.h>
+#include <tpa/report.h>
 
 #include "analysis/analysis_internal.h"
 #include "model/trace_build.h"
@@ -224,10 +225,83 @@ static void test_analysis__threaded_same(void)
         tpa_rules_free(rules);
 }
 
+/* The text report carries no control character from the trace to the
+ * terminal (an escape sequence in an op name would retitle it, or write
+ * its clipboard; a newline would add a line of its own) and no line over
+ * 100 columns: each is '?', in op, thread, process and device names and
+ * the path alike. */
+static void test_analysis__text_report_controls(void)
+{
+        static const char bad[] = "x\\n- \\u001b]52;c;eA==\\u0007\\r\\t\\u0085\\u007f|y";
+        char json[8192];
+        size_t n = 0;
+        tpa_trace *tr;
+        tpa_analysis *a;
+        char *out = NULL;
+        size_t size = 0, lines = 0, over = 0, controls = 0;
+        FILE *fp;
+
+        n += (size_t)snprintf(json + n, sizeof(json) - n, "{\"traceEvents\":["
+                              "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,"
+                              "\"args\":{\"name\":\"main %s\"}},"
+                              "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,"
+                              "\"args\":{\"name\":\"gpu %s\"}},"
+                              "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,"
+                              "\"args\":{\"name\":\"stream %s\"}}", bad, bad, bad);
+        for (int s = 0; s < 4; s++) {
+                int t = s * 1000;
+                n += (size_t)snprintf(json + n, sizeof(json) - n,
+                        ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+                        "\"ts\":%d,\"dur\":990}"
+                        ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op %s\",\"pid\":1,"
+                        "\"tid\":1,\"ts\":%d,\"dur\":600}"
+                        ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                        "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":10,\"args\":{\"correlation\":%d}}"
+                        ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel %s\",\"pid\":0,"
+                        "\"tid\":7,\"ts\":%d,\"dur\":100,\"args\":{\"correlation\":%d}}",
+                        s, t, bad, t + 10, t + 700, s + 1, bad, t + 720, s + 1);
+        }
+        snprintf(json + n, sizeof(json) - n, "]}");
+        tr = read_json(json);
+        a = tr != NULL ? analyze_default(tr) : NULL;
+        ok(a != NULL && a->step_count == 4, "test_analysis__text_report_controls: four steps");
+        if (a == NULL) {
+                tpa_trace_free(tr);
+                return;
+        }
+        fp = open_memstream(&out, &size);
+        tpa_report_text(fp, tr, a, "path \x1b[2J\nname\xc2\x9b.json");
+        fclose(fp);
+        for (const char *l = out; *l != '\0';) {
+                size_t len = strcspn(l, "\n");
+                for (size_t i = 0; i < len; i++) {
+                        unsigned char c = (unsigned char)l[i];
+                        controls += c < 0x20 || c == 0x7f ||
+                                    (c == 0xc2 && i + 1 < len &&
+                                     (unsigned char)l[i + 1] >= 0x80 &&
+                                     (unsigned char)l[i + 1] <= 0x9f);
+                }
+                over += len > 100;
+                lines++;
+                l += len + (l[len] == '\n');
+        }
+        tap_eq((int64_t)controls, 0, "test_analysis__text_report_controls: no control character");
+        tap_eq((int64_t)over, 0, "test_analysis__text_report_controls: no line over 100 columns");
+        ok(strstr(out, "op x?- ?]52;c;eA==?????|y") != NULL,
+           "test_analysis__text_report_controls: each control a '?' in the op's name");
+        ok(strstr(out, "path ?[2J?name?.json: ") != NULL,
+           "test_analysis__text_report_controls: and in the path");
+        printf("# %zu lines\n", lines);
+        free(out);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+}
+
 int main(void)
 {
         test_analysis__device_processes();
         test_analysis__rules();
         test_analysis__threaded_same();
+        test_analysis__text_report_controls();
         return tap_done();
 }
