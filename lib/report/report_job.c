@@ -33,7 +33,10 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
                 fprintf(fp, " of world size %" PRId64, j->world_size);
         if (r0->backend != NULL) {
                 fputs(" (", fp);
-                tpa_report__put_plain(fp, r0->backend, strlen(r0->backend));
+                if (bold[0] != '\0')    /* Markdown */
+                        tpa_report__md_escape(fp, r0->backend, 80);
+                else
+                        tpa_report__put_plain(fp, r0->backend, strlen(r0->backend));
                 fputc(')', fp);
         }
         fprintf(fp, ", %zu step%s aligned by step number", j->step_count,

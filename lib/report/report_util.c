@@ -253,6 +253,7 @@ static const char *md_entity(unsigned char c)
         case '_':  return "\\_";
         case '<':  return "&lt;";
         case '>':  return "&gt;";
+        case '&':  return "&amp;";     /* or "&lt;" in a name would show as "<" */
         default:   return NULL;
         }
 }

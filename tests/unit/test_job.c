@@ -301,6 +301,42 @@ static void test_job__graph_launch(void)
         tpa_trace_free(tr);
 }
 
+/* The backend a trace names is the trace's text: the Markdown headline
+ * escapes it (no raw HTML, no line break in the paragraph), the text one
+ * writes its control characters as '?'. */
+static void test_job__backend_escaped(void)
+{
+        static const int b0[] = { 10, 10 }, b1[] = { 11, 11 }, end[] = { 20, 20 };
+        tpa_rank *r[2] = { rank_of(0, b0, end, 2), rank_of(1, b1, end, 2) };
+        tpa_job *j = NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp;
+
+        for (int i = 0; i < 2; i++)
+                if (r[i] != NULL)
+                        r[i]->backend = strdup("gl|oo<script>\n\x1b[31m");
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "backend: builds");
+        if (j != NULL && (fp = open_memstream(&buf, &len)) != NULL) {
+                tpa_report_job_markdown(fp, j);
+                fclose(fp);
+                ok(buf != NULL && strstr(buf, "(gl\\|oo&lt;script&gt;  \\[31m), ") != NULL,
+                   "backend: escaped in Markdown");
+                free(buf);
+                buf = NULL;
+        }
+        if (j != NULL && (fp = open_memstream(&buf, &len)) != NULL) {
+                tpa_report_job_text(fp, j);
+                fclose(fp);
+                ok(buf != NULL && strstr(buf, "(gl|oo<script>??[31m), ") != NULL,
+                   "backend: its controls '?' in text");
+                free(buf);
+        }
+        tpa_job_free(j);
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
 int main(void)
 {
         test_job__straggler();
@@ -311,5 +347,6 @@ int main(void)
         test_job__one_rank_step();
         test_job__report_roundtrip();
         test_job__graph_launch();
+        test_job__backend_escaped();
         return tap_done();
 }

@@ -479,6 +479,7 @@ static void test_report_util__md_escape(void)
                 { "a\\|b", "a\\\\\\|b" },
                 { "[x](http://e)", "\\[x\\](http://e)" },
                 { "`k`*_<b>", "\\`k\\`\\*\\_&lt;b&gt;" },
+                { "a &lt; b & c", "a &amp;lt; b &amp; c" },
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
