@@ -251,7 +251,7 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
         if (r == 0 && h->invalid_utf8 > before_bad) {
                 unsigned long long n = h->invalid_utf8 - before_bad;
                 tpa_trace__warn(tr, before_bad == 0 ? h->invalid_utf8_at : 0,
-                                "%llu %s invalid UTF-8, replaced by U+FFFD", n,
+                                "%llu %s invalid UTF-8 or a NUL, replaced by U+FFFD", n,
                                 n == 1 ? "string has" : "strings have");
         }
         return r;

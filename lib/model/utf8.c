@@ -92,7 +92,7 @@ size_t tpa_utf8__repair(char *out, const char *s, size_t len)
         size_t i = 0, o = 0, bad, n;
 
         while (i < len) {
-                n = sequence(u + i, len - i, &bad);
+                n = u[i] != 0 ? sequence(u + i, len - i, &bad) : (bad = 1, 0);
                 if (n > 0) {
                         memcpy(out + o, s + i, n);
                         o += n;
@@ -114,7 +114,7 @@ int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len
         size_t n;
         int r;
 
-        if (tpa_utf8__valid_prefix(s, len) == len)
+        if (tpa_utf8__valid_prefix(s, len) == len && memchr(s, '\0', len) == NULL)
                 return tpa_trace__intern(tr, out, s, len, err);
         if (len > sizeof(stack) / 3) {
                 if (len > SIZE_MAX / 3 || (buf = malloc(3 * len)) == NULL)

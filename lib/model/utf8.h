@@ -2,7 +2,9 @@
 /*
  * utf8.h - (library-internal) strings from the input become valid UTF-8 at
  * the intern boundary, so every report (JSON, markdown, HTML) is valid
- * UTF-8 whatever the trace held. Shared by every reader.
+ * UTF-8 whatever the trace held, and hold no NUL (a JSON "\u0000", a
+ * protobuf string's zero byte), where every report would end the name.
+ * Shared by every reader.
  */
 #ifndef TPA_MODEL_UTF8_H
 #define TPA_MODEL_UTF8_H
@@ -35,19 +37,21 @@ void tpa_utf8__trim(char *s);
  * the message's size, binary input) become '?'. */
 void tpa_utf8__one_line(char *msg);
 
-/* Copy `s` to `out` with each maximal ill-formed subsequence replaced by
- * U+FFFD (Unicode 3.9, "U+FFFD Substitution of Maximal Subparts"). `out`
- * holds at least 3 * len bytes. Returns the bytes written. */
+/* Copy `s` to `out` with each maximal ill-formed subsequence, and each NUL,
+ * replaced by U+FFFD (Unicode 3.9, "U+FFFD Substitution of Maximal
+ * Subparts"). `out` holds at least 3 * len bytes. Returns the bytes
+ * written. */
 size_t tpa_utf8__repair(char *out, const char *s, size_t len);
 
-/* tpa_trace__intern(), with invalid UTF-8 replaced as above. Each string
- * repaired counts in the trace's health (invalid_utf8; invalid_utf8_at is
- * `offset` for the first one), for the reader's one warning. */
+/* tpa_trace__intern(), with invalid UTF-8 and NULs replaced as above. Each
+ * string repaired counts in the trace's health (invalid_utf8;
+ * invalid_utf8_at is `offset` for the first one), for the reader's one
+ * warning. */
 int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
                           uint64_t offset, tpa_error *err);
 
-/* ASCII first, 8 bytes at a time, inline: names are nearly always ASCII,
- * and interning is on every event's path. */
+/* ASCII first, 8 bytes at a time, inline: names are nearly always ASCII
+ * without NUL, and interning is on every event's path. */
 static inline int tpa_utf8__intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
                                    uint64_t offset, tpa_error *err)
 {
@@ -56,11 +60,12 @@ static inline int tpa_utf8__intern(tpa_trace *tr, tpa_str *out, const char *s, s
         for (; i + 8 <= len; i += 8) {
                 uint64_t w;
                 memcpy(&w, s + i, 8);
-                if (w & UINT64_C(0x8080808080808080))
+                /* a byte >= 0x80, or a zero byte (its borrow sets bit 7) */
+                if ((w | (w - UINT64_C(0x0101010101010101))) & UINT64_C(0x8080808080808080))
                         break;
         }
         for (; i < len; i++)
-                if ((unsigned char)s[i] >= 0x80)
+                if ((unsigned char)s[i] >= 0x80 || s[i] == '\0')
                         return tpa_utf8__intern_slow(tr, out, s, len, offset, err);
         return tpa_trace__intern(tr, out, s, len, err);
 }

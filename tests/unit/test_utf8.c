@@ -93,6 +93,30 @@ static void test_utf8__intern(void)
         tpa_trace_free(tr);
 }
 
+/* A NUL in a name (JSON's "\u0000") would end it in every report, which
+ * read names as C strings: it is stored as U+FFFD, and counted, whether it
+ * is in the first 8 bytes or past them. */
+static void test_utf8__intern_nul(void)
+{
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_trace *tr;
+        tpa_str a, b, c;
+
+        if (!tap_ok(tpa_trace_new(&tr, &err) == 0, "test_utf8__intern_nul: a trace"))
+                return;
+        tap_eq(tpa_utf8__intern(tr, &a, "a\0b", 3, 10, &err), 0, "test_utf8__intern_nul: short");
+        tap_streq(tpa_trace_str(tr, a), "a" R "b", "test_utf8__intern_nul: ... replaced");
+        tap_eq(tpa_utf8__intern(tr, &b, "0123456789\0x", 12, 20, &err), 0,
+               "test_utf8__intern_nul: past the first 8 bytes");
+        tap_streq(tpa_trace_str(tr, b), "0123456789" R "x", "test_utf8__intern_nul: ... replaced");
+        tap_eq(tpa_utf8__intern(tr, &c, "caf\xc3\xa9\0", 6, 30, &err), 0,
+               "test_utf8__intern_nul: after valid UTF-8");
+        tap_streq(tpa_trace_str(tr, c), "caf\xc3\xa9" R, "test_utf8__intern_nul: ... replaced");
+        tap_eq((int64_t)tpa_trace_health_c(tr)->invalid_utf8, 3,
+               "test_utf8__intern_nul: 3 strings repaired");
+        tpa_trace_free(tr);
+}
+
 /* A message becomes one line of UTF-8 in place; so does every tpa_error,
  * even one whose fixed size cut a quoted name inside a character. */
 static void test_utf8__one_line(void)
@@ -150,6 +174,7 @@ int main(void)
         test_utf8__valid_prefix();
         test_utf8__repair();
         test_utf8__intern();
+        test_utf8__intern_nul();
         test_utf8__one_line();
         test_utf8__cut();
         return tap_done();
