@@ -44,10 +44,12 @@ static void fit(char *buf, size_t size, const char *s, size_t width)
 
         if (width >= size)
                 width = size - 1;
-        if (len <= width)
+        if (len <= width) {
                 snprintf(buf, size, "%s", s);
-        else
-                snprintf(buf, size, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
+                tpa_report__plain(buf);
+                return;
+        }
+        snprintf(buf, size, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
         tpa_report__plain(buf);
 }
 
@@ -133,7 +135,7 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                         const char *pname = NULL, *plabel = NULL;
                         uint64_t events = 0;
                         size_t nrow = 0, streams = 0;
-                        char name[NAME_WIDTH + 1], label[256];
+                        char name[NAME_WIDTH + 1];
                         bool seen = false;
 
                         if (head->role != TPA_PROC_DEVICE || head->device != d)
@@ -184,10 +186,13 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                                         pname = tpa_trace_str(tr, pr->name);
                         }
                         fit(name, sizeof(name), pname != NULL ? pname : "", NAME_WIDTH - 16);
-                        fit(label, sizeof(label), plabel != NULL ? plabel : "", sizeof(label));
-                        fprintf(fp, "    device %d: %s%s%s%s (%zu stream%s, %" PRIu64
-                                " events)\n", d, name, plabel != NULL ? " [" : "",
-                                label, plabel != NULL ? "]" : "", streams,
+                        fprintf(fp, "    device %d: %s", d, name);
+                        if (plabel != NULL) {
+                                fputs(" [", fp);
+                                tpa_report__put_plain(fp, plabel, strlen(plabel));
+                                fputc(']', fp);
+                        }
+                        fprintf(fp, " (%zu stream%s, %" PRIu64 " events)\n", streams,
                                 streams == 1 ? "" : "s", events);
                         for (size_t r = 0; r < nrow; r++)
                                 fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n",
