@@ -26,7 +26,7 @@ static const char *class_or_dash(const char *c)
 static void headline(FILE *fp, const tpa_job *j, const char *bold)
 {
         const tpa_rank *r0 = j->ranks[0].r;
-        char t[32];
+        char t[32], head[160], tail[96];
 
         fprintf(fp, "job: %zu rank%s", j->rank_count, j->rank_count == 1 ? "" : "s");
         if (j->world_size >= 0)
@@ -61,11 +61,17 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
                         bold);
                 return;
         }
-        fprintf(fp, "%sstraggler:%s rank %" PRId64 " in %zu of %zu steps, %s (+%.1f%%) over "
-                "the median rank (median step; max +%.1f%%), spread %.2fx\n", bold, bold,
-                j->ranks[j->top_straggler].rank, j->top_straggler_steps, j->step_count,
-                tpa_report__time(t, sizeof(t), (double)j->excess_median),
-                j->excess_frac_median * 100, j->excess_frac_max * 100, j->spread_median);
+        /* within 100 columns: the figures of the median step on a line
+         * of their own when the line would run past */
+        snprintf(head, sizeof(head), "rank %" PRId64 " in %zu of %zu steps, %s (+%.1f%%) over "
+                 "the median rank", j->ranks[j->top_straggler].rank, j->top_straggler_steps,
+                 j->step_count, tpa_report__time(t, sizeof(t), (double)j->excess_median),
+                 j->excess_frac_median * 100);
+        snprintf(tail, sizeof(tail), "(median step; max +%.1f%%), spread %.2fx",
+                 j->excess_frac_max * 100, j->spread_median);
+        fprintf(fp, "%sstraggler:%s %s%s%s\n", bold, bold, head,
+                strlen("straggler: ") + strlen(head) + 1 + strlen(tail) > 100
+                ? "\n           " : " ", tail);
 }
 
 /* "rank 3 lacks 2 of 5 steps: 5, 6" for every rank with missing steps. */
