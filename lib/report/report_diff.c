@@ -23,7 +23,7 @@ static const char *verdict(const tpa_change *c)
 {
         if (c->too_few)
                 return "too few steps to estimate noise";
-        return c->significant ? "significant" : "not significant (inside the noise)";
+        return c->significant ? "significant" : "inside the noise";
 }
 
 static void change_line(FILE *fp, const char *label, const tpa_change *c)
