@@ -331,37 +331,85 @@ static int add_run(tpa_logdir *ld, tpa_logdir_run *run, const char *name, const 
         return 0;
 }
 
+/* How far apart, in seconds, the folders of one profile session's hosts
+ * may be named: each worker of a job that profiles itself (tf.profiler.
+ * experimental.start/stop in every worker) writes its host's file into a
+ * folder named by the second it stopped, and workers stop a little apart.
+ * So far apart too may the spans of a job's workers be written (each
+ * rank's handler runs when its profiler stops); spans further apart are
+ * of runs one after another. */
+enum { SPLIT_SECONDS = 30 };
+
+/* By span time, then name: hosts in the order they were written. */
+static int cmp_span_time(const void *a, const void *b)
+{
+        const char *x = ((const tpa_logdir_host *)a)->name;
+        const char *y = ((const tpa_logdir_host *)b)->name;
+        uint64_t tx = span_time(x), ty = span_time(y);
+
+        if (tx != ty)
+                return tx < ty ? -1 : 1;
+        return strcmp(x, y);
+}
+
+/* True when host i (of hosts sorted by cmp_span_time) was written over
+ * SPLIT_SECONDS after host i - 1: it starts a session of its own. */
+static bool starts_session(const tpa_logdir_run *all, size_t i)
+{
+        uint64_t t = span_time(all->hosts[i].name), p = span_time(all->hosts[i - 1].name);
+
+        return t - p > (uint64_t)SPLIT_SECONDS * 1000000000u;
+}
+
 /* The hosts of a run folder into ld: one run; or, where a worker wrote
  * several spans (span_worker()), a run per span, the k-th of each: its
  * profiling cycles are profiles of one time each, not ranks of one job
- * (several workers, the ranks of one, wrote theirs at once). They are
- * named "<run>:span<k>", k from 1 with as many digits as the last one's,
- * so that they sort in time and the newest is the last. */
+ * (several workers, the ranks of one, wrote theirs at once). Where every
+ * host is a span, spans written over SPLIT_SECONDS apart are sessions of
+ * their own, split so first: a script run again into the folder (the
+ * worker is "<host>_<pid>", a new one each run) is a later run, not a
+ * rank beside the first. They are named "<run>:span<k>", k from 1 with
+ * as many digits as the last one's, so that they sort in time and the
+ * newest is the last. */
 static int add_runs(tpa_logdir *ld, tpa_logdir_run *all, const char *name, const char *label,
                     tpa_error *err)
 {
-        size_t nspan = 1, *span = malloc((all->host_count + 1) * sizeof(*span));
+        size_t n = all->host_count, nspan = 0, *span = malloc((n + 1) * sizeof(*span));
+        bool timed = n > 1;
         int width = 1, r = 0;
 
         if (span == NULL) {
                 run_free(all);
                 return oom(err);
         }
-        /* the k-th of a worker's spans, sorted so, is span k */
-        qsort(all->hosts, all->host_count, sizeof(*all->hosts), cmp_span);
-        for (size_t i = 0; i < all->host_count; i++) {
-                const char *h = all->hosts[i].name;
-                size_t w = span_worker(h);
-                span[i] = i > 0 && w > 0 && w == span_worker(all->hosts[i - 1].name) &&
-                          memcmp(h, all->hosts[i - 1].name, w) == 0 ? span[i - 1] + 1 : 0;
-                if (span[i] + 1 > nspan)
-                        nspan = span[i] + 1;
+        for (size_t i = 0; i < n && timed; i++)
+                timed = span_time(all->hosts[i].name) != 0;
+        if (timed)
+                qsort(all->hosts, n, sizeof(*all->hosts), cmp_span_time);
+        /* each session by worker, then time; the k-th of a worker's spans
+         * in it is its span k, numbered on from the sessions before */
+        for (size_t first = 0, end; first < n; first = end) {
+                size_t base = nspan;
+
+                for (end = first + 1; end < n && !(timed && starts_session(all, end)); end++)
+                        ;
+                qsort(all->hosts + first, end - first, sizeof(*all->hosts), cmp_span);
+                for (size_t i = first; i < end; i++) {
+                        const char *h = all->hosts[i].name;
+                        size_t w = span_worker(h);
+                        span[i] = i > first && w > 0 &&
+                                  w == span_worker(all->hosts[i - 1].name) &&
+                                  memcmp(h, all->hosts[i - 1].name, w) == 0
+                                  ? span[i - 1] + 1 : base;
+                        if (span[i] + 1 > nspan)
+                                nspan = span[i] + 1;
+                }
         }
-        if (nspan == 1) {
+        if (nspan <= 1) {
                 free(span);
                 return add_run(ld, all, name, label, "", err);
         }
-        for (size_t n = nspan; n >= 10; n /= 10)
+        for (size_t k = nspan; k >= 10; k /= 10)
                 width++;
         for (size_t j = 0; j < nspan && r == 0; j++) {
                 tpa_logdir_run run = { 0 };
@@ -369,13 +417,13 @@ static int add_runs(tpa_logdir *ld, tpa_logdir_run *all, const char *name, const
                 int len = snprintf(num, sizeof(num), "%zu", j + 1);
                 size_t m = 0;
 
-                for (size_t i = 0; i < all->host_count; i++)
+                for (size_t i = 0; i < n; i++)
                         m += span[i] == j;
                 if ((run.hosts = calloc(m, sizeof(*run.hosts))) == NULL) {
                         r = oom(err);
                         break;
                 }
-                for (size_t i = 0; i < all->host_count; i++)
+                for (size_t i = 0; i < n; i++)
                         if (span[i] == j) {
                                 run.hosts[run.host_count++] = all->hosts[i];
                                 all->hosts[i] = (tpa_logdir_host){ NULL, NULL };
@@ -652,12 +700,6 @@ static bool shares_host(const tpa_logdir_run *a, const tpa_logdir_run *b)
                                 return true;
         return false;
 }
-
-/* How far apart, in seconds, the folders of one profile session's hosts
- * may be named: each worker of a job that profiles itself (tf.profiler.
- * experimental.start/stop in every worker) writes its host's file into a
- * folder named by the second it stopped, and workers stop a little apart. */
-enum { SPLIT_SECONDS = 30 };
 
 /* TF runs of one profiling session split over folders of adjacent seconds
  * are one run: two folders in one plugins/profile, named within
