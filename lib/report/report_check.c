@@ -15,14 +15,16 @@
 #include "model/utf8.h"
 #include "report_util.h"
 
-/* A group moved when its share of step time changed by this much. */
-#define MOVED_MIN_PP 1.0
+/* A group or op is why step time grew when its time per step grew by this
+ * much of the baseline's median step time (less is noise). A group whose share fell is no
+ * cause: at a median twice as long, unchanged compute has half the share. */
+#define MOVED_MIN_FRAC 0.01
 /* At most this many moved groups and grown ops are named. */
 #define WHY_MAX 3
 
 /* The explanation of a regression: indexes into the comparison. */
 typedef struct why {
-        int    groups[TPA_GROUP__COUNT];        /* moved, largest shift first */
+        int    groups[TPA_GROUP__COUNT];        /* grew, most time first */
         size_t group_count;
         size_t ops[WHY_MAX];                    /* added or slower, most growth first */
         size_t op_count;
@@ -33,16 +35,26 @@ static double growth(const tpa_op_change *o)
         return o->new_ns - o->base_ns;
 }
 
+/* The change of group g's time in a step of median length, in ns: its
+ * share of the new median less its share of the baseline's. Over the
+ * groups these add up to the change of the median. */
+static double group_delta(const tpa_comparison *c, int g)
+{
+        return c->median.new_ns * c->new_group_frac[g] -
+               c->median.base_ns * c->base_group_frac[g];
+}
+
 static void explain(why *w, const tpa_comparison *c)
 {
         memset(w, 0, sizeof(*w));
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {
                 size_t k;
 
-                if (fabs(c->shift_pp[g]) < MOVED_MIN_PP)
+                if (group_delta(c, g) < MOVED_MIN_FRAC * c->median.base_ns ||
+                    group_delta(c, g) <= 0)
                         continue;
                 k = w->group_count++;
-                for (; k > 0 && fabs(c->shift_pp[w->groups[k - 1]]) < fabs(c->shift_pp[g]); k--)
+                for (; k > 0 && group_delta(c, w->groups[k - 1]) < group_delta(c, g); k--)
                         w->groups[k] = w->groups[k - 1];
                 w->groups[k] = g;
         }
@@ -54,7 +66,8 @@ static void explain(why *w, const tpa_comparison *c)
                 const tpa_op_change *o = &c->ops[i];
                 size_t k = w->op_count;
 
-                if ((o->kind != TPA_OP_ADDED && o->kind != TPA_OP_SLOWER) || growth(o) <= 0)
+                if ((o->kind != TPA_OP_ADDED && o->kind != TPA_OP_SLOWER) || growth(o) <= 0 ||
+                    growth(o) < MOVED_MIN_FRAC * c->median.base_ns)
                         continue;
                 if (k == WHY_MAX) {
                         if (growth(&c->ops[w->ops[k - 1]]) >= growth(o))
@@ -133,17 +146,18 @@ static void text_regression(FILE *fp, const tpa_check *k)
                 return;
         explain(&w, c);
         if (w.group_count > 0) {
-                fputs("  moved:", fp);
+                fputs("  grew:", fp);
                 for (size_t i = 0; i < w.group_count; i++) {
                         int g = w.groups[i];
-                        fprintf(fp, "%s %s %+.1f pp (%.1f%% -> %.1f%%)", i ? "," : "",
-                                tpa_group_name((tpa_group)g), c->shift_pp[g],
+                        fprintf(fp, "%s %s +%s a step (%.1f%% -> %.1f%%)", i ? "," : "",
+                                tpa_group_name((tpa_group)g),
+                                tpa_report__time(t1, sizeof(t1), group_delta(c, g)),
                                 c->base_group_frac[g] * 100, c->new_group_frac[g] * 100);
                 }
                 fputc('\n', fp);
         } else {
-                fprintf(fp, "  moved: no group of step time by %.0f pp or more: the whole step "
-                        "is slower\n", MOVED_MIN_PP);
+                fprintf(fp, "  grew: no group of step time, by %.0f%% of it or more: the whole "
+                        "step is slower\n", MOVED_MIN_FRAC * 100);
         }
         if (c->class_changed)
                 fprintf(fp, "  class: %s -> %s\n", c->base_class ? c->base_class : "none",
@@ -277,6 +291,8 @@ static void json_regression(tpa_json_writer *w, const tpa_check *k)
                 jnum(w, c->new_group_frac[g]);
                 jkey(w, "shift_pp");
                 jnum(w, round(c->shift_pp[g] * 1000) / 1000);
+                jkey(w, "delta_ns_per_step");
+                tpa_report__jw_int(w, llround(group_delta(c, g)));
                 tpa_report__jw_close(w);
         }
         tpa_report__jw_close(w);
@@ -375,13 +391,14 @@ static void md_regression_why(FILE *fp, const tpa_check *k)
         fputs("):\n\n", fp);
         for (size_t i = 0; i < w.group_count; i++) {
                 int g = w.groups[i];
-                fprintf(fp, "- %s %+.1f pp of step time (%.1f%% &rarr; %.1f%%)\n",
-                        tpa_group_name((tpa_group)g), c->shift_pp[g],
+                fprintf(fp, "- %s +%s per step (%.1f%% &rarr; %.1f%% of step time)\n",
+                        tpa_group_name((tpa_group)g),
+                        tpa_report__time(t1, sizeof(t1), group_delta(c, g)),
                         c->base_group_frac[g] * 100, c->new_group_frac[g] * 100);
         }
         if (w.group_count == 0)
-                fprintf(fp, "- no group of step time moved by %.0f pp or more: the whole "
-                        "step is slower\n", MOVED_MIN_PP);
+                fprintf(fp, "- no group of step time grew by %.0f%% of it or more: the whole "
+                        "step is slower\n", MOVED_MIN_FRAC * 100);
         if (c->class_changed)
                 fprintf(fp, "- class %s &rarr; **%s**\n", c->base_class ? c->base_class : "none",
                         c->new_class ? c->new_class : "none");
