@@ -35,26 +35,17 @@ static double growth(const tpa_op_change *o)
         return o->new_ns - o->base_ns;
 }
 
-/* The change of group g's time in a step of median length, in ns: its
- * share of the new median less its share of the baseline's. Over the
- * groups these add up to the change of the median. */
-static double group_delta(const tpa_comparison *c, int g)
-{
-        return c->median.new_ns * c->new_group_frac[g] -
-               c->median.base_ns * c->base_group_frac[g];
-}
-
 static void explain(why *w, const tpa_comparison *c)
 {
         memset(w, 0, sizeof(*w));
         for (int g = 0; g < TPA_GROUP__COUNT; g++) {
                 size_t k;
 
-                if (group_delta(c, g) < MOVED_MIN_FRAC * c->median.base_ns ||
-                    group_delta(c, g) <= 0)
+                if (tpa_report__group_delta(c, g) < MOVED_MIN_FRAC * c->median.base_ns ||
+                    tpa_report__group_delta(c, g) <= 0)
                         continue;
                 k = w->group_count++;
-                for (; k > 0 && group_delta(c, w->groups[k - 1]) < group_delta(c, g); k--)
+                for (; k > 0 && tpa_report__group_delta(c, w->groups[k - 1]) < tpa_report__group_delta(c, g); k--)
                         w->groups[k] = w->groups[k - 1];
                 w->groups[k] = g;
         }
@@ -151,7 +142,7 @@ static void text_regression(FILE *fp, const tpa_check *k)
                         int g = w.groups[i];
                         fprintf(fp, "%s %s +%s a step (%.1f%% -> %.1f%%)", i ? "," : "",
                                 tpa_group_name((tpa_group)g),
-                                tpa_report__time(t1, sizeof(t1), group_delta(c, g)),
+                                tpa_report__time(t1, sizeof(t1), tpa_report__group_delta(c, g)),
                                 c->base_group_frac[g] * 100, c->new_group_frac[g] * 100);
                 }
                 fputc('\n', fp);
@@ -292,7 +283,7 @@ static void json_regression(tpa_json_writer *w, const tpa_check *k)
                 jkey(w, "shift_pp");
                 jnum(w, round(c->shift_pp[g] * 1000) / 1000);
                 jkey(w, "delta_ns_per_step");
-                tpa_report__jw_int(w, llround(group_delta(c, g)));
+                tpa_report__jw_int(w, llround(tpa_report__group_delta(c, g)));
                 tpa_report__jw_close(w);
         }
         tpa_report__jw_close(w);
@@ -393,7 +384,7 @@ static void md_regression_why(FILE *fp, const tpa_check *k)
                 int g = w.groups[i];
                 fprintf(fp, "- %s +%s per step (%.1f%% &rarr; %.1f%% of step time)\n",
                         tpa_group_name((tpa_group)g),
-                        tpa_report__time(t1, sizeof(t1), group_delta(c, g)),
+                        tpa_report__time(t1, sizeof(t1), tpa_report__group_delta(c, g)),
                         c->base_group_frac[g] * 100, c->new_group_frac[g] * 100);
         }
         if (w.group_count == 0)

@@ -51,11 +51,13 @@ void tpa_report_diff_text(FILE *fp, const tpa_comparison *c, const char *base_pa
         fprintf(fp, "\nstep time over kept steps (%zu -> %zu):\n", c->base_steps, c->new_steps);
         change_line(fp, "median", &c->median);
         change_line(fp, "p90", &c->p90);
-        fprintf(fp, "\nmedian breakdown of step time:\n");
+        fprintf(fp, "\nmedian breakdown of step time (share, and time in a median step):\n");
         for (int g = 0; g < TPA_GROUP__COUNT; g++)
-                fprintf(fp, "  %-13s %5.1f%% -> %5.1f%%  %+6.1f pp\n",
+                fprintf(fp, "  %-13s %5.1f%% -> %5.1f%%  %+6.1f pp  %10s\n",
                         tpa_group_name((tpa_group)g), c->base_group_frac[g] * 100,
-                        c->new_group_frac[g] * 100, c->shift_pp[g]);
+                        c->new_group_frac[g] * 100, c->shift_pp[g],
+                        tpa_report__time_change(t1, sizeof(t1),
+                                                tpa_report__group_delta(c, g)));
         fprintf(fp, "\nclass: %s -> %s%s\n", c->base_class ? c->base_class : "-",
                 c->new_class ? c->new_class : "-", c->class_changed ? " (changed)" : "");
         for (size_t i = 0; i < c->class_count; i++)
@@ -189,6 +191,8 @@ int tpa_report_diff_json(FILE *fp, const tpa_comparison *c, const char *base_pat
                  * its own report differ by ~1e-6 pp, which is no shift. */
                 gkey(g, "shift_pp");
                 gnum(g, round(c->shift_pp[i] * 1000) / 1000);
+                gkey(g, "delta_ns_per_step");
+                yajl_gen_integer(g, llround(tpa_report__group_delta(c, i)));
                 yajl_gen_map_close(g);
         }
         yajl_gen_map_close(g);
@@ -353,10 +357,14 @@ void tpa_report_diff_markdown(FILE *fp, const tpa_comparison *c, const char *bas
                         fprintf(fp, "%+.1f%% .. %+.1f%% ", ch->ci_lo * 100, ch->ci_hi * 100);
                 fprintf(fp, "| %s |\n", verdict(ch));
         }
-        fputs("\n| median breakdown | base | new | shift |\n| --- | ---: | ---: | ---: |\n", fp);
+        fputs("\n| median breakdown | base | new | shift | time per step |\n"
+              "| --- | ---: | ---: | ---: | ---: |\n", fp);
         for (int g = 0; g < TPA_GROUP__COUNT; g++)
-                fprintf(fp, "| %s | %.1f%% | %.1f%% | %+.1f pp |\n", tpa_group_name((tpa_group)g),
-                        c->base_group_frac[g] * 100, c->new_group_frac[g] * 100, c->shift_pp[g]);
+                fprintf(fp, "| %s | %.1f%% | %.1f%% | %+.1f pp | %s |\n",
+                        tpa_group_name((tpa_group)g), c->base_group_frac[g] * 100,
+                        c->new_group_frac[g] * 100, c->shift_pp[g],
+                        tpa_report__time_change(t1, sizeof(t1),
+                                                tpa_report__group_delta(c, g)));
         fprintf(fp, "\nClass: %s &rarr; %s%s\n", c->base_class ? c->base_class : "-",
                 c->new_class ? c->new_class : "-", c->class_changed ? " **(changed)**" : "");
         if (c->op_count > 0) {

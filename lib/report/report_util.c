@@ -110,6 +110,23 @@ double tpa_report__device_busy(const tpa_analysis *a)
                ? v : 0;
 }
 
+double tpa_report__group_delta(const tpa_comparison *c, int g)
+{
+        /* shares to the 6 digits a saved report keeps, so that a trace and
+         * its own report differ by nothing */
+        return c->median.new_ns * (round(c->new_group_frac[g] * 1e6) / 1e6) -
+               c->median.base_ns * (round(c->base_group_frac[g] * 1e6) / 1e6);
+}
+
+const char *tpa_report__time_change(char *buf, size_t size, double ns)
+{
+        char t[32];
+
+        tpa_report__time(t, sizeof(t), fabs(ns));
+        snprintf(buf, size, "%c%s", ns < 0 ? '-' : '+', t);
+        return buf;
+}
+
 const char *tpa_report__time(char *buf, size_t size, double ns)
 {
         if (ns >= 1e9)

@@ -14,6 +14,7 @@
 #include <tpa/common.h>
 #include <tpa/analysis.h>
 #include <tpa/job.h>
+#include <tpa/compare.h>
 
 /* Copy `len` bytes of `s` to `dst` (room for 3 * len + 1), replacing each
  * byte that is not part of valid UTF-8 with U+FFFD, and NUL-terminate.
@@ -40,6 +41,15 @@ size_t tpa_chrome__format_us(char *buf, tpa_ns ns);
 
 /* "41.0 ms", "12.3 us", "1.25 s", "512 ns". */
 const char *tpa_report__time(char *buf, size_t size, double ns);
+
+/* The change of group g's time in a step of median length, in ns: its
+ * share of the new median less its share of the baseline's. Over the
+ * groups these add up to the change of the median; a share that falls
+ * as the step grows around it may be no change of time at all. */
+double tpa_report__group_delta(const tpa_comparison *c, int g);
+
+/* "+2.4 ms", "-512 ns": a change of time with its sign. */
+const char *tpa_report__time_change(char *buf, size_t size, double ns);
 
 /* The step's time fraction in the buckets of group g. */
 double tpa_report__step_group(const tpa_step *s, tpa_group g);
