@@ -956,7 +956,8 @@ static int drivers_take_backward(tpa_actx *c, const struct chan_job *job, tpa_er
                 nb = 0;
                 for (size_t t = 0; t < nt; t++)
                         if ((job->part[0].bw[t] || job->part[1].bw[t]) && !drives[t] &&
-                            c->fw[t].n > 0 && tpa_trace_thread_c(c->tr, (uint32_t)t)->process == proc)
+                            c->fw[t].n > 0 &&
+                            tpa_trace_thread_c(c->tr, (uint32_t)t)->process == proc)
                                 bw[nb++] = c->fw[t];    /* borrowed */
                 if (nb == 0)
                         continue;

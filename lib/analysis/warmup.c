@@ -118,12 +118,13 @@ static tpa_ns last_event_end(const tpa_actx *c, const tpa_step *s)
  * the loop's last call and what the script ran after it
  * (tf.summary.trace_export writing its summary, a checkpoint), whatever
  * its length: no iteration. Where the profiler's own markers span their
- * steps (ProfilerStep#N; a user's span ends itself) and the last one runs on past warmup.ratio times the median with its
- * excess in a stretch at its end, a quarter of the median or more, where
- * nothing is recorded on any thread or device (the loop left, the profiler stopping as the `with` block
- * closes: a DataLoader's workers shut down, the trace collected), that
- * stretch is no iteration's, and the step a tail (`why`: room for the
- * reason). */
+ * steps (ProfilerStep#N; a user's span ends itself) and the last one runs
+ * on past warmup.ratio times the median with its excess in a stretch at
+ * its end, a quarter of the median or more, where nothing is recorded on
+ * any thread or device (the loop left, the profiler stopping as the `with`
+ * block closes: a DataLoader's workers shut down, the trace collected),
+ * that stretch is no iteration's, and the step a tail (`why`: room for
+ * the reason). */
 static const char *tail(const tpa_actx *c, double *scratch, char *why, size_t size)
 {
         const tpa_analysis *a = c->a;

@@ -45,7 +45,9 @@ static void explain(why *w, const tpa_comparison *c)
                     tpa_report__group_delta(c, g) <= 0)
                         continue;
                 k = w->group_count++;
-                for (; k > 0 && tpa_report__group_delta(c, w->groups[k - 1]) < tpa_report__group_delta(c, g); k--)
+                for (; k > 0 && tpa_report__group_delta(c, w->groups[k - 1]) <
+                                tpa_report__group_delta(c, g);
+                     k--)
                         w->groups[k] = w->groups[k - 1];
                 w->groups[k] = g;
         }
