@@ -386,6 +386,29 @@ static void group_metrics(double *m)
         m[M_GAIN + TPA_GROUP_IDLE] = m[F(IDLE)];
 }
 
+/* Device d computed, copied or ran a collective in step s. */
+static bool device_worked(const tpa_step *s, size_t d)
+{
+        const tpa_ns *row;
+
+        if (s->device_ns == NULL)
+                return true;
+        row = &s->device_ns[d * TPA_BUCKET__COUNT];
+        return row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] + row[TPA_BUCKET_D2H] +
+               row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P] + row[TPA_BUCKET_SYNC_COLLECTIVE] > 0;
+}
+
+/* The devices that worked in step s, the ones its figures are the mean of
+ * (partition.c); all when none did. */
+static size_t worked_devices(const tpa_actx *c, const tpa_step *s)
+{
+        size_t n = 0;
+
+        for (size_t d = 0; d < c->ndev; d++)
+                n += device_worked(s, d);
+        return n ? n : c->ndev;
+}
+
 /* The metrics of step k that need no pass over the events. */
 static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
                         tpa_error *err)
@@ -394,6 +417,7 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         tpa_step *s = &a->steps[k];
         double *m = s->metric = calloc(M_STEP__COUNT, sizeof(*m));
         double st = (double)s->step_time, cnt = 0, tot = 0, mx = 0;
+        size_t nbusy = 0;
         /* the framework, from the dialect: TF2 trace viewer and XSpace, TF1
          * timeline, RunMetadata and tfevents are TensorFlow; Kineto is
          * PyTorch; a generic Chrome trace is neither */
@@ -427,13 +451,18 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         m[M_RUNTIME_CUDA] = !a->cpu_only && runtime == TPA_RUNTIME_CUDA;
         m[M_RUNTIME_ROCM] = !a->cpu_only && runtime == TPA_RUNTIME_ROCM;
         m[M_RUNTIME_MTIA] = !a->cpu_only && runtime == TPA_RUNTIME_MTIA;
+        /* over the devices that worked in the step, as its breakdown
+         * (partition.c): one idle all through it has no gaps of the step */
+        nbusy = worked_devices(c, s);
         for (size_t d = 0; d < c->ndev && r == 0; d++)
-                r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d, a->gap_min,
-                              &cnt, &tot, &mx, s->excluded ? NULL : gaps, err);
+                if (nbusy == c->ndev || device_worked(s, d))
+                        r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d,
+                                      a->gap_min, &cnt, &tot, &mx,
+                                      s->excluded ? NULL : gaps, err);
         if (r < 0)
                 return r;
-        m[M_GAP_COUNT] = cnt / (double)c->ndev;
-        m[M_GAP_TOTAL] = tot / (double)c->ndev;
+        m[M_GAP_COUNT] = cnt / (double)nbusy;
+        m[M_GAP_TOTAL] = tot / (double)nbusy;
         m[M_GAP_MAX] = mx;
         m[M_GAP_FRAC] = m[M_GAP_TOTAL] / st;
         m[M_COPY_EXPOSED_FRAC] = m[M_TRANSFER_FRAC];
@@ -1105,7 +1134,7 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         size_t kept = 0;
-        double *v = malloc((a->step_count + 1) * sizeof(*v)), kept_time = 0, stretch = 0;
+        double *v = malloc((a->step_count + 1) * sizeof(*v)), kept_time = 0, stretch = 0, nw;
         int r = 0;
 
         a->run_metric = calloc(M__COUNT, sizeof(*a->run_metric));
@@ -1132,8 +1161,9 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
                 a->host_gap_count += (uint64_t)s->metric[M_HOST_GAP_COUNT];
                 a->host_gap_ns += (tpa_ns)s->metric[M_HOST_GAP_NS];
                 stretch += s->metric[M_HOST_GAP_MAX];
-                a->gap_total_count += (uint64_t)(s->metric[M_GAP_COUNT] * (double)c->ndev + 0.5);
-                a->gap_total_ns += (tpa_ns)(s->metric[M_GAP_TOTAL] * (double)c->ndev + 0.5);
+                nw = (double)worked_devices(c, s);
+                a->gap_total_count += (uint64_t)(s->metric[M_GAP_COUNT] * nw + 0.5);
+                a->gap_total_ns += (tpa_ns)(s->metric[M_GAP_TOTAL] * nw + 0.5);
         }
         /* each step's longest Python gap, as the Python time it is weighed
          * against: time-weighted, its mean length a step. A checkpoint

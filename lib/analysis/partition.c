@@ -220,7 +220,9 @@ static int partition_step(tpa_actx *c, size_t k, size_t *near, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         tpa_step *s = &a->steps[k];
-        tpa_ns sum[TPA_BUCKET__COUNT] = { 0 }, given = 0, best_busy = -1;
+        tpa_ns sum[TPA_BUCKET__COUNT] = { 0 }, all[TPA_BUCKET__COUNT] = { 0 };
+        tpa_ns given = 0, best_busy = -1;
+        size_t nbusy = 0;
         double total;
         int big = 0, r = 0;
         span_out so = { .s = c->opts->keep_spans ? s : NULL };
@@ -233,18 +235,30 @@ static int partition_step(tpa_actx *c, size_t k, size_t *near, tpa_error *err)
                 tpa_ns *row = &s->device_ns[d * TPA_BUCKET__COUNT], busy;
                 r = sweep(c, d, s, s->driver_track, row, &so, &near[d * B__COUNT], err);
                 busy = row[TPA_BUCKET_COMPUTE] + row[TPA_BUCKET_H2D] +
-                       row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P];
+                       row[TPA_BUCKET_D2H] + row[TPA_BUCKET_D2D] + row[TPA_BUCKET_P2P] +
+                       row[TPA_BUCKET_SYNC_COLLECTIVE];
                 if (!a->cpu_only && busy > best_busy) {
                         best_busy = busy;
                         s->slowest_device = (int)d;
                 }
-                for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                        sum[b] += row[b];
+                nbusy += busy > 0;
+                for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                        all[b] += row[b];
+                        sum[b] += busy > 0 ? row[b] : 0;
+                }
         }
-        /* mean over devices; the rounding remainder goes to the largest */
-        total = (double)s->step_time * (double)c->ndev;
+        /* mean over the devices that worked in the step (a device idle all
+         * through it, one that ran none of it, would dilute the others'
+         * figures: GPUs of a host that the job did not use, the Steps line
+         * of one device that ran its step apart from another's); over all
+         * when none did; the rounding remainder goes to the largest */
+        if (nbusy == 0) {
+                nbusy = c->ndev;
+                memcpy(sum, all, sizeof(sum));
+        }
+        total = (double)s->step_time * (double)nbusy;
         for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
-                s->bucket_ns[b] = sum[b] / (tpa_ns)c->ndev;
+                s->bucket_ns[b] = sum[b] / (tpa_ns)nbusy;
                 s->frac[b] = (double)sum[b] / total;
                 given += s->bucket_ns[b];
                 if (s->bucket_ns[b] > s->bucket_ns[big])

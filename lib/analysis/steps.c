@@ -94,15 +94,19 @@ static int cmp_marker_start(const void *pa, const void *pb)
 }
 
 /* Markers that carry the same number are one step seen twice (a host
- * marker and its device annotation, or two host markers at once): keep one
- * window, their union, and prefer the host marker's thread. Two host
- * markers of one number that lie apart are two steps: a count that restarts
- * (Keras' batch index each epoch, a loop's step_num per epoch); then every
- * marker is numbered by the order they ran in, from the first one's number,
- * and the note says so. Unnumbered markers get their order. */
+ * marker and its device annotation, two host markers at once, the Steps
+ * lines of devices that ran the step together): keep one window, their
+ * union, and prefer the host marker's thread. Two host markers of one
+ * number that lie apart are two steps: a count that restarts (Keras' batch
+ * index each epoch, a loop's step_num per epoch); so are two devices' Steps
+ * markers of one number that lie apart (each device numbers its own steps:
+ * their union would span the time between them, read as Python; XProf
+ * times each device's step on its own). Then every marker is numbered by
+ * the order they ran in, from the first one's number, and the note says
+ * so. Unnumbered markers get their order. */
 static void dedup(tpa_analysis *a, marker_list *l)
 {
-        size_t w = 0, repeats = 0;
+        size_t w = 0, repeats = 0, apart = 0;
         bool all_numbered = true;
 
         for (size_t i = 0; i < l->n; i++)
@@ -119,7 +123,7 @@ static void dedup(tpa_analysis *a, marker_list *l)
         for (size_t i = 0; i < l->n; i++) {
                 marker *m = &l->v[i];
                 if (w > 0 && l->v[w - 1].number == m->number &&
-                    (m->s < l->v[w - 1].e || !m->host || !l->v[w - 1].host)) {
+                    (m->s < l->v[w - 1].e || m->host != l->v[w - 1].host)) {
                         marker *k = &l->v[w - 1];
                         if (m->s < k->s)
                                 k->s = m->s;
@@ -133,20 +137,36 @@ static void dedup(tpa_analysis *a, marker_list *l)
                                 k->group = m->group;
                         continue;
                 }
-                if (w > 0 && l->v[w - 1].number == m->number)
-                        repeats++;
+                if (w > 0 && l->v[w - 1].number == m->number) {
+                        if (m->host)
+                                repeats++;
+                        else
+                                apart++;
+                }
                 l->v[w++] = *m;
         }
         l->n = w;
         qsort(l->v, l->n, sizeof(*l->v), cmp_marker_start);
-        if (repeats == 0)
+        if (repeats + apart == 0)
                 return;
         for (size_t i = 1; i < l->n; i++)
                 l->v[i].number = l->v[0].number + (int64_t)i;
-        snprintf(a->step_note, sizeof(a->step_note),
-                 "step numbers repeat (%zu markers: a count that restarts each epoch): "
-                 "numbered in the order they ran, from %" PRId64,
-                 repeats, l->v[0].number);
+        /* a device's Steps marker spans its own work: reaching it to the
+         * end of its group's work would take in the other devices' run of
+         * the number, apart in time */
+        for (size_t i = 0; i < l->n && apart > 0; i++)
+                if (!l->v[i].host)
+                        l->v[i].group = 0;
+        if (repeats > 0)
+                snprintf(a->step_note, sizeof(a->step_note),
+                         "step numbers repeat (%zu markers: a count that restarts each epoch): "
+                         "numbered in the order they ran, from %" PRId64,
+                         repeats + apart, l->v[0].number);
+        else
+                snprintf(a->step_note, sizeof(a->step_note),
+                         "devices ran steps of one number apart in time (Steps line markers "
+                         "apart: %zu): each a step of its own, numbered in the order they "
+                         "ran, from %" PRId64, apart, l->v[0].number);
 }
 
 static int from_regex(tpa_actx *c, marker_list *l, tpa_error *err)

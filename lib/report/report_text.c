@@ -160,7 +160,7 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                 put_wrapped(fp, list, 12, 4);
                 free(list);
                 if (a->device_count > 1)
-                        put_wrapped(fp, "(figures are the mean over devices)", 100, 4);
+                        put_wrapped(fp, "(figures are the mean over the devices that worked in each step)", 100, 4);
                 fputc('\n', fp);
         }
 }

@@ -761,6 +761,72 @@ static void test_steps__numbers_repeat(void)
         tpa_trace_free(b.tr);
 }
 
+/* The Steps lines of two devices that ran step 0 apart in time (XProf's
+ * own demo of a multi-worker GPU profile: GPU:4's step 0 at 1.79 s, GPU:6's
+ * at 2.44 s, 20 ms each), and a third GPU whose only work, one copy, comes
+ * after both. Each device's run is a step of its own, as XProf times it,
+ * not one window over both (that read the time between them as Python);
+ * and a device idle all through a step is no part of its mean: each step
+ * computes 15 of its 20 us. Two devices' markers of one number that
+ * overlap stay one step. In us. */
+static void test_steps__device_steps_apart(void)
+{
+        tb b = mk(1);
+        uint32_t g1 = mk_proc(b.tr, 2, "/device:GPU:1", TPA_PROC_DEVICE, 1);
+        uint32_t s1 = mk_thread(b.tr, g1, 7, TPA_TRACK_STREAM);
+        uint32_t l1 = mk_thread(b.tr, g1, 99, TPA_TRACK_STEPS);
+        uint32_t g2 = mk_proc(b.tr, 3, "/device:GPU:2", TPA_PROC_DEVICE, 2);
+        uint32_t s2 = mk_thread(b.tr, g2, 7, TPA_TRACK_STREAM);
+        tpa_analysis *a;
+
+        ev(&b, b.host, TPA_KIND_HOST_OP, "op", 90, 30, 0, 1);
+        ev(&b, b.steps, TPA_KIND_STEP, "0", 100, 20, 0, 1);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 100, 15, 0, 1);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "op", 790, 30, 0, 1);
+        ev(&b, l1, TPA_KIND_STEP, "0", 800, 20, 0, 1);
+        ev(&b, s1, TPA_KIND_KERNEL, "k", 800, 15, 0, 1);
+        ev(&b, s2, TPA_KIND_COPY_H2D, "MemcpyH2D", 950, 1, 0, 0);
+        a = run(&b, NULL, 0);
+        if (ok(a->step_count == 2, "test_steps__device_steps_apart: two steps (was %zu)",
+               a->step_count)) {
+                tap_eq(a->steps[0].step_time, 20 * US,
+                       "test_steps__device_steps_apart: GPU:0's step alone");
+                tap_eq(a->steps[1].start, 800 * US, "test_steps__device_steps_apart: GPU:1's");
+                tap_eq(a->steps[1].step_time, 20 * US,
+                       "test_steps__device_steps_apart: no reach to GPU:0's group work");
+                tap_eq(a->steps[1].bucket_ns[TPA_BUCKET_COMPUTE], 15 * US,
+                       "test_steps__device_steps_apart: the mean of the device that worked");
+                ok(a->steps[0].frac[TPA_BUCKET_COMPUTE] > 0.749 &&
+                   a->steps[0].frac[TPA_BUCKET_COMPUTE] < 0.751,
+                   "test_steps__device_steps_apart: computes 75%% (was %.3f)",
+                   a->steps[0].frac[TPA_BUCKET_COMPUTE]);
+                ok(metric(a, 0, "gap_total_ns") < 5.5 * US,
+                   "test_steps__device_steps_apart: idle devices add no gaps (%.0f ns)",
+                   metric(a, 0, "gap_total_ns"));
+        }
+        ok(strstr(a->step_note, "apart in time") != NULL,
+           "test_steps__device_steps_apart: the note says so: %s", a->step_note);
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+
+        b = mk(1);
+        g1 = mk_proc(b.tr, 2, "/device:GPU:1", TPA_PROC_DEVICE, 1);
+        s1 = mk_thread(b.tr, g1, 7, TPA_TRACK_STREAM);
+        l1 = mk_thread(b.tr, g1, 99, TPA_TRACK_STEPS);
+        ev(&b, b.steps, TPA_KIND_STEP, "0", 100, 20, 0, 1);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 100, 15, 0, 1);
+        ev(&b, l1, TPA_KIND_STEP, "0", 105, 20, 0, 1);
+        ev(&b, s1, TPA_KIND_KERNEL, "k", 105, 15, 0, 1);
+        a = run(&b, NULL, 0);
+        if (ok(a->step_count == 1, "test_steps__device_steps_apart: together, one step (was %zu)",
+               a->step_count))
+                tap_eq(a->steps[0].step_time, 25 * US,
+                       "test_steps__device_steps_apart: the union of the two");
+        ok(a->step_note[0] == '\0', "test_steps__device_steps_apart: no note: %s", a->step_note);
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* `for x in dataset: with Trace('train', step_num=s): step(x)`: the marker
  * leaves out the batch fetch, which runs between two markers on their
  * thread (tf.data's next batch, input). The markers then mark boundaries:
@@ -1372,6 +1438,7 @@ int main(void)
         test_steps__keras3_evaluates();
         test_steps__keras_profiled_batch();
         test_steps__numbers_repeat();
+        test_steps__device_steps_apart();
         test_steps__markers_leave_out_fetch();
         test_steps__python_tracer();
         test_steps__eager_next_batch();

@@ -86,8 +86,9 @@ typedef struct tpa_step {
         tpa_ns       step_time;         /* end - start */
         bool         excluded;
         char         reason[96];        /* why excluded; "" when kept */
-        /* Bucket time, mean over devices (exact for one device); sums to
-         * step_time up to rounding when there are several devices. */
+        /* Bucket time, mean over the devices that worked in the step
+         * (exact for one device); sums to step_time up to rounding when
+         * there are several devices. */
         tpa_ns       bucket_ns[TPA_BUCKET__COUNT];
         double       frac[TPA_BUCKET__COUNT];    /* sums to 1 */
         tpa_ns      *device_ns;         /* device_count x TPA_BUCKET__COUNT, per device */
