@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "p2p.h"
 
@@ -68,14 +69,8 @@ int tpa_p2p__waits(const tpa_trace *tr, tpa_p2p_wait **out, size_t *count, tpa_e
 
         *out = NULL;
         *count = 0;
-        for (int k = 0; k < NNAMES; k++) {
-                const char *s = names[k];
-                size_t len = 0;
-
-                while (s[len] != '\0')
-                        len++;
-                nids += tpa_trace_find_str(tr, &ids[nids], s, len);
-        }
+        for (int k = 0; k < NNAMES; k++)
+                nids += tpa_trace_find_str(tr, &ids[nids], names[k], strlen(names[k]));
         if (nids == 0)
                 return 0;
         for (size_t i = 0; i < n; i++)

@@ -20,6 +20,12 @@
 
 #define REPORT_MAX_BYTES (256u << 20)
 
+/* gzip's magic bytes lead the data. */
+static bool gzip_data(const void *data, size_t size)
+{
+        return size >= 2 && memcmp(data, "\x1f\x8b", 2) == 0;
+}
+
 /* The text of a report given in memory, inflated when gzip-compressed
  * (a report.json.gz piped in): *text is data itself or a copy to free. */
 static int report_text(const void *data, size_t size, uint8_t **copy, const void **text,
@@ -30,7 +36,7 @@ static int report_text(const void *data, size_t size, uint8_t **copy, const void
         int rc;
 
         *copy = NULL;
-        if (size < 2 || memcmp(data, "\x1f\x8b", 2) != 0) {
+        if (!gzip_data(data, size)) {
                 *text = data;
                 *len = size;
                 return 0;
@@ -51,7 +57,7 @@ bool tpa_report_sniff_memory(const void *data, size_t size)
         size_t n = 0;
         bool is = false;
 
-        if (size < 2 || memcmp(data, "\x1f\x8b", 2) != 0)
+        if (!gzip_data(data, size))
                 return tpa_report_sniff(data, size);
         if (tpa_source__open_memory(&src, data, size, &ro, NULL) < 0)
                 return false;
