@@ -140,7 +140,7 @@ static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_
 {
         tpa_job_step *st = &j->steps[s];
         tpa_ns least = -1, most = -1;
-        size_t k = 0;
+        size_t k = 0, lead = 0;
 
         for (size_t r = 0; r < j->rank_count; r++)
                 if (row[r] != NULL && (least < 0 || row[r]->collective < least))
@@ -163,7 +163,7 @@ static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_
                 jr->wait += wait;
                 if (b > most) {         /* the first (lowest rank) on a tie */
                         most = b;
-                        st->straggler = r;
+                        lead = r;
                 }
                 if (row[r]->step_time > st->step_time_max)
                         st->step_time_max = row[r]->step_time;
@@ -174,11 +174,14 @@ static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_
         st->excess = most - st->busy_median;
         st->excess_frac = st->busy_median > 0 ? (double)st->excess / (double)st->busy_median : 0;
         st->spread = st->busy_median > 0 ? (double)most / (double)st->busy_median : 1;
-        st->straggler_class = row[st->straggler]->class_name;
-        /* a step one rank of several kept (the others' warm-up or tail
-         * excluded) has no one to straggle against */
-        if (k >= 2 || j->rank_count == 1)
-                j->ranks[st->straggler].straggler_steps++;
+        /* the busiest rank straggles when it is busier than the median:
+         * not when the ranks tie, nor in a step one rank kept (the others'
+         * warm-up or tail excluded, or a job of one rank) */
+        st->straggler = st->excess > 0 ? lead : TPA_JOB_NONE;
+        if (st->straggler != TPA_JOB_NONE) {
+                st->straggler_class = row[lead]->class_name;
+                j->ranks[lead].straggler_steps++;
+        }
 }
 
 /* Step s counts in the job's straggler figures: more than one rank kept
@@ -193,6 +196,7 @@ static void summarize(tpa_job *j, double *scratch)
         tpa_ns *ns = (tpa_ns *)scratch;         /* same size as double */
         size_t m = 0;
 
+        j->top_straggler = TPA_JOB_NONE;
         for (size_t r = 0; r < j->rank_count; r++) {
                 tpa_job_rank *jr = &j->ranks[r];
                 jr->wait_frac = jr->step_time > 0 ? (double)jr->wait / (double)jr->step_time : 0;

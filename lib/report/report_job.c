@@ -23,6 +23,25 @@ static const char *class_or_dash(const char *c)
         return c != NULL ? c : "-";
 }
 
+/* Step st's straggler's rank into buf, or "-": it has none. */
+static const char *straggler_rank(char *buf, size_t size, const tpa_job *j,
+                                  const tpa_job_step *st)
+{
+        if (st->straggler == TPA_JOB_NONE)
+                return "-";
+        snprintf(buf, size, "%" PRId64, j->ranks[st->straggler].rank);
+        return buf;
+}
+
+/* Some step was kept by two ranks or more. */
+static bool shared_steps(const tpa_job *j)
+{
+        for (size_t s = 0; s < j->step_count; s++)
+                if (j->steps[s].ranks >= 2)
+                        return true;
+        return false;
+}
+
 static void headline(FILE *fp, const tpa_job *j, const char *bold)
 {
         const tpa_rank *r0 = j->ranks[0].r;
@@ -57,8 +76,10 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
          * (two stages' traces of one process, taken for ranks, number
          * their steps apart) */
         if (j->top_straggler_steps == 0) {
-                fprintf(fp, "%sstraggler:%s none (no step kept by two ranks or more)\n", bold,
-                        bold);
+                fprintf(fp, "%sstraggler:%s none (%s)\n", bold, bold,
+                        j->rank_count == 1 ? "one rank"
+                        : shared_steps(j) ? "the ranks were busy alike in every step"
+                        : "no step kept by two ranks or more");
                 return;
         }
         /* within 100 columns: the figures of the median step on a line
@@ -112,7 +133,7 @@ static void launch_cells(char *p50, char *p90, char *max, size_t size, const tpa
 
 void tpa_report_job_text(FILE *fp, const tpa_job *j)
 {
-        char t1[32], t2[32], t3[32], t4[32];
+        char t1[32], t2[32], t3[32], t4[32], who[24];
 
         headline(fp, j, "");
         missing(fp, j, "  ");
@@ -122,8 +143,8 @@ void tpa_report_job_text(FILE *fp, const tpa_job *j)
                 "busy med", "excess", "excess", "spread", "straggler class");
         for (size_t s = 0; s < j->step_count; s++) {
                 const tpa_job_step *st = &j->steps[s];
-                fprintf(fp, "  %8" PRId64 " %6zu %9" PRId64 " %10s %10s %7.1f%% %6.2fx  %s\n",
-                        st->number, st->ranks, j->ranks[st->straggler].rank,
+                fprintf(fp, "  %8" PRId64 " %6zu %9s %10s %10s %7.1f%% %6.2fx  %s\n",
+                        st->number, st->ranks, straggler_rank(who, sizeof(who), j, st),
                         tpa_report__time(t1, sizeof(t1), (double)st->busy_median),
                         tpa_report__time(t2, sizeof(t2), (double)st->excess),
                         st->excess_frac * 100, st->spread, class_or_dash(st->straggler_class));
@@ -184,7 +205,7 @@ void tpa_report_job_text(FILE *fp, const tpa_job *j)
 
 void tpa_report_job_markdown(FILE *fp, const tpa_job *j)
 {
-        char t1[32], t2[32], t3[32];
+        char t1[32], t2[32], t3[32], who[24];
 
         fputs("## Job: several ranks\n\n", fp);
         headline(fp, j, "**");
@@ -195,8 +216,8 @@ void tpa_report_job_markdown(FILE *fp, const tpa_job *j)
               "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n", fp);
         for (size_t s = 0; s < j->step_count && s < MD_STEPS_SHOWN; s++) {
                 const tpa_job_step *st = &j->steps[s];
-                fprintf(fp, "| %" PRId64 " | %zu | %" PRId64 " | %s | %s | %.1f%% | %.2fx | %s |\n",
-                        st->number, st->ranks, j->ranks[st->straggler].rank,
+                fprintf(fp, "| %" PRId64 " | %zu | %s | %s | %s | %.1f%% | %.2fx | %s |\n",
+                        st->number, st->ranks, straggler_rank(who, sizeof(who), j, st),
                         tpa_report__time(t1, sizeof(t1), (double)st->busy_median),
                         tpa_report__time(t2, sizeof(t2), (double)st->excess),
                         st->excess_frac * 100, st->spread, class_or_dash(st->straggler_class));

@@ -692,12 +692,16 @@ static void job_steps(jw *w, const tpa_job *j)
                 kv_i(w, "busy_median_ns", st->busy_median);
                 kv_d(w, "spread", st->spread);
                 key(w, "straggler");
-                obj(w);
-                kv_i(w, "rank", j->ranks[st->straggler].rank);
-                kv_i(w, "excess_ns", st->excess);
-                kv_d(w, "excess_frac", st->excess_frac);
-                kv_str(w, "class", st->straggler_class);
-                end(w);
+                if (st->straggler == TPA_JOB_NONE) {
+                        null(w);
+                } else {
+                        obj(w);
+                        kv_i(w, "rank", j->ranks[st->straggler].rank);
+                        kv_i(w, "excess_ns", st->excess);
+                        kv_d(w, "excess_frac", st->excess_frac);
+                        kv_str(w, "class", st->straggler_class);
+                        end(w);
+                }
                 key(w, "step_time_ns");
                 arr(w);
                 for (size_t r = 0; r < j->rank_count; r++) {
@@ -783,7 +787,8 @@ int tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err)
         kv_u(&w, "steps_with_missing", j->steps_with_missing);
         key(&w, "summary");
         obj(&w);
-        kv_i(&w, "top_straggler", j->ranks[j->top_straggler].rank);
+        kv_i_or_null(&w, "top_straggler", j->top_straggler != TPA_JOB_NONE
+                                          ? j->ranks[j->top_straggler].rank : -1);
         kv_u(&w, "top_straggler_steps", j->top_straggler_steps);
         kv_i(&w, "excess_median_ns", j->excess_median);
         kv_d(&w, "excess_frac_median", j->excess_frac_median);

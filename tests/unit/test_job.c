@@ -215,6 +215,36 @@ static void test_job__one_rank_step(void)
                 tpa_rank_free(r[i]);
 }
 
+/* Ranks busy alike (a tie) have no straggler, nor has a step one rank
+ * kept: not the lowest rank at 0 ns over the median. */
+static void test_job__tie(void)
+{
+        static const int b[] = { 10, 12, 10 }, b2[] = { 10, 12 }, end[] = { 20, 20, 20 };
+        tpa_rank *r[2] = { rank_of(0, b, end, 3), rank_of(1, b2, end, 2) };
+        tpa_job *j = NULL;
+
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "tie: builds");
+        if (j != NULL) {
+                for (size_t s = 0; s < 3; s++) {
+                        ok(j->steps[s].straggler == TPA_JOB_NONE, "tie: step %zu has none",
+                           s + 1);
+                        tap_eq(j->steps[s].excess, 0, "tie: step %zu, no excess", s + 1);
+                        ok(j->steps[s].straggler_class == NULL, "tie: step %zu, no class",
+                           s + 1);
+                }
+                tap_eq((int64_t)j->ranks[0].straggler_steps, 0, "tie: rank 0 straggles nowhere");
+                ok(j->top_straggler == TPA_JOB_NONE, "tie: the job has none");
+        }
+        tpa_job_free(j);
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 1, NULL) == 0, "one rank: builds");
+        if (j != NULL)
+                ok(j->top_straggler == TPA_JOB_NONE && j->steps[0].straggler == TPA_JOB_NONE,
+                   "one rank: no straggler");
+        tpa_job_free(j);
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
 /* A report written by the tool reads back into the same rank. */
 static void test_job__report_roundtrip(void)
 {
@@ -345,6 +375,7 @@ int main(void)
         test_job__unlabelled_input();
         test_job__repeated_rank();
         test_job__one_rank_step();
+        test_job__tie();
         test_job__report_roundtrip();
         test_job__graph_launch();
         test_job__backend_escaped();

@@ -65,12 +65,13 @@ void tpa_rank_free(tpa_rank *r);                /* NULL is a no-op */
  * busy time in a step is its step time less its wait (its collective time
  * beyond the least collective time of any rank in that step): the rank
  * that others wait for has the least collective time and the most busy
- * time. */
+ * time. A step whose busiest rank is no busier than its median rank (the
+ * ranks tie; one rank kept it) has none: TPA_JOB_NONE. */
 typedef struct tpa_job_step {
         int64_t     number;
         size_t      ranks;              /* ranks that kept the step */
         size_t      missing;            /* ranks without it (or that excluded it) */
-        size_t      straggler;          /* index into tpa_job.ranks */
+        size_t      straggler;          /* index into tpa_job.ranks; TPA_JOB_NONE */
         tpa_ns      busy_median;        /* median busy time over its ranks */
         tpa_ns      excess;             /* straggler's busy time - busy_median */
         double      excess_frac;        /* excess / busy_median; 0 when it is 0 */
@@ -78,6 +79,8 @@ typedef struct tpa_job_step {
         tpa_ns      step_time_max;
         const char *straggler_class;    /* borrowed from the rank; NULL: none */
 } tpa_job_step;
+
+#define TPA_JOB_NONE SIZE_MAX
 
 typedef struct tpa_job_rank {
         const tpa_rank *r;              /* borrowed */
@@ -106,7 +109,7 @@ typedef struct tpa_job {
          * straggler (the lowest rank on a tie). */
         double        excess_frac_median, excess_frac_max, spread_median;
         tpa_ns        excess_median;
-        size_t        top_straggler;    /* index into ranks */
+        size_t        top_straggler;    /* index into ranks; TPA_JOB_NONE */
         size_t        top_straggler_steps;
         int64_t       repeated_rank;    /* a rank number two inputs say (the same
                                            rank's reports of two runs or two
