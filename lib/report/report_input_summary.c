@@ -42,14 +42,15 @@ static void fit(char *buf, size_t size, const char *s, size_t width)
 {
         size_t len = strlen(s);
 
-        if (width >= size)
-                width = size - 1;
-        if (len <= width) {
+        if (len < size && tpa_report__columns(s, len) <= width) {
                 snprintf(buf, size, "%s", s);
                 tpa_report__plain(buf);
                 return;
         }
-        snprintf(buf, size, "%.*s...", (int)tpa_utf8__cut(s, width - 3), s);
+        len = tpa_report__cut_columns(s, width - 3);
+        if (len + 4 > size)
+                len = tpa_utf8__cut(s, size - 4);
+        snprintf(buf, size, "%.*s...", (int)len, s);
         tpa_report__plain(buf);
 }
 
@@ -194,10 +195,12 @@ static void devices(FILE *fp, const tpa_trace *tr, const uint64_t *per_thread)
                         }
                         fprintf(fp, " (%zu stream%s, %" PRIu64 " events)\n", streams,
                                 streams == 1 ? "" : "s", events);
-                        for (size_t r = 0; r < nrow; r++)
-                                fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n",
-                                        role_word(tpa_trace_thread_c(tr, rows[r].thread)->role),
-                                        NAME_WIDTH, rows[r].label, rows[r].events);
+                        for (size_t r = 0; r < nrow; r++) {
+                                fprintf(fp, "      %-6s  ",
+                                        role_word(tpa_trace_thread_c(tr, rows[r].thread)->role));
+                                tpa_report__put_padded(fp, rows[r].label, NAME_WIDTH);
+                                fprintf(fp, " %10" PRIu64 "\n", rows[r].events);
+                        }
                 }
         }
         if (ndev == 0)
@@ -224,9 +227,11 @@ static void host_threads(FILE *fp, const tpa_trace *tr, const uint64_t *per_thre
         }
         fprintf(fp, "  host threads: %zu (%zu with events)\n", nrow, busy);
         qsort(rows, nrow, sizeof(*rows), row_cmp);
-        for (size_t r = 0; r < nrow && r < HOST_THREADS_SHOWN && rows[r].events > 0; r++)
-                fprintf(fp, "      %-6s  %-*s %10" PRIu64 "\n", "thread", NAME_WIDTH,
-                        rows[r].label, rows[r].events);
+        for (size_t r = 0; r < nrow && r < HOST_THREADS_SHOWN && rows[r].events > 0; r++) {
+                fputs("      thread  ", fp);
+                tpa_report__put_padded(fp, rows[r].label, NAME_WIDTH);
+                fprintf(fp, " %10" PRIu64 "\n", rows[r].events);
+        }
         if (busy > HOST_THREADS_SHOWN)
                 fprintf(fp, "      ... and %zu more\n", busy - HOST_THREADS_SHOWN);
         free(rows);

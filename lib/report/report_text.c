@@ -426,18 +426,22 @@ void tpa_report_text_aggregate(FILE *fp, const tpa_analysis *const *runs,
                 "compute", "class");
         for (size_t i = 0; i < n; i++) {
                 const tpa_analysis *a = runs[i];
-                char shown[48];
+                const char *p = paths[i];
+                size_t cols = tpa_report__columns(p, strlen(p));
                 fputs("  ", fp);
-                if (strlen(paths[i]) > 40) {
-                        /* the tail, from a character's first byte */
-                        const char *tail = paths[i] + strlen(paths[i]) - 37;
-                        while (((unsigned char)*tail & 0xC0) == 0x80)
-                                tail++;
-                        snprintf(shown, sizeof(shown), "%s", tail);
-                        fprintf(fp, "...%-37s", tpa_report__plain(shown));
+                if (cols > 40) {
+                        /* the tail of 37 columns, from a character's first byte */
+                        while (cols > 37) {
+                                size_t k = 1;
+                                while (((unsigned char)p[k] & 0xC0) == 0x80)
+                                        k++;
+                                cols -= tpa_report__columns(p, k);
+                                p += k;
+                        }
+                        fputs("...", fp);
+                        tpa_report__put_padded(fp, p, 37);
                 } else {
-                        snprintf(shown, sizeof(shown), "%s", paths[i]);
-                        fprintf(fp, "%-40s", tpa_report__plain(shown));
+                        tpa_report__put_padded(fp, p, 40);
                 }
                 fprintf(fp, " %6zu %11s %6.1f%% %6.1f%%  %s\n", a->kept_count,
                         fmt_time(t, sizeof(t), (double)a->step_time_median),

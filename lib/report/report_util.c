@@ -358,6 +358,77 @@ void tpa_report__put_plain(FILE *fp, const char *s, size_t n)
         fwrite(s + from, 1, n - from, fp);
 }
 
+/* The columns a terminal gives code point c: two for the wide characters
+ * of the East Asian scripts and for emoji, none for combining marks and
+ * variation selectors, else one (a control character is written as '?').
+ * wcwidth() would need a UTF-8 locale, and the tool runs in the C locale. */
+static size_t char_columns(uint32_t c)
+{
+        static const uint32_t wide[][2] = {
+                { 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff },
+                { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
+                { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe30, 0xfe4f },
+                { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+                { 0x1f900, 0x1f9ff }, { 0x20000, 0x3fffd },
+        };
+
+        if ((c >= 0x300 && c <= 0x36f) || c == 0x200b || (c >= 0xfe00 && c <= 0xfe0f))
+                return 0;
+        for (size_t k = 0; k < sizeof(wide) / sizeof(wide[0]); k++)
+                if (c >= wide[k][0] && c <= wide[k][1])
+                        return 2;
+        return 1;
+}
+
+/* The code point of the UTF-8 character at s (n > 0 bytes readable) and
+ * its length in *len; a byte that starts none is one character. */
+static uint32_t decode(const unsigned char *s, size_t n, size_t *len)
+{
+        size_t k = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 1;
+        uint32_t c = k == 1 ? s[0] : s[0] & (0x7f >> k);
+
+        if (k > n)
+                k = 1;
+        for (size_t i = 1; i < k; i++)
+                c = c << 6 | (s[i] & 0x3f);
+        *len = k;
+        return k == 1 ? s[0] : c;
+}
+
+size_t tpa_report__columns(const char *s, size_t n)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t cols = 0, k;
+
+        for (size_t i = 0; i < n; i += k)
+                cols += char_columns(decode(u + i, n - i, &k));
+        return cols;
+}
+
+size_t tpa_report__cut_columns(const char *s, size_t width)
+{
+        const unsigned char *u = (const unsigned char *)s;
+        size_t n = strlen(s), cols = 0, i = 0, k;
+
+        while (i < n) {
+                size_t w = char_columns(decode(u + i, n - i, &k));
+                if (cols + w > width)
+                        break;
+                cols += w;
+                i += k;
+        }
+        return i;
+}
+
+void tpa_report__put_padded(FILE *fp, const char *s, size_t width)
+{
+        size_t n = strlen(s);
+
+        tpa_report__put_plain(fp, s, n);
+        for (size_t cols = tpa_report__columns(s, n); cols < width; cols++)
+                fputc(' ', fp);
+}
+
 char *tpa_report__plain(char *s)
 {
         const unsigned char *u = (const unsigned char *)s;

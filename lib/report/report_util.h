@@ -74,6 +74,17 @@ void tpa_report__put_plain(FILE *fp, const char *s, size_t n);
  * character). Returns s. */
 char *tpa_report__plain(char *s);
 
+/* The columns of a terminal that the n bytes of UTF-8 at `s` take when
+ * written as tpa_report__put_plain() writes them: two for each wide
+ * character (CJK, emoji), none for a combining mark. */
+size_t tpa_report__columns(const char *s, size_t n);
+/* The length of the longest prefix of `s` that takes at most `width`
+ * columns, ending between characters: where to cut a name for "...". */
+size_t tpa_report__cut_columns(const char *s, size_t width);
+/* Write `s` as tpa_report__put_plain() does, then spaces up to `width`
+ * columns: a table's padded cell, aligned whatever script it is in. */
+void tpa_report__put_padded(FILE *fp, const char *s, size_t width);
+
 /* yajl_gen output on its way to a FILE*, with each empty container that
  * beautify spreads over lines ("[\n\n    ]") closed up as "[]" or "{}".
  * Raw newlines only come from beautify: strings escape theirs. Written as it

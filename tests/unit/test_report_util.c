@@ -492,6 +492,40 @@ static void test_report_util__md_escape(void)
         }
 }
 
+/* Columns as a terminal shows them: a wide character (CJK, emoji) takes
+ * two, a combining mark none, a control character (written '?') one; a
+ * padded cell ends at its width whatever the script. */
+static void test_report_util__columns(void)
+{
+        static const struct {
+                const char *in;
+                size_t      cols, cut6;     /* columns; bytes of a 6-column cut */
+        } cases[] = {
+                { "aten::mm", 8, 6 },
+                { "\xe5\x89\x8d\xe5\x90\x91\xe4\xbc\xa0\xe6\x92\xad", 8, 9 },
+                { "e\xcc\x81t\xc3\xa9", 3, 6 },                /* e + U+0301, t, U+00E9 */
+                { "\xf0\x9f\x94\xa5x\xf0\x9f\x94\xa5y", 6, 10 },
+                { "a\tb\xc2\x85", 4, 5 },                       /* TAB, NEL: '?' */
+                { "\xea\xb0\x80\xea\xb0\x80\xea\xb0\x80\xea\xb0\x80", 8, 9 },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                const char *s = cases[i].in;
+                char buf[64] = "";
+                FILE *fp = fmemopen(buf, sizeof(buf) - 1, "w");
+
+                tap_eq((int64_t)tpa_report__columns(s, strlen(s)), (int64_t)cases[i].cols,
+                       "columns: case %zu", i);
+                tap_eq((int64_t)tpa_report__cut_columns(s, 6), (int64_t)cases[i].cut6,
+                       "columns: case %zu cut at 6", i);
+                tpa_report__put_padded(fp, s, 12);
+                fputc('|', fp);
+                fclose(fp);
+                tap_eq((int64_t)tpa_report__columns(buf, strlen(buf)), 13,
+                       "columns: case %zu padded to 12", i);
+        }
+}
+
 static void test_report_util__g6(void)
 {
         static const double edges[] = {
@@ -537,6 +571,7 @@ int main(void)
 {
         test_report_util__json_stream();
         test_report_util__md_escape();
+        test_report_util__columns();
         test_report_util__json_stream_long();
         test_report_util__json_writer();
         test_report_util__json_short_strings();
