@@ -120,8 +120,14 @@ struct tpa_chrome_parser {
         /* The strings interned last, by a hash of their length and ends:
          * names repeat (each op, each kernel, every step), and a hit costs
          * one comparison instead of the UTF-8 check, the full hash and the
-         * table's probe. 0 is the empty string, right for len 0. */
-        tpa_str            names[TPA_CHROME_NAME_CACHE];
+         * table's probe. Each with its bytes and length as the trace holds
+         * them (they stay put), so that a hit reads nothing else of the
+         * trace. Zeroed, a slot is the empty string, right for len 0. */
+        struct name_memo {
+                const char *s;
+                uint32_t    len;
+                tpa_str     id;
+        } names[TPA_CHROME_NAME_CACHE];
         uint64_t           max_string;
         uint32_t           max_depth;
         bool               strict;

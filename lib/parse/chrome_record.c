@@ -251,11 +251,31 @@ static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t 
  * counted, at the offset of its record (model/utf8.h). */
 static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len);
 
+/* a[0..len) and b[0..len) are the same bytes: inline, a word at a time
+ * for the first and last 8 (speed, bench/: a call of memcmp() was most of
+ * a hit's cost on short names). */
+static inline bool same_bytes(const char *a, const char *b, size_t len)
+{
+        uint64_t x, y, u, v;
+
+        if (len < 8) {
+                for (size_t i = 0; i < len; i++)
+                        if (a[i] != b[i])
+                                return false;
+                return true;
+        }
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        memcpy(&u, a + len - 8, 8);
+        memcpy(&v, b + len - 8, 8);
+        return x == y && u == v && (len <= 16 || memcmp(a + 8, b + 8, len - 16) == 0);
+}
+
 static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         tpa_error *e = &p->scratch;
         uint64_t head = 0, tail = 0, x;
-        tpa_str *set;
+        struct name_memo *set;
 
         if (p->coll != NULL)
                 return collect_str(p, out, s, len);
@@ -277,17 +297,20 @@ static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
          * never equals its input, so it goes the long way each time and is
          * counted each time. */
         for (int w = 0; w < 2; w++) {
-                tpa_str c = set[w];
-                if (tpa_trace_str_len(p->tr, c) == len &&
-                    memcmp(tpa_trace_str(p->tr, c), s, len) == 0) {
-                        *out = c;
+                if (set[w].len == len && same_bytes(set[w].s, s, len)) {
+                        *out = set[w].id;
                         return 1;
                 }
         }
         if (tpa_utf8__intern(p->tr, out, s, len, p->rec.offset, e) < 0)
                 return tpa_chrome__fail_code(p, e);
+        len = tpa_trace_str_len(p->tr, *out);
+        if (len > UINT32_MAX)
+                return 1;               /* not kept: its length would not fit */
         set[1] = set[0];
-        set[0] = *out;
+        set[0].s = tpa_trace_str(p->tr, *out);
+        set[0].len = (uint32_t)len;
+        set[0].id = *out;
         return 1;
 }
 
