@@ -327,25 +327,50 @@ static inline uint16_t same16(__m128i v, const unsigned char *b)
 }
 #endif
 
-/* The key at b[i] (its '"'), when it is `g`'s: the bytes of `"key":`
- * compared at once, in place of finding the string's end and looking the
- * key up (speed, bench/). Same bytes, same key: nothing else changes. A
- * byte follows them. */
-static inline bool guess_hit(const struct key_guess *g, const unsigned char *b, size_t i,
-                             size_t n)
+/* The bytes of a key at b[i] (its '"') that guess_hit() compares, read
+ * once for both guesses at a place. A byte follows them. */
+#ifdef TPA_JSON_HAVE_SSE2
+struct key_bytes {
+        __m128i lo, hi;
+};
+
+static inline struct key_bytes key_bytes(const unsigned char *b, size_t i)
 {
-        if (g->mask == 0 || n - i <= TPA_CHROME_KEY_TEXT)
+        struct key_bytes k = {
+                _mm_loadu_si128((const __m128i *)(const void *)(b + i)),
+                _mm_loadu_si128((const __m128i *)(const void *)(b + i + 16)),
+        };
+
+        return k;
+}
+#else
+struct key_bytes {
+        const unsigned char *at;
+};
+
+static inline struct key_bytes key_bytes(const unsigned char *b, size_t i)
+{
+        struct key_bytes k = { b + i };
+
+        return k;
+}
+#endif
+
+/* The key in `k` is `g`'s: the bytes of `"key":` compared at once, in
+ * place of finding the string's end and looking the key up (speed,
+ * bench/). Same bytes, same key: nothing else changes. */
+static inline bool guess_hit(const struct key_guess *g, struct key_bytes k)
+{
+        if (g->mask == 0)
                 return false;
 #ifdef TPA_JSON_HAVE_SSE2
         {
-                __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-                __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(b + i + 16));
-                uint32_t eq = same16(lo, g->text) | (uint32_t)same16(hi, g->text + 16) << 16;
+                uint32_t eq = same16(k.lo, g->text) | (uint32_t)same16(k.hi, g->text + 16) << 16;
 
                 return (eq & g->mask) == g->mask;
         }
 #else
-        return memcmp(b + i, g->text, g->size) == 0;
+        return memcmp(k.at, g->text, g->size) == 0;
 #endif
 }
 
@@ -467,10 +492,11 @@ static enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b
 
                 if (!args)
                         c->rec.keys++;
-                if (place < TPA_CHROME_KEY_PLACES) {
+                if (place < TPA_CHROME_KEY_PLACES && n - i > TPA_CHROME_KEY_TEXT) {
+                        struct key_bytes k = key_bytes(b, i);
+
                         g = c->guess[args][place];
-                        g = guess_hit(&g[0], b, i, n) ? &g[0]
-                          : guess_hit(&g[1], b, i, n) ? &g[1] : NULL;
+                        g = guess_hit(&g[0], k) ? &g[0] : guess_hit(&g[1], k) ? &g[1] : NULL;
                 }
                 if (g != NULL) {
                         c->key = (enum key)g->key;
