@@ -306,6 +306,10 @@ int tpa_chrome__event_time(tpa_chrome_parser *p, tpa_ns ns, uint64_t at);
 void tpa_chrome__event_id(tpa_chrome_parser *p, int64_t v);
 int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len);
 void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len);
+/* For args key p->key, an id (TPA_CHROME_ARGS_U64) given as a string of
+ * digits whose value is v: what tpa_chrome__args_string() does with it. */
+#define TPA_CHROME_ARGS_U64(k) ((k) == A_GROUP_ID || (k) == A_CORR || (k) == A_BYTES)
+void tpa_chrome__args_u64(tpa_chrome_parser *p, uint64_t v);
 /* Add the records a collecting parser wrote to `o` (see "two threads" in
  * chrome_split.c) to p's trace, as if p had read them. */
 int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o);

@@ -10,6 +10,7 @@
  * Strings longer than max_string are an error (TPA_ELIMIT at the string),
  * not truncated: a 1 MiB name is a broken or hostile trace.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,6 +547,23 @@ void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len)
                 break;
         default:
                 break;
+        }
+}
+
+void tpa_chrome__args_u64(tpa_chrome_parser *p, uint64_t v)
+{
+        struct record *r = &p->rec;
+
+        assert(TPA_CHROME_ARGS_U64(p->key));
+        if (p->key == A_GROUP_ID) {
+                r->has_group = true;
+                r->group = v;
+        } else if (p->key == A_CORR) {
+                r->has_corr = true;
+                r->corr = v;
+        } else {
+                r->has_bytes = true;
+                r->bytes = v;
         }
 }
 

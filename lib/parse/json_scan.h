@@ -225,17 +225,24 @@ static inline uint64_t tpa_json__load8(const unsigned char *b)
         return w;
 }
 
-/* How many of the 8 bytes at b, from the first, are ASCII digits (0..8). A
- * byte is a digit when its high nibble is 3 and adding 6 leaves it so; a
- * carry out of a byte of 0xfa or more only reaches bytes after it, which
- * is past the first byte that is not a digit. */
-static inline unsigned tpa_json__digits8(const unsigned char *b)
+/* 0x80 in each byte of the word w (byte 0 lowest) that is no ASCII digit,
+ * exactly in the bytes up to the first such one and some after it: a byte
+ * is a digit when its high nibble is 3 and adding 6 leaves it so; a carry
+ * out of a byte of 0xfa or more only reaches bytes after it, which is past
+ * the first byte that is not a digit. w all digits: 0. */
+static inline uint64_t tpa_json__non_digits8(uint64_t w)
 {
         const uint64_t hi = 0xf0f0f0f0f0f0f0f0u, threes = 0x3030303030303030u;
         const uint64_t low7 = 0x7f7f7f7f7f7f7f7fu;
-        uint64_t w = tpa_json__load8(b);
         uint64_t z = ((w & hi) ^ threes) | (((w + 0x0606060606060606u) & hi) ^ threes);
-        uint64_t t = (((z & low7) + low7) | z) & ~low7;         /* 0x80: byte not a digit */
+
+        return (((z & low7) + low7) | z) & ~low7;
+}
+
+/* How many of the 8 bytes at b, from the first, are ASCII digits (0..8). */
+static inline unsigned tpa_json__digits8(const unsigned char *b)
+{
+        uint64_t t = tpa_json__non_digits8(tpa_json__load8(b)); /* 0x80: byte not a digit */
 
 #if defined(__GNUC__)
         return t == 0 ? 8u : (unsigned)(__builtin_ctzll(t) >> 3);
