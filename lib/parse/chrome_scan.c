@@ -586,7 +586,7 @@ value:
                         if (args || c->key != K_ARGS)
                                 return REC_OTHER;
                         c->scan_at = ++i;
-                        if (!tpa_chrome__on_start_map(c))
+                        if (!tpa_chrome__on_start_args(c))
                                 return REC_FAILED;
                         if ((r = scan_args(c, b, n, &i)) != REC_OK)
                                 return r;
@@ -639,7 +639,9 @@ value:
         }
 close:
         c->scan_at = ++i;
-        if (!tpa_chrome__on_end_map(c))
+        if (args)
+                tpa_chrome__on_end_args(c);
+        else if (!tpa_chrome__on_end_map(c))
                 return REC_FAILED;
         *at = i;
         return REC_OK;
