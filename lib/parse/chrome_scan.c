@@ -94,6 +94,14 @@ static bool scan_str_rest(tpa_chrome_parser *c, const unsigned char *b, size_t n
         return true;
 }
 
+#ifdef TPA_JSON_HAVE_SSE2
+static __attribute__((noinline)) size_t find_special(const unsigned char *b, size_t i,
+                                                     size_t n)
+{
+        return tpa_json__find_special(b, i, n);
+}
+#endif
+
 /* scan_str_rest() where the string ends, with no escape, in the 16 bytes
  * after its '"' (most keys and names), inline: a call per string was a
  * third of its cost. 16 in the AVX2 build too: a test of 32 bytes cost
@@ -108,7 +116,12 @@ static inline bool scan_str(tpa_chrome_parser *c, const unsigned char *b, size_t
                 unsigned m = tpa_json__special16(b + start);
                 size_t j = start + (size_t)__builtin_ctz(m | 0x10000u);
 
-                if (m != 0 && b[j] == '"') {
+                /* longer (kernel and op names): the rest found by a call
+                 * that only finds it (speed, bench/: scan_str_rest()'s
+                 * own cost was a third of such a string's) */
+                if (m == 0)
+                        j = find_special(b, j, n);
+                if (j < n && b[j] == '"') {
                         *s = b + start;
                         *len = j - start;
                         *i = j + 1;
