@@ -295,6 +295,34 @@ int tpa_chrome__on_start_map(void *ctx);
 int tpa_chrome__on_end_map(void *ctx);
 int tpa_chrome__on_start_array(void *ctx);
 int tpa_chrome__on_end_array(void *ctx);
+/* A record's '{' taken, its depth entered: the record starts afresh. */
+static inline void tpa_chrome__new_record(tpa_chrome_parser *p)
+{
+        memset(&p->rec, 0, sizeof(p->rec));
+        p->rec.offset = tpa_chrome__offset_now(p) - 1;
+        p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
+        p->arg_backend.set = false;
+        p->coll_strs.len = 0;
+        p->coll_n = 0;
+        p->in_event = true;
+        p->in_args = false;
+        p->ev_depth = p->depth;
+        p->key = K_NONE;
+}
+
+/* tpa_chrome__on_start_map() at a record's '{' (in the events array, at
+ * its depth, in no record), as it would act there, for the scanner (speed,
+ * bench/); a record nested too deep fails in tpa_chrome__on_start_map(). */
+static inline int tpa_chrome__on_start_record(tpa_chrome_parser *p)
+{
+        assert(p->events_open && p->depth == p->events_depth && !p->in_event);
+        if (p->depth >= p->max_depth)
+                return tpa_chrome__on_start_map(p);
+        p->depth++;
+        tpa_chrome__new_record(p);
+        return 1;
+}
+
 /* tpa_chrome__on_start_map() and tpa_chrome__on_end_map() for the args
  * map of a record being read (p->key K_ARGS at the record's level), as
  * they would act there, for the scanner's records read at once (speed,

@@ -780,16 +780,7 @@ int tpa_chrome__on_start_map(void *ctx)
         if (p->events_open && p->depth == p->events_depth && !p->in_event) {
                 if (!enter(p))
                         return 0;
-                memset(&p->rec, 0, sizeof(p->rec));
-                p->rec.offset = tpa_chrome__offset_now(p) - 1;
-                p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
-                p->arg_backend.set = false;
-                p->coll_strs.len = 0;
-                p->coll_n = 0;
-                p->in_event = true;
-                p->in_args = false;
-                p->ev_depth = p->depth;
-                p->key = K_NONE;
+                tpa_chrome__new_record(p);
                 return 1;
         }
         if (at_event_level(p) && p->key == K_ARGS)

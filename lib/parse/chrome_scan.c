@@ -684,7 +684,7 @@ static enum rec_result scan_record(tpa_chrome_parser *c, const unsigned char *b,
         if (!c->events_open || c->depth != c->events_depth || c->in_event)
                 return REC_OTHER;
         c->scan_at = i;
-        if (!tpa_chrome__on_start_map(c))
+        if (!tpa_chrome__on_start_record(c))
                 return REC_FAILED;
         r = scan_record_members(c, b, n, &i);
         if (r == REC_OK) {
