@@ -842,11 +842,29 @@ int tpa_chrome__on_end_map(void *ctx)
 
 /* ---- records ------------------------------------------------------------ */
 
-static int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
+/* lookup_track() when the pair is not in its slot m of the cache. */
+static int lookup_track_slow(tpa_chrome_parser *p, struct track_memo *m, uint32_t *proc,
+                             uint32_t *track)
 {
         struct record *r = &p->rec;
         tpa_error *e = &p->scratch;
 
+        if (tpa_trace__get_process(p->tr, proc, r->pid, e) < 0 ||
+            tpa_trace__get_thread(p->tr, track, *proc, r->tid, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        m->valid = true;
+        m->pid = r->pid;
+        m->tid = r->tid;
+        m->proc = *proc;
+        m->track = *track;
+        return 1;
+}
+
+/* The process and thread of the record's pid and tid, made when new. A hit
+ * in the cache is inline (speed, bench/: a call per record). */
+static inline int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
+{
+        const struct record *r = &p->rec;
         struct track_memo *m = &p->tracks[((uint64_t)r->pid.num * 31 + (uint64_t)r->tid.num +
                                            r->pid.str * 7u + r->tid.str * 13u) &
                                           (TPA_CHROME_TRACK_CACHE - 1)];
@@ -857,15 +875,7 @@ static int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
                 *track = m->track;
                 return 1;
         }
-        if (tpa_trace__get_process(p->tr, proc, r->pid, e) < 0 ||
-            tpa_trace__get_thread(p->tr, track, *proc, r->tid, e) < 0)
-                return tpa_chrome__fail_code(p, e);
-        m->valid = true;
-        m->pid = r->pid;
-        m->tid = r->tid;
-        m->proc = *proc;
-        m->track = *track;
-        return 1;
+        return lookup_track_slow(p, m, proc, track);
 }
 
 static bool is_dup_process(const tpa_chrome_parser *p, uint32_t proc)
