@@ -272,23 +272,13 @@ static inline bool same_bytes(const char *a, const char *b, size_t len)
         return x == y && u == v && (len <= 16 || memcmp(a + 8, b + 8, len - 16) == 0);
 }
 
-static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+/* intern() once the string's hash x is known. */
+static int intern_hashed(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len,
+                         uint64_t x)
 {
         tpa_error *e = &p->scratch;
-        uint64_t head = 0, tail = 0, x;
         struct name_memo *set;
 
-        if (p->coll != NULL)
-                return collect_str(p, out, s, len);
-        /* Kernel names share long prefixes (Eigen templates): both ends,
-         * mixed so that every bit of them moves the set. */
-        if (len >= 8) {
-                memcpy(&head, s, 8);
-                memcpy(&tail, s + len - 8, 8);
-        } else if (len > 0) {
-                memcpy(&head, s, len);
-        }
-        x = (head ^ len) * UINT64_C(0x9e3779b97f4a7c15) ^ tail * UINT64_C(0xc2b2ae3d27d4eb4f);
         x ^= x >> 29;
         set = &p->names[(size_t)(x * UINT64_C(0xff51afd7ed558ccd) >> 40) &
                         (TPA_CHROME_NAME_CACHE - 2)];
@@ -313,6 +303,51 @@ static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
         set[0].len = (uint32_t)len;
         set[0].id = *out;
         return 1;
+}
+
+static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+{
+        uint64_t head = 0, tail = 0;
+
+        if (p->coll != NULL)
+                return collect_str(p, out, s, len);
+        /* Kernel names share long prefixes (Eigen templates): both ends,
+         * mixed so that every bit of them moves the set. */
+        if (len >= 8) {
+                memcpy(&head, s, 8);
+                memcpy(&tail, s + len - 8, 8);
+        } else if (len > 0) {
+                memcpy(&head, s, len);
+        }
+        return intern_hashed(p, out, s, len,
+                             (head ^ len) * UINT64_C(0x9e3779b97f4a7c15) ^
+                                     tail * UINT64_C(0xc2b2ae3d27d4eb4f));
+}
+
+/* intern() for an op's name, an annotation's prefix: ops of one model
+ * share both ends and the length ("model_1/dense_15/BiasAdd",
+ * "model_1/dense_16/BiasAdd"), so every 8 bytes of the first 64 are
+ * hashed (speed, bench/: with both ends alone, such names took turns in
+ * one set of the cache, a miss each time). */
+static int intern_op(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+{
+        uint64_t x = len * UINT64_C(0x9e3779b97f4a7c15), w = 0;
+        size_t k;
+
+        assert(p->coll == NULL);
+        for (k = 0; k + 8 <= len && k < 64; k += 8) {
+                memcpy(&w, s + k, 8);
+                x = (x ^ w) * UINT64_C(0xc2b2ae3d27d4eb4f);
+        }
+        if (k < len) {
+                w = 0;
+                if (len >= 8)
+                        memcpy(&w, s + len - 8, 8);
+                else
+                        memcpy(&w, s, len);
+                x ^= w * UINT64_C(0x165667b19e3779f9);
+        }
+        return intern_hashed(p, out, s, len, x);
 }
 
 /* A pid or tid given as a number's text or a string: digits are a number,
@@ -1007,7 +1042,7 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                 return tpa_chrome__fail_code(p, e);
         if (p->arg_op.set && p->arg_op.len > 0) {
                 tpa_str op;
-                if (!intern(p, &op, p->arg_op.data, p->arg_op.len))
+                if (!intern_op(p, &op, p->arg_op.data, p->arg_op.len))
                         return 0;
                 if (tpa_trace__set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
                         return tpa_chrome__fail_code(p, e);
