@@ -184,30 +184,36 @@ static inline TPA_JSON_AVX2 size_t tpa_json__find_special_avx2(const unsigned ch
         return tpa_json__find_special_sse2(b, i, n);
 }
 
+/* The five masks of the 32 bytes at d, in the low halves of m's. */
+static inline TPA_JSON_AVX2 void tpa_json__masks32_avx2(const unsigned char *d,
+                                                       tpa_json_masks *m)
+{
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)d);
+        __m256i l = _mm256_or_si256(v, _mm256_set1_epi8(0x20));   /* '[' ']' to '{' '}' */
+        __m256i o = _mm256_cmpeq_epi8(l, _mm256_set1_epi8('{'));
+
+        m->quote = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
+        m->backslash =
+                (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
+        m->comma = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(',')));
+        m->nest = (uint32_t)_mm256_movemask_epi8(
+                _mm256_or_si256(o, _mm256_cmpeq_epi8(l, _mm256_set1_epi8('}'))));
+        m->open = (uint32_t)_mm256_movemask_epi8(o);
+}
+
+/* The two halves apart, not a loop over them (speed, bench/: the loop's
+ * shifts and its counter were a fifth of the filter's block). */
 static inline TPA_JSON_AVX2 void tpa_json__masks64_avx2(const unsigned char *d, tpa_json_masks *m)
 {
-        const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\');
-        const __m256i vc = _mm256_set1_epi8(','), low = _mm256_set1_epi8(0x20);
-        const __m256i vo = _mm256_set1_epi8('{'), vx = _mm256_set1_epi8('}');
-        uint64_t mq = 0, mb = 0, mc = 0, ms = 0, mo = 0;
+        tpa_json_masks hi;
 
-        for (unsigned k = 0; k < 2; k++) {
-                __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(d + 32 * k));
-                __m256i l = _mm256_or_si256(v, low);    /* '[' ']' to '{' '}' */
-                __m256i o = _mm256_cmpeq_epi8(l, vo);
-                mq |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vq)) << (32 * k);
-                mb |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vb)) << (32 * k);
-                mc |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, vc)) << (32 * k);
-                ms |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
-                              _mm256_or_si256(o, _mm256_cmpeq_epi8(l, vx)))
-                      << (32 * k);
-                mo |= (uint64_t)(uint32_t)_mm256_movemask_epi8(o) << (32 * k);
-        }
-        m->quote = mq;
-        m->backslash = mb;
-        m->comma = mc;
-        m->nest = ms;
-        m->open = mo;
+        tpa_json__masks32_avx2(d, m);
+        tpa_json__masks32_avx2(d + 32, &hi);
+        m->quote |= hi.quote << 32;
+        m->backslash |= hi.backslash << 32;
+        m->comma |= hi.comma << 32;
+        m->nest |= hi.nest << 32;
+        m->open |= hi.open << 32;
 }
 #endif
 
