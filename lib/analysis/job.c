@@ -134,6 +134,35 @@ static void order_ranks(tpa_job *j, const tpa_rank *const *ranks, size_t n)
         }
 }
 
+/* By wall-clock start: the inputs in the order they ran. */
+static int cmp_wall_start(const void *a, const void *b)
+{
+        const tpa_rank *x = *(const tpa_rank *const *)a, *y = *(const tpa_rank *const *)b;
+
+        return x->wall_start_ns < y->wall_start_ns ? -1 : x->wall_start_ns > y->wall_start_ns;
+}
+
+/* True when n >= 2 inputs say when they ran and, in the order they began,
+ * each began after the one before it ended: a script run again and again
+ * into one folder (tensorboard_trace_handler names each run's file by a
+ * new pid), which the folder's names alone cannot tell from ranks. */
+static bool one_after_another(const tpa_rank *const *ranks, size_t n)
+{
+        const tpa_rank **v;
+        bool apart = n >= 2;
+
+        for (size_t i = 0; i < n && apart; i++)
+                apart = ranks[i]->wall_start_ns >= 0 && ranks[i]->wall_end_ns >= 0;
+        if (!apart || (v = malloc(n * sizeof(*v))) == NULL)
+                return false;
+        memcpy(v, ranks, n * sizeof(*v));
+        qsort(v, n, sizeof(*v), cmp_wall_start);
+        for (size_t i = 1; i < n && apart; i++)
+                apart = v[i]->wall_start_ns >= v[i - 1]->wall_end_ns;
+        free(v);
+        return apart;
+}
+
 /* Step s of the job over the ranks that kept it: wait, busy time, the
  * straggler. `row` holds each rank's step or NULL; `busy` is scratch. */
 static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_ns *busy)
@@ -171,6 +200,8 @@ static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_
         }
         st->ranks = k;
         st->busy_median = k > 0 ? median_rank_ns(busy, k) : 0;
+        if (j->one_after_another)       /* runs, none waiting for another */
+                most = st->busy_median;
         st->excess = most - st->busy_median;
         st->excess_frac = st->busy_median > 0 ? (double)st->excess / (double)st->busy_median : 0;
         st->spread = st->busy_median > 0 ? (double)most / (double)st->busy_median : 1;
@@ -251,6 +282,7 @@ int tpa_job_build(tpa_job **out, const tpa_rank *const *ranks, size_t n, tpa_err
             (rc = step_numbers(&numbers, &j->step_count, ranks, n, err)) < 0)
                 goto nomem;
         order_ranks(j, ranks, n);
+        j->one_after_another = one_after_another(ranks, n);
         j->steps = calloc(j->step_count + 1, sizeof(*j->steps));
         j->cells = malloc((j->step_count * n + 1) * sizeof(*j->cells));
         row = malloc(n * sizeof(*row));

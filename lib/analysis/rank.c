@@ -309,6 +309,7 @@ int tpa_rank__new(tpa_rank **out, tpa_error *err)
                 return tpa_error_oom(err);
         r->rank = -1;
         r->world_size = -1;
+        r->wall_start_ns = r->wall_end_ns = -1;
         *out = r;
         return 0;
 }
@@ -339,6 +340,10 @@ int tpa_rank__from_steps(tpa_rank **out, const tpa_trace *tr, const tpa_analysis
                 return rc;
         r->rank = d->rank;
         r->world_size = d->world_size;
+        if (d->wall_base_ns >= 0 && a->step_count > 0) {
+                r->wall_start_ns = d->wall_base_ns + a->steps[0].start;
+                r->wall_end_ns = d->wall_base_ns + a->steps[a->step_count - 1].end;
+        }
         if ((path != NULL && (r->path = strdup(path)) == NULL) ||
             (d->backend[0] != '\0' && (r->backend = strdup(d->backend)) == NULL) ||
             (r->steps = calloc(a->step_count + 1, sizeof(*r->steps))) == NULL) {

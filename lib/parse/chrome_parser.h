@@ -37,7 +37,7 @@
 enum key {
         K_NONE = 0,
         /* top level */
-        K_TRACE_EVENTS, K_METADATA, K_KINETO, K_DIST, K_SCHEMA,
+        K_TRACE_EVENTS, K_METADATA, K_KINETO, K_DIST, K_SCHEMA, K_BASE_TIME,
         /* distributedInfo */
         D_RANK, D_WORLD_SIZE, D_BACKEND,
         /* event */

@@ -434,7 +434,7 @@ static enum key top_key(const char *k, size_t len)
 {
         static const char *const kineto[] = {
                 "schemaVersion", "deviceProperties", "distributedInfo", "traceName",
-                "baseTimeNanoseconds", "cupti_version", "cuda_runtime_version",
+                "cupti_version", "cuda_runtime_version",
         };
 
         if (len == 11 && memcmp(k, "traceEvents", 11) == 0)
@@ -445,6 +445,8 @@ static enum key top_key(const char *k, size_t len)
                 return K_DIST;
         if (len == 6 && memcmp(k, "schema", 6) == 0)
                 return K_SCHEMA;
+        if (len == 19 && memcmp(k, "baseTimeNanoseconds", 19) == 0)
+                return K_BASE_TIME;
         for (size_t i = 0; i < sizeof(kineto) / sizeof(kineto[0]); i++)
                 if (strlen(kineto[i]) == len && memcmp(k, kineto[i], len) == 0)
                         return K_KINETO;
@@ -634,6 +636,13 @@ static int on_scalar(tpa_chrome_parser *p, const char *s, size_t len, bool quote
                 set_dist(p, s, len, quoted);
                 return 1;
         }
+        if (p->top == '{' && p->depth == 1 && p->top_key == K_BASE_TIME) {
+                tpa_dist_info *d = tpa_trace__dist_mut(p->tr);
+                int64_t v;
+                if (d->wall_base_ns < 0 && parse_i64(s, len, &v) && v >= 0)
+                        d->wall_base_ns = v;
+                return 1;
+        }
         if (at_event_level(p))
                 return tpa_chrome__event_scalar(p, s, len, at);
         if (at_args_level(p))
@@ -779,7 +788,8 @@ int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
                 p->key = tpa_chrome__args_key(k, len);
         } else if (p->top == '{' && p->depth == 1) {
                 p->top_key = top_key(k, len);
-                if (p->top_key == K_KINETO || p->top_key == K_DIST)
+                if (p->top_key == K_KINETO || p->top_key == K_DIST ||
+                    p->top_key == K_BASE_TIME)
                         p->hints.kineto_keys = true;
                 if (len == 5 && memcmp(k, "nodes", 5) == 0)
                         p->et_keys = true;

@@ -78,6 +78,8 @@ static void headline(FILE *fp, const tpa_job *j, const char *bold)
         if (j->top_straggler_steps == 0) {
                 fprintf(fp, "%sstraggler:%s none (%s)\n", bold, bold,
                         j->rank_count == 1 ? "one rank"
+                        : j->one_after_another
+                        ? "the traces ran one after another: runs, not ranks of one job"
                         : shared_steps(j) ? "the ranks were busy alike in every step"
                         : "no step kept by two ranks or more");
                 return;

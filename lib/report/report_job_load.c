@@ -66,6 +66,10 @@ static int on_int(void *ctx, long long v)
                         r->world_size = v;
                 else if (is(l, "comm_ns"))
                         r->comm_ns = v;
+                else if (is(l, "wall_start_ns"))
+                        r->wall_start_ns = v;
+                else if (is(l, "wall_end_ns"))
+                        r->wall_end_ns = v;
                 else if (is(l, "overlap_ns"))
                         r->overlap_ns = v;
         } else if (l->at == W_LAUNCH) {

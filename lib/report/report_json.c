@@ -640,6 +640,8 @@ void tpa_report__json_rank(tpa_json_writer *g, const tpa_rank *r, bool *oom)
         kv_str(&w, "path", r->path);
         kv_i(&w, "comm_ns", r->comm_ns);
         kv_i(&w, "overlap_ns", r->overlap_ns);
+        kv_i_or_null(&w, "wall_start_ns", r->wall_start_ns);
+        kv_i_or_null(&w, "wall_end_ns", r->wall_end_ns);
         key(&w, "launch");
         if (r->launch_count == 0) {
                 null(&w);
@@ -785,6 +787,7 @@ int tpa_report_job_json(FILE *fp, const tpa_job *j, tpa_error *err)
         kv_b(&w, "ranks_by_position", j->ranks_by_position);
         kv_u(&w, "step_count", j->step_count);
         kv_u(&w, "steps_with_missing", j->steps_with_missing);
+        kv_b(&w, "one_after_another", j->one_after_another);
         key(&w, "summary");
         obj(&w);
         kv_i_or_null(&w, "top_straggler", j->top_straggler != TPA_JOB_NONE

@@ -245,6 +245,43 @@ static void test_job__tie(void)
                 tpa_rank_free(r[i]);
 }
 
+/* Inputs that say when they ran, none while another did, are runs one
+ * after another (a script run again into one folder): no straggler; ranks
+ * that ran at once, or an input that does not say, stay ranks. */
+static void test_job__one_after_another(void)
+{
+        static const int b0[] = { 10, 10 }, b1[] = { 40, 40 }, end[] = { 40, 40 };
+        tpa_rank *r[2] = { rank_of(-1, b0, end, 2), rank_of(-1, b1, end, 2) };
+        tpa_job *j = NULL;
+
+        r[0]->wall_start_ns = 5000 * (int64_t)MS;
+        r[0]->wall_end_ns = 5084 * (int64_t)MS;
+        r[1]->wall_start_ns = 5084 * (int64_t)MS;     /* as the first ended */
+        r[1]->wall_end_ns = 5168 * (int64_t)MS;
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "runs: builds");
+        if (j != NULL) {
+                ok(j->one_after_another, "runs: one after another");
+                ok(j->steps[0].straggler == TPA_JOB_NONE && j->steps[0].excess == 0,
+                   "runs: no straggler, no excess");
+                ok(j->top_straggler == TPA_JOB_NONE, "runs: the job has none");
+        }
+        tpa_job_free(j);
+        r[1]->wall_start_ns = 5083 * (int64_t)MS;     /* began before the first ended */
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "at once: builds");
+        if (j != NULL) {
+                ok(!j->one_after_another, "at once: ranks");
+                ok(j->steps[0].straggler == 1, "at once: rank 1 straggles");
+        }
+        tpa_job_free(j);
+        r[1]->wall_start_ns = r[1]->wall_end_ns = -1;
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "unknown: builds");
+        if (j != NULL)
+                ok(!j->one_after_another, "unknown: ranks, as the names say");
+        tpa_job_free(j);
+        for (int i = 0; i < 2; i++)
+                tpa_rank_free(r[i]);
+}
+
 /* A report written by the tool reads back into the same rank. */
 static void test_job__report_roundtrip(void)
 {
@@ -376,6 +413,7 @@ int main(void)
         test_job__repeated_rank();
         test_job__one_rank_step();
         test_job__tie();
+        test_job__one_after_another();
         test_job__report_roundtrip();
         test_job__graph_launch();
         test_job__backend_escaped();

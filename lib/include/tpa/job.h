@@ -53,6 +53,9 @@ typedef struct tpa_rank {
         tpa_ns           launch_delay_median, launch_delay_p90, launch_delay_max;
         tpa_rank_stream *streams;       /* device streams with launches */
         size_t           stream_count;
+        /* When its steps ran, first start to last end, in ns since the
+         * epoch (the trace's wall_base_ns on); -1, -1: not known. */
+        int64_t          wall_start_ns, wall_end_ns;
 } tpa_rank;
 
 /* The cross-rank part of an analysed trace in *out (copies; `tr` and `a`
@@ -114,6 +117,11 @@ typedef struct tpa_job {
         int64_t       repeated_rank;    /* a rank number two inputs say (the same
                                            rank's reports of two runs or two
                                            builds); -1: none */
+        /* Two inputs or more, each known to have run from when to when,
+         * and none while another did: runs of a script one after another
+         * (into one folder, seconds apart), not ranks of one job. No step
+         * has a straggler then. */
+        bool          one_after_another;
 } tpa_job;
 
 /* Align `n` ranks by step number. The job borrows the ranks: free it

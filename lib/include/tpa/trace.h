@@ -254,13 +254,17 @@ typedef enum tpa_trace_fact {
 unsigned tpa_trace_facts(const tpa_trace *tr);
 
 /* Where the trace sits in a distributed job, as the profiler recorded it
- * (Kineto's `distributedInfo`): rank and world size, -1 when unknown. */
+ * (Kineto's `distributedInfo`): rank and world size, -1 when unknown; and
+ * in time: the wall-clock time its event times count from, in ns since
+ * the epoch (Kineto's `baseTimeNanoseconds`), -1 when unknown, so that two
+ * traces tell whether they ran at once. */
 typedef struct tpa_dist_info {
         int64_t rank;
         int64_t world_size;
         char    backend[24];    /* "gloo", "nccl"; "" when unknown */
+        int64_t wall_base_ns;
 } tpa_dist_info;
-#define TPA_DIST_INFO_INIT { .rank = -1, .world_size = -1, .backend = "" }
+#define TPA_DIST_INFO_INIT { .rank = -1, .world_size = -1, .backend = "", .wall_base_ns = -1 }
 /* TPA_DIST_INFO_INIT until a reader sets it; the first input to set a
  * field decides it. */
 const tpa_dist_info *tpa_trace_dist(const tpa_trace *tr);
