@@ -191,22 +191,30 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         tpa_ns start = INT64_MAX, stop = INT64_MIN;
         uint64_t by_kind[TPA_KIND__COUNT] = { 0 };
         tpa_ext ext = *fl->ext;
+        /* what every event reads, in locals: the stores to `has` (bytes)
+         * could alias any field, which the loop then read again per event */
+        const tpa_event *ev = c->ev;
+        const int32_t *track_cls = c->track_cls;
+        size_t ntracks = c->ntracks;
+        bool *has = fl->has;
+        uint64_t *by_track = fl->by_track;
+        tpa_marker_list *markers = fl->markers;
         size_t lo, hi;
         int r;
 
         tpa_analysis__half(c->n, part, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
-                const tpa_event *e = &c->ev[i];
+                const tpa_event *e = &ev[i];
                 int32_t t;
 
                 tpa_analysis__ahead(c, i);
-                t = e->track < c->ntracks ? c->track_cls[e->track] : TRACK_SKIP;
+                t = e->track < ntracks ? track_cls[e->track] : TRACK_SKIP;
 
                 /* the markers' look, at the few events that may be one
                  * (speed, bench/: a look at every event, in a loop of its
                  * own, was half of this pass's instructions) */
-                if (fl->markers != NULL && tpa_analysis__may_mark(c, e, t) &&
-                    (r = tpa_analysis__collect_markers(c, i, i + 1, fl->markers, err)) < 0)
+                if (markers != NULL && tpa_analysis__may_mark(c, e, t) &&
+                    (r = tpa_analysis__collect_markers(c, i, i + 1, markers, err)) < 0)
                         return r;
                 if (e->ts < start)
                         start = e->ts;
@@ -214,20 +222,20 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         stop = e->ts + e->dur;
                 if (e->kind < TPA_KIND__COUNT)
                         by_kind[e->kind]++;
-                if (e->track >= c->ntracks)
+                if (e->track >= ntracks)
                         continue;
-                if (fl->by_track != NULL)
-                        fl->by_track[e->track]++;
+                if (by_track != NULL)
+                        by_track[e->track]++;
                 if (t >= 0 && tpa_analysis__is_device_kind(e->kind)) {
-                        if (!fl->has[t])        /* no write: a line the parts share */
-                                fl->has[t] = true;
+                        if (!has[t])            /* no write: a line the parts share */
+                                has[t] = true;
                         tpa_ext__device(&ext, e);
                 } else if (t >= 0 && e->kind == TPA_KIND_ANNOTATION) {
                         /* a device seen only by its annotations (CUPTI's
                          * range profiler records no kernel): a device that
                          * did no work we can see, not a CPU-only trace */
-                        if (!fl->has[t])
-                                fl->has[t] = true;
+                        if (!has[t])
+                                has[t] = true;
                 } else if (t == TRACK_HOST) {
                         tpa_ext__host(&ext, e, i);
                         if (e->kind == TPA_KIND_COLLECTIVE &&
