@@ -576,12 +576,22 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
 static tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2])
 {
         const tpa_ext *x = c->ext;
-        tpa_ns a = grp ? kv_find(x[0].grp, x[0].ng, key, &near[0])
-                       : corr_find(x[0].corr, x[0].nc, key, &near[0]);
-        tpa_ns b = grp ? kv_find(x[1].grp, x[1].ng, key, &near[1])
-                       : corr_find(x[1].corr, x[1].nc, key, &near[1]);
+        tpa_ns end[2];
 
-        return a > b ? a : b;
+        for (int p = 0; p < 2; p++) {
+                /* a key outside the part's range of keys is not there: no
+                 * search (speed, bench/: the ids grow with time, and the
+                 * launches of one half have their work in that half) */
+                if (grp ? x[p].ng == 0 || key < x[p].grp[0].key ||
+                          key > x[p].grp[x[p].ng - 1].key
+                        : x[p].nc == 0 || key < x[p].corr[0].key ||
+                          key > x[p].corr[x[p].nc - 1].key)
+                        end[p] = -1;
+                else
+                        end[p] = grp ? kv_find(x[p].grp, x[p].ng, key, &near[p])
+                                     : corr_find(x[p].corr, x[p].nc, key, &near[p]);
+        }
+        return end[0] > end[1] ? end[0] : end[1];
 }
 
 /*
