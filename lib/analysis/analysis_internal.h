@@ -217,6 +217,10 @@ typedef struct tpa_actx {
                                            next batch (warm-up looks for
                                            evaluation among them) */
         tpa_ext           ext[2];       /* the first pass's tables for the steps, per part */
+        tpa_ns           *corr_end;     /* with them, when the ids are dense: the latest
+                                           end of id corr_lo + k at k; NULL: none */
+        uint32_t          corr_lo;
+        size_t            corr_n;
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
          * first one's settling when it is a host marker's */
         tpa_marker_list   windows;

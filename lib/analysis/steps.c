@@ -537,6 +537,8 @@ static void *shrink(void *p, size_t size)
 /* Free the tables (part 0's blocks hold part 1's). */
 static void ext_free(tpa_actx *c)
 {
+        free(c->corr_end);
+        c->corr_end = NULL;
         free(c->ext[0].corr);
         free(c->ext[0].grp);
         free(c->ext[0].host);
@@ -570,6 +572,41 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
         return 0;
 }
 
+/* The latest end of each correlation id of both parts' tables, in
+ * c->corr_end, when the ids span no more than the events: a launch's
+ * look-up is then one read (speed, bench/: two searches of the tables per
+ * launch were most of the steps' instructions). Memory: a slot per id,
+ * freed with the tables. Without memory for it the tables serve. */
+static void corr_dense(tpa_actx *c)
+{
+        const tpa_ext *x = c->ext;
+        uint32_t lo = UINT32_MAX, hi = 0;
+        size_t n;
+
+        for (int p = 0; p < 2; p++) {
+                if (x[p].nc == 0)
+                        continue;
+                if (x[p].corr[0].key < lo)
+                        lo = x[p].corr[0].key;
+                if (x[p].corr[x[p].nc - 1].key > hi)
+                        hi = x[p].corr[x[p].nc - 1].key;
+        }
+        if (lo > hi || (n = (size_t)(hi - lo) + 1) > c->n ||
+            (c->corr_end = malloc(n * sizeof(*c->corr_end))) == NULL)
+                return;
+        memset(c->corr_end, 0xff, n * sizeof(*c->corr_end));   /* -1: none */
+        for (int p = 0; p < 2; p++)
+                for (size_t i = 0; i < x[p].nc; i++) {
+                        tpa_ns t = (tpa_ns)((uint64_t)x[p].corr[i].end_hi << 32 |
+                                            x[p].corr[i].end_lo);
+                        tpa_ns *slot = &c->corr_end[x[p].corr[i].key - lo];
+                        if (t > *slot)
+                                *slot = t;
+                }
+        c->corr_lo = lo;
+        c->corr_n = n;
+}
+
 /* The latest end of key in both parts' tables (sorted), or -1; near[]
  * holds each part's hint for kv_find(). Not joined into one table:
  * moving part 1's up to part 0's costs a copy of the whole (bench/). */
@@ -578,6 +615,9 @@ static tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2]
         const tpa_ext *x = c->ext;
         tpa_ns end[2];
 
+        if (!grp && c->corr_end != NULL)
+                return (uint32_t)(key - c->corr_lo) < c->corr_n
+                       ? c->corr_end[key - c->corr_lo] : -1;
         for (int p = 0; p < 2; p++) {
                 /* a key outside the part's range of keys is not there: no
                  * search (speed, bench/: the ids grow with time, and the
@@ -1909,6 +1949,7 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         bool boundaries = false, groups = false, wraps = false;
         int r = 0;
 
+        corr_dense(c);
         if (c->opts->step_marker != NULL) {
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
