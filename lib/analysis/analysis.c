@@ -769,23 +769,31 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                           tpa_settle *st, size_t lo, size_t hi, tpa_error *err)
 {
         bool grouped = c->grouped;      /* some input work carries a TF group id */
+        /* what the loop reads, in locals: a store to c->hch (bytes) could
+         * alias any field, which it then read again per event; and the
+         * names and spans the trace has at all, so that a trace without
+         * them pays no look per event */
+        const tpa_event *ev = c->ev;
+        int8_t *hch = c->hch;
+        bool cpu_only = c->a->cpu_only;
+        bool py = job->names.npy > 0 || job->names.py_fn != NULL;
+        bool ckpt = job->names.nckpt > 0, comp = job->comp != NULL;
+        const bool *bw = job->names.bw;
         int r = 0;
 
         for (size_t i = lo; i < hi && r == 0; i++) {
-                const tpa_event *e = &c->ev[i];
+                const tpa_event *e = &ev[i];
                 int32_t d = 0;
                 int cls, ch;
 
                 tpa_analysis__ahead(c, i);
                 cls = tpa_analysis__event_class(c, i, &d);
 
-                if (cls != EV_DEVICE)
-                        c->hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;
                 if (cls == EV_DEVICE) {
                         ch = device_channel(e->kind);
                         r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
-                        c->hch[i] = HCH_DEVICE;
+                        hch[i] = HCH_DEVICE;
                         /* past the bound, no event changes the settling */
                         if (r == 0 && st != NULL && e->ts < st->bound)
                                 r = tpa_analysis__settle_see(st, e, err);
@@ -810,33 +818,35 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         }
                         /* an op that runs Python in the step (tf.py_function)
                          * is host python, not compute (partition.c) */
-                        if (ch == HCH_OP && !background && e->kind == TPA_KIND_HOST_OP &&
+                        if (py && ch == HCH_OP && !background && e->kind == TPA_KIND_HOST_OP &&
                             is_py_op(&job->names, e->name))
                                 ch = HCH_PYOP;
                         /* a checkpoint's I/O is host setup (partition.c) */
-                        if ((ch == HCH_OP || ch == HCH_LAUNCH) && !background &&
+                        if (ckpt && (ch == HCH_OP || ch == HCH_LAUNCH) && !background &&
                             is_ckpt(&job->names, e->name))
                                 ch = HCH_CKPT;
                         /* so is tracing and compiling, and what runs in it */
-                        if ((ch == HCH_OP || ch == HCH_LAUNCH || ch == HCH_SETUP) &&
+                        if (comp && (ch == HCH_OP || ch == HCH_LAUNCH || ch == HCH_SETUP) &&
                             !background && under_compile(c, job, L->knear, i))
                                 ch = HCH_COMPILE;
                         /* CPU-only: framework ops on host threads are the
                          * compute, except background input work, and a
                          * collective (gloo's) is the collective channel */
-                        if (c->a->cpu_only && ch == HCH_OP && !background) {
-                                c->hch[i] = HCH_CPU_COMPUTE;
+                        if (cpu_only && ch == HCH_OP && !background) {
+                                hch[i] = HCH_CPU_COMPUTE;
                                 r = e->kind == TPA_KIND_COLLECTIVE
                                     ? tpa_ivl__push(&L->dev[CH_COLL], s, e->ts + e->dur, err)
                                     : push_cpu_op(c, &L->dev[CH_KERNEL], L->cnear, e, err);
                         } else {
-                                c->hch[i] = (int8_t)ch;
+                                hch[i] = (int8_t)ch;
                                 r = tpa_ivl__push(&L->host[ch], s, e->ts + e->dur, err);
                         }
                         if (r == 0)
                                 r = tpa_ivl__push(&L->fw[e->track], s, e->ts + e->dur, err);
-                        if (job->names.bw != NULL && job->names.bw[e->name])
+                        if (bw != NULL && bw[e->name])
                                 L->bw[e->track] = true;
+                } else {
+                        hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;
                 }
         }
         return r;
