@@ -39,6 +39,10 @@ static inline int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *
                         l->v[l->n - 1].e = e;
                 return 0;
         }
+        if (l->n < l->cap) {            /* no call while there is room */
+                l->v[l->n++] = (tpa_ivl){ s, e };
+                return 0;
+        }
         return tpa_ivl__append(l, s, e, err);
 }
 void   tpa_ivl__merge(tpa_ivl_list *l);
