@@ -401,7 +401,8 @@ int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
 
 /* Room in c->ext for the tables of c->n events, a slot per event. */
 int  tpa_analysis__ext_new(tpa_actx *c, tpa_error *err);
-/* Sort a part's tables for the steps' look-ups (steps.c), once it is filled. */
+/* Sort a part's table of groups for the steps' look-ups (steps.c), once it
+ * is filled; tpa_analysis__steps_begin() readies the ids' table. */
 void tpa_analysis__ext_sort(tpa_ext *x);
 
 /* The step containing time t, or -1, by a binary search; *hint (hint may

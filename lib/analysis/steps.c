@@ -441,16 +441,27 @@ static int cmp_corr(const void *pa, const void *pb)
         return (x->key > y->key) - (x->key < y->key);
 }
 
+/* The groups' table only: the ids' table waits for corr_ids(), which
+ * mostly needs it in no order. */
 void tpa_analysis__ext_sort(tpa_ext *x)
 {
+        sort_kvs(x->grp, x->ng);
+}
+
+/* Part `part`'s table of ids sorted, for the searches of ext_find(). */
+static int corr_sort_part(tpa_actx *c, int part, void *arg, tpa_error *err)
+{
+        tpa_ext *x = &c->ext[part];
         tpa_corr *tmp = x->nc > 0 ? malloc((x->nc / 2 + 1) * sizeof(*tmp)) : NULL;
 
+        (void)arg;
+        (void)err;
         if (tmp != NULL)
                 sort_corr(x->corr, tmp, x->nc);
         else if (x->nc > 0)
                 qsort(x->corr, x->nc, sizeof(*x->corr), cmp_corr);
         free(tmp);
-        sort_kvs(x->grp, x->ng);
+        return 0;
 }
 
 /* A search by key in a table of kv or tpa_corr entries, which both
@@ -572,28 +583,31 @@ int tpa_analysis__ext_new(tpa_actx *c, tpa_error *err)
         return 0;
 }
 
-/* The latest end of each correlation id of both parts' tables, in
- * c->corr_end, when the ids span no more than the events: a launch's
- * look-up is then one read (speed, bench/: two searches of the tables per
- * launch were most of the steps' instructions). Memory: a slot per id,
- * freed with the tables. Without memory for it the tables serve. */
-static void corr_dense(tpa_actx *c)
+/* The look-ups by correlation id ready: when the ids of both parts'
+ * tables span no more than the events, the latest end of each id in
+ * c->corr_end, and a launch's look-up is one read (speed, bench/: two
+ * searches of the tables per launch were most of the steps'
+ * instructions, and the tables' sort a tenth); else, or without memory
+ * for it, the tables sorted (each part on its thread) for searches.
+ * Memory: a slot per id, freed with the tables. */
+static int corr_ids(tpa_actx *c, tpa_error *err)
 {
         const tpa_ext *x = c->ext;
         uint32_t lo = UINT32_MAX, hi = 0;
         size_t n;
 
-        for (int p = 0; p < 2; p++) {
-                if (x[p].nc == 0)
-                        continue;
-                if (x[p].corr[0].key < lo)
-                        lo = x[p].corr[0].key;
-                if (x[p].corr[x[p].nc - 1].key > hi)
-                        hi = x[p].corr[x[p].nc - 1].key;
-        }
-        if (lo > hi || (n = (size_t)(hi - lo) + 1) > c->n ||
+        for (int p = 0; p < 2; p++)
+                for (size_t i = 0; i < x[p].nc; i++) {
+                        if (x[p].corr[i].key < lo)
+                                lo = x[p].corr[i].key;
+                        if (x[p].corr[i].key > hi)
+                                hi = x[p].corr[i].key;
+                }
+        if (lo > hi)
+                return 0;               /* no ids */
+        if ((n = (size_t)(hi - lo) + 1) > c->n ||
             (c->corr_end = malloc(n * sizeof(*c->corr_end))) == NULL)
-                return;
+                return tpa_analysis__in_two(c, corr_sort_part, NULL, err);
         memset(c->corr_end, 0xff, n * sizeof(*c->corr_end));   /* -1: none */
         for (int p = 0; p < 2; p++)
                 for (size_t i = 0; i < x[p].nc; i++) {
@@ -605,6 +619,7 @@ static void corr_dense(tpa_actx *c)
                 }
         c->corr_lo = lo;
         c->corr_n = n;
+        return 0;
 }
 
 /* The latest end of key in both parts' tables (sorted), or -1; near[]
@@ -1947,10 +1962,9 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
         marker_list l = { 0 }, found[SRC__COUNT] = { { 0 } };
         tpa_analysis *a = c->a;
         bool boundaries = false, groups = false, wraps = false;
-        int r = 0;
+        int r = corr_ids(c, err);
 
-        corr_dense(c);
-        if (c->opts->step_marker != NULL) {
+        if (r == 0 && c->opts->step_marker != NULL) {
                 a->step_source = "--step-marker";
                 r = from_regex(c, &l, err);
                 boundaries = l.n > 0;
