@@ -625,14 +625,11 @@ static int corr_ids(tpa_actx *c, tpa_error *err)
 /* The latest end of key in both parts' tables (sorted), or -1; near[]
  * holds each part's hint for kv_find(). Not joined into one table:
  * moving part 1's up to part 0's costs a copy of the whole (bench/). */
-static tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2])
+static tpa_ns ext_search(const tpa_actx *c, bool grp, uint32_t key, size_t near[2])
 {
         const tpa_ext *x = c->ext;
         tpa_ns end[2];
 
-        if (!grp && c->corr_end != NULL)
-                return (uint32_t)(key - c->corr_lo) < c->corr_n
-                       ? c->corr_end[key - c->corr_lo] : -1;
         for (int p = 0; p < 2; p++) {
                 /* a key outside the part's range of keys is not there: no
                  * search (speed, bench/: the ids grow with time, and the
@@ -647,6 +644,16 @@ static tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2]
                                      : corr_find(x[p].corr, x[p].nc, key, &near[p]);
         }
         return end[0] > end[1] ? end[0] : end[1];
+}
+
+/* As ext_search(), by the table by id when there is one (corr_ids()).
+ * Inline: asked of every launch. */
+static inline tpa_ns ext_find(const tpa_actx *c, bool grp, uint32_t key, size_t near[2])
+{
+        if (!grp && c->corr_end != NULL)
+                return (uint32_t)(key - c->corr_lo) < c->corr_n
+                       ? c->corr_end[key - c->corr_lo] : -1;
+        return ext_search(c, grp, key, near);
 }
 
 /*
