@@ -199,6 +199,10 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         bool *has = fl->has;
         uint64_t *by_track = fl->by_track;
         tpa_marker_list *markers = fl->markers;
+        /* the names that may be a marker's, for the look below: without
+         * a "ProfilerStep#N" name, only those past the strings (speed,
+         * bench/: tpa_analysis__may_mark()'s reads of c per event) */
+        size_t names = c->has_profiler_step ? 0 : c->str_count;
         size_t lo, hi;
         int r;
 
@@ -213,7 +217,8 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 /* the markers' look, at the few events that may be one
                  * (speed, bench/: a look at every event, in a loop of its
                  * own, was half of this pass's instructions) */
-                if (markers != NULL && tpa_analysis__may_mark(c, e, t) &&
+                if ((e->kind == TPA_KIND_STEP || t == TRACK_STEPS || e->name >= names) &&
+                    tpa_analysis__may_mark(c, e, t) &&
                     (r = tpa_analysis__collect_markers(c, i, i + 1, markers, err)) < 0)
                         return r;
                 if (e->ts < start)
