@@ -330,7 +330,9 @@ static int push_copy(copy_list *l, const copy_rec *x, tpa_error *err)
 /* The run's top gaps as the host side asks of every host event whether
  * it overlaps one: their starts in order and, for each, the latest end of
  * the gaps up to it (speed, bench/: a test of each gap per host event was
- * a sixth of the metrics' pass over the events). */
+ * a sixth of the metrics' pass over the events). Gap k is at k + 1, after
+ * a start and an end before all times, and before a start after them
+ * (speed: no tests of the first and last gap per event). */
 typedef struct gap_index {
         tpa_ns *start, *end;
         size_t  n;
@@ -524,7 +526,7 @@ static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
         tpa_gap *g = malloc((a->gap_count + 1) * sizeof(*g));
 
         gi->n = a->gap_count;
-        gi->start = malloc((gi->n + 1) * sizeof(*gi->start));
+        gi->start = malloc((gi->n + 2) * sizeof(*gi->start));
         gi->end = malloc((gi->n + 1) * sizeof(*gi->end));
         if (g == NULL || gi->start == NULL || gi->end == NULL) {
                 free(g);
@@ -532,11 +534,14 @@ static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
         }
         memcpy(g, a->gaps, gi->n * sizeof(*g));
         qsort(g, gi->n, sizeof(*g), cmp_gap_start);
+        gi->start[0] = INT64_MIN;
+        gi->end[0] = INT64_MIN;
         for (size_t k = 0; k < gi->n; k++) {
                 tpa_ns end = g[k].start + g[k].len;
-                gi->start[k] = g[k].start;
-                gi->end[k] = k > 0 && gi->end[k - 1] > end ? gi->end[k - 1] : end;
+                gi->start[k + 1] = g[k].start;
+                gi->end[k + 1] = k > 0 && gi->end[k] > end ? gi->end[k] : end;
         }
+        gi->start[gi->n + 1] = INT64_MAX;
         free(g);
         return 0;
 }
@@ -550,20 +555,21 @@ static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
 static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e, size_t *hint)
 {
         tpa_ns te = e->ts + e->dur;
-        size_t lo = 0, hi = gi->n;
+        size_t lo = *hint, hi;
 
-        if (*hint <= gi->n && (*hint == 0 || gi->start[*hint - 1] < te) &&
-            (*hint == gi->n || gi->start[*hint] >= te))
-                lo = hi = *hint;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (gi->start[mid] < te)
-                        lo = mid + 1;
-                else
-                        hi = mid;
+        if (gi->start[lo] >= te || gi->start[lo + 1] < te) {
+                lo = 0;
+                hi = gi->n;
+                while (lo < hi) {
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (gi->start[mid + 1] < te)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                *hint = lo;
         }
-        *hint = lo;
-        return lo > 0 && gi->end[lo - 1] > e->ts;
+        return gi->end[lo] > e->ts;
 }
 
 /* Device copy x into its step's copy figures and the run's. The sums
