@@ -599,6 +599,28 @@ static void copy_event(tpa_actx *c, const copy_rec *x)
         }
 }
 
+/* The step found last by a pass over the events, and its window. */
+typedef struct step_hint {
+        long   k;               /* -1: none yet */
+        tpa_ns s, e;            /* steps[k]'s start and end; empty for none */
+} step_hint;
+
+/* tpa_analysis__step_of(), the hint's window tested first, in locals of
+ * the pass (speed, bench/: the hint's test through the steps was most of
+ * the look per event). */
+static inline long step_at(const tpa_analysis *a, tpa_ns t, step_hint *h)
+{
+        long k;
+
+        if (h->s <= t && t < h->e)
+                return h->k;
+        if ((k = tpa_analysis__step_of(a, t, &h->k)) >= 0) {
+                h->s = a->steps[k].start;
+                h->e = a->steps[k].end;
+        }
+        return k;
+}
+
 /* Events [lo, hi) of the pass, by part `part`:
  * - a device event (or a CPU-only trace's CPU compute) in a kept step
  *   with time in it is marked for the device top-op table; a copy in a
@@ -610,7 +632,7 @@ static void copy_event(tpa_actx *c, const copy_rec *x)
  *   summary. */
 static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
                         struct step_launches *launches, tpa_index_list *cand, copy_list *copies,
-                        size_t lo, size_t hi, long *hint, size_t *gap_at, size_t *near,
+                        size_t lo, size_t hi, step_hint *hint, size_t *gap_at, size_t *near,
                         size_t *bytes_cursor, tpa_error *err)
 {
         tpa_analysis *a = c->a;
@@ -628,7 +650,7 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 if (h == HCH_NONE)
                         continue;
                 if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
-                    (k = tpa_analysis__step_of(a, e->ts, hint)) >= 0) {
+                    (k = step_at(a, e->ts, hint)) >= 0) {
                         tpa_ns in_step;
 
                         s = &a->steps[k];
@@ -654,7 +676,7 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                  * runtime scopes that dispatch host ops */
                 launch = h == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
                 op = h >= 0 && h < HOST_CH__COUNT;
-                if ((!launch && !op) || (k = tpa_analysis__step_of(a, e->ts, hint)) < 0)
+                if ((!launch && !op) || (k = step_at(a, e->ts, hint)) < 0)
                         continue;
                 launches[k].count += launch;
                 s = &a->steps[k];
@@ -677,7 +699,7 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         enum { CHUNK = 65536 };
         struct metrics_job *job = arg;
-        long hint = -1;
+        step_hint hint = { -1, 0, 0 };
         size_t near = 0, gap_at = 0, bytes_cursor = 0, lo;
         int r = 0;
 
