@@ -285,10 +285,11 @@ static int dir_of(unsigned kind)
         return (int)kind - TPA_KIND_COPY_H2D;
 }
 
-static tpa_ns clipped(const tpa_event *e, const tpa_step *s)
+/* The time of event e in [start, end). */
+static tpa_ns clipped(const tpa_event *e, tpa_ns start, tpa_ns end)
 {
-        tpa_ns a = e->ts > s->start ? e->ts : s->start;
-        tpa_ns b = e->ts + e->dur < s->end ? e->ts + e->dur : s->end;
+        tpa_ns a = e->ts > start ? e->ts : start;
+        tpa_ns b = e->ts + e->dur < end ? e->ts + e->dur : end;
         return b > a ? b - a : 0;
 }
 
@@ -599,25 +600,25 @@ static void copy_event(tpa_actx *c, const copy_rec *x)
         }
 }
 
-/* The step found last by a pass over the events, and its window. */
+/* The step found last by a pass over the events: what the pass reads of
+ * it. */
 typedef struct step_hint {
         long   k;               /* -1: none yet */
         tpa_ns s, e;            /* steps[k]'s start and end; empty for none */
+        bool   excluded;        /* steps[k].excluded */
 } step_hint;
 
 /* tpa_analysis__step_of(), the hint's window tested first, in locals of
  * the pass (speed, bench/: the hint's test through the steps was most of
- * the look per event). */
+ * the look per event). After an answer k >= 0, *h is step k's. */
 static inline long step_at(const tpa_analysis *a, tpa_ns t, step_hint *h)
 {
         long k;
 
         if (h->s <= t && t < h->e)
                 return h->k;
-        if ((k = tpa_analysis__step_of(a, t, &h->k)) >= 0) {
-                h->s = a->steps[k].start;
-                h->e = a->steps[k].end;
-        }
+        if ((k = tpa_analysis__step_of(a, t, &h->k)) >= 0)
+                *h = (step_hint){ k, a->steps[k].start, a->steps[k].end, a->steps[k].excluded };
         return k;
 }
 
@@ -642,7 +643,6 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 const tpa_event *e = &c->ev[i];
                 int h = c->hch[i];
                 long k;
-                tpa_step *s;
                 tpa_ns t;
                 bool launch, op;
 
@@ -653,8 +653,7 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                     (k = step_at(a, e->ts, hint)) >= 0) {
                         tpa_ns in_step;
 
-                        s = &a->steps[k];
-                        in_step = clipped(e, s);
+                        in_step = clipped(e, hint->s, hint->e);
                         if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind)) {
                                 copy_rec x = { (uint32_t)i, (uint32_t)dir_of(e->kind),
                                                (size_t)k, in_step, 0 };
@@ -663,7 +662,7 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                                 if ((r = push_copy(copies, &x, err)) < 0)
                                         return r;
                         }
-                        if (!s->excluded && in_step > 0)
+                        if (!hint->excluded && in_step > 0)
                                 tpa_top__mark(&ops->dev, part, i, e->track);
                 }
                 if (h == HCH_DEVICE)
@@ -679,12 +678,11 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 if ((!launch && !op) || (k = step_at(a, e->ts, hint)) < 0)
                         continue;
                 launches[k].count += launch;
-                s = &a->steps[k];
                 if (launch && !a->cpu_only && e->dur >= SLOW_LAUNCH) {
                         launches[k].slow_count++;
-                        launches[k].slow += clipped(e, s);
+                        launches[k].slow += clipped(e, hint->s, hint->e);
                 }
-                if (op && !s->excluded && (t = clipped(e, s)) > 0)
+                if (op && !hint->excluded && (t = clipped(e, hint->s, hint->e)) > 0)
                         tpa_top__host_op(ops, c, part, i, t, near);
         }
         return 0;
@@ -699,7 +697,7 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         enum { CHUNK = 65536 };
         struct metrics_job *job = arg;
-        step_hint hint = { -1, 0, 0 };
+        step_hint hint = { -1, 0, 0, false };
         size_t near = 0, gap_at = 0, bytes_cursor = 0, lo;
         int r = 0;
 
