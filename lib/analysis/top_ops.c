@@ -6,19 +6,19 @@
  * them, so that the column sums to at most the table's base), from the
  * events the metrics' pass marked, lane by lane and step by step.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis_internal.h"
 
 /* The name an op is known by: its framework op when the trace says.
- * `cursor`: see tpa_trace_get_aux_seq(); a lane's events come in about
- * event order. */
-static tpa_str op_name(const tpa_actx *c, size_t i, size_t *cursor)
+ * `nstr`: the trace's strings; `cursor`: see tpa_trace_get_aux_seq(); a
+ * lane's events come in about event order. */
+static tpa_str op_name(const tpa_actx *c, size_t i, size_t nstr, size_t *cursor)
 {
         int64_t v;
-        if (tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 &&
-            (size_t)v < tpa_trace_str_count(c->tr))
+        if (tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 && (size_t)v < nstr)
                 return (tpa_str)v;
         return c->ev[i].name;
 }
@@ -119,13 +119,6 @@ static int top_ops(tpa_actx *c, const op_table *t, double total, tpa_op_stat **o
         if (all != NULL)
                 *all = n;
         return 0;
-}
-
-/* Exposed time of [s, e): not overlapped by any device activity. `hint`:
- * see tpa_ivl__first_after_near(); a lane's events come in time order. */
-static tpa_ns exposed(const tpa_actx *c, tpa_ns s, tpa_ns e, size_t *hint)
-{
-        return (e - s) - tpa_ivl__covered_near(&c->dev_all, s, e, hint);
 }
 
 /* Where event i starts to count: its start, but for a point-to-point
@@ -334,18 +327,23 @@ static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_e
         return 0;
 }
 
+/* How many events ahead a walk of a lane asks for the one it will read. */
+#define PREFETCH 64
+
 /* Where k >= 2 lanes of a group (the host threads; a device's streams)
  * run ops at once, [s, e): each has 1/k of that time in the self column.
- * `cut` is what the zones of the step before it take off. */
+ * `cut` is what the zones of the step before it take off; cs and ce are
+ * the covered time at s and e (cov_at()). */
 typedef struct share_zone {
         tpa_ns  s, e;
         int64_t k;
         tpa_ns  cut;
+        tpa_ns  cs, ce;
 } share_zone;
 
-/* An op event open on its lane, in the nesting pass. */
+/* An op event open on its lane, in the nesting pass; ce: cov_at(e). */
 typedef struct nest_open {
-        tpa_ns  e, self;
+        tpa_ns  e, ce, self;
         tpa_str name;
 } nest_open;
 
@@ -355,137 +353,208 @@ struct nest {
         const tpa_top_lanes *L;
         op_table            *t;
         const tpa_step      *step;      /* in hand */
+        tpa_ivl             *span;      /* the step's events' starts and ends (op_start(),
+                                           clipped to the step), lane by lane */
+        size_t               nspan, spancap;
         share_zone          *zone;      /* of the group in hand, in the step */
         size_t               nzone, zcap;
-        size_t               zfirst;    /* the first zone ending after the event */
-        tpa_ns               at;        /* the time the zones are searched for */
-        size_t               near;      /* exposed()'s hint */
+        const tpa_ivl_list  *dev;       /* the host table's: the device union; else NULL */
+        tpa_ns              *cov;       /* cov[k - k0]: the time dev's intervals
+                                           k0..k - 1 cover, for the part's steps */
+        size_t               k0;
+        size_t               near;      /* the hint into dev of a lane's first event */
         nest_open           *stack;
         size_t               cap;
         tpa_ns              *buf;       /* the zones' scratch: 4 x bufn */
         size_t               bufn;
+        size_t               nstr;      /* the trace's strings, for op_name() */
 };
 
-/* What the table counts of [s, e): its exposed time on the host, else all
- * of it. */
-static tpa_ns op_base(struct nest *n, tpa_ns s, tpa_ns e)
+/* Room for `need` elements of `elem` bytes in *v, of *cap: grown to twice
+ * the need when short of it. */
+static int reserve(void **v, size_t *cap, size_t need, size_t elem, tpa_error *err)
 {
-        return n->L->host ? exposed(n->c, s, e, &n->near) : e - s;
+        void *p;
+
+        if (need <= *cap)
+                return 0;
+        if ((p = realloc(*v, 2 * need * elem)) == NULL)
+                return tpa_error_oom(err);
+        *v = p;
+        *cap = 2 * need;
+        return 0;
 }
 
-/* What zone z takes off [s, e), of which the table counts `base`. */
-static tpa_ns zone_cut(struct nest *n, size_t z, tpa_ns s, tpa_ns e, tpa_ns base)
+/* The first interval of the device union from k on that ends after t,
+ * when none before k does: mostly k itself or one of the next few. */
+static inline size_t dev_after(const tpa_ivl_list *l, size_t k, tpa_ns t)
 {
-        const share_zone *zn = &n->zone[z];
-        tpa_ns a = s > zn->s ? s : zn->s, b = e < zn->e ? e : zn->e, part;
+        struct tpa_ivl_query q = { l, t };
+
+        for (size_t end = k + 4 < l->n ? k + 4 : l->n; k < end; k++)
+                if (l->v[k].e > t)
+                        return k;
+        return tpa_analysis__gallop(l->n, k, tpa_ivl__ends_by, &q);
+}
+
+/* The time the device union covers from the part's first interval to t,
+ * on the host table, k its first interval from k on that ends after t
+ * (dev_after()); 0 on the device table, which counts all of its time.
+ * What the table counts of [s, e) is (e - s) - (cov(e) - cov(s)): two
+ * look-ups, no sum over the intervals inside, and each time is looked
+ * up once for all the zones and parents that end there (speed, bench/: a
+ * sum per query, and a query per share of a zone, were a fifth of the
+ * tables). */
+static inline tpa_ns cov_at(const struct nest *n, size_t k, tpa_ns t)
+{
+        const tpa_ivl_list *l = n->dev;
+
+        if (l == NULL)
+                return 0;
+        k = dev_after(l, k, t);
+        return n->cov[k - n->k0] + (k < l->n && l->v[k].s < t ? t - l->v[k].s : 0);
+}
+
+/* What zone z takes off [s, e), whose covered times are cs and ce. */
+static inline tpa_ns zone_cut(const share_zone *z, tpa_ns s, tpa_ns e, tpa_ns cs, tpa_ns ce)
+{
+        tpa_ns a = s > z->s ? s : z->s, b = e < z->e ? e : z->e, part;
 
         if (b <= a)
                 return 0;
-        part = a == s && b == e ? base : op_base(n, a, b);
-        return part - part / zn->k;
+        part = (b - a) - ((e < z->e ? ce : z->ce) - (s > z->s ? cs : z->cs));
+        return part - part / z->k;
 }
+
+/* A time to search the zones for, and tpa_analysis__gallop()'s tests. */
+struct zone_query {
+        const share_zone *z;
+        tpa_ns            t;
+};
 
 static bool zone_ends_by(const void *ctx, size_t i)
 {
-        const struct nest *n = ctx;
-        return n->zone[i].e <= n->at;
+        const struct zone_query *q = ctx;
+        return q->z[i].e <= q->t;
 }
 
 static bool zone_starts_before(const void *ctx, size_t i)
 {
-        const struct nest *n = ctx;
-        return n->zone[i].s < n->at;
+        const struct zone_query *q = ctx;
+        return q->z[i].s < q->t;
 }
 
-/* What the table counts of [s, e) in the self column, of `base` it counts
- * in all (-1: not known yet): each zone's time over its k lanes, rounded
- * down, so that a parent's is at least the sum of its children's. Zones
- * wholly inside come from the running sum of their cuts. s is at least
- * the start of the event in hand. */
-static tpa_ns op_share(struct nest *n, tpa_ns s, tpa_ns e, tpa_ns base)
+/* What the table counts of [s, e) in the self column, whose covered times
+ * are cs and ce, among the zones z[0..nz), z[zf] the first that ends
+ * after the start of the event in hand (s is at least that): each zone's
+ * time over its k lanes, rounded down, so that a parent's is at least the
+ * sum of its children's. Zones wholly inside come from the running sum of
+ * their cuts. Mostly z[zf] is the first and the last zone to meet [s, e),
+ * and nothing is searched. */
+static inline tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e,
+                              tpa_ns cs, tpa_ns ce)
 {
-        size_t z0, z1;
-        tpa_ns share;
+        tpa_ns share = (e - s) - (ce - cs);
+        size_t z0 = zf, z1;
 
-        if (base < 0)
-                base = op_base(n, s, e);
-        if (n->zfirst == n->nzone || n->zone[n->zfirst].s >= e)
-                return base;
-        n->at = s;
-        z0 = tpa_analysis__gallop(n->nzone, n->zfirst, zone_ends_by, n);
-        n->at = e;
-        z1 = tpa_analysis__gallop(n->nzone, z0, zone_starts_before, n);  /* after the last */
-        if (z1 <= z0)
-                return base;
-        share = base - zone_cut(n, z0, s, e, base);
+        if (z0 == nz || z[z0].s >= e)
+                return share;
+        if (z[z0].e <= s) {
+                struct zone_query q = { z, s };
+                z0 = tpa_analysis__gallop(nz, z0, zone_ends_by, &q);
+                if (z0 == nz || z[z0].s >= e)
+                        return share;
+        }
+        z1 = z0 + 1;            /* after the last */
+        if (z1 < nz && z[z1].s < e) {
+                struct zone_query q = { z, e };
+                z1 = tpa_analysis__gallop(nz, z1, zone_starts_before, &q);
+        }
+        share -= zone_cut(&z[z0], s, e, cs, ce);
         if (z1 - 1 > z0)
-                share -= n->zone[z1 - 1].cut - n->zone[z0 + 1].cut +
-                         zone_cut(n, z1 - 1, s, e, base);
+                share -= z[z1 - 1].cut - z[z0 + 1].cut + zone_cut(&z[z1 - 1], s, e, cs, ce);
         return share;
 }
 
-/* The end of event i in step n->step: it is clipped to it. */
-static tpa_ns op_end(const struct nest *n, uint32_t i)
+/* The events idx[lo..hi) of one lane in the step in hand into the table,
+ * sp[0..hi - lo) their spans. Each event is the child of the events open
+ * at its start on the lane, the latest started first: its time is theirs
+ * no longer, each up to its end (an event that overlaps its parent's end
+ * without nesting goes on to the parent's parent). In an op's total, time
+ * already covered by another event of its name on the lane is not counted
+ * again. `cursor`: the lane's for op_name(). */
+static int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, size_t *cursor,
+                     tpa_error *err)
 {
-        const tpa_event *e = &n->c->ev[i];
+        const tpa_actx *c = n->c;
+        const uint32_t *idx = n->L->idx;
+        const share_zone *z = n->zone;
+        const tpa_ivl_list *dev = n->dev;
+        bool host = n->L->host;
+        size_t nz = n->nzone, zf = 0, depth = 0, k = 0;
+        uint32_t lane = (uint32_t)c->ev[idx[lo]].track + 1;    /* as op_acc keeps it */
+        op_acc *acc = n->t->acc;
+        nest_open *stack;
 
-        return e->ts + e->dur < n->step->end ? e->ts + e->dur : n->step->end;
-}
-
-/* The events idx[lo..hi) of one lane in the step in hand into the table.
- * Each event is the child of the events open at its start on the lane, the
- * latest started first: its time is theirs no longer, each up to its end
- * (an event that overlaps its parent's end without nesting goes on to the
- * parent's parent). In an op's total, time already covered by another
- * event of its name on the lane is not counted again. `cursor`: the lane's
- * for op_name(). */
-static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_error *err)
-{
-        size_t depth = 0;
-        bool p2p = n->c->np2p > 0;
-
-        n->zfirst = 0;
-        for (size_t r = lo; r < hi; r++) {
-                uint32_t i = n->L->idx[r];
-                const tpa_event *ev = &n->c->ev[i];
-                tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
-                tpa_ns s = op_start(n->c, i, p2p), e = op_end(n, i), at = s, from, value, share;
-                uint32_t lane = (uint32_t)ev->track + 1;       /* as op_acc keeps it */
+        if (reserve((void **)&n->stack, &n->cap, hi - lo, sizeof(*n->stack), err) < 0)
+                return TPA_ENOMEM;
+        stack = n->stack;
+        if (dev != NULL)
+                k = tpa_ivl__first_after_near(dev, sp[0].s, &n->near);
+        assert(dev == NULL || k >= n->k0);
+        for (size_t r = lo; r < hi; r++, sp++) {
+                uint32_t i = idx[r];
+                tpa_str name = host ? c->ev[i].name : op_name(c, i, n->nstr, cursor);
+                tpa_ns s = sp->s, e = sp->e, at = s, cs = 0, ce = 0, cat, from, value, share;
                 op_acc *o;
 
-                while (depth > 0 && n->stack[depth - 1].e <= s) {
-                        depth--;
-                        n->t->acc[n->stack[depth].name].self += n->stack[depth].self;
+                if (dev != NULL) {
+                        /* the starts come in order */
+                        while (k < dev->n && dev->v[k].e <= s)
+                                k++;
+                        cs = n->cov[k - n->k0] + (k < dev->n && dev->v[k].s < s
+                                                  ? s - dev->v[k].s : 0);
+                        ce = cov_at(n, k, e);
                 }
-                while (n->zfirst < n->nzone && n->zone[n->zfirst].e <= s)
-                        n->zfirst++;
-                value = op_base(n, s, e);
-                share = op_share(n, s, e, value);
+                while (depth > 0 && stack[depth - 1].e <= s) {
+                        depth--;
+                        acc[stack[depth].name].self += stack[depth].self;
+                }
+                while (zf < nz && z[zf].e <= s)
+                        zf++;
+                value = (e - s) - (ce - cs);
+                /* mostly inside one zone, where zone_cut() leaves 1/k */
+                if (zf == nz || z[zf].s >= e)
+                        share = value;
+                else if (z[zf].s <= s && z[zf].e >= e)
+                        share = value / z[zf].k;
+                else
+                        share = op_share(z, nz, zf, s, e, cs, ce);
+                cat = cs;
                 for (size_t j = depth; j-- > 0 && at < e;) {
-                        nest_open *p = &n->stack[j];
-                        tpa_ns to = p->e < e ? p->e : e;
+                        nest_open *p = &stack[j];
+                        tpa_ns to = p->e < e ? p->e : e, cto = p->e < e ? p->ce : ce;
                         if (p->e <= at)
                                 continue;       /* ended, under one still open */
-                        p->self -= at == s && to == e ? share : op_share(n, at, to, -1);
+                        p->self -= at == s && to == e ? share
+                                                      : op_share(z, nz, zf, at, to, cat, cto);
                         at = to;
+                        cat = cto;
                 }
                 o = op_slot(n->t, name);
                 from = o->cover_track == lane && o->cover_end > s ? o->cover_end : s;
                 if (from < e)
-                        o->time += from == s ? value : op_base(n, from, e);
+                        o->time += from == s ? value : (e - from) - (ce - cov_at(n, k, from));
                 if (o->cover_track != lane || o->cover_end < e) {
                         o->cover_track = lane;
                         o->cover_end = e;
                 }
                 o->count++;
-                if (tpa_analysis__room((void **)&n->stack, &n->cap, depth, sizeof(*n->stack), 64,
-                                       err) < 0)
-                        return TPA_ENOMEM;
-                n->stack[depth++] = (nest_open){ e, share, name };
+                stack[depth++] = (nest_open){ e, ce, share, name };
         }
         while (depth > 0) {
                 depth--;
-                n->t->acc[n->stack[depth].name].self += n->stack[depth].self;
+                acc[stack[depth].name].self += stack[depth].self;
         }
         return 0;
 }
@@ -493,17 +562,26 @@ static int nest_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor, tpa_e
 /* As nest_lane(), for a lane whose events in the step are apart (a
  * device's kernels on a stream), where no other lane shares its time:
  * each event's time is its self time and its total. */
-static void flat_lane(struct nest *n, size_t lo, size_t hi, size_t *cursor)
+static void flat_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, size_t *cursor)
 {
-        bool p2p = n->c->np2p > 0;
+        const tpa_actx *c = n->c;
+        const uint32_t *idx = n->L->idx;
+        bool host = n->L->host;
+        size_t k = 0;
 
-        for (size_t r = lo; r < hi; r++) {
-                uint32_t i = n->L->idx[r];
-                const tpa_event *ev = &n->c->ev[i];
-                tpa_str name = n->L->host ? ev->name : op_name(n->c, i, cursor);
-                tpa_ns value = op_base(n, op_start(n->c, i, p2p), op_end(n, i));
-                op_acc *o = op_slot(n->t, name);
+        if (n->dev != NULL)
+                k = tpa_ivl__first_after_near(n->dev, sp[0].s, &n->near);
+        for (size_t r = lo; r < hi; r++, sp++) {
+                uint32_t i = idx[r];
+                tpa_str name = host ? c->ev[i].name : op_name(c, i, n->nstr, cursor);
+                tpa_ns value = sp->e - sp->s;
+                op_acc *o;
 
+                if (n->dev != NULL) {
+                        k = dev_after(n->dev, k, sp->s);
+                        value -= cov_at(n, k, sp->e) - cov_at(n, k, sp->s);
+                }
+                o = op_slot(n->t, name);
                 o->time += value;
                 o->self += value;
                 o->count++;
@@ -558,17 +636,17 @@ static bool spans_apart(const size_t *lane, size_t nl, const tpa_ns *first, cons
 }
 
 /* The zones of the step in hand from its lanes lane[0..nl), of one group,
- * whose events there are idx[cur[l]..end[l]) within [first[l], last[l]):
- * each lane's union, then the times when k >= 2 lanes are busy (none when
- * the spans are apart: a device's copies before and after its kernels).
- * `runs`: room for 2 (nl + 1). */
+ * whose events there are idx[cur[l]..end[l]), with spans from
+ * n->span[off[l]], within [first[l], last[l]): each lane's union, then the
+ * times when k >= 2 lanes are busy (none when the spans are apart: a
+ * device's copies before and after its kernels). `runs`: room for
+ * 2 (nl + 1). */
 static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_t *cur,
-                      const size_t *end, const tpa_ns *first, const tpa_ns *last, size_t *runs,
-                      tpa_error *err)
+                      const size_t *end, const size_t *off, const tpa_ns *first,
+                      const tpa_ns *last, size_t *runs, tpa_error *err)
 {
-        size_t nev = 0, nu = 0, k = 0, i = 0, j = 0, nz = 0;
+        size_t nev = 0, nu = 0, k = 0, i = 0, j = 0, nz = 0, hint = 0;
         tpa_ns *st, *en, prev = 0, cut = 0;
-        bool p2p = n->c->np2p > 0;
 
         n->nzone = 0;
         if (nl < 2 || spans_apart(lane, nl, first, last))
@@ -585,17 +663,16 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         st = n->buf;
         en = n->buf + nev;
         for (size_t q = 0; q < nl; q++) {
+                const tpa_ivl *sp = n->span + off[lane[q]];
                 runs[q] = nu;
-                for (size_t r = cur[lane[q]]; r < end[lane[q]]; r++) {
-                        tpa_ns s = op_start(n->c, n->L->idx[r], p2p);
-                        tpa_ns e = op_end(n, n->L->idx[r]);
-                        if (r > cur[lane[q]] && s <= en[nu - 1]) {
-                                if (e > en[nu - 1])
-                                        en[nu - 1] = e;
+                for (size_t r = 0; r < end[lane[q]] - cur[lane[q]]; r++) {
+                        if (r > 0 && sp[r].s <= en[nu - 1]) {
+                                if (sp[r].e > en[nu - 1])
+                                        en[nu - 1] = sp[r].e;
                                 continue;
                         }
-                        st[nu] = s;
-                        en[nu++] = e;
+                        st[nu] = sp[r].s;
+                        en[nu++] = sp[r].e;
                 }
         }
         runs[nl] = nu;
@@ -617,7 +694,7 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
                         if (nz > 0 && n->zone[nz - 1].e == prev && n->zone[nz - 1].k == (int64_t)k)
                                 n->zone[nz - 1].e = t;
                         else
-                                n->zone[nz++] = (share_zone){ prev, t, (int64_t)k, 0 };
+                                n->zone[nz++] = (share_zone){ prev, t, (int64_t)k, 0, 0, 0 };
                 }
                 if (i < nu && st[i] < en[j]) {
                         i++;
@@ -629,10 +706,19 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
                 prev = t;
         }
         n->nzone = nz;
+        if (nz > 0 && n->dev != NULL)
+                hint = tpa_ivl__first_after_near(n->dev, n->zone[0].s, &n->near);
         for (size_t q = 0; q < nz; q++) {
-                tpa_ns part = op_base(n, n->zone[q].s, n->zone[q].e);
-                n->zone[q].cut = cut;
-                cut += part - part / n->zone[q].k;
+                share_zone *zn = &n->zone[q];
+                tpa_ns part;
+                if (n->dev != NULL) {
+                        hint = dev_after(n->dev, hint, zn->s);
+                        zn->cs = cov_at(n, hint, zn->s);
+                        zn->ce = cov_at(n, hint, zn->e);
+                }
+                part = (zn->e - zn->s) - (zn->ce - zn->cs);
+                zn->cut = cut;
+                cut += part - part / zn->k;
         }
         return 0;
 }
@@ -653,8 +739,72 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
         return lo;
 }
 
-/* How many events ahead a walk of a lane asks for the one it will read. */
-#define PREFETCH 64
+/* The host table's n->cov, for the intervals of the device union that
+ * steps [lo, hi) meet: the queries are of times in them. */
+static int cov_new(struct nest *n, size_t lo, size_t hi, tpa_error *err)
+{
+        const tpa_ivl_list *l = &n->c->dev_all;
+        const tpa_step *st = n->c->a->steps;
+        tpa_ns t0 = st[lo].start, t1 = st[lo].end;
+        size_t k1;
+
+        for (size_t k = lo + 1; k < hi; k++) {
+                t0 = st[k].start < t0 ? st[k].start : t0;
+                t1 = st[k].end > t1 ? st[k].end : t1;
+        }
+        n->k0 = tpa_ivl__first_after(l, t0);
+        k1 = tpa_ivl__first_after(l, t1);
+        if ((n->cov = malloc((k1 - n->k0 + 1) * sizeof(*n->cov))) == NULL)
+                return tpa_error_oom(err);
+        n->cov[0] = 0;
+        for (size_t k = n->k0; k < k1; k++)
+                n->cov[k - n->k0 + 1] = n->cov[k - n->k0] + (l->v[k].e - l->v[k].s);
+        n->dev = l;
+        n->near = n->k0;
+        return 0;
+}
+
+/* Lane l's events in the step in hand, from idx[cur] on, into n->span;
+ * returns the first past them. Their span is [*first, *last); *apart:
+ * none starts before the last one ends. */
+static size_t lane_spans(struct nest *n, size_t l, size_t cur, tpa_ns *first, tpa_ns *last,
+                         bool *apart, tpa_error *err)
+{
+        const tpa_actx *c = n->c;
+        const uint32_t *idx = n->L->idx;
+        size_t r = cur, hi = n->L->at[l + 1], o = n->nspan, cap = n->spancap;
+        tpa_ns step_end = n->step->end, lst = op_start(c, idx[cur], c->np2p > 0);
+        bool p2p = c->np2p > 0, ap = true;
+        tpa_ivl *span = n->span;
+
+        *first = lst;
+        for (; r < hi; r++, o++) {
+                uint32_t i = idx[r];
+                const tpa_event *ev = &c->ev[i];
+                tpa_ns s = op_start(c, i, p2p), e = ev->ts + ev->dur;
+                /* the first read of a lane's events, which lie apart in
+                 * the trace: asked for ahead, not a wait for memory each */
+                if (r + PREFETCH < hi)
+                        __builtin_prefetch(&c->ev[idx[r + PREFETCH]]);
+                if (s >= step_end)
+                        break;
+                e = e < step_end ? e : step_end;
+                ap = ap && s >= lst;
+                lst = e > lst ? e : lst;
+                if (o == cap) {
+                        if (reserve((void **)&n->span, &n->spancap, o + 1, sizeof(*n->span),
+                                    err) < 0)
+                                return SIZE_MAX;
+                        span = n->span;
+                        cap = n->spancap;
+                }
+                span[o] = (tpa_ivl){ s, e };
+        }
+        n->nspan = o;
+        *last = lst;
+        *apart = ap;
+        return r;
+}
 
 /* The nesting pass of a part: its half of the steps, in order, into table
  * t. No event nests across steps (each is clipped to its own), so a step
@@ -665,12 +815,13 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                       tpa_error *err)
 {
         const tpa_analysis *a = c->a;
-        struct nest n = { .c = c, .L = L, .t = t };
+        struct nest n = { .c = c, .L = L, .t = t, .nstr = tpa_trace_str_count(c->tr) };
         size_t lo, hi, nl = L->nlane, ng = L->host ? 1 : c->ndev;
         size_t *cur = malloc((nl + 1) * sizeof(*cur)), *end = malloc((nl + 1) * sizeof(*end));
         size_t *next = malloc((nl + 1) * sizeof(*next)), *cursor = calloc(nl + 1, sizeof(*cursor));
         size_t *act = malloc((nl + 1) * sizeof(*act)), *grp = malloc((nl + 1) * sizeof(*grp));
         size_t *runs = malloc((2 * nl + 2) * sizeof(*runs)), *head;
+        size_t *off = malloc((nl + 1) * sizeof(*off));
         tpa_ns *first = malloc((nl + 1) * sizeof(*first)), *last = malloc((nl + 1) * sizeof(*last));
         bool *apart = malloc((nl + 1) * sizeof(*apart));
         bool p2p = c->np2p > 0;
@@ -679,11 +830,13 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
         tpa_analysis__half(a->step_count, part, &lo, &hi);
         head = malloc((hi - lo + 1) * sizeof(*head));
         if (cur == NULL || end == NULL || next == NULL || cursor == NULL || act == NULL ||
-            grp == NULL || runs == NULL || head == NULL || first == NULL || last == NULL ||
-            apart == NULL) {
+            grp == NULL || runs == NULL || head == NULL || off == NULL || first == NULL ||
+            last == NULL || apart == NULL) {
                 r = tpa_error_oom(err);
                 goto out;
         }
+        if (L->host && lo < hi && (r = cov_new(&n, lo, hi, err)) < 0)
+                goto out;
         for (size_t k = lo; k < hi; k++)
                 head[k - lo] = SIZE_MAX;
         /* each lane into the list of the step of its next event */
@@ -704,43 +857,35 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                  * the hint, left a search of the steps per step) */
                 long hint = (long)k + 1;
                 n.step = &a->steps[k];
+                n.nspan = 0;
                 /* each lane's events in the step, their span, and whether
-                 * they are apart (none starts before the last one ends) */
-                for (size_t l = head[k - lo]; l != SIZE_MAX; l = next[l]) {
+                 * they are apart */
+                for (size_t l = head[k - lo]; l != SIZE_MAX && r == 0; l = next[l]) {
                         act[na++] = l;
-                        first[l] = last[l] = op_start(c, L->idx[cur[l]], p2p);
-                        apart[l] = true;
-                        for (end[l] = cur[l]; end[l] < L->at[l + 1]; end[l]++) {
-                                uint32_t i = L->idx[end[l]];
-                                /* the first read of a lane's events, which lie
-                                 * apart in the trace: asked for ahead, not a
-                                 * wait for memory each */
-                                if (end[l] + PREFETCH < L->at[l + 1])
-                                        __builtin_prefetch(&c->ev[L->idx[end[l] + PREFETCH]]);
-                                if (op_start(c, i, p2p) >= n.step->end)
-                                        break;
-                                apart[l] = apart[l] && op_start(c, i, p2p) >= last[l];
-                                if (op_end(&n, i) > last[l])
-                                        last[l] = op_end(&n, i);
-                        }
+                        off[l] = n.nspan;
+                        end[l] = lane_spans(&n, l, cur[l], &first[l], &last[l], &apart[l], err);
+                        if (end[l] == SIZE_MAX)
+                                r = TPA_ENOMEM;
                 }
                 for (size_t g = 0; g < ng && r == 0; g++) {
                         size_t ngl = 0;
                         for (size_t q = 0; q < na; q++)
                                 if (lane_group(&n, act[q]) == g)
                                         grp[ngl++] = act[q];
-                        if (ngl == 0 ||
-                            (r = step_zones(&n, grp, ngl, cur, end, first, last, runs, err)) < 0)
+                        if (ngl == 0 || (r = step_zones(&n, grp, ngl, cur, end, off, first, last,
+                                                        runs, err)) < 0)
                                 continue;
                         for (size_t q = 0; q < ngl && r == 0; q++) {
                                 size_t l = grp[q];
                                 if (apart[l] && n.nzone == 0)
-                                        flat_lane(&n, cur[l], end[l], &cursor[l]);
+                                        flat_lane(&n, n.span + off[l], cur[l], end[l],
+                                                  &cursor[l]);
                                 else
-                                        r = nest_lane(&n, cur[l], end[l], &cursor[l], err);
+                                        r = nest_lane(&n, n.span + off[l], cur[l], end[l],
+                                                      &cursor[l], err);
                         }
                 }
-                for (size_t q = 0; q < na; q++) {
+                for (size_t q = 0; q < na && r == 0; q++) {
                         size_t l = act[q];
                         long ks;
                         cur[l] = end[l];
@@ -762,12 +907,15 @@ out:
         free(grp);
         free(runs);
         free(head);
+        free(off);
         free(first);
         free(last);
         free(apart);
+        free(n.span);
         free(n.zone);
         free(n.stack);
         free(n.buf);
+        free(n.cov);
         return r;
 }
 
