@@ -506,8 +506,11 @@ static int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, si
         const uint32_t *idx = n->L->idx;
         const share_zone *z = n->zone;
         const tpa_ivl_list *dev = n->dev;
+        const tpa_ivl *dv = dev != NULL ? dev->v : NULL;
+        const tpa_ns *cov = n->cov;
         bool host = n->L->host;
-        size_t nz = n->nzone, zf = 0, depth = 0, k = 0;
+        size_t nz = n->nzone, zf = 0, depth = 0, k = 0, ndv = dev != NULL ? dev->n : 0;
+        size_t k0 = n->k0;
         uint32_t lane = (uint32_t)c->ev[idx[lo]].track + 1;    /* as op_acc keeps it */
         op_acc *acc = n->t->acc;
         nest_open *stack;
@@ -525,12 +528,13 @@ static int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, si
                 op_acc *o;
 
                 if (dev != NULL) {
+                        size_t ke;
                         /* the starts come in order */
-                        while (k < dev->n && dev->v[k].e <= s)
+                        while (k < ndv && dv[k].e <= s)
                                 k++;
-                        cs = n->cov[k - n->k0] + (k < dev->n && dev->v[k].s < s
-                                                  ? s - dev->v[k].s : 0);
-                        ce = cov_at(n, k, e);
+                        cs = cov[k - k0] + (k < ndv && dv[k].s < s ? s - dv[k].s : 0);
+                        ke = dev_after(dev, k, e);
+                        ce = cov[ke - k0] + (ke < ndv && dv[ke].s < e ? e - dv[ke].s : 0);
                 }
                 while (depth > 0 && stack[depth - 1].e <= s) {
                         depth--;
@@ -547,6 +551,11 @@ static int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, si
                 else
                         share = op_share(z, nz, zf, s, e, cs, ce);
                 cat = cs;
+                if (depth > 0 && stack[depth - 1].e >= e) {
+                        /* nested in the last one open, mostly: all of it */
+                        stack[depth - 1].self -= share;
+                        at = e;
+                }
                 for (size_t j = depth; j-- > 0 && at < e;) {
                         nest_open *p = &stack[j];
                         tpa_ns to = p->e < e ? p->e : e, cto = p->e < e ? p->ce : ce;
