@@ -341,6 +341,7 @@ void tpa_analysis__batches_note(tpa_actx *c);
  * per event of the tables; nothing else is kept per event. */
 typedef struct tpa_top_lanes {
         uint64_t *mark;         /* while marking: a bit per event of the trace */
+        uint64_t *hide;         /* and on the host's: a bit per op the device hides */
         size_t   *count[2];     /* while marking: per part, events per thread and
                                    half of the marks (slot 2 * thread + half) */
         size_t    half;         /* the first event of the second half of the marks */
@@ -373,12 +374,21 @@ static inline void tpa_top__mark(tpa_top_lanes *L, int part, size_t i, uint32_t 
 }
 /* Host op event i, by part `part` of the pass, `len` of it in its kept
  * step: marked when the device leaves some of it exposed, else only
- * counted. An op the device hides has no exposed time of its own, nor any
- * to take from an op it nests in or share with another thread; the
- * nesting passes skip it (speed, bench/: 3 in 5 host ops of its trace).
- * `near`: the pass's hint into the device's intervals. */
-void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
-                      size_t *near);
+ * counted (its bit in `hide`, counted when the lanes fill). An op the
+ * device hides has no exposed time of its own, nor any to take from an op
+ * it nests in or share with another thread; the nesting passes skip it
+ * (speed, bench/: 3 in 5 host ops of its trace). `near`: the pass's hint
+ * into the device's intervals. Inline: asked of every host op. */
+static inline void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i,
+                                    tpa_ns len, size_t *near)
+{
+        const tpa_event *e = &c->ev[i];
+
+        if (!tpa_ivl__covers_near(&c->dev_all, e->ts, e->ts + len, near))
+                tpa_top__mark(&t->host, part, i, e->track);
+        else
+                t->host.hide[i / 64] |= (uint64_t)1 << (i % 64);
+}
 /* The tables into c->a->device_ops and host_ops, by self time, with
  * fractions of kept_time (times the devices for the device table). */
 int  tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err);

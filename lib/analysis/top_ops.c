@@ -45,6 +45,11 @@ typedef struct op_table {
         size_t   nseen;
 } op_table;
 
+/* The tables, by name: the host's and the device's, per part. */
+struct tpa_top_tables {
+        op_table t[2][2];
+};
+
 static int op_table_new(op_table *t, size_t ns)
 {
         t->acc = calloc(ns ? ns : 1, sizeof(*t->acc));
@@ -230,9 +235,10 @@ static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t
                 tail[l] = s;
 }
 
-/* Half `part` of the marks of both tables into their lanes: the events of
- * each word read once for both (speed, bench/: a pass over all of the
- * events per table, one on each part, read them twice). */
+/* Half `part` of the marks of both tables into their lanes, and the host
+ * ops the device hides into the part's count: the events of each word
+ * read once for all (speed, bench/: a pass over all of the events per
+ * table, one on each part, read them twice). */
 static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         tpa_top *t = arg;
@@ -241,6 +247,7 @@ static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
         size_t budget[2] = { t->host.at[t->host.nlane] + 64, t->dev.at[t->dev.nlane] + 64 };
         tpa_ns *tail = malloc((t->host.nlane + t->dev.nlane + 1) * sizeof(*tail));
         tpa_ns *host_tail = tail, *dev_tail = tail + t->host.nlane;
+        op_table *hidden = &t->tables->t[0][part];
         bool p2p = c->np2p > 0;
 
         if (tail == NULL)
@@ -249,6 +256,8 @@ static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
                 tail[l] = INT64_MIN;
         for (size_t w = lo; w < hi; w++) {
                 uint32_t i0 = (uint32_t)(w * 64);
+                for (uint64_t bits = t->host.hide[w]; bits != 0; bits &= bits - 1)
+                        op_slot(hidden, c->ev[i0 + (uint32_t)__builtin_ctzll(bits)].name)->count++;
                 for (uint64_t bits = t->host.mark[w]; bits != 0; bits &= bits - 1)
                         lane_put(&t->host, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
                                  host_tail, &budget[0], p2p);
@@ -297,10 +306,11 @@ static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
         free(L->mid);
         free(L->lane);
         free(L->mark);
+        free(L->hide);
         free(L->count[0]);
         free(L->count[1]);
         L->pos[0] = L->pos[1] = L->mid = L->lane = NULL;
-        L->mark = NULL;
+        L->mark = L->hide = NULL;
         L->count[0] = L->count[1] = NULL;
 }
 
@@ -944,22 +954,6 @@ out:
         return r;
 }
 
-/* The tables, by name: the host's and the device's, per part. */
-struct tpa_top_tables {
-        op_table t[2][2];
-};
-
-void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i, tpa_ns len,
-                      size_t *near)
-{
-        const tpa_event *e = &c->ev[i];
-
-        if (!tpa_ivl__covers_near(&c->dev_all, e->ts, e->ts + len, near))
-                tpa_top__mark(&t->host, part, i, e->track);
-        else
-                op_slot(&t->tables->t[0][part], e->name)->count++;
-}
-
 int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
 {
         tpa_top_lanes *L[2] = { &t->host, &t->dev };
@@ -967,8 +961,11 @@ int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
 
         memset(t, 0, sizeof(*t));
         t->host.host = true;
-        if ((t->tables = calloc(1, sizeof(*t->tables))) == NULL)
+        if ((t->tables = calloc(1, sizeof(*t->tables))) == NULL ||
+            (t->host.hide = calloc(c->n / 64 + 1, sizeof(*t->host.hide))) == NULL) {
+                tpa_top__free(t);
                 return tpa_error_oom(err);
+        }
         for (int k = 0; k < 2; k++) {
                 L[k]->mark = calloc(c->n / 64 + 1, sizeof(*L[k]->mark));
                 L[k]->count[0] = calloc(2 * (c->ntracks + 1), sizeof(*L[k]->count[0]));
@@ -990,6 +987,7 @@ void tpa_top__free(tpa_top *t)
 
         for (int k = 0; k < 2; k++) {
                 free(L[k]->mark);
+                free(L[k]->hide);
                 free(L[k]->count[0]);
                 free(L[k]->count[1]);
                 free(L[k]->lane);
