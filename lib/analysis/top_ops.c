@@ -353,6 +353,14 @@ static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_e
         return 0;
 }
 
+#ifdef __GNUC__
+#define NEST_INLINE inline __attribute__((always_inline))
+#define NOINLINE    __attribute__((noinline))
+#else
+#define NEST_INLINE inline
+#define NOINLINE
+#endif
+
 /* How many events ahead a walk of a lane asks for the one it will read. */
 #define PREFETCH 64
 
@@ -508,17 +516,17 @@ static inline tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns 
  * no longer, each up to its end (an event that overlaps its parent's end
  * without nesting goes on to the parent's parent). In an op's total, time
  * already covered by another event of its name on the lane is not counted
- * again. `cursor`: the lane's for op_name(). */
-static int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, size_t *cursor,
-                     tpa_error *err)
+ * again. `cursor`: the lane's for op_name(); `host`: the host table's
+ * lanes (a constant in each caller). */
+static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi,
+                                 size_t *cursor, const bool host, tpa_error *err)
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
         const share_zone *z = n->zone;
-        const tpa_ivl_list *dev = n->dev;
+        const tpa_ivl_list *dev = host ? n->dev : NULL;
         const tpa_ivl *dv = dev != NULL ? dev->v : NULL;
         const tpa_ns *cov = n->cov;
-        bool host = n->L->host;
         size_t nz = n->nzone, zf = 0, depth = 0, k = 0, ndv = dev != NULL ? dev->n : 0;
         size_t k0 = n->k0;
         uint32_t lane = (uint32_t)c->ev[idx[lo]].track + 1;    /* as op_acc keeps it */
@@ -592,6 +600,21 @@ static int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, si
                 acc[stack[depth].name].self += stack[depth].self;
         }
         return 0;
+}
+
+/* nest_lane() of the host table, and of the device's: each its own
+ * loop, with its own registers (speed, bench/: one loop for both kept
+ * most of its state on the stack). */
+static NOINLINE int nest_host_lane(struct nest *n, const tpa_ivl *sp, size_t lo,
+                                   size_t hi, size_t *cursor, tpa_error *err)
+{
+        return nest_lane(n, sp, lo, hi, cursor, true, err);
+}
+
+static NOINLINE int nest_device_lane(struct nest *n, const tpa_ivl *sp, size_t lo,
+                                     size_t hi, size_t *cursor, tpa_error *err)
+{
+        return nest_lane(n, sp, lo, hi, cursor, false, err);
 }
 
 /* As nest_lane(), for a lane whose events in the step are apart (a
@@ -916,8 +939,9 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                                         flat_lane(&n, n.span + off[l], cur[l], end[l],
                                                   &cursor[l]);
                                 else
-                                        r = nest_lane(&n, n.span + off[l], cur[l], end[l],
-                                                      &cursor[l], err);
+                                        r = (L->host ? nest_host_lane : nest_device_lane)(
+                                                &n, n.span + off[l], cur[l], end[l],
+                                                &cursor[l], err);
                         }
                 }
                 for (size_t q = 0; q < na && r == 0; q++) {
