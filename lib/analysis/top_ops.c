@@ -682,6 +682,22 @@ static tpa_ns *merge_runs(tpa_ns *v, tpa_ns *tmp, size_t *at, size_t nrun)
         return v;
 }
 
+/* Up to this many times (the unions' starts or ends of a step's lanes, a
+ * few, mostly) are sorted by insertion: merge_runs()' rounds cost more. */
+#define SMALL_SORT 16
+
+/* Sort v[0..n) by insertion. */
+static void sort_small(tpa_ns *v, size_t n)
+{
+        for (size_t i = 1; i < n; i++) {
+                tpa_ns x = v[i];
+                size_t j = i;
+                for (; j > 0 && v[j - 1] > x; j--)
+                        v[j] = v[j - 1];
+                v[j] = x;
+        }
+}
+
 /* True when no two of the lanes lane[0..nl) are busy at once in the step
  * in hand, by the spans of their events there, [first[l], last[l]). */
 static bool spans_apart(const size_t *lane, size_t nl, const tpa_ns *first, const tpa_ns *last)
@@ -722,21 +738,28 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         en = n->buf + nev;
         for (size_t q = 0; q < nl; q++) {
                 const tpa_ivl *sp = n->span + off[lane[q]];
+                size_t m = end[lane[q]] - cur[lane[q]];
+                tpa_ns last_end = sp[0].e;
                 runs[q] = nu;
-                for (size_t r = 0; r < end[lane[q]] - cur[lane[q]]; r++) {
-                        if (r > 0 && sp[r].s <= en[nu - 1]) {
-                                if (sp[r].e > en[nu - 1])
-                                        en[nu - 1] = sp[r].e;
-                                continue;
+                st[nu] = sp[0].s;
+                for (size_t r = 1; r < m; r++) {
+                        if (sp[r].s > last_end) {
+                                en[nu++] = last_end;
+                                st[nu] = sp[r].s;
                         }
-                        st[nu] = sp[r].s;
-                        en[nu++] = sp[r].e;
+                        last_end = sp[r].e > last_end ? sp[r].e : last_end;
                 }
+                en[nu++] = last_end;
         }
         runs[nl] = nu;
-        memcpy(runs + nl + 1, runs, (nl + 1) * sizeof(*runs));
-        st = merge_runs(st, n->buf + 2 * nev, runs, nl);
-        en = merge_runs(en, n->buf + 3 * nev, runs + nl + 1, nl);
+        if (nu <= SMALL_SORT) {
+                sort_small(st, nu);
+                sort_small(en, nu);
+        } else {
+                memcpy(runs + nl + 1, runs, (nl + 1) * sizeof(*runs));
+                st = merge_runs(st, n->buf + 2 * nev, runs, nl);
+                en = merge_runs(en, n->buf + 3 * nev, runs + nl + 1, nl);
+        }
         if (2 * nu + 1 > n->zcap) {
                 share_zone *z = realloc(n->zone, (2 * nu + 1) * sizeof(*z));
                 if (z == NULL)
