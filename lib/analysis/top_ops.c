@@ -393,8 +393,9 @@ struct nest {
         share_zone          *zone;      /* of the group in hand, in the step */
         size_t               nzone, zcap;
         const tpa_ivl_list  *dev;       /* the host table's: the device union; else NULL */
-        tpa_ns              *cov;       /* cov[k - k0]: the time dev's intervals
-                                           k0..k - 1 cover, for the part's steps */
+        tpa_ns              *cov;       /* cov[k]: the time dev's intervals k0..k - 1
+                                           cover, for k0 <= k <= k1, the intervals
+                                           that the part's steps meet */
         size_t               k0;
         size_t               near;      /* the hint into dev of a lane's first event */
         nest_open           *stack;
@@ -446,7 +447,7 @@ static inline tpa_ns cov_at(const struct nest *n, size_t k, tpa_ns t)
         if (l == NULL)
                 return 0;
         k = dev_after(l, k, t);
-        return n->cov[k - n->k0] + (k < l->n && l->v[k].s < t ? t - l->v[k].s : 0);
+        return n->cov[k] + (k < l->n && l->v[k].s < t ? t - l->v[k].s : 0);
 }
 
 /* What zone z takes off [s, e), whose covered times are cs and ce. */
@@ -528,7 +529,6 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
         const tpa_ivl *dv = dev != NULL ? dev->v : NULL;
         const tpa_ns *cov = n->cov;
         size_t nz = n->nzone, zf = 0, depth = 0, k = 0, ndv = dev != NULL ? dev->n : 0;
-        size_t k0 = n->k0;
         uint32_t lane = (uint32_t)c->ev[idx[lo]].track + 1;    /* as op_acc keeps it */
         op_acc *acc = n->t->acc;
         nest_open *stack;
@@ -550,9 +550,9 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
                         /* the starts come in order */
                         while (k < ndv && dv[k].e <= s)
                                 k++;
-                        cs = cov[k - k0] + (k < ndv && dv[k].s < s ? s - dv[k].s : 0);
-                        ke = dev_after(dev, k, e);
-                        ce = cov[ke - k0] + (ke < ndv && dv[ke].s < e ? e - dv[ke].s : 0);
+                        cs = cov[k] + (k < ndv && dv[k].s < s ? s - dv[k].s : 0);
+                        ke = k == ndv || dv[k].e > e ? k : dev_after(dev, k + 1, e);
+                        ce = cov[ke] + (ke < ndv && dv[ke].s < e ? e - dv[ke].s : 0);
                 }
                 while (depth > 0 && stack[depth - 1].e <= s) {
                         depth--;
@@ -835,11 +835,12 @@ static int cov_new(struct nest *n, size_t lo, size_t hi, tpa_error *err)
         }
         n->k0 = tpa_ivl__first_after(l, t0);
         k1 = tpa_ivl__first_after(l, t1);
-        if ((n->cov = malloc((k1 - n->k0 + 1) * sizeof(*n->cov))) == NULL)
+        /* slots below k0 are never written, nor read (pages not touched) */
+        if ((n->cov = malloc((k1 + 1) * sizeof(*n->cov))) == NULL)
                 return tpa_error_oom(err);
-        n->cov[0] = 0;
+        n->cov[n->k0] = 0;
         for (size_t k = n->k0; k < k1; k++)
-                n->cov[k - n->k0 + 1] = n->cov[k - n->k0] + (l->v[k].e - l->v[k].s);
+                n->cov[k + 1] = n->cov[k] + (l->v[k].e - l->v[k].s);
         n->dev = l;
         n->near = n->k0;
         return 0;
