@@ -854,33 +854,35 @@ static size_t lane_spans(struct nest *n, size_t l, size_t cur, tpa_ns *first, tp
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
-        size_t r = cur, hi = n->L->at[l + 1], o = n->nspan, cap = n->spancap;
+        size_t r = cur, hi = n->L->at[l + 1], o = n->nspan;
         tpa_ns step_end = n->step->end, lst = op_start(c, idx[cur], c->np2p > 0);
         bool p2p = c->np2p > 0, ap = true;
-        tpa_ivl *span = n->span;
 
         *first = lst;
-        for (; r < hi; r++, o++) {
-                uint32_t i = idx[r];
-                const tpa_event *ev = &c->ev[i];
-                tpa_ns s = op_start(c, i, p2p), e = ev->ts + ev->dur;
-                /* the first read of a lane's events, which lie apart in
-                 * the trace: asked for ahead, not a wait for memory each */
-                if (r + PREFETCH < hi)
-                        __builtin_prefetch(&c->ev[idx[r + PREFETCH]]);
-                if (s >= step_end)
-                        break;
-                e = e < step_end ? e : step_end;
-                ap = ap && s >= lst;
-                lst = e > lst ? e : lst;
-                if (o == cap) {
-                        if (reserve((void **)&n->span, &n->spancap, o + 1, sizeof(*n->span),
-                                    err) < 0)
-                                return SIZE_MAX;
-                        span = n->span;
-                        cap = n->spancap;
+        /* as many events as n->span has room for, then more room */
+        for (;;) {
+                size_t stop = hi - r < n->spancap - o ? hi : r + (n->spancap - o);
+                tpa_ivl *sp = n->span + o;
+                for (; r < stop; r++, sp++) {
+                        uint32_t i = idx[r];
+                        const tpa_event *ev = &c->ev[i];
+                        tpa_ns s = op_start(c, i, p2p), e = ev->ts + ev->dur;
+                        /* the first read of a lane's events, which lie apart in
+                         * the trace: asked for ahead, not a wait for memory each */
+                        if (r + PREFETCH < hi)
+                                __builtin_prefetch(&c->ev[idx[r + PREFETCH]]);
+                        if (s >= step_end)
+                                break;
+                        e = e < step_end ? e : step_end;
+                        ap &= s >= lst;
+                        lst = e > lst ? e : lst;
+                        *sp = (tpa_ivl){ s, e };
                 }
-                span[o] = (tpa_ivl){ s, e };
+                o = (size_t)(sp - n->span);
+                if (r < stop || r == hi)
+                        break;
+                if (reserve((void **)&n->span, &n->spancap, o + 1, sizeof(*n->span), err) < 0)
+                        return SIZE_MAX;
         }
         n->nspan = o;
         *last = lst;
