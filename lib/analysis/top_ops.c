@@ -486,8 +486,8 @@ static bool zone_starts_before(const void *ctx, size_t i)
  * sum of its children's. Zones wholly inside come from the running sum of
  * their cuts. Mostly z[zf] is the first and the last zone to meet [s, e),
  * and nothing is searched. */
-static inline tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e,
-                              tpa_ns cs, tpa_ns ce)
+static tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e,
+                       tpa_ns cs, tpa_ns ce)
 {
         tpa_ns share = (e - s) - (ce - cs);
         size_t z0 = zf, z1;
@@ -509,6 +509,18 @@ static inline tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns 
         if (z1 - 1 > z0)
                 share -= z[z1 - 1].cut - z[z0 + 1].cut + zone_cut(&z[z1 - 1], s, e, cs, ce);
         return share;
+}
+
+/* op_share(), whose time [s, e) lies mostly in no zone or inside z[zf],
+ * where zone_cut() leaves 1/k of it: that without a call. */
+static inline tpa_ns share_of(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e,
+                              tpa_ns cs, tpa_ns ce)
+{
+        if (zf == nz || z[zf].s >= e)
+                return (e - s) - (ce - cs);
+        if (z[zf].s <= s && z[zf].e >= e)
+                return ((e - s) - (ce - cs)) / z[zf].k;
+        return op_share(z, nz, zf, s, e, cs, ce);
 }
 
 /* The events idx[lo..hi) of one lane in the step in hand into the table,
@@ -561,13 +573,7 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
                 while (zf < nz && z[zf].e <= s)
                         zf++;
                 value = (e - s) - (ce - cs);
-                /* mostly inside one zone, where zone_cut() leaves 1/k */
-                if (zf == nz || z[zf].s >= e)
-                        share = value;
-                else if (z[zf].s <= s && z[zf].e >= e)
-                        share = value / z[zf].k;
-                else
-                        share = op_share(z, nz, zf, s, e, cs, ce);
+                share = share_of(z, nz, zf, s, e, cs, ce);
                 cat = cs;
                 if (depth > 0 && stack[depth - 1].e >= e) {
                         /* nested in the last one open, mostly: all of it */
@@ -580,7 +586,7 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
                         if (p->e <= at)
                                 continue;       /* ended, under one still open */
                         p->self -= at == s && to == e ? share
-                                                      : op_share(z, nz, zf, at, to, cat, cto);
+                                                      : share_of(z, nz, zf, at, to, cat, cto);
                         at = to;
                         cat = cto;
                 }
