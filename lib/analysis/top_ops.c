@@ -12,6 +12,16 @@
 
 #include "analysis_internal.h"
 
+/* A loop's body made once per caller, with its constants folded in; a
+ * cold path kept out of the hot loop that would pay for its registers. */
+#ifdef __GNUC__
+#define NEST_INLINE inline __attribute__((always_inline))
+#define NOINLINE    __attribute__((noinline))
+#else
+#define NEST_INLINE inline
+#define NOINLINE
+#endif
+
 /* The name an op is known by: its framework op when the trace says.
  * `nstr`: the trace's strings; `cursor`: see tpa_trace_get_aux_seq(); a
  * lane's events come in about event order. */
@@ -207,6 +217,23 @@ static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
         return 0;
 }
 
+/* Event i, of lane l, starting at s, into slot j of L or before it, in
+ * the slots of half h of the marks, past the events it goes before;
+ * *budget: the moves left. Out of line: few events come here. */
+static NOINLINE void lane_move(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t i,
+                               size_t l, size_t j, tpa_ns s, tpa_ns *tail, size_t *budget,
+                               bool p2p)
+{
+        size_t last = j, first = h == 0 ? L->at[l] : L->mid[l];
+
+        for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1], p2p);
+             j--, (*budget)--)
+                L->idx[j] = L->idx[j - 1];
+        L->idx[j] = i;
+        if (j == last)
+                tail[l] = s;
+}
+
 /* Event i into its lane of L, in the slots of half h of the marks;
  * tail[l]: the start of the lane's last event there (INT64_MIN: none yet),
  * *budget: the moves left. An event that starts after it goes last, with
@@ -214,25 +241,16 @@ static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
 static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t i,
                             tpa_ns *tail, size_t *budget, bool p2p)
 {
-        size_t l, j, last, first;
-        tpa_ns s;
+        size_t l = L->lane[c->ev[i].track], j = L->pos[h][l]++;
+        tpa_ns s = op_start(c, i, p2p);
 
         tpa_analysis__ahead(c, i);
-        l = L->lane[c->ev[i].track];
-        j = last = L->pos[h][l]++;
-        s = op_start(c, i, p2p);
         if (s > tail[l]) {
                 tail[l] = s;
                 L->idx[j] = i;
-                return;
+        } else {
+                lane_move(L, c, h, i, l, j, s, tail, budget, p2p);
         }
-        first = h == 0 ? L->at[l] : L->mid[l];
-        for (; j > first && *budget > 0 && op_before(c, i, L->idx[j - 1], p2p);
-             j--, (*budget)--)
-                L->idx[j] = L->idx[j - 1];
-        L->idx[j] = i;
-        if (j == last)
-                tail[l] = s;
 }
 
 /* Half `part` of the marks of both tables into their lanes, and the host
@@ -352,14 +370,6 @@ static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_e
         free(tmp);
         return 0;
 }
-
-#ifdef __GNUC__
-#define NEST_INLINE inline __attribute__((always_inline))
-#define NOINLINE    __attribute__((noinline))
-#else
-#define NEST_INLINE inline
-#define NOINLINE
-#endif
 
 /* How many events ahead a walk of a lane asks for the one it will read. */
 #define PREFETCH 64
