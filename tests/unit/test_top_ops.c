@@ -190,6 +190,40 @@ static void test_top_ops__top_ops_cpu_only(void)
         tpa_trace_free(b.tr);
 }
 
+/* Time two threads run ops at once is theirs half each in the self
+ * column, however many times they meet in a step (here 20 stretches of
+ * ops in it, past the insertion sort of a few). In us: a at [10, 30) +
+ * 40 j and b at [20, 40) + 40 j, j < 10: each has 10 alone and 5 of the
+ * 10 they share, 150 in all; 300 together, the time either ran. */
+static void test_top_ops__top_ops_shared_many(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_op_stat *x, *y;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 1000, 0, 0);
+        for (int j = 0; j < 10; j++) {
+                ev(&b, b.host, TPA_KIND_HOST_OP, "a", 10 + 40 * j, 20, 0, 0);
+                ev(&b, b.host2, TPA_KIND_HOST_OP, "b", 20 + 40 * j, 20, 0, 0);
+        }
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 900, 10, 0, 0);
+        a = run(&b, NULL, 0);
+        x = top_op(a->host_ops, a->host_op_count, "a");
+        y = top_op(a->host_ops, a->host_op_count, "b");
+        ok(x != NULL && y != NULL, "test_top_ops__top_ops_shared_many: two host ops");
+        if (x != NULL && y != NULL) {
+                tap_eq(x->time, 200 * US, "test_top_ops__top_ops_shared_many: a total");
+                tap_eq(x->self, 150 * US, "test_top_ops__top_ops_shared_many: a self");
+                tap_eq(y->time, 200 * US, "test_top_ops__top_ops_shared_many: b total");
+                tap_eq(y->self, 150 * US, "test_top_ops__top_ops_shared_many: b self");
+        }
+        ok(fabs(self_sum(a->host_ops, a->host_op_count) - 0.3) < 1e-12,
+           "test_top_ops__top_ops_shared_many: the self column sums to 30%% (%.4f)",
+           self_sum(a->host_ops, a->host_op_count));
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* Events far out of time order (a lane written backwards) give the same
  * tables as in order: the lanes' sort as they are built runs out of moves
  * and a merge sort finishes. */
@@ -292,6 +326,7 @@ int main(void)
         test_top_ops__top_ops_overlap();
         test_top_ops__top_ops_host_exposed();
         test_top_ops__top_ops_cpu_only();
+        test_top_ops__top_ops_shared_many();
         test_top_ops__top_ops_out_of_order();
         test_top_ops__top_ops_threads();
         return tap_done();
