@@ -640,22 +640,23 @@ static void flat_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, s
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
-        bool host = n->L->host;
-        size_t k = 0;
+        const tpa_ivl_list *dev = n->dev;     /* NULL: the device table */
+        op_table *t = n->t;
+        size_t k = 0, nstr = n->nstr;
 
-        if (n->dev != NULL)
-                k = tpa_ivl__first_after_near(n->dev, sp[0].s, &n->near);
+        if (dev != NULL)
+                k = tpa_ivl__first_after_near(dev, sp[0].s, &n->near);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
-                tpa_str name = host ? c->ev[i].name : op_name(c, i, n->nstr, cursor);
+                tpa_str name = dev != NULL ? c->ev[i].name : op_name(c, i, nstr, cursor);
                 tpa_ns value = sp->e - sp->s;
                 op_acc *o;
 
-                if (n->dev != NULL) {
-                        k = dev_after(n->dev, k, sp->s);
+                if (dev != NULL) {
+                        k = dev_after(dev, k, sp->s);
                         value -= cov_at(n, k, sp->e) - cov_at(n, k, sp->s);
                 }
-                o = op_slot(n->t, name);
+                o = op_slot(t, name);
                 o->time += value;
                 o->self += value;
                 o->count++;
