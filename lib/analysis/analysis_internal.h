@@ -337,8 +337,9 @@ void tpa_analysis__batches_note(tpa_actx *c);
  * the events marks the events of each: those of kept steps with time in
  * them, lane by lane (a host thread, a device stream); tpa_top__tables()
  * then nests each lane's events step by step into every op's self and
- * total time. Memory (bench/): a bit per event while marked, then 4 bytes
- * per event of the tables; nothing else is kept per event. */
+ * total time. Memory (bench/): a bit per event while marked (two on the
+ * host's), then 4 bytes per event of the tables; nothing else is kept per
+ * event (the nesting pass's scratch holds one step's events). */
 typedef struct tpa_top_lanes {
         uint64_t *mark;         /* while marking: a bit per event of the trace */
         uint64_t *hide;         /* and on the host's: a bit per op the device hides */

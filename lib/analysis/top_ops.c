@@ -443,8 +443,9 @@ static inline size_t dev_after(const tpa_ivl_list *l, size_t k, tpa_ns t)
 }
 
 /* The time the device union covers from the part's first interval to t,
- * on the host table, k its first interval from k on that ends after t
- * (dev_after()); 0 on the device table, which counts all of its time.
+ * on the host table, searched for from interval k (none before it ends
+ * after t: dev_after()); 0 on the device table, which counts all of its
+ * time.
  * What the table counts of [s, e) is (e - s) - (cov(e) - cov(s)): two
  * look-ups, no sum over the intervals inside, and each time is looked
  * up once for all the zones and parents that end there (speed, bench/: a
