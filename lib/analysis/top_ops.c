@@ -403,10 +403,13 @@ struct nest {
         share_zone          *zone;      /* of the group in hand, in the step */
         size_t               nzone, zcap;
         const tpa_ivl_list  *dev;       /* the host table's: the device union; else NULL */
-        tpa_ns              *cov;       /* cov[k]: the time dev's intervals k0..k - 1
-                                           cover, for k0 <= k <= k1, the intervals
-                                           that the part's steps meet */
-        size_t               k0;
+        size_t               kb;        /* dev's first interval that ends after the
+                                           step's start */
+        const tpa_ivl       *dv;        /* and dev's intervals from it on */
+        size_t               ndv;
+        tpa_ns              *cov;       /* cov[k]: the time dv[0..k) cover, for the
+                                           intervals the step meets */
+        size_t               covcap;
         size_t               near;      /* the hint into dev of a lane's first event */
         nest_open           *stack;
         size_t               cap;
@@ -430,22 +433,34 @@ static int reserve(void **v, size_t *cap, size_t need, size_t elem, tpa_error *e
         return 0;
 }
 
-/* The first interval of the device union from k on that ends after t,
- * when none before k does: mostly k itself or one of the next few. */
-static inline size_t dev_after(const tpa_ivl_list *l, size_t k, tpa_ns t)
-{
-        struct tpa_ivl_query q = { l, t };
+/* A time to search intervals for, and tpa_analysis__gallop()'s test. */
+struct dev_query {
+        const tpa_ivl *v;
+        tpa_ns         t;
+};
 
-        for (size_t end = k + 4 < l->n ? k + 4 : l->n; k < end; k++)
-                if (l->v[k].e > t)
-                        return k;
-        return tpa_analysis__gallop(l->n, k, tpa_ivl__ends_by, &q);
+static bool dev_ends_by(const void *ctx, size_t i)
+{
+        const struct dev_query *q = ctx;
+        return q->v[i].e <= q->t;
 }
 
-/* The time the device union covers from the part's first interval to t,
- * on the host table, searched for from interval k (none before it ends
- * after t: dev_after()); 0 on the device table, which counts all of its
- * time.
+/* The first of the merged intervals v[0..n) from k on that ends after t,
+ * when none before k does: mostly k itself or one of the next few. */
+static inline size_t dev_after(const tpa_ivl *v, size_t n, size_t k, tpa_ns t)
+{
+        struct dev_query q = { v, t };
+
+        for (size_t end = k + 4 < n ? k + 4 : n; k < end; k++)
+                if (v[k].e > t)
+                        return k;
+        return tpa_analysis__gallop(n, k, dev_ends_by, &q);
+}
+
+/* The time the device union covers from the step's first interval (n->dv)
+ * to t, on the host table, searched for from n->dv[k] (none before it
+ * ends after t: dev_after()); 0 on the device table, which counts all of
+ * its time.
  * What the table counts of [s, e) is (e - s) - (cov(e) - cov(s)): two
  * look-ups, no sum over the intervals inside, and each time is looked
  * up once for all the zones and parents that end there (speed, bench/: a
@@ -453,12 +468,20 @@ static inline size_t dev_after(const tpa_ivl_list *l, size_t k, tpa_ns t)
  * tables). */
 static inline tpa_ns cov_at(const struct nest *n, size_t k, tpa_ns t)
 {
-        const tpa_ivl_list *l = n->dev;
-
-        if (l == NULL)
+        if (n->dev == NULL)
                 return 0;
-        k = dev_after(l, k, t);
-        return n->cov[k] + (k < l->n && l->v[k].s < t ? t - l->v[k].s : 0);
+        k = dev_after(n->dv, n->ndv, k, t);
+        return n->cov[k] + (k < n->ndv && n->dv[k].s < t ? t - n->dv[k].s : 0);
+}
+
+/* n->dv's first interval that ends after t, t in the step in hand, by
+ * way of n->near. */
+static size_t dev_first(struct nest *n, tpa_ns t)
+{
+        size_t k = tpa_ivl__first_after_near(n->dev, t, &n->near);
+
+        assert(k >= n->kb);
+        return k - n->kb;
 }
 
 /* What zone z takes off [s, e), whose covered times are cs and ce. */
@@ -549,9 +572,9 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
         const uint32_t *idx = n->L->idx;
         const share_zone *z = n->zone;
         const tpa_ivl_list *dev = host ? n->dev : NULL;
-        const tpa_ivl *dv = dev != NULL ? dev->v : NULL;
+        const tpa_ivl *dv = n->dv;
         const tpa_ns *cov = n->cov;
-        size_t nz = n->nzone, zf = 0, depth = 0, k = 0, ndv = dev != NULL ? dev->n : 0;
+        size_t nz = n->nzone, zf = 0, depth = 0, k = 0, ndv = n->ndv;
         uint32_t lane = (uint32_t)c->ev[idx[lo]].track + 1;    /* as op_acc keeps it */
         op_acc *acc = n->t->acc;
         nest_open *stack;
@@ -560,8 +583,7 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
                 return TPA_ENOMEM;
         stack = n->stack;
         if (dev != NULL)
-                k = tpa_ivl__first_after_near(dev, sp[0].s, &n->near);
-        assert(dev == NULL || k >= n->k0);
+                k = dev_first(n, sp[0].s);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
                 tpa_str name = host ? c->ev[i].name : op_name(c, i, n->nstr, cursor);
@@ -574,7 +596,7 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
                         while (k < ndv && dv[k].e <= s)
                                 k++;
                         cs = cov[k] + (k < ndv && dv[k].s < s ? s - dv[k].s : 0);
-                        ke = k == ndv || dv[k].e > e ? k : dev_after(dev, k + 1, e);
+                        ke = k == ndv || dv[k].e > e ? k : dev_after(dv, ndv, k + 1, e);
                         ce = cov[ke] + (ke < ndv && dv[ke].s < e ? e - dv[ke].s : 0);
                 }
                 while (depth > 0 && stack[depth - 1].e <= s) {
@@ -646,7 +668,7 @@ static void flat_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, s
         size_t k = 0, nstr = n->nstr;
 
         if (dev != NULL)
-                k = tpa_ivl__first_after_near(dev, sp[0].s, &n->near);
+                k = dev_first(n, sp[0].s);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
                 tpa_str name = dev != NULL ? c->ev[i].name : op_name(c, i, nstr, cursor);
@@ -654,7 +676,7 @@ static void flat_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, s
                 op_acc *o;
 
                 if (dev != NULL) {
-                        k = dev_after(dev, k, sp->s);
+                        k = dev_after(n->dv, n->ndv, k, sp->s);
                         value -= cov_at(n, k, sp->e) - cov_at(n, k, sp->s);
                 }
                 o = op_slot(t, name);
@@ -806,12 +828,12 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         }
         n->nzone = nz;
         if (nz > 0 && n->dev != NULL)
-                hint = tpa_ivl__first_after_near(n->dev, n->zone[0].s, &n->near);
+                hint = dev_first(n, n->zone[0].s);
         for (size_t q = 0; q < nz; q++) {
                 share_zone *zn = &n->zone[q];
                 tpa_ns part;
                 if (n->dev != NULL) {
-                        hint = dev_after(n->dev, hint, zn->s);
+                        hint = dev_after(n->dv, n->ndv, hint, zn->s);
                         zn->cs = cov_at(n, hint, zn->s);
                         zn->ce = cov_at(n, hint, zn->e);
                 }
@@ -838,29 +860,26 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
         return lo;
 }
 
-/* The host table's n->cov, for the intervals of the device union that
- * steps [lo, hi) meet: the queries are of times in them. */
-static int cov_new(struct nest *n, size_t lo, size_t hi, tpa_error *err)
+/* n->dv and n->cov for the step in hand, on the host table: the device
+ * union's intervals from the first that ends after the step's start to
+ * the first that ends after its end hold every time the step asks for. */
+static int cov_step(struct nest *n, tpa_error *err)
 {
-        const tpa_ivl_list *l = &n->c->dev_all;
-        const tpa_step *st = n->c->a->steps;
-        tpa_ns t0 = st[lo].start, t1 = st[lo].end;
-        size_t k1;
+        const tpa_ivl_list *l = n->dev;
+        size_t m;
+        tpa_ns sum = 0;
 
-        for (size_t k = lo + 1; k < hi; k++) {
-                t0 = st[k].start < t0 ? st[k].start : t0;
-                t1 = st[k].end > t1 ? st[k].end : t1;
+        n->kb = tpa_ivl__first_after_near(l, n->step->start, &n->near);
+        n->dv = l->n > 0 ? l->v + n->kb : NULL;
+        n->ndv = l->n - n->kb;
+        m = n->ndv > 0 ? dev_after(n->dv, n->ndv, 0, n->step->end) : 0;
+        if (reserve((void **)&n->cov, &n->covcap, m + 1, sizeof(*n->cov), err) < 0)
+                return TPA_ENOMEM;
+        n->cov[0] = 0;
+        for (size_t k = 0; k < m; k++) {
+                sum += n->dv[k].e - n->dv[k].s;
+                n->cov[k + 1] = sum;
         }
-        n->k0 = tpa_ivl__first_after(l, t0);
-        k1 = tpa_ivl__first_after(l, t1);
-        /* slots below k0 are never written, nor read (pages not touched) */
-        if ((n->cov = malloc((k1 + 1) * sizeof(*n->cov))) == NULL)
-                return tpa_error_oom(err);
-        n->cov[n->k0] = 0;
-        for (size_t k = n->k0; k < k1; k++)
-                n->cov[k + 1] = n->cov[k] + (l->v[k].e - l->v[k].s);
-        n->dev = l;
-        n->near = n->k0;
         return 0;
 }
 
@@ -937,8 +956,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                 r = tpa_error_oom(err);
                 goto out;
         }
-        if (L->host && lo < hi && (r = cov_new(&n, lo, hi, err)) < 0)
-                goto out;
+        n.dev = L->host ? &c->dev_all : NULL;
         for (size_t k = lo; k < hi; k++)
                 head[k - lo] = SIZE_MAX;
         /* each lane into the list of the step of its next event */
@@ -960,6 +978,8 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                 long hint = (long)k + 1;
                 n.step = &a->steps[k];
                 n.nspan = 0;
+                if (n.dev != NULL && (r = cov_step(&n, err)) < 0)
+                        break;
                 /* each lane's events in the step, their span, and whether
                  * they are apart */
                 for (size_t l = head[k - lo]; l != SIZE_MAX && r == 0; l = next[l]) {
