@@ -410,7 +410,7 @@ struct nest {
         tpa_ns              *cov;       /* cov[k]: the time dv[0..k) cover, for the
                                            intervals the step meets */
         size_t               covcap;
-        size_t               near;      /* the hint into dev of a lane's first event */
+        size_t               near;      /* the hint into dev of the step's start */
         nest_open           *stack;
         size_t               cap;
         tpa_ns              *buf;       /* the zones' scratch: 4 x bufn */
@@ -474,14 +474,11 @@ static inline tpa_ns cov_at(const struct nest *n, size_t k, tpa_ns t)
         return n->cov[k] + (k < n->ndv && n->dv[k].s < t ? t - n->dv[k].s : 0);
 }
 
-/* n->dv's first interval that ends after t, t in the step in hand, by
- * way of n->near. */
+/* n->dv's first interval that ends after t, t in the step in hand:
+ * searched for from the step's first (a step meets a few). */
 static size_t dev_first(struct nest *n, tpa_ns t)
 {
-        size_t k = tpa_ivl__first_after_near(n->dev, t, &n->near);
-
-        assert(k >= n->kb);
-        return k - n->kb;
+        return dev_after(n->dv, n->ndv, 0, t);
 }
 
 /* What zone z takes off [s, e), whose covered times are cs and ce. */
