@@ -337,12 +337,11 @@ void tpa_analysis__batches_note(tpa_actx *c);
  * the events marks the events of each: those of kept steps with time in
  * them, lane by lane (a host thread, a device stream); tpa_top__tables()
  * then nests each lane's events step by step into every op's self and
- * total time. Memory (bench/): a bit per event while marked (two on the
- * host's), then 4 bytes per event of the tables; nothing else is kept per
- * event (the nesting pass's scratch holds one step's events). */
+ * total time. Memory (bench/): a bit per event while marked, then 4 bytes
+ * per event of the tables; nothing else is kept per event (the nesting
+ * pass's scratch holds one step's events). */
 typedef struct tpa_top_lanes {
         uint64_t *mark;         /* while marking: a bit per event of the trace */
-        uint64_t *hide;         /* and on the host's: a bit per op the device hides */
         size_t   *count[2];     /* while marking: per part, events per thread and
                                    half of the marks (slot 2 * thread + half) */
         size_t    half;         /* the first event of the second half of the marks */
@@ -361,6 +360,8 @@ typedef struct tpa_top {
         bool                   spent[2][2];     /* per table (host, device) and part:
                                                    its lanes ran out of moves */
         struct tpa_top_tables *tables;  /* by name, per table and part */
+        uint32_t              *hidden[2];       /* per part, the host ops the device
+                                                   hides, by name (a slot per string) */
 } tpa_top;
 
 int  tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err);
@@ -375,11 +376,11 @@ static inline void tpa_top__mark(tpa_top_lanes *L, int part, size_t i, uint32_t 
 }
 /* Host op event i, by part `part` of the pass, `len` of it in its kept
  * step: marked when the device leaves some of it exposed, else only
- * counted (its bit in `hide`, counted when the lanes fill). An op the
- * device hides has no exposed time of its own, nor any to take from an op
- * it nests in or share with another thread; the nesting passes skip it
- * (speed, bench/: 3 in 5 host ops of its trace). `near`: the pass's hint
- * into the device's intervals. Inline: asked of every host op. */
+ * counted (in `hidden`, added to the table's ops with time in the end). An
+ * op the device hides has no exposed time of its own, nor any to take
+ * from an op it nests in or share with another thread; the nesting passes
+ * skip it (speed, bench/: 3 in 5 host ops of its trace). `near`: the
+ * pass's hint into the device's intervals. Inline: asked of every host op. */
 static inline void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i,
                                     tpa_ns len, size_t *near)
 {
@@ -388,7 +389,7 @@ static inline void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, siz
         if (!tpa_ivl__covers_near(&c->dev_all, e->ts, e->ts + len, near))
                 tpa_top__mark(&t->host, part, i, e->track);
         else
-                t->host.hide[i / 64] |= (uint64_t)1 << (i % 64);
+                t->hidden[part][e->name]++;
 }
 /* The tables into c->a->device_ops and host_ops, by self time, with
  * fractions of kept_time (times the devices for the device table). */

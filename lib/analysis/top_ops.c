@@ -253,10 +253,9 @@ static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t
         }
 }
 
-/* Half `part` of the marks of both tables into their lanes, and the host
- * ops the device hides into the part's count: the events of each word
- * read once for all (speed, bench/: a pass over all of the events per
- * table, one on each part, read them twice). */
+/* Half `part` of the marks of both tables into their lanes: the events of
+ * each word read once for both (speed, bench/: a pass over all of the
+ * events per table, one on each part, read them twice). */
 static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         tpa_top *t = arg;
@@ -265,7 +264,6 @@ static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
         size_t budget[2] = { t->host.at[t->host.nlane] + 64, t->dev.at[t->dev.nlane] + 64 };
         tpa_ns *tail = malloc((t->host.nlane + t->dev.nlane + 1) * sizeof(*tail));
         tpa_ns *host_tail = tail, *dev_tail = tail + t->host.nlane;
-        op_table *hidden = &t->tables->t[0][part];
         bool p2p = c->np2p > 0;
 
         if (tail == NULL)
@@ -274,8 +272,6 @@ static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
                 tail[l] = INT64_MIN;
         for (size_t w = lo; w < hi; w++) {
                 uint32_t i0 = (uint32_t)(w * 64);
-                for (uint64_t bits = t->host.hide[w]; bits != 0; bits &= bits - 1)
-                        op_slot(hidden, c->ev[i0 + (uint32_t)__builtin_ctzll(bits)].name)->count++;
                 for (uint64_t bits = t->host.mark[w]; bits != 0; bits &= bits - 1)
                         lane_put(&t->host, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
                                  host_tail, &budget[0], p2p);
@@ -324,11 +320,10 @@ static void lanes_end(tpa_top_lanes *L, const tpa_actx *c)
         free(L->mid);
         free(L->lane);
         free(L->mark);
-        free(L->hide);
         free(L->count[0]);
         free(L->count[1]);
         L->pos[0] = L->pos[1] = L->mid = L->lane = NULL;
-        L->mark = L->hide = NULL;
+        L->mark = NULL;
         L->count[0] = L->count[1] = NULL;
 }
 
@@ -1047,7 +1042,8 @@ int tpa_top__new(tpa_top *t, const tpa_actx *c, tpa_error *err)
         memset(t, 0, sizeof(*t));
         t->host.host = true;
         if ((t->tables = calloc(1, sizeof(*t->tables))) == NULL ||
-            (t->host.hide = calloc(c->n / 64 + 1, sizeof(*t->host.hide))) == NULL) {
+            (t->hidden[0] = calloc(ns ? ns : 1, sizeof(*t->hidden[0]))) == NULL ||
+            (t->hidden[1] = calloc(ns ? ns : 1, sizeof(*t->hidden[1]))) == NULL) {
                 tpa_top__free(t);
                 return tpa_error_oom(err);
         }
@@ -1072,7 +1068,6 @@ void tpa_top__free(tpa_top *t)
 
         for (int k = 0; k < 2; k++) {
                 free(L[k]->mark);
-                free(L[k]->hide);
                 free(L[k]->count[0]);
                 free(L[k]->count[1]);
                 free(L[k]->lane);
@@ -1085,6 +1080,8 @@ void tpa_top__free(tpa_top *t)
                         op_table_free(&t->tables->t[k][p]);
         }
         free(t->tables);
+        free(t->hidden[0]);
+        free(t->hidden[1]);
         memset(t, 0, sizeof(*t));
 }
 
@@ -1130,6 +1127,12 @@ int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
                         const op_acc *o = &t->tables->t[k][1].acc[name];
                         op_add(&t->tables->t[k][0], name, o->time, o->self, o->count);
                 }
+        /* the hidden host ops of the names in the host table (the others
+         * have no time there, and no row) */
+        for (size_t j = 0; j < t->tables->t[0][0].nseen; j++) {
+                tpa_str name = t->tables->t[0][0].seen[j];
+                t->tables->t[0][0].acc[name].count += t->hidden[0][name] + t->hidden[1][name];
+        }
         if ((r = top_ops(c, &t->tables->t[1][0], kept_time * (double)c->ndev, &a->device_ops,
                          &a->device_op_count, &a->device_op_total, err)) < 0)
                 return r;
