@@ -224,6 +224,32 @@ static void test_top_ops__top_ops_shared_many(void)
         tpa_trace_free(b.tr);
 }
 
+/* An op the device hides counts in its row's count, not in its time; an
+ * op the device always hides has no row. In us: x at [10, 20) and
+ * [30, 40) under a kernel [5, 45), and at [60, 70) with none; y only at
+ * [12, 18), under the kernel. */
+static void test_top_ops__top_ops_hidden_count(void)
+{
+        tb b = mk(1);
+        tpa_analysis *a;
+        const tpa_op_stat *x;
+
+        ev(&b, b.host, TPA_KIND_STEP, "ProfilerStep#1", 0, 100, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "x", 10, 10, 0, 0);
+        ev(&b, b.host2, TPA_KIND_HOST_OP, "y", 12, 6, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "x", 30, 10, 0, 0);
+        ev(&b, b.host, TPA_KIND_HOST_OP, "x", 60, 10, 0, 0);
+        ev(&b, b.gpu0, TPA_KIND_KERNEL, "k", 5, 40, 0, 0);
+        a = run(&b, NULL, 0);
+        x = top_op(a->host_ops, a->host_op_count, "x");
+        ok(x != NULL && x->time == 10 * US && x->self == 10 * US && x->count == 3,
+           "test_top_ops__top_ops_hidden_count: three events, the time of one");
+        ok(top_op(a->host_ops, a->host_op_count, "y") == NULL,
+           "test_top_ops__top_ops_hidden_count: no row for an op always hidden");
+        tpa_analysis_free(a);
+        tpa_trace_free(b.tr);
+}
+
 /* Events far out of time order (a lane written backwards) give the same
  * tables as in order: the lanes' sort as they are built runs out of moves
  * and a merge sort finishes. */
@@ -327,6 +353,7 @@ int main(void)
         test_top_ops__top_ops_host_exposed();
         test_top_ops__top_ops_cpu_only();
         test_top_ops__top_ops_shared_many();
+        test_top_ops__top_ops_hidden_count();
         test_top_ops__top_ops_out_of_order();
         test_top_ops__top_ops_threads();
         return tap_done();
