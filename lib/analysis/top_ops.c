@@ -6,7 +6,6 @@
  * them, so that the column sums to at most the table's base), from the
  * events the metrics' pass marked, lane by lane and step by step.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,9 +397,8 @@ struct nest {
         share_zone          *zone;      /* of the group in hand, in the step */
         size_t               nzone, zcap;
         const tpa_ivl_list  *dev;       /* the host table's: the device union; else NULL */
-        size_t               kb;        /* dev's first interval that ends after the
-                                           step's start */
-        const tpa_ivl       *dv;        /* and dev's intervals from it on */
+        const tpa_ivl       *dv;        /* dev's intervals from the first that ends
+                                           after the step's start */
         size_t               ndv;
         tpa_ns              *cov;       /* cov[k]: the time dv[0..k) cover, for the
                                            intervals the step meets */
@@ -471,7 +469,7 @@ static inline tpa_ns cov_at(const struct nest *n, size_t k, tpa_ns t)
 
 /* n->dv's first interval that ends after t, t in the step in hand:
  * searched for from the step's first (a step meets a few). */
-static size_t dev_first(struct nest *n, tpa_ns t)
+static size_t dev_first(const struct nest *n, tpa_ns t)
 {
         return dev_after(n->dv, n->ndv, 0, t);
 }
@@ -858,12 +856,11 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
 static int cov_step(struct nest *n, tpa_error *err)
 {
         const tpa_ivl_list *l = n->dev;
-        size_t m;
+        size_t k0 = tpa_ivl__first_after_near(l, n->step->start, &n->near), m;
         tpa_ns sum = 0;
 
-        n->kb = tpa_ivl__first_after_near(l, n->step->start, &n->near);
-        n->dv = l->n > 0 ? l->v + n->kb : NULL;
-        n->ndv = l->n - n->kb;
+        n->dv = l->n > 0 ? l->v + k0 : NULL;
+        n->ndv = l->n - k0;
         m = n->ndv > 0 ? dev_after(n->dv, n->ndv, 0, n->step->end) : 0;
         if (reserve((void **)&n->cov, &n->covcap, m + 1, sizeof(*n->cov), err) < 0)
                 return TPA_ENOMEM;
