@@ -252,34 +252,42 @@ static inline void lane_put(tpa_top_lanes *L, const tpa_actx *c, int h, uint32_t
         }
 }
 
-/* Half `part` of the marks of both tables into their lanes: the events of
- * each word read once for both (speed, bench/: a pass over all of the
- * events per table, one on each part, read them twice). */
+/* The table in hand of the passes below: 0 the host's, 1 the device's.
+ * The tables are made one after the other, each freeing its lanes before
+ * the next fills its own (memory, bench/: both tables' lanes at once were
+ * the analysis' peak). */
+struct top_job {
+        tpa_top *t;
+        int      k;
+};
+
+static tpa_top_lanes *job_lanes(const struct top_job *j)
+{
+        return j->k == 0 ? &j->t->host : &j->t->dev;
+}
+
+/* Half `part` of the marks of the table in hand into its lanes. */
 static int lanes_fill(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        tpa_top *t = arg;
-        size_t words = c->n / 64 + 1, half = t->host.half / 64;
+        const struct top_job *j = arg;
+        tpa_top_lanes *L = job_lanes(j);
+        size_t words = c->n / 64 + 1, half = L->half / 64;
         size_t lo = part == 0 ? 0 : half, hi = part == 0 ? half : words;
-        size_t budget[2] = { t->host.at[t->host.nlane] + 64, t->dev.at[t->dev.nlane] + 64 };
-        tpa_ns *tail = malloc((t->host.nlane + t->dev.nlane + 1) * sizeof(*tail));
-        tpa_ns *host_tail = tail, *dev_tail = tail + t->host.nlane;
+        size_t budget = L->at[L->nlane] + 64;
+        tpa_ns *tail = malloc((L->nlane + 1) * sizeof(*tail));
         bool p2p = c->np2p > 0;
 
         if (tail == NULL)
                 return tpa_error_oom(err);
-        for (size_t l = 0; l < t->host.nlane + t->dev.nlane; l++)
+        for (size_t l = 0; l < L->nlane; l++)
                 tail[l] = INT64_MIN;
         for (size_t w = lo; w < hi; w++) {
                 uint32_t i0 = (uint32_t)(w * 64);
-                for (uint64_t bits = t->host.mark[w]; bits != 0; bits &= bits - 1)
-                        lane_put(&t->host, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
-                                 host_tail, &budget[0], p2p);
-                for (uint64_t bits = t->dev.mark[w]; bits != 0; bits &= bits - 1)
-                        lane_put(&t->dev, c, part, i0 + (uint32_t)__builtin_ctzll(bits),
-                                 dev_tail, &budget[1], p2p);
+                for (uint64_t bits = L->mark[w]; bits != 0; bits &= bits - 1)
+                        lane_put(L, c, part, i0 + (uint32_t)__builtin_ctzll(bits), tail,
+                                 &budget, p2p);
         }
-        t->spent[0][part] = budget[0] == 0;
-        t->spent[1][part] = budget[1] == 0;
+        j->t->spent[j->k][part] = budget == 0;
         free(tail);
         return 0;
 }
@@ -1082,23 +1090,19 @@ void tpa_top__free(tpa_top *t)
         memset(t, 0, sizeof(*t));
 }
 
-/* Half of the lanes of each table, sorted, when lanes_build() ran out of
- * moves (events far out of time order). */
+/* Half of the lanes of the table in hand, sorted, when lanes_fill() ran
+ * out of moves (events far out of time order). */
 static int sort_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        tpa_top *t = arg;
-        int r = sort_lanes(c, &t->host, part, err);
-
-        return r < 0 ? r : sort_lanes(c, &t->dev, part, err);
+        return sort_lanes(c, job_lanes(arg), part, err);
 }
 
-/* Half of the steps, into the part's tables. */
+/* Half of the steps, into the part's table in hand. */
 static int nest_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
-        tpa_top *t = arg;
-        int r = nest_steps(c, &t->host, &t->tables->t[0][part], part, err);
+        const struct top_job *j = arg;
 
-        return r < 0 ? r : nest_steps(c, &t->dev, &t->tables->t[1][part], part, err);
+        return nest_steps(c, job_lanes(j), &j->t->tables->t[j->k][part], part, err);
 }
 
 int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
@@ -1106,17 +1110,23 @@ int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
         tpa_analysis *a = c->a;
         int r;
 
-        if ((r = lanes_begin(&t->host, c, err)) < 0 ||
-            (r = lanes_begin(&t->dev, c, err)) < 0 ||
-            (r = tpa_analysis__in_two(c, lanes_fill, t, err)) < 0)
-                return r;
-        t->host.sorted = !t->spent[0][0] && !t->spent[0][1];
-        t->dev.sorted = !t->spent[1][0] && !t->spent[1][1];
-        lanes_end(&t->host, c);
-        lanes_end(&t->dev, c);
-        if ((r = tpa_analysis__in_two(c, sort_part, t, err)) < 0 ||
-            (r = tpa_analysis__in_two(c, nest_part, t, err)) < 0)
-                return r;
+        for (int k = 0; k < 2; k++) {
+                struct top_job j = { t, k };
+                tpa_top_lanes *L = job_lanes(&j);
+
+                if ((r = lanes_begin(L, c, err)) < 0 ||
+                    (r = tpa_analysis__in_two(c, lanes_fill, &j, err)) < 0)
+                        return r;
+                L->sorted = !t->spent[k][0] && !t->spent[k][1];
+                lanes_end(L, c);
+                if ((r = tpa_analysis__in_two(c, sort_part, &j, err)) < 0 ||
+                    (r = tpa_analysis__in_two(c, nest_part, &j, err)) < 0)
+                        return r;
+                free(L->idx);
+                free(L->at);
+                L->idx = NULL;
+                L->at = NULL;
+        }
         /* the parts' sums (integers: in any order the same) */
         for (int k = 0; k < 2; k++)
                 for (size_t j = 0; j < t->tables->t[k][1].nseen; j++) {
