@@ -163,6 +163,17 @@ static bool one_after_another(const tpa_rank *const *ranks, size_t n)
         return apart;
 }
 
+/* Every input says a rank, none the same: the ranks of one job, even when
+ * their profilers recorded windows apart (a schedule that begins later on
+ * some ranks); a script's runs say none, or the same. */
+static bool own_ranks(const tpa_job *j, const tpa_rank *const *ranks, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (ranks[i]->rank < 0)
+                        return false;
+        return !j->ranks_by_position;
+}
+
 /* Step s of the job over the ranks that kept it: wait, busy time, the
  * straggler. `row` holds each rank's step or NULL; `busy` is scratch. */
 static void job_step(tpa_job *j, size_t s, const tpa_rank_step *const *row, tpa_ns *busy)
@@ -282,7 +293,7 @@ int tpa_job_build(tpa_job **out, const tpa_rank *const *ranks, size_t n, tpa_err
             (rc = step_numbers(&numbers, &j->step_count, ranks, n, err)) < 0)
                 goto nomem;
         order_ranks(j, ranks, n);
-        j->one_after_another = one_after_another(ranks, n);
+        j->one_after_another = !own_ranks(j, ranks, n) && one_after_another(ranks, n);
         j->steps = calloc(j->step_count + 1, sizeof(*j->steps));
         j->cells = malloc((j->step_count * n + 1) * sizeof(*j->cells));
         row = malloc(n * sizeof(*row));

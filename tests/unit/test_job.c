@@ -273,6 +273,14 @@ static void test_job__one_after_another(void)
                 ok(j->steps[0].straggler == 1, "at once: rank 1 straggles");
         }
         tpa_job_free(j);
+        r[1]->wall_start_ns = 5084 * (int64_t)MS;     /* apart again, but ranks 0 and 1 */
+        r[0]->rank = 0;
+        r[1]->rank = 1;
+        ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "own ranks: builds");
+        if (j != NULL)
+                ok(!j->one_after_another, "own ranks: one job's, windows apart");
+        tpa_job_free(j);
+        r[0]->rank = r[1]->rank = -1;
         r[1]->wall_start_ns = r[1]->wall_end_ns = -1;
         ok(tpa_job_build(&j, (const tpa_rank *const *)r, 2, NULL) == 0, "unknown: builds");
         if (j != NULL)

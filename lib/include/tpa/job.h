@@ -118,9 +118,10 @@ typedef struct tpa_job {
                                            rank's reports of two runs or two
                                            builds); -1: none */
         /* Two inputs or more, each known to have run from when to when,
-         * and none while another did: runs of a script one after another
-         * (into one folder, seconds apart), not ranks of one job. No step
-         * has a straggler then. */
+         * and none while another did, that do not each say a rank of
+         * their own: runs of a script one after another (into one folder,
+         * seconds apart), not ranks of one job. No step has a straggler
+         * then. */
         bool          one_after_another;
 } tpa_job;
 
