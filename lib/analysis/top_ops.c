@@ -414,8 +414,8 @@ struct nest {
         size_t               near;      /* the hint into dev of the step's start */
         nest_open           *stack;
         size_t               cap;
-        tpa_ns              *buf;       /* the zones' scratch: 4 x bufn */
-        size_t               bufn;
+        tpa_ns              *buf;       /* the zones' scratch: 4 arrays of a step's events */
+        size_t               bufcap;
         size_t               nstr;      /* the trace's strings, for op_name() */
 };
 
@@ -765,13 +765,8 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
                 return 0;
         for (size_t q = 0; q < nl; q++)
                 nev += end[lane[q]] - cur[lane[q]];
-        if (nev > n->bufn) {
-                tpa_ns *b = realloc(n->buf, 4 * nev * sizeof(*b));
-                if (b == NULL)
-                        return tpa_error_oom(err);
-                n->buf = b;
-                n->bufn = nev;
-        }
+        if (reserve((void **)&n->buf, &n->bufcap, 4 * nev, sizeof(*n->buf), err) < 0)
+                return TPA_ENOMEM;
         st = n->buf;
         en = n->buf + nev;
         for (size_t q = 0; q < nl; q++) {
@@ -798,13 +793,8 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
                 st = merge_runs(st, n->buf + 2 * nev, runs, nl);
                 en = merge_runs(en, n->buf + 3 * nev, runs + nl + 1, nl);
         }
-        if (2 * nu + 1 > n->zcap) {
-                share_zone *z = realloc(n->zone, (2 * nu + 1) * sizeof(*z));
-                if (z == NULL)
-                        return tpa_error_oom(err);
-                n->zone = z;
-                n->zcap = 2 * nu + 1;
-        }
+        if (reserve((void **)&n->zone, &n->zcap, 2 * nu + 1, sizeof(*n->zone), err) < 0)
+                return TPA_ENOMEM;
         /* the number of lanes busy from one start or end to the next (an
          * end before a start at the same time: intervals are half-open) */
         while (i < nu || j < nu) {
