@@ -123,8 +123,16 @@ int main(int argc, char **argv)
 #ifdef TPA_BENCH_ANALYSIS
                 tpa_analysis_options ao = TPA_ANALYSIS_OPTIONS_INIT;
                 tpa_analysis *a = NULL;
+                tpa_rules *rules = NULL;
 
+                /* the CLI's rules (not timed: it loads them before it reads): the
+                 * steps' classes and findings are part of the analysis */
+                if (tpa_rules_new_default(&rules, &err) < 0) {
+                        fprintf(stderr, "read_only: rules: %s\n", err.msg);
+                        return 5;
+                }
                 ao.threads = threads;
+                ao.rules = rules;
                 cpu_analyze = clock_s(CLOCK_PROCESS_CPUTIME_ID);
                 t0 = now();
                 r = tpa_analyze(&a, tr, &ao, &err);
@@ -155,6 +163,7 @@ int main(int argc, char **argv)
                                 t_report = t;
                 }
                 tpa_analysis_free(a);
+                tpa_rules_free(rules);
 #else
                 fprintf(stderr, "read_only: this build has no analysis\n");
                 return 2;
