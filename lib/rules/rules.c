@@ -13,20 +13,6 @@
 
 #include "rules_internal.h"
 
-typedef struct override {
-        char  *name;
-        double value;
-} override;
-
-struct tpa_rules {
-        rules_unit  **units;            /* load order */
-        size_t        unit_count;
-        override     *overrides;        /* --set, latest wins */
-        size_t        override_count;
-        const char  **class_names;      /* unique, in the order they are tried */
-        size_t        class_name_count;
-};
-
 static const rules_threshold *find_threshold(const tpa_rules *r, const char *name, size_t len)
 {
         for (size_t i = r->unit_count; i-- > 0;) {
@@ -357,7 +343,7 @@ int tpa_rules_set_threshold(tpa_rules *r, const char *name_eq_value, tpa_error *
         const char *name = name_eq_value, *value;
         const rules_threshold *t;
         size_t nlen, vlen;
-        override *n;
+        rules_override *n;
         double v;
 
         if (eq == NULL)
@@ -439,6 +425,11 @@ static int classify(const tpa_rules *r, const rules_env *env, const char **out_c
                         }
                 }
         }
+        return tpa_rules__no_class(err);
+}
+
+int tpa_rules__no_class(tpa_error *err)
+{
         tpa_error_setf(err, TPA_ERULE, "no class matched (end the rules with a catch-all "
                        "such as 'class compute-bound when 1')");
         if (err != NULL)
@@ -454,8 +445,8 @@ int tpa_rules_classify(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
         return classify(r, query_start(&q, r, fn, ctx), out_class, err);
 }
 
-/* True when a unit after `i` has a finding named like `f`. */
-static bool overridden(const tpa_rules *r, size_t i, const rules_unit *u, const rules_rule *f)
+bool tpa_rules__overridden(const tpa_rules *r, size_t i, const rules_unit *u,
+                           const rules_rule *f)
 {
         for (size_t j = i + 1; j < r->unit_count; j++) {
                 const rules_unit *later = r->units[j];
@@ -469,23 +460,19 @@ static bool overridden(const tpa_rules *r, size_t i, const rules_unit *u, const 
         return false;
 }
 
-/* A query's findings as they are found: the first few, and their
- * messages, in the caller's arrays, more on the heap (speed, bench/: a
- * malloc per finding's message and per list was a third of the calls of
- * the 1 GB trace's 12 k steps). The messages are one text, each ended by
- * its '\0'; text_at[i] is where list[i]'s starts. */
-enum { FOUND_INLINE = 16, FOUND_TEXT_INLINE = 2048 };
-
-typedef struct found {
-        tpa_finding *list;
-        size_t      *text_at;
-        char        *text;
-        size_t       n, cap, len, text_cap;
-        bool         heap_list, heap_text;
-} found;
+void tpa_rules__found_init(rules_found *f)
+{
+        f->list = f->list_in;
+        f->text_at = f->text_at_in;
+        f->text = f->text_in;
+        f->n = f->len = 0;
+        f->cap = RULES_FOUND_INLINE;
+        f->text_cap = sizeof(f->text_in);
+        f->heap_list = f->heap_text = false;
+}
 
 /* Room for one more finding and a message of `len` bytes and its '\0'. */
-static int found_grow(found *f, size_t len, tpa_error *err)
+static int found_grow(rules_found *f, size_t len, tpa_error *err)
 {
         if (f->n == f->cap) {
                 size_t cap = f->cap * 2;
@@ -523,20 +510,25 @@ static int found_grow(found *f, size_t len, tpa_error *err)
         return 0;
 }
 
-static void found_free(found *f)
+int tpa_rules__found_add(rules_found *f, const tpa_finding *fd, const char *msg, size_t len,
+                         tpa_error *err)
 {
-        if (f->heap_list) {
-                free(f->list);
-                free(f->text_at);
-        }
-        if (f->heap_text)
-                free(f->text);
+        int rc = found_grow(f, len, err);
+
+        if (rc < 0)
+                return rc;
+        f->list[f->n] = *fd;
+        f->text_at[f->n++] = f->len;
+        memcpy(f->text + f->len, msg, len);
+        f->text[f->len + len] = '\0';
+        f->len += len + 1;
+        return 0;
 }
 
 /* The findings and their messages in one block, exactly (memory, bench/:
  * a message inline, 512 bytes, made the findings of the 1 GB trace's 12 k
  * steps 21 MB, of messages of ~70 bytes). */
-static tpa_finding *pack_findings(const found *f)
+static tpa_finding *pack_findings(const rules_found *f)
 {
         size_t head = f->n * sizeof(*f->list);
         tpa_finding *block = malloc(head + f->len);
@@ -550,26 +542,43 @@ static tpa_finding *pack_findings(const found *f)
         return block;
 }
 
+int tpa_rules__found_end(rules_found *f, int rc, tpa_finding **out, size_t *count,
+                         tpa_error *err)
+{
+        tpa_finding *packed = NULL;
+
+        if (rc == 0 && f->n > 0 && (packed = pack_findings(f)) == NULL)
+                rc = tpa_error_oom(err);
+        if (f->heap_list) {
+                free(f->list);
+                free(f->text_at);
+        }
+        if (f->heap_text)
+                free(f->text);
+        if (rc < 0)
+                return rc;
+        *out = packed;
+        *count = f->n;
+        return 0;
+}
+
 static int findings(const tpa_rules *r, const rules_env *env, tpa_finding **out,
                     size_t *count, tpa_error *err)
 {
-        tpa_finding list[FOUND_INLINE], *packed = NULL;
-        size_t text_at[FOUND_INLINE];
-        char text[FOUND_TEXT_INLINE];
         char buf[TPA_FINDING_MESSAGE_MAX];
-        found f = { list, text_at, text, 0, FOUND_INLINE, 0, sizeof(text), false, false };
+        rules_found f;
         int rc = 0;
 
+        tpa_rules__found_init(&f);
         for (size_t i = 0; i < r->unit_count && rc == 0; i++) {
                 const rules_unit *u = r->units[i];
 
                 for (size_t k = 0; k < u->rule_count && rc == 0; k++) {
                         const rules_rule *fr = &u->rules[k];
                         tpa_finding fd;
-                        size_t len = 0;
                         double v;
 
-                        if (overridden(r, i, u, fr))
+                        if (tpa_rules__overridden(r, i, u, fr))
                                 continue;
                         rc = tpa_rules__eval(env, u, fr->when, &v, err);
                         if (rc < 0 || v == 0 || v != v)
@@ -583,23 +592,10 @@ static int findings(const tpa_rules *r, const rules_env *env, tpa_finding **out,
                         if (rc == 0)
                                 rc = tpa_rules__render(env, u, fr, buf, sizeof(buf), err);
                         if (rc == 0)
-                                rc = found_grow(&f, len = strlen(buf), err);
-                        if (rc < 0)
-                                break;
-                        f.list[f.n] = fd;
-                        f.text_at[f.n++] = f.len;
-                        memcpy(f.text + f.len, buf, len + 1);
-                        f.len += len + 1;
+                                rc = tpa_rules__found_add(&f, &fd, buf, strlen(buf), err);
                 }
         }
-        if (rc == 0 && f.n > 0 && (packed = pack_findings(&f)) == NULL)
-                rc = tpa_error_oom(err);
-        found_free(&f);
-        if (rc < 0)
-                return rc;
-        *out = packed;
-        *count = f.n;
-        return 0;
+        return tpa_rules__found_end(&f, rc, out, count, err);
 }
 
 int tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,

@@ -11,8 +11,8 @@
 
 #include "rules_internal.h"
 
-static int unknown_name(const rules_unit *u, const char *name, size_t len, uint32_t line,
-                        uint32_t column, tpa_error *err)
+int tpa_rules__unknown_name(const rules_unit *u, const char *name, size_t len, uint32_t line,
+                            uint32_t column, tpa_error *err)
 {
         tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s'", (int)(len > 80 ? 80 : len), name);
         if (err != NULL) {
@@ -134,7 +134,7 @@ static int lookup(const rules_env *env, const rules_unit *u, const char *name, s
 {
         if (tpa_rules__lookup(env, name, len, out))
                 return 0;
-        return unknown_name(u, name, len, line, column, err);
+        return tpa_rules__unknown_name(u, name, len, line, column, err);
 }
 
 static bool truthy(double v)
@@ -527,17 +527,30 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                         continue;
                 }
                 if (names != NULL ? !resolved(env, &names[k++], p.name_len, &v)
-                                  : !tpa_rules__lookup(env, p.name, p.name_len, &v)) {
-                        tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s' in the message",
-                                       (int)(p.name_len > 80 ? 80 : p.name_len), p.name);
-                        if (err != NULL) {
-                                err->path = u->path;
-                                err->line = rule->msg_line;
-                                err->column = rule->msg_column;
-                        }
-                        return TPA_ERULE;
-                }
+                                  : !tpa_rules__lookup(env, p.name, p.name_len, &v))
+                        return tpa_rules__unknown_in_message(u, rule, &p, err);
                 put_formatted(buf, size, &n, v, p.fmt, p.fmt_len);
         }
         return 0;
+}
+
+int tpa_rules__unknown_in_message(const rules_unit *u, const rules_rule *rule,
+                                  const rules_piece *p, tpa_error *err)
+{
+        tpa_error_setf(err, TPA_ERULE, "unknown metric '%.*s' in the message",
+                       (int)(p->name_len > 80 ? 80 : p->name_len), p->name);
+        if (err != NULL) {
+                err->path = u->path;
+                err->line = rule->msg_line;
+                err->column = rule->msg_column;
+        }
+        return TPA_ERULE;
+}
+
+void tpa_rules__put_piece(char *buf, size_t size, size_t *n, const rules_piece *p, double v)
+{
+        if (p->name == NULL)
+                put_bytes(buf, size, n, p->text, p->len);
+        else
+                put_formatted(buf, size, n, v, p->fmt, p->fmt_len);
 }

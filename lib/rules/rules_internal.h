@@ -119,6 +119,35 @@ typedef struct rules_unit {
         size_t          *msg_at;
 } rules_unit;
 
+/* A --set override of a threshold. */
+typedef struct rules_override {
+        char  *name;
+        double value;
+} rules_override;
+
+struct tpa_rules {
+        rules_unit     **units;         /* load order */
+        size_t           unit_count;
+        rules_override  *overrides;     /* --set, latest wins */
+        size_t           override_count;
+        const char     **class_names;   /* unique, in the order they are tried */
+        size_t           class_name_count;
+};
+
+/* True when a unit after the rule set's unit `i` (which is `u`) has a
+ * finding named like `f`: f is not queried. */
+bool tpa_rules__overridden(const tpa_rules *r, size_t i, const rules_unit *u,
+                           const rules_rule *f);
+
+/* The errors of a query: no class matched; name (len bytes) of unit u at
+ * line:column names no metric; a message's name does not. Each returns
+ * TPA_ERULE. */
+int tpa_rules__no_class(tpa_error *err);
+int tpa_rules__unknown_name(const rules_unit *u, const char *name, size_t len, uint32_t line,
+                            uint32_t column, tpa_error *err);
+int tpa_rules__unknown_in_message(const rules_unit *u, const rules_rule *rule,
+                                  const rules_piece *p, tpa_error *err);
+
 /* What snprintf(out, 32, "%.*f", dec, v) writes (dec <= 6), and what
  * snprintf(out, 32, "%.3g", v) writes for 1e-4 <= |v| < 10, without
  * printf; 0 (nothing written) when printf must say (rules_eval.c). */
@@ -208,5 +237,38 @@ int  tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, do
 /* Render a message template into `buf` (always NUL-terminated, truncated). */
 int  tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rule *rule,
                        char *buf, size_t size, tpa_error *err);
+/* Append piece p of a template to buf at *n, as tpa_rules__render()
+ * does (truncated at size - 1, NUL-terminated): its text, or for a
+ * placeholder `v` in its format. */
+void tpa_rules__put_piece(char *buf, size_t size, size_t *n, const rules_piece *p, double v);
+
+/* A query's findings as they are found: the first few, and their
+ * messages, in place, more on the heap (speed, bench/: a malloc per
+ * finding's message and per list was a third of the calls of the 1 GB
+ * trace's 12 k steps). The messages are one text, each ended by its
+ * '\0'; text_at[i] is where list[i]'s starts. Set up by
+ * tpa_rules__found_init(); not to be moved after. */
+enum { RULES_FOUND_INLINE = 16, RULES_FOUND_TEXT_INLINE = 2048 };
+
+typedef struct rules_found {
+        tpa_finding *list;
+        size_t      *text_at;
+        char        *text;
+        size_t       n, cap, len, text_cap;
+        bool         heap_list, heap_text;
+        tpa_finding  list_in[RULES_FOUND_INLINE];
+        size_t       text_at_in[RULES_FOUND_INLINE];
+        char         text_in[RULES_FOUND_TEXT_INLINE];
+} rules_found;
+
+void tpa_rules__found_init(rules_found *f);
+/* Add finding fd with its message, msg[0..len). */
+int  tpa_rules__found_add(rules_found *f, const tpa_finding *fd, const char *msg, size_t len,
+                          tpa_error *err);
+/* The query's end: with rc 0, the findings into *out and *count as
+ * tpa_rules_findings() gives them; f's memory freed either way. Returns rc,
+ * or TPA_ENOMEM. */
+int  tpa_rules__found_end(rules_found *f, int rc, tpa_finding **out, size_t *count,
+                          tpa_error *err);
 
 #endif

@@ -1088,6 +1088,349 @@ static void test_rules__many_findings(void)
         tpa_rules_free(r);
 }
 
+/* Metrics by place, for a plan (tpa_rules_plan_new()): value[i] is that of
+ * names[i]; any other name is no metric, to the plan and to the look-up
+ * by name of tpa_rules_classify_findings() alike. */
+typedef struct vec {
+        const char *const *names;
+        size_t             count;
+        double            *value;
+} vec;
+
+static int vec_index(void *ctx, const char *name, size_t len)
+{
+        const vec *m = ctx;
+
+        for (size_t i = 0; i < m->count; i++)
+                if (strlen(m->names[i]) == len && memcmp(m->names[i], name, len) == 0)
+                        return (int)i;
+        return -1;
+}
+
+static bool vec_lookup(void *ctx, const char *name, size_t len, double *out)
+{
+        const vec *m = ctx;
+        int i = vec_index(ctx, name, len);
+
+        if (i < 0)
+                return false;
+        *out = m->value[i];
+        return true;
+}
+
+/* Whether plan p's verdict over m is tpa_rules_classify_findings()'s over
+ * the same metrics: the class, each finding (its gain to the bit), or the
+ * error and where it is. *failed counts the queries that failed. */
+static bool same_verdict(const tpa_rules *r, const tpa_rules_plan *p, vec *m, size_t *failed)
+{
+        tpa_error e1 = TPA_ERROR_INIT, e2 = TPA_ERROR_INIT;
+        const char *c1 = NULL, *c2 = NULL;
+        tpa_finding *f1 = NULL, *f2 = NULL;
+        size_t n1 = 0, n2 = 0;
+        int r1 = tpa_rules_classify_findings(r, vec_lookup, m, &c1, &f1, &n1, &e1);
+        int r2 = tpa_rules_plan_verdict(p, m->value, &c2, &f2, &n2, &e2);
+        bool same = r1 == r2;
+
+        if (same && r1 < 0) {
+                same = e1.code == e2.code && strcmp(e1.msg, e2.msg) == 0 && e1.path == e2.path &&
+                       e1.line == e2.line && e1.column == e2.column;
+                *failed += 1;
+        } else if (same) {
+                same = c1 == c2 && n1 == n2 && (n1 > 0) == (f1 != NULL) &&
+                       (n2 > 0) == (f2 != NULL);
+                for (size_t i = 0; same && i < n1; i++)
+                        same = strcmp(f1[i].name, f2[i].name) == 0 &&
+                               f1[i].severity == f2[i].severity &&
+                               strcmp(f1[i].message, f2[i].message) == 0 &&
+                               memcmp(&f1[i].gain_frac, &f2[i].gain_frac,
+                                      sizeof(f1[i].gain_frac)) == 0;
+        }
+        if (!same)
+                printf("#   rc %d/%d, class %s/%s, %zu/%zu findings, '%s'/'%s' at %u:%u/%u:%u\n",
+                       r1, r2, c1 ? c1 : "-", c2 ? c2 : "-", n1, n2, e1.msg, e2.msg, e1.line,
+                       e1.column, e2.line, e2.column);
+        free(f1);
+        free(f2);
+        return same;
+}
+
+/* A value for a metric of a random query: the edges the rules meet (0,
+ * -0, NaN, ties with thresholds) and ordinary ones. */
+static double random_value(uint64_t *rs)
+{
+        static const double vals[] = { 0, 1, -1, 0.5, 0.2, 0.25, 2, 7, 1e-3, 0.05, 1e6,
+                                       123456789, 0.333, -0.0, 3 };
+        uint64_t k = tap_rand(rs) % (sizeof(vals) / sizeof(vals[0]) + 3);
+
+        if (k < sizeof(vals) / sizeof(vals[0]))
+                return vals[k];
+        return k % 2 ? (double)NAN : (double)(tap_rand(rs) % 100000) / 1000;
+}
+
+/* The default rules through a plan over every metric of the analysis, on
+ * random steps, as they are and with --set overrides; and through a plan
+ * whose vectors lack three of the metrics the rules name (in some
+ * conditions and messages), whose queries fail where the look-up by name
+ * fails. */
+static void test_rules__plan_default(void)
+{
+        enum { QUERIES = 1000 };
+        size_t count = tpa_analysis_metric_count(), bad = 0, failed = 0, lacking = 0;
+        const char **names = malloc(count * sizeof(*names));
+        const char **some = malloc(count * sizeof(*some));
+        double *value = malloc(count * sizeof(*value));
+        vec all = { names, count, value }, part = { some, 0, value };
+        uint64_t rs = 0x2545f4914f6cdd1du;
+        tpa_rules *r = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_rules_plan *p = NULL, *q = NULL;
+
+        for (size_t i = 0; i < count; i++) {
+                names[i] = tpa_analysis_metric_name(i);
+                if (strcmp(names[i], "launch_slow_frac") != 0 &&
+                    strcmp(names[i], "tf_data_generator") != 0 &&
+                    strcmp(names[i], "host_gap_median_ns") != 0)
+                        some[part.count++] = names[i];
+        }
+        ok(tpa_rules_new_default(&r, &err) == 0, "test_rules__plan_default: rules");
+        for (int set = 0; set < 2; set++) {
+                ok(tpa_rules_plan_new(&p, r, vec_index, &all, &err) == 0 &&
+                   tpa_rules_plan_new(&q, r, vec_index, &part, &err) == 0,
+                   "test_rules__plan_default: plans (%s)", set ? "--set" : "as shipped");
+                for (int k = 0; k < QUERIES; k++) {
+                        for (size_t i = 0; i < count; i++)
+                                value[i] = random_value(&rs);
+                        if (k % 3 == 0)         /* often a framework, a fraction that holds */
+                                value[vec_index(&all, "framework_tf", 12)] = k % 2;
+                        bad += !same_verdict(r, p, &all, &failed);
+                        /* the partial vector: the metrics it has in the same places */
+                        for (size_t i = 0; i < part.count; i++)
+                                value[i] = value[vec_index(&all, some[i], strlen(some[i]))];
+                        bad += !same_verdict(r, q, &part, &lacking);
+                }
+                tpa_rules_plan_free(p);
+                tpa_rules_plan_free(q);
+                p = q = NULL;
+                ok(tpa_rules_set_threshold(r, "bound.min=12%", &err) == 0 &&
+                   tpa_rules_set_threshold(r, "gap.min=3us", &err) == 0 &&
+                   tpa_rules_set_threshold(r, "notable.min=1%", &err) == 0,
+                   "test_rules__plan_default: --set");
+        }
+        tap_eq((int64_t)bad, 0, "test_rules__plan_default: the plan's verdicts are the query's "
+               "(%zu failed, %zu with metrics lacking)", failed, lacking);
+        ok(failed == 0 && lacking > 0 && lacking < 2 * QUERIES,
+           "test_rules__plan_default: lacking metrics fail some queries, not all");
+        tpa_rules_free(r);
+        free(names);
+        free(some);
+        free(value);
+}
+
+/* Append a random expression over a few names to buf at *len: metrics
+ * (a, b, c), a threshold named like a metric (d), thresholds (t1, t2), a
+ * name that is neither (zz), numbers with units, every operator and
+ * function. */
+static void random_expr(char *buf, size_t size, size_t *len, uint64_t *rs, int depth)
+{
+        static const char *const leaves[] = { "a", "b", "c", "d", "t1", "t2", "0", "1", "2",
+                                              "0.5", "10us", "20%", "a", "b" };
+        static const char *const ops[] = { "+", "-", "*", "/", "<", "<=", ">", ">=", "==",
+                                           "!=", "and", "or", "and", "or" };
+        uint64_t k = depth <= 0 ? 0 : tap_rand(rs) % 8;
+        int w;
+
+#define PUT(...) (w = snprintf(buf + *len, size - *len, __VA_ARGS__), \
+                  *len += w > 0 && (size_t)w < size - *len ? (size_t)w : 0)
+        switch (k) {
+        case 0:
+        case 1:         /* zz now and then: most queries must get past it */
+                k = tap_rand(rs) % (sizeof(leaves) / sizeof(leaves[0]) * 8);
+                PUT("%s", k < sizeof(leaves) / sizeof(leaves[0]) * 8 - 1 ? leaves[k / 8] : "zz");
+                break;
+        case 2:
+        case 3:
+        case 4:
+                PUT("(");
+                random_expr(buf, size, len, rs, depth - 1);
+                PUT(" %s ", ops[tap_rand(rs) % (sizeof(ops) / sizeof(ops[0]))]);
+                random_expr(buf, size, len, rs, depth - 1);
+                PUT(")");
+                break;
+        case 5:
+                PUT(tap_rand(rs) % 2 ? "(not " : "(-");
+                random_expr(buf, size, len, rs, depth - 1);
+                PUT(")");
+                break;
+        case 6:
+                PUT(tap_rand(rs) % 2 ? "min(" : "max(");
+                for (uint64_t i = 0, n = 1 + tap_rand(rs) % 3; i < n; i++) {
+                        PUT(i > 0 ? ", " : "");
+                        random_expr(buf, size, len, rs, depth - 1);
+                }
+                PUT(")");
+                break;
+        default:
+                PUT("abs(");
+                random_expr(buf, size, len, rs, depth - 1);
+                PUT(")");
+                break;
+        }
+#undef PUT
+}
+
+/* Random rule files through a plan against the look-up by name: classes
+ * and findings over random expressions, in two files (the second's
+ * thresholds, classes and findings over the first's), --set, messages
+ * naming thresholds, metrics and no metric; on random queries each gives
+ * the same class, findings, or error at the same line:column. */
+static void test_rules__plan_random(void)
+{
+        static const char *const names[] = { "a", "b", "c", "d" };
+        double value[4];
+        vec m = { names, 4, value };
+        uint64_t rs = 0x9e3779b97f4a7c15u;
+        size_t bad = 0, failed = 0, queries = 0, sets = 0;
+        char text[8192];
+
+        for (int iter = 0; iter < 400; iter++) {
+                tpa_rules *r = empty_rules();
+                tpa_rules_plan *p = NULL;
+                tpa_error err = TPA_ERROR_INIT;
+                size_t len = 0;
+                bool loaded;
+
+#define E(depth) random_expr(text, sizeof(text), &len, &rs, depth)
+#define PUT(s) (len += (size_t)snprintf(text + len, sizeof(text) - len, "%s", s))
+                PUT("threshold t1 = 0.5\nthreshold t2 = 2\nthreshold d = 7\nclass k1 when ");
+                E(4);
+                PUT("\nclass k2 when ");
+                E(3);
+                PUT("\nfinding f1 info when ");
+                E(4);
+                PUT(" gain ");
+                E(2);
+                PUT(" : \"m1 {a} {b:%} {t1:time} {d:bytes}\"\nfinding f2 warning when ");
+                E(3);
+                PUT(tap_rand(&rs) % 4 ? " : \"m2 {{c}}\"\n" : " : \"m2 {c:int} {zz}\"\n");
+                PUT("finding f3 error when ");
+                E(4);
+                PUT(" gain ");
+                E(3);
+                PUT(" : \"{c:ms} {a:int}\"\n");
+                if (tap_rand(&rs) % 8 != 0)
+                        PUT("class all when 1\n");
+                loaded = tpa_rules_load_string(r, text, len, "one.tpr", &err) == 0;
+                if (loaded && iter % 2 == 1) {
+                        len = 0;
+                        PUT("threshold t1 = 0.25\nclass k3 when ");
+                        E(3);
+                        PUT("\nfinding f1 warning when ");
+                        E(3);
+                        PUT(" : \"override {a:ms} {t2}\"\nfinding f4 info when ");
+                        E(2);
+                        PUT(" : \"m4\"\n");
+                        loaded = tpa_rules_load_string(r, text, len, "two.tpr", &err) == 0;
+                }
+#undef E
+#undef PUT
+                if (loaded && iter % 4 == 2) {
+                        loaded = tpa_rules_set_threshold(r, "t2=5", &err) == 0;
+                        sets++;
+                }
+                if (!loaded || tpa_rules_plan_new(&p, r, vec_index, &m, &err) < 0) {
+                        printf("#   %s\n", err.msg);
+                        bad++;
+                }
+                for (int k = 0; p != NULL && k < 40; k++, queries++) {
+                        for (size_t i = 0; i < 4; i++)
+                                value[i] = random_value(&rs);
+                        bad += !same_verdict(r, p, &m, &failed);
+                }
+                tpa_rules_plan_free(p);
+                tpa_rules_free(r);
+        }
+        tap_eq((int64_t)bad, 0, "test_rules__plan_random: %zu queries, %zu failed, %zu rule "
+               "sets with --set: as the look-up by name", queries, failed, sets);
+        ok(failed > queries / 20 && failed < queries / 2,
+           "test_rules__plan_random: some queries fail, most do not");
+}
+
+/* A plan over steps that lack a metric a user file names: its findings
+ * hold until that metric is evaluated, then fail at its line:column (in a
+ * condition or in a message); a --set made before the plan is in it, as
+ * are the thresholds, classes and findings of a file loaded later. */
+static void test_rules__plan_names(void)
+{
+        static const char text[] =
+                "threshold lim = 0.5\n"
+                "class busy when load > lim\n"
+                "class idle when 1\n"
+                "finding f1 warning when load > lim gain load - lim : \"load {load:%}\"\n"
+                "finding f2 info when load > 0.9 and rare > 1 : \"rare\"\n"
+                "finding f3 info when load > 0.8 : \"also {rare}\"\n";
+        static const char later[] =
+                "class calm when load < 0.1\n"
+                "finding f1 info when load > lim : \"later {lim:%}\"\n";
+        static const char *const names[] = { "load", "rare" };
+        double value[2] = { 0.75, 0 };
+        vec m = { names, 1, value };    /* no "rare" */
+        tpa_rules *r = empty_rules();
+        tpa_rules_plan *p = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        tpa_finding *f = NULL;
+        const char *cls = NULL;
+        size_t n = 0, failed = 0;
+        int rc;
+
+        ok(r != NULL && tpa_rules_load_string(r, text, strlen(text), "user.tpr", &err) == 0 &&
+           tpa_rules_set_threshold(r, "lim=60%", &err) == 0 &&
+           tpa_rules_plan_new(&p, r, vec_index, &m, &err) == 0, "test_rules__plan_names: plan");
+        ok(tpa_rules_plan_verdict(p, value, &cls, &f, &n, &err) == 0 && strcmp(cls, "busy") == 0 &&
+           n == 1 && strcmp(f[0].message, "load 75%") == 0 && fabs(f[0].gain_frac - 0.15) < 1e-12,
+           "test_rules__plan_names: --set lim=60%% holds in the plan");
+        free(f);
+        value[0] = 0.92;
+        rc = tpa_rules_plan_verdict(p, value, &cls, &f, &n, &err);
+        ok(rc == TPA_ERULE && err.line == 5 && err.column == 37 &&
+           strcmp(err.path, "user.tpr") == 0 &&
+           strcmp(err.msg, "unknown metric 'rare'") == 0,
+           "test_rules__plan_names: a metric the steps lack fails where it is evaluated "
+           "(%u:%u %s)", err.line, err.column, err.msg);
+        ok(same_verdict(r, p, &m, &failed), "test_rules__plan_names: as the look-up by name");
+        m.count = 2;
+        value[0] = 0.97;
+        value[1] = 0;
+        tpa_rules_plan_free(p);
+        ok(tpa_rules_plan_new(&p, r, vec_index, &m, &err) == 0 &&
+           tpa_rules_plan_verdict(p, value, &cls, &f, &n, &err) == 0 && n == 2 &&
+           strcmp(f[1].message, "also 0") == 0, "test_rules__plan_names: with it, no error");
+        free(f);
+        m.count = 1;
+        value[0] = 0.85;
+        tpa_rules_plan_free(p);
+        rc = tpa_rules_plan_new(&p, r, vec_index, &m, &err);
+        rc = rc < 0 ? rc : tpa_rules_plan_verdict(p, value, &cls, &f, &n, &err);
+        ok(rc == TPA_ERULE && err.line == 6 && err.column == 36 &&
+           strcmp(err.msg, "unknown metric 'rare' in the message") == 0,
+           "test_rules__plan_names: in a message (%u:%u %s)", err.line, err.column, err.msg);
+        ok(same_verdict(r, p, &m, &failed), "test_rules__plan_names: as the look-up by name");
+        tpa_rules_plan_free(p);
+        value[0] = 0.05;
+        ok(tpa_rules_load_string(r, later, strlen(later), "later.tpr", &err) == 0 &&
+           tpa_rules_plan_new(&p, r, vec_index, &m, &err) == 0 &&
+           tpa_rules_plan_verdict(p, value, &cls, &f, &n, &err) == 0 &&
+           strcmp(cls, "calm") == 0 && n == 0, "test_rules__plan_names: a later file's class");
+        free(f);
+        value[0] = 0.7;
+        ok(tpa_rules_plan_verdict(p, value, &cls, &f, &n, &err) == 0 && n == 1 &&
+           strcmp(f[0].name, "f1") == 0 && strcmp(f[0].message, "later 60%") == 0 &&
+           f[0].severity == TPA_SEVERITY_INFO && f[0].gain_frac == -1,
+           "test_rules__plan_names: a later file's finding replaces one of the same name");
+        free(f);
+        tpa_rules_plan_free(p);
+        tpa_rules_free(r);
+}
+
 /* The numbers of messages without printf (rules_eval.c) against printf
  * itself: random values over the magnitudes messages show, values on and
  * next to ties of every decimal, and the rounding up to a power of ten;
@@ -1169,6 +1512,9 @@ int main(void)
         test_rules__one_query();
         test_rules__many_metrics();
         test_rules__many_findings();
+        test_rules__plan_default();
+        test_rules__plan_random();
+        test_rules__plan_names();
         test_rules__number_format();
         return tap_done();
 }

@@ -68,6 +68,33 @@ int  tpa_rules_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
 int  tpa_rules_classify_findings(const tpa_rules *r, tpa_metric_fn fn, void *ctx,
                                  const char **out_class, tpa_finding **out, size_t *count,
                                  tpa_error *err);
+/* The rule set compiled for many queries over one numbering of the
+ * metrics: each name resolved once, to a threshold or to a place in the
+ * caller's vector of values, so that a query is no look-up per name (the
+ * analysis asks one for each step). */
+typedef struct tpa_rules_plan tpa_rules_plan;
+
+/* The place of metric `name` (len bytes, not NUL-terminated) in the
+ * vectors a plan's queries are given, or -1 when they hold no metric of
+ * that name. */
+typedef int (*tpa_metric_index_fn)(void *ctx, const char *name, size_t len);
+
+/* Compile `r`, with its thresholds and overrides as they are now, for
+ * vectors numbered by `index` (called while compiling, not after). On
+ * success *out owns the plan; free it with tpa_rules_plan_free(), before
+ * `r` changes or is freed. */
+int  tpa_rules_plan_new(tpa_rules_plan **out, const tpa_rules *r, tpa_metric_index_fn index,
+                        void *ctx, tpa_error *err);
+/* tpa_rules_classify_findings() over the values in `metric`, each at the
+ * place `index` gave: the same class, findings and errors (a name with
+ * no place is an unknown metric when it is evaluated). Plans are not
+ * changed by queries: threads may share one. */
+int  tpa_rules_plan_verdict(const tpa_rules_plan *p, const double *metric,
+                            const char **out_class, tpa_finding **out, size_t *count,
+                            tpa_error *err);
+/* NULL is a no-op. */
+void tpa_rules_plan_free(tpa_rules_plan *p);
+
 /* Evaluate one expression in the rule language (for check --fail-if);
  * thresholds are visible. Errors give err->column in `expr`. */
 int  tpa_rules_eval(const tpa_rules *r, const char *expr, tpa_metric_fn fn, void *ctx,

@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rules_plan.c - a rule set compiled for many queries over one numbering of
+ * the metrics (tpa_rules_plan): each name resolved once, to a constant or to
+ * a place in the caller's vector, and the whole query (the classes in the
+ * order they are tried, then each finding's condition, gain and message's
+ * names) made one straight program over registers, 'and', 'or' and 'not'
+ * as jumps. A query puts the values its rules name in the registers, runs
+ * the program and renders the messages of the findings that hold; it gives
+ * what tpa_rules_classify_findings() gives, errors included.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules_internal.h"
+
+/* The code: each op reads registers a and b and writes register dst, or
+ * jumps to dst. The comparisons keep the order of rules_op's. */
+typedef enum plan_code {
+        C_ADD, C_SUB, C_MUL, C_DIV,             /* v[dst] = v[a] op v[b] */
+        C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE,     /* v[dst] = v[a] op v[b], 0 or 1 */
+        C_NEG, C_NOT, C_ABS, C_MOV,             /* v[dst] = f(v[a]) */
+        C_MIN, C_MAX,                           /* v[dst] = v[b] if below (above) v[a] */
+        C_JLT, C_JLE, C_JGT, C_JGE, C_JEQ, C_JNE, /* to dst when (v[a] op v[b]) == sense */
+        C_JTRUE,                                /* to dst when v[a] is true == sense */
+        C_JMP,                                  /* to dst */
+        C_CLASS,                                /* class a holds: to dst */
+        C_HIT,                                  /* finding a holds, its gain in v[b] */
+        C_END,                                  /* the query's end */
+        C_NO_CLASS,                             /* no class holds: an error */
+        C_FAIL,                                 /* an unknown metric: fails[a] */
+} plan_code;
+
+typedef struct plan_op {
+        uint8_t  code;          /* plan_code */
+        uint8_t  sense;         /* a test's jump is taken when the test is this */
+        uint32_t dst;
+        uint32_t a, b;
+} plan_op;
+
+/* A register that holds a constant (a number, a threshold). */
+typedef struct plan_const {
+        uint32_t reg;
+        double   value;
+} plan_const;
+
+/* A register that holds metric[idx]. */
+typedef struct plan_fetch {
+        uint32_t reg;
+        int      idx;
+} plan_fetch;
+
+/* Where the query meets a name that is no metric: node `node` of unit u,
+ * or (rule not NULL) the placeholder `piece` of rule's message. */
+typedef struct plan_fail {
+        const rules_unit  *u;
+        int32_t            node;
+        const rules_rule  *rule;
+        const rules_piece *piece;
+} plan_fail;
+
+/* A piece of a message, and the register of its placeholder's value
+ * (-1: no metric). */
+typedef struct plan_piece {
+        rules_piece p;
+        int32_t     reg;
+} plan_piece;
+
+typedef struct plan_finding {
+        tpa_finding head;               /* the name, severity, no gain */
+        bool        has_gain;
+        size_t      piece, end;         /* its message: pieces[piece..end) */
+} plan_finding;
+
+/* What the program found: the class, the findings that hold in turn. */
+typedef struct plan_hit {
+        size_t finding;
+        double gain;
+} plan_hit;
+
+struct tpa_rules_plan {
+        plan_op      *code;             /* the program, from code[0] */
+        size_t        code_len, code_cap;
+        plan_const   *consts;
+        size_t        const_count, const_cap;
+        plan_fetch   *fetch;
+        size_t        fetch_count, fetch_cap;
+        uint32_t      leaves;           /* registers of constants and metrics */
+        uint32_t      reg_count;        /* and of the temporaries after them */
+        plan_fail    *fails;
+        size_t        fail_count, fail_cap;
+        plan_piece   *pieces;
+        size_t        piece_count, piece_cap;
+        const char  **classes;          /* names, in the order they are tried */
+        plan_finding *findings;         /* in rule order, overridden ones left out */
+        size_t        finding_count;
+};
+
+/* Room for one more in *v (of *cap, n used, elem bytes each); false out of
+ * memory. */
+static bool room(void **v, size_t *cap, size_t n, size_t elem)
+{
+        void *p;
+
+        if (n < *cap)
+                return true;
+        p = realloc(*v, (*cap ? *cap * 2 : 16) * elem);
+        if (p == NULL)
+                return false;
+        *v = p;
+        *cap = *cap ? *cap * 2 : 16;
+        return true;
+}
+
+/* ---- compiling ----------------------------------------------------------- */
+
+/* A map from 64-bit keys to registers (a constant's bits, a metric's
+ * place): open addressing, for rule files of any size. */
+typedef struct reg_map {
+        uint64_t *key;
+        uint32_t *reg;          /* UINT32_MAX: empty */
+        size_t    cap, n;
+} reg_map;
+
+static uint32_t *map_slot(reg_map *m, uint64_t key)
+{
+        size_t h = (size_t)((key * 0x9e3779b97f4a7c15u) >> 32) & (m->cap - 1);
+
+        while (m->reg[h] != UINT32_MAX && m->key[h] != key)
+                h = (h + 1) & (m->cap - 1);
+        m->key[h] = key;
+        return &m->reg[h];
+}
+
+/* The register *reg of `key` (UINT32_MAX when new); false out of memory. */
+static bool map_find(reg_map *m, uint64_t key, uint32_t **reg)
+{
+        if (2 * (m->n + 1) > m->cap) {
+                reg_map g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
+
+                g.key = malloc(g.cap * sizeof(*g.key));
+                g.reg = malloc(g.cap * sizeof(*g.reg));
+                if (g.key == NULL || g.reg == NULL) {
+                        free(g.key);
+                        free(g.reg);
+                        return false;
+                }
+                memset(g.reg, 0xff, g.cap * sizeof(*g.reg));
+                for (size_t i = 0; i < m->cap; i++)
+                        if (m->reg[i] != UINT32_MAX)
+                                *map_slot(&g, m->key[i]) = m->reg[i];
+                g.n = m->n;
+                free(m->key);
+                free(m->reg);
+                *m = g;
+        }
+        *reg = map_slot(m, key);
+        m->n += **reg == UINT32_MAX;
+        return true;
+}
+
+typedef struct compiler {
+        tpa_rules_plan     *p;
+        const tpa_rules    *r;
+        tpa_metric_index_fn index;
+        void               *ctx;
+        reg_map             consts, metrics;
+        const rules_unit   *u;          /* the unit being compiled */
+        int32_t            *reg;        /* per node of u: its register; -1: no metric */
+        uint32_t            zero, one;  /* registers of the constants 0 and 1 */
+        uint32_t            top;        /* temporaries in use */
+        size_t             *label;      /* per label of the program: where it is */
+        size_t              label_count, label_cap;
+        bool                oom;
+} compiler;
+
+static uint32_t constant(compiler *c, double value)
+{
+        uint64_t bits;
+        uint32_t *reg;
+        tpa_rules_plan *p = c->p;
+
+        memcpy(&bits, &value, sizeof(bits));
+        if (!map_find(&c->consts, bits, &reg) ||
+            (*reg == UINT32_MAX &&
+             !room((void **)&p->consts, &p->const_cap, p->const_count, sizeof(*p->consts)))) {
+                c->oom = true;
+                return 0;
+        }
+        if (*reg == UINT32_MAX) {
+                *reg = p->leaves++;
+                p->consts[p->const_count++] = (plan_const){ *reg, value };
+        }
+        return *reg;
+}
+
+/* The register of name[0..len): a threshold's value, else the caller's
+ * metric; -1 when it is neither. */
+static int32_t name_reg(compiler *c, const char *name, size_t len)
+{
+        tpa_rules_plan *p = c->p;
+        uint32_t *reg;
+        double v;
+        int idx;
+
+        if (tpa_rules__lookup_threshold(c->r, name, len, &v))
+                return (int32_t)constant(c, v);
+        if ((idx = c->index(c->ctx, name, len)) < 0)
+                return -1;
+        if (!map_find(&c->metrics, (uint64_t)idx, &reg) ||
+            (*reg == UINT32_MAX &&
+             !room((void **)&p->fetch, &p->fetch_cap, p->fetch_count, sizeof(*p->fetch)))) {
+                c->oom = true;
+                return 0;
+        }
+        if (*reg == UINT32_MAX) {
+                *reg = p->leaves++;
+                p->fetch[p->fetch_count++] = (plan_fetch){ *reg, idx };
+        }
+        return (int32_t)*reg;
+}
+
+/* The registers of unit u's numbers and names, node by node, into reg;
+ * its messages' pieces into the plan. */
+static void resolve_unit(compiler *c, const rules_unit *u, int32_t *reg)
+{
+        tpa_rules_plan *p = c->p;
+
+        for (size_t k = 0; k < u->node_count; k++) {
+                const rules_node *n = &u->nodes[k];
+
+                reg[k] = n->kind == NODE_NUM ? (int32_t)constant(c, n->num)
+                       : n->kind == NODE_NAME ? name_reg(c, rules_str_ptr(u, n->name),
+                                                         n->name.len)
+                       : -1;
+        }
+        for (size_t i = 0; i < u->rule_count; i++) {
+                const rules_rule *f = &u->rules[i];
+                size_t at = 0;
+                rules_piece q;
+
+                while (tpa_rules__template_next(rules_str_ptr(u, f->message), f->message.len,
+                                                &at, &q)) {
+                        if (!room((void **)&p->pieces, &p->piece_cap, p->piece_count,
+                                  sizeof(*p->pieces))) {
+                                c->oom = true;
+                                return;
+                        }
+                        p->pieces[p->piece_count++] = (plan_piece){
+                                q, q.name != NULL ? name_reg(c, q.name, q.name_len) : -1 };
+                }
+        }
+}
+
+static void emit(compiler *c, plan_code code, bool sense, uint32_t dst, uint32_t a, uint32_t b)
+{
+        tpa_rules_plan *p = c->p;
+
+        if (!room((void **)&p->code, &p->code_cap, p->code_len, sizeof(*p->code))) {
+                c->oom = true;
+                return;
+        }
+        p->code[p->code_len++] = (plan_op){ (uint8_t)code, sense, dst, a, b };
+}
+
+static uint32_t temp(compiler *c)
+{
+        uint32_t reg = c->p->leaves + c->top++;
+
+        if (reg + 1 > c->p->reg_count)
+                c->p->reg_count = reg + 1;
+        return reg;
+}
+
+/* A new label of the program, placed later by place(). */
+static uint32_t label(compiler *c)
+{
+        if (!room((void **)&c->label, &c->label_cap, c->label_count, sizeof(*c->label))) {
+                c->oom = true;
+                return 0;
+        }
+        c->label[c->label_count] = 0;
+        return (uint32_t)c->label_count++;
+}
+
+static void place(compiler *c, uint32_t l)
+{
+        if (l < c->label_count)
+                c->label[l] = c->p->code_len;
+}
+
+static bool truthy(double v)
+{
+        return v != 0 && !isnan(v);
+}
+
+static void cond(compiler *c, int32_t node, bool sense, uint32_t to);
+
+/* Code that leaves node's value in the register it returns. A temporary
+ * it returns stays in use (c->top is past it); the ones below it are free
+ * again. The order of evaluation, and so of errors, is tpa_rules__eval()'s. */
+static uint32_t value(compiler *c, int32_t node)
+{
+        const rules_node *n = &c->u->nodes[node];
+        uint32_t mark = c->top, a, b, dst, zero, end;
+        tpa_rules_plan *p = c->p;
+
+        switch ((rules_node_kind)n->kind) {
+        case NODE_NUM:
+        case NODE_NAME:
+                if (c->reg[node] >= 0)
+                        return (uint32_t)c->reg[node];
+                if (!room((void **)&p->fails, &p->fail_cap, p->fail_count, sizeof(*p->fails))) {
+                        c->oom = true;
+                        return c->zero;
+                }
+                p->fails[p->fail_count] = (plan_fail){ c->u, node, NULL, NULL };
+                emit(c, C_FAIL, false, 0, (uint32_t)p->fail_count++, 0);
+                return c->zero;         /* not reached when run */
+        case NODE_NEG:
+        case NODE_NOT:
+                a = value(c, n->a);
+                c->top = mark;
+                dst = temp(c);
+                emit(c, n->kind == NODE_NEG ? C_NEG : C_NOT, false, dst, a, 0);
+                return dst;
+        case NODE_CALL:
+                a = value(c, n->a);
+                if (n->op == FN_ABS) {
+                        c->top = mark;
+                        dst = temp(c);
+                        emit(c, C_ABS, false, dst, a, 0);
+                        return dst;
+                }
+                for (int32_t k = c->u->nodes[n->a].next; k >= 0; k = c->u->nodes[k].next) {
+                        b = value(c, k);
+                        c->top = mark;
+                        dst = temp(c);
+                        emit(c, n->op == FN_MIN ? C_MIN : C_MAX, false, dst, a, b);
+                        a = dst;
+                }
+                return a;
+        case NODE_BINARY:
+                break;
+        }
+        if (n->op == OP_AND || n->op == OP_OR) {
+                zero = label(c);
+                end = label(c);
+                cond(c, node, false, zero);
+                c->top = mark;
+                dst = temp(c);
+                emit(c, C_MOV, false, dst, c->one, 0);
+                emit(c, C_JMP, false, end, 0, 0);
+                place(c, zero);
+                emit(c, C_MOV, false, dst, c->zero, 0);
+                place(c, end);
+                return dst;
+        }
+        a = value(c, n->a);
+        b = value(c, n->b);
+        c->top = mark;
+        dst = temp(c);
+        emit(c, (plan_code)(C_ADD + (n->op - OP_ADD)), false, dst, a, b);
+        return dst;
+}
+
+/* Code that jumps to label `to` when node's value is true (sense) or
+ * false (!sense), and else goes on: 'and' and 'or' stop at the side that
+ * decides, as tpa_rules__eval() does. */
+static void cond(compiler *c, int32_t node, bool sense, uint32_t to)
+{
+        const rules_node *n = &c->u->nodes[node];
+        uint32_t mark = c->top, a, b, skip;
+
+        if (n->kind == NODE_NUM) {
+                if (truthy(n->num) == sense)
+                        emit(c, C_JMP, false, to, 0, 0);
+                return;
+        }
+        if (n->kind == NODE_NOT) {
+                cond(c, n->a, !sense, to);
+                return;
+        }
+        if (n->kind == NODE_BINARY && (n->op == OP_AND || n->op == OP_OR)) {
+                if (sense == (n->op == OP_OR)) {        /* either side decides */
+                        cond(c, n->a, sense, to);
+                        cond(c, n->b, sense, to);
+                        return;
+                }
+                skip = label(c);                        /* both sides must */
+                cond(c, n->a, !sense, skip);
+                cond(c, n->b, sense, to);
+                place(c, skip);
+                return;
+        }
+        if (n->kind == NODE_BINARY && n->op >= OP_LT && n->op <= OP_NE) {
+                a = value(c, n->a);
+                b = value(c, n->b);
+                emit(c, (plan_code)(C_JLT + (n->op - OP_LT)), sense, to, a, b);
+        } else {
+                a = value(c, node);
+                emit(c, C_JTRUE, sense, to, a, 0);
+        }
+        c->top = mark;
+}
+
+/* Code that fails on the first placeholder of f's message (pieces q[0..n))
+ * that names no metric, as rendering it would. */
+static void check_message(compiler *c, const rules_rule *f, const plan_piece *q, size_t n)
+{
+        tpa_rules_plan *p = c->p;
+        size_t i = 0;
+
+        while (i < n && !(q[i].p.name != NULL && q[i].reg < 0))
+                i++;
+        if (i == n)
+                return;
+        if (!room((void **)&p->fails, &p->fail_cap, p->fail_count, sizeof(*p->fails))) {
+                c->oom = true;
+                return;
+        }
+        /* the piece by its place: p->pieces is complete, not to move again */
+        p->fails[p->fail_count] = (plan_fail){ c->u, -1, f, &q[i].p };
+        emit(c, C_FAIL, false, 0, (uint32_t)p->fail_count++, 0);
+}
+
+/* The program: the classes of the last unit first, each jumping to the
+ * findings when it holds; then each finding of the units in turn. */
+static void compile_queries(compiler *c, int32_t **regs)
+{
+        const tpa_rules *r = c->r;
+        tpa_rules_plan *p = c->p;
+        size_t classes = 0, rules = 0, piece = 0;
+        uint32_t found, next;
+
+        for (size_t i = 0; i < r->unit_count; i++) {
+                classes += r->units[i]->class_count;
+                rules += r->units[i]->rule_count;
+        }
+        p->classes = malloc((classes ? classes : 1) * sizeof(*p->classes));
+        p->findings = malloc((rules ? rules : 1) * sizeof(*p->findings));
+        if (p->classes == NULL || p->findings == NULL) {
+                c->oom = true;
+                return;
+        }
+        found = label(c);
+        classes = 0;
+        for (size_t i = r->unit_count; i-- > 0;) {
+                c->u = r->units[i];
+                c->reg = regs[i];
+                for (size_t k = 0; k < c->u->class_count; k++, classes++) {
+                        p->classes[classes] = rules_str_ptr(c->u, c->u->classes[k].name);
+                        next = label(c);
+                        cond(c, c->u->classes[k].when, false, next);
+                        emit(c, C_CLASS, false, found, (uint32_t)classes, 0);
+                        place(c, next);
+                }
+        }
+        emit(c, C_NO_CLASS, false, 0, 0, 0);
+        place(c, found);
+        for (size_t i = 0; i < r->unit_count; i++) {
+                const rules_unit *u = c->u = r->units[i];
+
+                c->reg = regs[i];
+                for (size_t k = 0; k < u->rule_count; k++) {
+                        const rules_rule *f = &u->rules[k];
+                        size_t at = 0, pieces = 0;
+                        plan_finding *pf = &p->findings[p->finding_count];
+                        uint32_t gain = c->zero;
+                        rules_piece q;
+
+                        while (tpa_rules__template_next(rules_str_ptr(u, f->message),
+                                                        f->message.len, &at, &q))
+                                pieces++;
+                        piece += pieces;
+                        if (tpa_rules__overridden(r, i, u, f))
+                                continue;
+                        memset(pf, 0, sizeof(*pf));
+                        memcpy(pf->head.name, rules_str_ptr(u, f->name), f->name.len);
+                        pf->head.severity = f->severity;
+                        pf->head.gain_frac = -1;
+                        pf->has_gain = f->gain >= 0;
+                        pf->piece = piece - pieces;
+                        pf->end = piece;
+                        next = label(c);
+                        c->top = 0;
+                        cond(c, f->when, false, next);
+                        if (pf->has_gain)
+                                gain = value(c, f->gain);
+                        check_message(c, f, p->pieces + pf->piece, pieces);
+                        emit(c, C_HIT, false, 0, (uint32_t)p->finding_count++, gain);
+                        place(c, next);
+                }
+        }
+        emit(c, C_END, false, 0, 0, 0);
+        for (size_t i = 0; !c->oom && i < p->code_len; i++)
+                if (p->code[i].code >= C_JLT && p->code[i].code <= C_CLASS)
+                        p->code[i].dst = (uint32_t)c->label[p->code[i].dst];
+}
+
+int tpa_rules_plan_new(tpa_rules_plan **out, const tpa_rules *r, tpa_metric_index_fn index,
+                       void *ctx, tpa_error *err)
+{
+        tpa_rules_plan *p = calloc(1, sizeof(*p));
+        int32_t **regs = calloc(r->unit_count + 1, sizeof(*regs));
+        compiler c = { .p = p, .r = r, .index = index, .ctx = ctx };
+
+        c.oom = p == NULL || regs == NULL;
+        if (!c.oom) {
+                c.zero = constant(&c, 0);
+                c.one = constant(&c, 1);
+        }
+        /* the registers of every name first: the temporaries come after */
+        for (size_t i = 0; !c.oom && i < r->unit_count; i++) {
+                const rules_unit *u = r->units[i];
+
+                regs[i] = malloc((u->node_count ? u->node_count : 1) * sizeof(*regs[i]));
+                if (regs[i] == NULL)
+                        c.oom = true;
+                else
+                        resolve_unit(&c, u, regs[i]);
+        }
+        if (!c.oom) {
+                p->reg_count = p->leaves;
+                compile_queries(&c, regs);
+        }
+        for (size_t i = 0; regs != NULL && i < r->unit_count; i++)
+                free(regs[i]);
+        free(regs);
+        free(c.consts.key);
+        free(c.consts.reg);
+        free(c.metrics.key);
+        free(c.metrics.reg);
+        free(c.label);
+        if (c.oom) {
+                tpa_rules_plan_free(p);
+                return tpa_error_oom(err);
+        }
+        *out = p;
+        return 0;
+}
+
+void tpa_rules_plan_free(tpa_rules_plan *p)
+{
+        if (p == NULL)
+                return;
+        free(p->code);
+        free(p->consts);
+        free(p->fetch);
+        free(p->fails);
+        free(p->pieces);
+        free(p->classes);
+        free(p->findings);
+        free(p);
+}
+
+/* ---- queries ------------------------------------------------------------- */
+
+/* Run the program over registers v: the class into *cls, the findings
+ * that hold into hits[0..*nhit); or an error. */
+static int run(const tpa_rules_plan *p, double *v, size_t *cls, plan_hit *hits, size_t *nhit,
+               tpa_error *err)
+{
+        size_t pc = 0, n = 0;
+
+        for (;;) {
+                const plan_op *o = &p->code[pc++];
+                const plan_fail *f;
+
+                switch ((plan_code)o->code) {
+                case C_ADD: v[o->dst] = v[o->a] + v[o->b]; break;
+                case C_SUB: v[o->dst] = v[o->a] - v[o->b]; break;
+                case C_MUL: v[o->dst] = v[o->a] * v[o->b]; break;
+                case C_DIV: v[o->dst] = v[o->b] == 0 ? 0 : v[o->a] / v[o->b]; break;
+                case C_LT:  v[o->dst] = v[o->a] < v[o->b]; break;
+                case C_LE:  v[o->dst] = v[o->a] <= v[o->b]; break;
+                case C_GT:  v[o->dst] = v[o->a] > v[o->b]; break;
+                case C_GE:  v[o->dst] = v[o->a] >= v[o->b]; break;
+                case C_EQ:  v[o->dst] = v[o->a] == v[o->b]; break;
+                case C_NE:  v[o->dst] = v[o->a] != v[o->b]; break;
+                case C_NEG: v[o->dst] = -v[o->a]; break;
+                case C_NOT: v[o->dst] = truthy(v[o->a]) ? 0 : 1; break;
+                case C_ABS: v[o->dst] = fabs(v[o->a]); break;
+                case C_MOV: v[o->dst] = v[o->a]; break;
+                case C_MIN: v[o->dst] = v[o->b] < v[o->a] ? v[o->b] : v[o->a]; break;
+                case C_MAX: v[o->dst] = v[o->b] > v[o->a] ? v[o->b] : v[o->a]; break;
+                case C_JLT:
+                        if ((v[o->a] < v[o->b]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JLE:
+                        if ((v[o->a] <= v[o->b]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JGT:
+                        if ((v[o->a] > v[o->b]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JGE:
+                        if ((v[o->a] >= v[o->b]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JEQ:
+                        if ((v[o->a] == v[o->b]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JNE:
+                        if ((v[o->a] != v[o->b]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JTRUE:
+                        if (truthy(v[o->a]) == o->sense)
+                                pc = o->dst;
+                        break;
+                case C_JMP:
+                        pc = o->dst;
+                        break;
+                case C_CLASS:
+                        *cls = o->a;
+                        pc = o->dst;
+                        break;
+                case C_HIT:
+                        hits[n++] = (plan_hit){ o->a, v[o->b] };
+                        break;
+                case C_END:
+                        *nhit = n;
+                        return 0;
+                case C_NO_CLASS:
+                        return tpa_rules__no_class(err);
+                case C_FAIL:
+                        f = &p->fails[o->a];
+                        if (f->rule != NULL)
+                                return tpa_rules__unknown_in_message(f->u, f->rule, f->piece,
+                                                                     err);
+                        return tpa_rules__unknown_name(f->u,
+                                                       rules_str_ptr(f->u, f->u->nodes[f->node].name),
+                                                       f->u->nodes[f->node].name.len,
+                                                       f->u->nodes[f->node].line,
+                                                       f->u->nodes[f->node].column, err);
+                }
+        }
+}
+
+/* Finding f's message, over registers v, into buf (size bytes); its
+ * length. The program checked its names. */
+static size_t render(const tpa_rules_plan *p, const plan_finding *f, const double *v,
+                     char *buf, size_t size)
+{
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = f->piece; i < f->end; i++) {
+                const plan_piece *q = &p->pieces[i];
+
+                tpa_rules__put_piece(buf, size, &n, &q->p, q->p.name != NULL ? v[q->reg] : 0);
+        }
+        return n;
+}
+
+/* The query over registers v, their leaves set, and room for every
+ * finding in hits. */
+static int verdict(const tpa_rules_plan *p, double *v, plan_hit *hits, const char **out_class,
+                   tpa_finding **out, size_t *count, tpa_error *err)
+{
+        char buf[TPA_FINDING_MESSAGE_MAX];
+        size_t cls = 0, nhit = 0;
+        rules_found found;
+        int rc = run(p, v, &cls, hits, &nhit, err);
+
+        if (rc < 0)
+                return rc;
+        *out_class = p->classes[cls];
+        tpa_rules__found_init(&found);
+        for (size_t i = 0; i < nhit && rc == 0; i++) {
+                const plan_finding *f = &p->findings[hits[i].finding];
+                tpa_finding fd = f->head;
+                size_t len = render(p, f, v, buf, sizeof(buf));
+
+                if (f->has_gain)
+                        fd.gain_frac = hits[i].gain;
+                rc = tpa_rules__found_add(&found, &fd, buf, len, err);
+        }
+        return tpa_rules__found_end(&found, rc, out, count, err);
+}
+
+/* Speed (bench/): registers and findings on the stack unless the rules
+ * need more. */
+enum { PLAN_STACK_REGS = 256, PLAN_STACK_HITS = 64 };
+
+int tpa_rules_plan_verdict(const tpa_rules_plan *p, const double *metric,
+                           const char **out_class, tpa_finding **out, size_t *count,
+                           tpa_error *err)
+{
+        double stack[PLAN_STACK_REGS];
+        plan_hit stack_hits[PLAN_STACK_HITS];
+        double *v = p->reg_count <= PLAN_STACK_REGS ? stack : malloc(p->reg_count * sizeof(*v));
+        plan_hit *hits = p->finding_count <= PLAN_STACK_HITS ? stack_hits
+                       : malloc(p->finding_count * sizeof(*hits));
+        int rc = TPA_ENOMEM;
+
+        if (v != NULL && hits != NULL) {
+                for (size_t i = 0; i < p->const_count; i++)
+                        v[p->consts[i].reg] = p->consts[i].value;
+                for (size_t i = 0; i < p->fetch_count; i++)
+                        v[p->fetch[i].reg] = metric[p->fetch[i].idx];
+                rc = verdict(p, v, hits, out_class, out, count, err);
+        } else {
+                tpa_error_oom(err);
+        }
+        if (v != stack)
+                free(v);
+        if (hits != stack_hits)
+                free(hits);
+        return rc;
+}
