@@ -319,15 +319,18 @@ static size_t decimal(char *out, double v, uint64_t u, int dec)
         return len;
 }
 
-/* What put(buf, size, n, "%.0f%s", v, unit) writes, for an integer v of
- * less than 1e15 in magnitude, without printf: the findings of every step
- * are rendered, and vsnprintf was a third of the rules' time (bench/). */
-static void put_int(char *buf, size_t size, size_t *n, double v, const char *unit)
+/* What put(buf, size, n, "%.0f%s", v, unit) writes (unit: ulen bytes),
+ * for an integer v of less than 1e15 in magnitude, without printf: the
+ * findings of every step are rendered, and vsnprintf was a third of the
+ * rules' time (bench/). The number and its unit in one put_bytes(). */
+static void put_int(char *buf, size_t size, size_t *n, double v, const char *unit,
+                    size_t ulen)
 {
-        char tmp[32];
+        char tmp[48];
+        size_t len = decimal(tmp, v, (uint64_t)fabs(v), 0);
 
-        put_bytes(buf, size, n, tmp, decimal(tmp, v, (uint64_t)fabs(v), 0));
-        put_bytes(buf, size, n, unit, strlen(unit));
+        memcpy(tmp + len, unit, ulen);
+        put_bytes(buf, size, n, tmp, len + ulen);
 }
 
 size_t tpa_rules__fmt_fixed(char *out, double v, int dec)
@@ -364,54 +367,73 @@ size_t tpa_rules__fmt_g3(char *out, double v)
 }
 
 /* A number as people write it: integers without decimals, else 3
- * significant digits ("0.125", "12.5", "1250"). */
-static void put_plain(char *buf, size_t size, size_t *n, double v, const char *unit)
+ * significant digits ("0.125", "12.5", "1250"); unit (ulen bytes) after. */
+static void put_plain(char *buf, size_t size, size_t *n, double v, const char *unit,
+                      size_t ulen)
 {
-        char tmp[32];
+        char tmp[48];
         size_t len;
 
         if (!isfinite(v))
                 put(buf, size, n, "%s%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf", unit);
         else if (v == floor(v) && fabs(v) < 1e15)
-                put_int(buf, size, n, v, unit);
+                put_int(buf, size, n, v, unit, ulen);
         else if (fabs(v) >= 100 && fabs(v) < 1e15)
-                put_int(buf, size, n, nearbyint(v), unit);      /* as "%.0f" rounds */
+                put_int(buf, size, n, nearbyint(v), unit, ulen);  /* as "%.0f" rounds */
         else if (fabs(v) >= 100)
                 put(buf, size, n, "%.0f%s", v, unit);
         else if (fabs(v) >= 10 && (len = tpa_rules__fmt_fixed(tmp, v, 1)) > 0) {
-                put_bytes(buf, size, n, tmp, len);
-                put_bytes(buf, size, n, unit, strlen(unit));
+                memcpy(tmp + len, unit, ulen);
+                put_bytes(buf, size, n, tmp, len + ulen);
         } else if (fabs(v) >= 10) {
                 put(buf, size, n, "%.1f%s", v, unit);
         } else if ((len = tpa_rules__fmt_g3(tmp, v)) > 0) {
-                put_bytes(buf, size, n, tmp, len);
-                put_bytes(buf, size, n, unit, strlen(unit));
+                memcpy(tmp + len, unit, ulen);
+                put_bytes(buf, size, n, tmp, len + ulen);
         } else {
                 put(buf, size, n, "%.3g%s", v, unit);
         }
 }
 
-static void put_formatted(char *buf, size_t size, size_t *n, double v, const char *fmt,
-                          size_t flen)
-{
-        static const struct { const char *name; double scale; const char *unit; } fixed[] = {
-                { "ns", 1, " ns" }, { "us", 1e3, " us" }, { "ms", 1e6, " ms" },
-                { "s", 1e9, " s" }, { "KiB", 1024.0, " KiB" }, { "MiB", 1048576.0, " MiB" },
-                { "GiB", 1073741824.0, " GiB" },
-        };
+/* The formats of doc/rules.md by name (the parser's list), and what the
+ * ones of a fixed unit divide by and append. */
+static const struct {
+        const char *name;
+        size_t      len;
+        double      scale;
+        const char *unit;
+        size_t      ulen;
+} formats[] = {
+        [RULES_FMT_PLAIN] = { "", 0, 1, "", 0 },
+        [RULES_FMT_PCT] = { "%", 1, 1, "%", 1 },
+        [RULES_FMT_INT] = { "int", 3, 1, "", 0 },
+        [RULES_FMT_TIME] = { "time", 4, 1, "", 0 },
+        [RULES_FMT_BYTES] = { "bytes", 5, 1, " B", 2 },
+        [RULES_FMT_NS] = { "ns", 2, 1, " ns", 3 },
+        [RULES_FMT_US] = { "us", 2, 1e3, " us", 3 },
+        [RULES_FMT_MS] = { "ms", 2, 1e6, " ms", 3 },
+        [RULES_FMT_S] = { "s", 1, 1e9, " s", 2 },
+        [RULES_FMT_KIB] = { "KiB", 3, 1024.0, " KiB", 4 },
+        [RULES_FMT_MIB] = { "MiB", 3, 1048576.0, " MiB", 4 },
+        [RULES_FMT_GIB] = { "GiB", 3, 1073741824.0, " GiB", 4 },
+};
 
-        if (flen == 0) {
-                put_plain(buf, size, n, v, "");
+static void put_formatted(char *buf, size_t size, size_t *n, double v, rules_fmt fmt)
+{
+        double a = fabs(v);
+
+        switch (fmt) {
+        case RULES_FMT_PLAIN:
+                put_plain(buf, size, n, v, "", 0);
                 return;
-        }
-        if (flen == 1 && fmt[0] == '%') {
+        case RULES_FMT_PCT: {
                 double pct = v * 100;
                 char tmp[64];
                 size_t l;
 
                 /* 34%, 7.5%, 7% (not 7.0%) */
                 if (fabs(pct) >= 9.95 && fabs(pct) < 1e15) {
-                        put_int(buf, size, n, nearbyint(pct), "%");    /* as "%.0f" */
+                        put_int(buf, size, n, nearbyint(pct), "%", 1);    /* as "%.0f" */
                         return;
                 }
                 if ((l = tpa_rules__fmt_fixed(tmp, pct, fabs(pct) >= 9.95 ? 0 : 1)) == 0) {
@@ -419,50 +441,34 @@ static void put_formatted(char *buf, size_t size, size_t *n, double v, const cha
                         l = strlen(tmp);
                 }
                 if (l > 2 && strcmp(tmp + l - 2, ".0") == 0)
-                        tmp[l - 2] = '\0';
-                put_bytes(buf, size, n, tmp, strlen(tmp));
+                        tmp[l -= 2] = '\0';
+                put_bytes(buf, size, n, tmp, l);
                 put_bytes(buf, size, n, "%", 1);
                 return;
         }
-        if (flen == 3 && memcmp(fmt, "int", 3) == 0) {
+        case RULES_FMT_INT:
                 if (isfinite(v) && fabs(v) < 1e15)
-                        put_int(buf, size, n, nearbyint(v), "");
+                        put_int(buf, size, n, nearbyint(v), "", 0);
                 else
                         put(buf, size, n, "%.0f", v);
                 return;
-        }
-        if (flen == 4 && memcmp(fmt, "time", 4) == 0) {
-                double a = fabs(v);
-
-                if (a >= 1e9)
-                        put_formatted(buf, size, n, v, "s", 1);
-                else if (a >= 1e6)
-                        put_formatted(buf, size, n, v, "ms", 2);
-                else if (a >= 1e3)
-                        put_formatted(buf, size, n, v, "us", 2);
+        case RULES_FMT_TIME:
+                put_formatted(buf, size, n, v, a >= 1e9 ? RULES_FMT_S : a >= 1e6 ? RULES_FMT_MS
+                                               : a >= 1e3 ? RULES_FMT_US : RULES_FMT_NS);
+                return;
+        case RULES_FMT_BYTES:
+                if (a >= 1024.0)
+                        put_formatted(buf, size, n, v, a >= 1073741824.0 ? RULES_FMT_GIB
+                                                       : a >= 1048576.0 ? RULES_FMT_MIB
+                                                       : RULES_FMT_KIB);
                 else
-                        put_formatted(buf, size, n, v, "ns", 2);
+                        put_plain(buf, size, n, v, " B", 2);
+                return;
+        default:
+                put_plain(buf, size, n, v / formats[fmt].scale, formats[fmt].unit,
+                          formats[fmt].ulen);
                 return;
         }
-        if (flen == 5 && memcmp(fmt, "bytes", 5) == 0) {
-                double a = fabs(v);
-
-                if (a >= 1073741824.0)
-                        put_formatted(buf, size, n, v, "GiB", 3);
-                else if (a >= 1048576.0)
-                        put_formatted(buf, size, n, v, "MiB", 3);
-                else if (a >= 1024.0)
-                        put_formatted(buf, size, n, v, "KiB", 3);
-                else
-                        put_plain(buf, size, n, v, " B");
-                return;
-        }
-        for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
-                if (strlen(fixed[k].name) == flen && memcmp(fixed[k].name, fmt, flen) == 0) {
-                        put_plain(buf, size, n, v / fixed[k].scale, fixed[k].unit);
-                        return;
-                }
-        put_plain(buf, size, n, v, "");        /* unreachable: checked at load */
 }
 
 bool tpa_rules__template_next(const char *s, size_t len, size_t *at, rules_piece *p)
@@ -501,6 +507,11 @@ bool tpa_rules__template_next(const char *s, size_t len, size_t *at, rules_piece
         p->name_len = end - (i + 1);
         p->fmt = end < fmt ? s + end + 1 : "";
         p->fmt_len = end < fmt ? fmt - end - 1 : 0;
+        p->kind = RULES_FMT_PLAIN;      /* an unknown format: checked at load */
+        for (size_t k = 0; k < sizeof(formats) / sizeof(formats[0]); k++)
+                if (formats[k].len == p->fmt_len &&
+                    memcmp(formats[k].name, p->fmt, p->fmt_len) == 0)
+                        p->kind = (rules_fmt)k;
         *at = fmt + 1;
         return true;
 }
@@ -529,7 +540,7 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                 if (names != NULL ? !resolved(env, &names[k++], p.name_len, &v)
                                   : !tpa_rules__lookup(env, p.name, p.name_len, &v))
                         return tpa_rules__unknown_in_message(u, rule, &p, err);
-                put_formatted(buf, size, &n, v, p.fmt, p.fmt_len);
+                put_formatted(buf, size, &n, v, p.kind);
         }
         return 0;
 }
@@ -552,5 +563,5 @@ void tpa_rules__put_piece(char *buf, size_t size, size_t *n, const rules_piece *
         if (p->name == NULL)
                 put_bytes(buf, size, n, p->text, p->len);
         else
-                put_formatted(buf, size, n, v, p->fmt, p->fmt_len);
+                put_formatted(buf, size, n, v, p->kind);
 }

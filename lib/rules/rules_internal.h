@@ -82,11 +82,20 @@ typedef struct rules_name {
                                    (rules_slots); -1: looked up by name */
 } rules_name;
 
+/* The format of a placeholder (doc/rules.md): none, %, int, time, bytes,
+ * or a fixed unit. */
+typedef enum rules_fmt {
+        RULES_FMT_PLAIN, RULES_FMT_PCT, RULES_FMT_INT, RULES_FMT_TIME, RULES_FMT_BYTES,
+        RULES_FMT_NS, RULES_FMT_US, RULES_FMT_MS, RULES_FMT_S,
+        RULES_FMT_KIB, RULES_FMT_MIB, RULES_FMT_GIB,
+} rules_fmt;
+
 /* A piece of a message template: text to copy as it is (`name` NULL),
- * or a placeholder {name} or {name:format}. */
+ * or a placeholder {name} or {name:format}, its format parsed (kind). */
 typedef struct rules_piece {
         const char *text, *name, *fmt;
         size_t      len, name_len, fmt_len;
+        rules_fmt   kind;
 } rules_piece;
 
 /* One parsed rule file. Immutable once parsed, so pointers into `chars`
