@@ -16,14 +16,19 @@
 #include "rules_internal.h"
 
 /* The code: each op reads registers a and b and writes register dst, or
- * jumps to dst. The comparisons keep the order of rules_op's. */
+ * jumps to dst. The comparisons keep the order of rules_op's; each test
+ * jumps when it holds, or (its _NOT) when it does not, a code apart (speed,
+ * bench/: no load and compare of the sense a test). A _NOT is no other
+ * comparison: with a NaN, a value not below another is not at or above it. */
 typedef enum plan_code {
         C_ADD, C_SUB, C_MUL, C_DIV,             /* v[dst] = v[a] op v[b] */
         C_LT, C_LE, C_GT, C_GE, C_EQ, C_NE,     /* v[dst] = v[a] op v[b], 0 or 1 */
         C_NEG, C_NOT, C_ABS, C_MOV,             /* v[dst] = f(v[a]) */
         C_MIN, C_MAX,                           /* v[dst] = v[b] if below (above) v[a] */
-        C_JLT, C_JLE, C_JGT, C_JGE, C_JEQ, C_JNE, /* to dst when (v[a] op v[b]) == sense */
-        C_JTRUE,                                /* to dst when v[a] is true == sense */
+        C_JLT, C_JLT_NOT, C_JLE, C_JLE_NOT,     /* to dst when v[a] op v[b] (does not) */
+        C_JGT, C_JGT_NOT, C_JGE, C_JGE_NOT,
+        C_JEQ, C_JEQ_NOT, C_JNE, C_JNE_NOT,
+        C_JTRUE, C_JTRUE_NOT,                   /* to dst when v[a] is true (is not) */
         C_JMP,                                  /* to dst */
         C_CLASS,                                /* class a holds: to dst */
         C_HIT,                                  /* finding a holds, its gain in v[b] */
@@ -33,8 +38,7 @@ typedef enum plan_code {
 } plan_code;
 
 typedef struct plan_op {
-        uint8_t  code;          /* plan_code */
-        uint8_t  sense;         /* a test's jump is taken when the test is this */
+        uint32_t code;          /* plan_code */
         uint32_t dst;
         uint32_t a, b;
 } plan_op;
@@ -253,7 +257,7 @@ static void resolve_unit(compiler *c, const rules_unit *u, int32_t *reg)
         }
 }
 
-static void emit(compiler *c, plan_code code, bool sense, uint32_t dst, uint32_t a, uint32_t b)
+static void emit(compiler *c, plan_code code, uint32_t dst, uint32_t a, uint32_t b)
 {
         tpa_rules_plan *p = c->p;
 
@@ -261,7 +265,13 @@ static void emit(compiler *c, plan_code code, bool sense, uint32_t dst, uint32_t
                 c->oom = true;
                 return;
         }
-        p->code[p->code_len++] = (plan_op){ (uint8_t)code, sense, dst, a, b };
+        p->code[p->code_len++] = (plan_op){ code, dst, a, b };
+}
+
+/* A test's jump: to `to` when the test holds (sense) or does not. */
+static void jump(compiler *c, plan_code test, bool sense, uint32_t to, uint32_t a, uint32_t b)
+{
+        emit(c, sense ? test : (plan_code)(test + 1), to, a, b);
 }
 
 static uint32_t temp(compiler *c)
@@ -316,28 +326,28 @@ static uint32_t value(compiler *c, int32_t node)
                         return c->zero;
                 }
                 p->fails[p->fail_count] = (plan_fail){ c->u, node, NULL, NULL };
-                emit(c, C_FAIL, false, 0, (uint32_t)p->fail_count++, 0);
+                emit(c, C_FAIL, 0, (uint32_t)p->fail_count++, 0);
                 return c->zero;         /* not reached when run */
         case NODE_NEG:
         case NODE_NOT:
                 a = value(c, n->a);
                 c->top = mark;
                 dst = temp(c);
-                emit(c, n->kind == NODE_NEG ? C_NEG : C_NOT, false, dst, a, 0);
+                emit(c, n->kind == NODE_NEG ? C_NEG : C_NOT, dst, a, 0);
                 return dst;
         case NODE_CALL:
                 a = value(c, n->a);
                 if (n->op == FN_ABS) {
                         c->top = mark;
                         dst = temp(c);
-                        emit(c, C_ABS, false, dst, a, 0);
+                        emit(c, C_ABS, dst, a, 0);
                         return dst;
                 }
                 for (int32_t k = c->u->nodes[n->a].next; k >= 0; k = c->u->nodes[k].next) {
                         b = value(c, k);
                         c->top = mark;
                         dst = temp(c);
-                        emit(c, n->op == FN_MIN ? C_MIN : C_MAX, false, dst, a, b);
+                        emit(c, n->op == FN_MIN ? C_MIN : C_MAX, dst, a, b);
                         a = dst;
                 }
                 return a;
@@ -350,10 +360,10 @@ static uint32_t value(compiler *c, int32_t node)
                 cond(c, node, false, zero);
                 c->top = mark;
                 dst = temp(c);
-                emit(c, C_MOV, false, dst, c->one, 0);
-                emit(c, C_JMP, false, end, 0, 0);
+                emit(c, C_MOV, dst, c->one, 0);
+                emit(c, C_JMP, end, 0, 0);
                 place(c, zero);
-                emit(c, C_MOV, false, dst, c->zero, 0);
+                emit(c, C_MOV, dst, c->zero, 0);
                 place(c, end);
                 return dst;
         }
@@ -361,7 +371,7 @@ static uint32_t value(compiler *c, int32_t node)
         b = value(c, n->b);
         c->top = mark;
         dst = temp(c);
-        emit(c, (plan_code)(C_ADD + (n->op - OP_ADD)), false, dst, a, b);
+        emit(c, (plan_code)(C_ADD + (n->op - OP_ADD)), dst, a, b);
         return dst;
 }
 
@@ -375,7 +385,7 @@ static void cond(compiler *c, int32_t node, bool sense, uint32_t to)
 
         if (n->kind == NODE_NUM) {
                 if (truthy(n->num) == sense)
-                        emit(c, C_JMP, false, to, 0, 0);
+                        emit(c, C_JMP, to, 0, 0);
                 return;
         }
         if (n->kind == NODE_NOT) {
@@ -397,10 +407,10 @@ static void cond(compiler *c, int32_t node, bool sense, uint32_t to)
         if (n->kind == NODE_BINARY && n->op >= OP_LT && n->op <= OP_NE) {
                 a = value(c, n->a);
                 b = value(c, n->b);
-                emit(c, (plan_code)(C_JLT + (n->op - OP_LT)), sense, to, a, b);
+                jump(c, (plan_code)(C_JLT + 2 * (n->op - OP_LT)), sense, to, a, b);
         } else {
                 a = value(c, node);
-                emit(c, C_JTRUE, sense, to, a, 0);
+                jump(c, C_JTRUE, sense, to, a, 0);
         }
         c->top = mark;
 }
@@ -422,7 +432,7 @@ static void check_message(compiler *c, const rules_rule *f, const plan_piece *q,
         }
         /* the piece by its place: p->pieces is complete, not to move again */
         p->fails[p->fail_count] = (plan_fail){ c->u, -1, f, &q[i].p };
-        emit(c, C_FAIL, false, 0, (uint32_t)p->fail_count++, 0);
+        emit(c, C_FAIL, 0, (uint32_t)p->fail_count++, 0);
 }
 
 /* The program: the classes of the last unit first, each jumping to the
@@ -453,11 +463,11 @@ static void compile_queries(compiler *c, int32_t **regs)
                         p->classes[classes] = rules_str_ptr(c->u, c->u->classes[k].name);
                         next = label(c);
                         cond(c, c->u->classes[k].when, false, next);
-                        emit(c, C_CLASS, false, found, (uint32_t)classes, 0);
+                        emit(c, C_CLASS, found, (uint32_t)classes, 0);
                         place(c, next);
                 }
         }
-        emit(c, C_NO_CLASS, false, 0, 0, 0);
+        emit(c, C_NO_CLASS, 0, 0, 0);
         place(c, found);
         for (size_t i = 0; i < r->unit_count; i++) {
                 const rules_unit *u = c->u = r->units[i];
@@ -489,11 +499,11 @@ static void compile_queries(compiler *c, int32_t **regs)
                         if (pf->has_gain)
                                 gain = value(c, f->gain);
                         check_message(c, f, p->pieces + pf->piece, pieces);
-                        emit(c, C_HIT, false, 0, (uint32_t)p->finding_count++, gain);
+                        emit(c, C_HIT, 0, (uint32_t)p->finding_count++, gain);
                         place(c, next);
                 }
         }
-        emit(c, C_END, false, 0, 0, 0);
+        emit(c, C_END, 0, 0, 0);
         for (size_t i = 0; !c->oom && i < p->code_len; i++)
                 if (p->code[i].code >= C_JLT && p->code[i].code <= C_CLASS)
                         p->code[i].dst = (uint32_t)c->label[p->code[i].dst];
@@ -562,12 +572,18 @@ void tpa_rules_plan_free(tpa_rules_plan *p)
 static int run(const tpa_rules_plan *p, double *v, size_t *cls, plan_hit *hits, size_t *nhit,
                tpa_error *err)
 {
-        size_t pc = 0, n = 0;
+        const plan_op *o = p->code;
+        const plan_fail *f;
+        const rules_node *nd;
+        size_t n = 0;
 
+#define JUMP_IF(test)                                   \
+        if (test) {                                     \
+                o = &p->code[o->dst];                   \
+                continue;                               \
+        }                                               \
+        break
         for (;;) {
-                const plan_op *o = &p->code[pc++];
-                const plan_fail *f;
-
                 switch ((plan_code)o->code) {
                 case C_ADD: v[o->dst] = v[o->a] + v[o->b]; break;
                 case C_SUB: v[o->dst] = v[o->a] - v[o->b]; break;
@@ -585,41 +601,24 @@ static int run(const tpa_rules_plan *p, double *v, size_t *cls, plan_hit *hits, 
                 case C_MOV: v[o->dst] = v[o->a]; break;
                 case C_MIN: v[o->dst] = v[o->b] < v[o->a] ? v[o->b] : v[o->a]; break;
                 case C_MAX: v[o->dst] = v[o->b] > v[o->a] ? v[o->b] : v[o->a]; break;
-                case C_JLT:
-                        if ((v[o->a] < v[o->b]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JLE:
-                        if ((v[o->a] <= v[o->b]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JGT:
-                        if ((v[o->a] > v[o->b]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JGE:
-                        if ((v[o->a] >= v[o->b]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JEQ:
-                        if ((v[o->a] == v[o->b]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JNE:
-                        if ((v[o->a] != v[o->b]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JTRUE:
-                        if (truthy(v[o->a]) == o->sense)
-                                pc = o->dst;
-                        break;
-                case C_JMP:
-                        pc = o->dst;
-                        break;
+                case C_JLT:      JUMP_IF(v[o->a] < v[o->b]);
+                case C_JLT_NOT:  JUMP_IF(!(v[o->a] < v[o->b]));
+                case C_JLE:      JUMP_IF(v[o->a] <= v[o->b]);
+                case C_JLE_NOT:  JUMP_IF(!(v[o->a] <= v[o->b]));
+                case C_JGT:      JUMP_IF(v[o->a] > v[o->b]);
+                case C_JGT_NOT:  JUMP_IF(!(v[o->a] > v[o->b]));
+                case C_JGE:      JUMP_IF(v[o->a] >= v[o->b]);
+                case C_JGE_NOT:  JUMP_IF(!(v[o->a] >= v[o->b]));
+                case C_JEQ:      JUMP_IF(v[o->a] == v[o->b]);
+                case C_JEQ_NOT:  JUMP_IF(!(v[o->a] == v[o->b]));
+                case C_JNE:      JUMP_IF(v[o->a] != v[o->b]);
+                case C_JNE_NOT:  JUMP_IF(!(v[o->a] != v[o->b]));
+                case C_JTRUE:    JUMP_IF(truthy(v[o->a]));
+                case C_JTRUE_NOT: JUMP_IF(!truthy(v[o->a]));
+                case C_JMP:      JUMP_IF(true);
                 case C_CLASS:
                         *cls = o->a;
-                        pc = o->dst;
-                        break;
+                        JUMP_IF(true);
                 case C_HIT:
                         hits[n++] = (plan_hit){ o->a, v[o->b] };
                         break;
@@ -633,13 +632,13 @@ static int run(const tpa_rules_plan *p, double *v, size_t *cls, plan_hit *hits, 
                         if (f->rule != NULL)
                                 return tpa_rules__unknown_in_message(f->u, f->rule, f->piece,
                                                                      err);
-                        return tpa_rules__unknown_name(f->u,
-                                                       rules_str_ptr(f->u, f->u->nodes[f->node].name),
-                                                       f->u->nodes[f->node].name.len,
-                                                       f->u->nodes[f->node].line,
-                                                       f->u->nodes[f->node].column, err);
+                        nd = &f->u->nodes[f->node];
+                        return tpa_rules__unknown_name(f->u, rules_str_ptr(f->u, nd->name),
+                                                       nd->name.len, nd->line, nd->column, err);
                 }
+                o++;
         }
+#undef JUMP_IF
 }
 
 /* Finding f's message, over registers v, into buf (size bytes); its
