@@ -471,7 +471,7 @@ void tpa_rules__found_init(rules_found *f)
         f->heap_list = f->heap_text = false;
 }
 
-/* Room for one more finding and a message of `len` bytes and its '\0'. */
+/* Room for one more finding and `len` bytes of message. */
 static int found_grow(rules_found *f, size_t len, tpa_error *err)
 {
         if (f->n == f->cap) {
@@ -495,8 +495,8 @@ static int found_grow(rules_found *f, size_t len, tpa_error *err)
                 f->cap = cap;
                 f->heap_list = true;
         }
-        if (f->len + len + 1 > f->text_cap) {
-                size_t cap = (f->len + len + 1) * 2;
+        if (f->len + len > f->text_cap) {
+                size_t cap = (f->len + len) * 2;
                 char *t = f->heap_text ? realloc(f->text, cap) : malloc(cap);
 
                 if (t == NULL)
@@ -510,18 +510,28 @@ static int found_grow(rules_found *f, size_t len, tpa_error *err)
         return 0;
 }
 
+char *tpa_rules__found_room(rules_found *f, size_t max, tpa_error *err)
+{
+        return found_grow(f, max, err) < 0 ? NULL : f->text + f->len;
+}
+
+void tpa_rules__found_put(rules_found *f, const tpa_finding *fd, size_t len)
+{
+        f->list[f->n] = *fd;
+        f->text_at[f->n++] = f->len;
+        f->len += len + 1;
+}
+
 int tpa_rules__found_add(rules_found *f, const tpa_finding *fd, const char *msg, size_t len,
                          tpa_error *err)
 {
-        int rc = found_grow(f, len, err);
+        char *at = tpa_rules__found_room(f, len + 1, err);
 
-        if (rc < 0)
-                return rc;
-        f->list[f->n] = *fd;
-        f->text_at[f->n++] = f->len;
-        memcpy(f->text + f->len, msg, len);
-        f->text[f->len + len] = '\0';
-        f->len += len + 1;
+        if (at == NULL)
+                return TPA_ENOMEM;
+        memcpy(at, msg, len);
+        at[len] = '\0';
+        tpa_rules__found_put(f, fd, len);
         return 0;
 }
 

@@ -261,16 +261,6 @@ static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
                 *n = *n + (size_t)w >= size ? size - 1 : *n + (size_t)w;
 }
 
-/* Append len bytes of s, truncating as put() does. */
-static void put_bytes(char *buf, size_t size, size_t *n, const char *s, size_t len)
-{
-        if (*n + len >= size)
-                len = *n + 1 >= size ? 0 : size - 1 - *n;
-        memcpy(buf + *n, s, len);
-        *n += len;
-        buf[*n] = '\0';
-}
-
 /*
  * Numbers without printf where it is sure to write the same (speed,
  * bench/: the findings of every step are rendered, and the vsnprintf()
@@ -322,7 +312,7 @@ static size_t decimal(char *out, double v, uint64_t u, int dec)
 /* What put(buf, size, n, "%.0f%s", v, unit) writes (unit: ulen bytes),
  * for an integer v of less than 1e15 in magnitude, without printf: the
  * findings of every step are rendered, and vsnprintf was a third of the
- * rules' time (bench/). The number and its unit in one put_bytes(). */
+ * rules' time (bench/). The number and its unit in one rules_put_text(). */
 static void put_int(char *buf, size_t size, size_t *n, double v, const char *unit,
                     size_t ulen)
 {
@@ -330,7 +320,7 @@ static void put_int(char *buf, size_t size, size_t *n, double v, const char *uni
         size_t len = decimal(tmp, v, (uint64_t)fabs(v), 0);
 
         memcpy(tmp + len, unit, ulen);
-        put_bytes(buf, size, n, tmp, len + ulen);
+        rules_put_text(buf, size, n, tmp, len + ulen);
 }
 
 size_t tpa_rules__fmt_fixed(char *out, double v, int dec)
@@ -384,12 +374,12 @@ static void put_plain(char *buf, size_t size, size_t *n, double v, const char *u
                 put(buf, size, n, "%.0f%s", v, unit);
         else if (fabs(v) >= 10 && (len = tpa_rules__fmt_fixed(tmp, v, 1)) > 0) {
                 memcpy(tmp + len, unit, ulen);
-                put_bytes(buf, size, n, tmp, len + ulen);
+                rules_put_text(buf, size, n, tmp, len + ulen);
         } else if (fabs(v) >= 10) {
                 put(buf, size, n, "%.1f%s", v, unit);
         } else if ((len = tpa_rules__fmt_g3(tmp, v)) > 0) {
                 memcpy(tmp + len, unit, ulen);
-                put_bytes(buf, size, n, tmp, len + ulen);
+                rules_put_text(buf, size, n, tmp, len + ulen);
         } else {
                 put(buf, size, n, "%.3g%s", v, unit);
         }
@@ -442,8 +432,8 @@ static void put_formatted(char *buf, size_t size, size_t *n, double v, rules_fmt
                 }
                 if (l > 2 && strcmp(tmp + l - 2, ".0") == 0)
                         tmp[l -= 2] = '\0';
-                put_bytes(buf, size, n, tmp, l);
-                put_bytes(buf, size, n, "%", 1);
+                rules_put_text(buf, size, n, tmp, l);
+                rules_put_text(buf, size, n, "%", 1);
                 return;
         }
         case RULES_FMT_INT:
@@ -534,7 +524,7 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                 if (piece != NULL)
                         p = *piece++;
                 if (p.name == NULL) {
-                        put_bytes(buf, size, &n, p.text, p.len);
+                        rules_put_text(buf, size, &n, p.text, p.len);
                         continue;
                 }
                 if (names != NULL ? !resolved(env, &names[k++], p.name_len, &v)
@@ -558,10 +548,7 @@ int tpa_rules__unknown_in_message(const rules_unit *u, const rules_rule *rule,
         return TPA_ERULE;
 }
 
-void tpa_rules__put_piece(char *buf, size_t size, size_t *n, const rules_piece *p, double v)
+void tpa_rules__put_value(char *buf, size_t size, size_t *n, double v, rules_fmt kind)
 {
-        if (p->name == NULL)
-                put_bytes(buf, size, n, p->text, p->len);
-        else
-                put_formatted(buf, size, n, v, p->kind);
+        put_formatted(buf, size, n, v, kind);
 }

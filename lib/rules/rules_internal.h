@@ -7,6 +7,8 @@
 #ifndef TPA_RULES_INTERNAL_H
 #define TPA_RULES_INTERNAL_H
 
+#include <string.h>
+
 #include <tpa/rules.h>
 
 /* Caps on what a rule file controls. */
@@ -246,10 +248,19 @@ int  tpa_rules__eval(const rules_env *env, const rules_unit *u, int32_t node, do
 /* Render a message template into `buf` (always NUL-terminated, truncated). */
 int  tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rule *rule,
                        char *buf, size_t size, tpa_error *err);
-/* Append piece p of a template to buf at *n, as tpa_rules__render()
- * does (truncated at size - 1, NUL-terminated): its text, or for a
- * placeholder `v` in its format. */
-void tpa_rules__put_piece(char *buf, size_t size, size_t *n, const rules_piece *p, double v);
+/* Append to buf at *n, as tpa_rules__render() does (truncated at
+ * size - 1, NUL-terminated): len bytes of s (rules_put_text()), or v in
+ * format `kind`. */
+static inline void rules_put_text(char *buf, size_t size, size_t *n, const char *s, size_t len)
+{
+        if (*n + len >= size)
+                len = *n + 1 >= size ? 0 : size - 1 - *n;
+        memcpy(buf + *n, s, len);
+        *n += len;
+        buf[*n] = '\0';
+}
+
+void tpa_rules__put_value(char *buf, size_t size, size_t *n, double v, rules_fmt kind);
 
 /* A query's findings as they are found: the first few, and their
  * messages, in place, more on the heap (speed, bench/: a malloc per
@@ -274,6 +285,11 @@ void tpa_rules__found_init(rules_found *f);
 /* Add finding fd with its message, msg[0..len). */
 int  tpa_rules__found_add(rules_found *f, const tpa_finding *fd, const char *msg, size_t len,
                           tpa_error *err);
+/* Where to write the message (at most `max` bytes with its '\0') of a
+ * finding to add; NULL out of memory. Then tpa_rules__found_put() adds the
+ * finding, its message written, len bytes and the '\0'. */
+char *tpa_rules__found_room(rules_found *f, size_t max, tpa_error *err);
+void  tpa_rules__found_put(rules_found *f, const tpa_finding *fd, size_t len);
 /* The query's end: with rc 0, the findings into *out and *count as
  * tpa_rules_findings() gives them; f's memory freed either way. Returns rc,
  * or TPA_ENOMEM. */

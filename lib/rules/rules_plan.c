@@ -58,17 +58,20 @@ typedef struct plan_fetch {
 /* Where the query meets a name that is no metric: node `node` of unit u,
  * or (rule not NULL) the placeholder `piece` of rule's message. */
 typedef struct plan_fail {
-        const rules_unit  *u;
-        int32_t            node;
-        const rules_rule  *rule;
-        const rules_piece *piece;
+        const rules_unit *u;
+        int32_t           node;
+        const rules_rule *rule;
+        rules_piece       piece;
 } plan_fail;
 
-/* A piece of a message, and the register of its placeholder's value
- * (-1: no metric). */
+/* A piece of a message as a query writes it: text[off..off + len) of the
+ * plan (reg < 0), or the value of register reg in format `kind`. The
+ * thresholds a message names are text (speed, bench/: written once, not
+ * once a step), joined with the text around them. */
 typedef struct plan_piece {
-        rules_piece p;
-        int32_t     reg;
+        size_t    off, len;
+        int32_t   reg;
+        rules_fmt kind;
 } plan_piece;
 
 typedef struct plan_finding {
@@ -96,6 +99,8 @@ struct tpa_rules_plan {
         size_t        fail_count, fail_cap;
         plan_piece   *pieces;
         size_t        piece_count, piece_cap;
+        char         *text;             /* of the pieces that are text */
+        size_t        text_len, text_cap;
         const char  **classes;          /* names, in the order they are tried */
         plan_finding *findings;         /* in rule order, overridden ones left out */
         size_t        finding_count;
@@ -164,6 +169,15 @@ static bool map_find(reg_map *m, uint64_t key, uint32_t **reg)
         return true;
 }
 
+/* A piece of a message as the template has it: its register (-1: no
+ * metric), or for a threshold its value. */
+typedef struct raw_piece {
+        rules_piece p;
+        int32_t     reg;
+        bool        is_const;
+        double      value;
+} raw_piece;
+
 typedef struct compiler {
         tpa_rules_plan     *p;
         const tpa_rules    *r;
@@ -176,6 +190,8 @@ typedef struct compiler {
         uint32_t            top;        /* temporaries in use */
         size_t             *label;      /* per label of the program: where it is */
         size_t              label_count, label_cap;
+        raw_piece          *raw;        /* the messages' pieces, rule after rule */
+        size_t              raw_count, raw_cap;
         bool                oom;
 } compiler;
 
@@ -226,11 +242,9 @@ static int32_t name_reg(compiler *c, const char *name, size_t len)
 }
 
 /* The registers of unit u's numbers and names, node by node, into reg;
- * its messages' pieces into the plan. */
+ * its messages' pieces into c->raw. */
 static void resolve_unit(compiler *c, const rules_unit *u, int32_t *reg)
 {
-        tpa_rules_plan *p = c->p;
-
         for (size_t k = 0; k < u->node_count; k++) {
                 const rules_node *n = &u->nodes[k];
 
@@ -246,13 +260,19 @@ static void resolve_unit(compiler *c, const rules_unit *u, int32_t *reg)
 
                 while (tpa_rules__template_next(rules_str_ptr(u, f->message), f->message.len,
                                                 &at, &q)) {
-                        if (!room((void **)&p->pieces, &p->piece_cap, p->piece_count,
-                                  sizeof(*p->pieces))) {
+                        raw_piece *w;
+
+                        if (!room((void **)&c->raw, &c->raw_cap, c->raw_count, sizeof(*c->raw))) {
                                 c->oom = true;
                                 return;
                         }
-                        p->pieces[p->piece_count++] = (plan_piece){
-                                q, q.name != NULL ? name_reg(c, q.name, q.name_len) : -1 };
+                        w = &c->raw[c->raw_count++];
+                        *w = (raw_piece){ q, -1, false, 0 };
+                        if (q.name != NULL)
+                                w->is_const = tpa_rules__lookup_threshold(c->r, q.name,
+                                                                          q.name_len, &w->value);
+                        if (q.name != NULL && !w->is_const)
+                                w->reg = name_reg(c, q.name, q.name_len);
                 }
         }
 }
@@ -325,7 +345,7 @@ static uint32_t value(compiler *c, int32_t node)
                         c->oom = true;
                         return c->zero;
                 }
-                p->fails[p->fail_count] = (plan_fail){ c->u, node, NULL, NULL };
+                p->fails[p->fail_count] = (plan_fail){ .u = c->u, .node = node };
                 emit(c, C_FAIL, 0, (uint32_t)p->fail_count++, 0);
                 return c->zero;         /* not reached when run */
         case NODE_NEG:
@@ -417,12 +437,12 @@ static void cond(compiler *c, int32_t node, bool sense, uint32_t to)
 
 /* Code that fails on the first placeholder of f's message (pieces q[0..n))
  * that names no metric, as rendering it would. */
-static void check_message(compiler *c, const rules_rule *f, const plan_piece *q, size_t n)
+static void check_message(compiler *c, const rules_rule *f, const raw_piece *q, size_t n)
 {
         tpa_rules_plan *p = c->p;
         size_t i = 0;
 
-        while (i < n && !(q[i].p.name != NULL && q[i].reg < 0))
+        while (i < n && !(q[i].p.name != NULL && !q[i].is_const && q[i].reg < 0))
                 i++;
         if (i == n)
                 return;
@@ -430,9 +450,68 @@ static void check_message(compiler *c, const rules_rule *f, const plan_piece *q,
                 c->oom = true;
                 return;
         }
-        /* the piece by its place: p->pieces is complete, not to move again */
-        p->fails[p->fail_count] = (plan_fail){ c->u, -1, f, &q[i].p };
+        p->fails[p->fail_count] = (plan_fail){ .u = c->u, .node = -1, .rule = f, .piece = q[i].p };
         emit(c, C_FAIL, 0, (uint32_t)p->fail_count++, 0);
+}
+
+/* Append len bytes of s to the plan's text, to the piece of text last
+ * added when it is the last piece (`join`), else to a new one. */
+static void add_text(compiler *c, const char *s, size_t len, bool join)
+{
+        tpa_rules_plan *p = c->p;
+
+        while (p->text_len + len > p->text_cap) {
+                char *t = realloc(p->text, p->text_cap ? p->text_cap * 2 : 256);
+
+                if (t == NULL) {
+                        c->oom = true;
+                        return;
+                }
+                p->text = t;
+                p->text_cap = p->text_cap ? p->text_cap * 2 : 256;
+        }
+        if (!join) {
+                if (!room((void **)&p->pieces, &p->piece_cap, p->piece_count,
+                          sizeof(*p->pieces))) {
+                        c->oom = true;
+                        return;
+                }
+                p->pieces[p->piece_count++] = (plan_piece){ p->text_len, 0, -1, RULES_FMT_PLAIN };
+        }
+        memcpy(p->text + p->text_len, s, len);
+        p->text_len += len;
+        p->pieces[p->piece_count - 1].len += len;
+}
+
+/* The pieces a query writes for message q[0..n) (finding pf's): text,
+ * the thresholds written in their formats, the metrics' placeholders. A
+ * name that is no metric leaves nothing: the program fails first. */
+static void add_message(compiler *c, plan_finding *pf, const raw_piece *q, size_t n)
+{
+        tpa_rules_plan *p = c->p;
+        char buf[TPA_FINDING_MESSAGE_MAX];
+        bool join = false;
+
+        pf->piece = p->piece_count;
+        for (size_t i = 0; i < n && !c->oom; i++) {
+                size_t len = 0;
+
+                if (q[i].p.name == NULL) {
+                        add_text(c, q[i].p.text, q[i].p.len, join);
+                } else if (q[i].is_const) {
+                        tpa_rules__put_value(buf, sizeof(buf), &len, q[i].value, q[i].p.kind);
+                        add_text(c, buf, len, join);
+                } else if (q[i].reg >= 0) {
+                        if (!room((void **)&p->pieces, &p->piece_cap, p->piece_count,
+                                  sizeof(*p->pieces))) {
+                                c->oom = true;
+                                break;
+                        }
+                        p->pieces[p->piece_count++] = (plan_piece){ 0, 0, q[i].reg, q[i].p.kind };
+                }
+                join = p->piece_count > pf->piece && p->pieces[p->piece_count - 1].reg < 0;
+        }
+        pf->end = p->piece_count;
 }
 
 /* The program: the classes of the last unit first, each jumping to the
@@ -441,7 +520,7 @@ static void compile_queries(compiler *c, int32_t **regs)
 {
         const tpa_rules *r = c->r;
         tpa_rules_plan *p = c->p;
-        size_t classes = 0, rules = 0, piece = 0;
+        size_t classes = 0, rules = 0, raw = 0;
         uint32_t found, next;
 
         for (size_t i = 0; i < r->unit_count; i++) {
@@ -483,7 +562,7 @@ static void compile_queries(compiler *c, int32_t **regs)
                         while (tpa_rules__template_next(rules_str_ptr(u, f->message),
                                                         f->message.len, &at, &q))
                                 pieces++;
-                        piece += pieces;
+                        raw += pieces;
                         if (tpa_rules__overridden(r, i, u, f))
                                 continue;
                         memset(pf, 0, sizeof(*pf));
@@ -491,14 +570,13 @@ static void compile_queries(compiler *c, int32_t **regs)
                         pf->head.severity = f->severity;
                         pf->head.gain_frac = -1;
                         pf->has_gain = f->gain >= 0;
-                        pf->piece = piece - pieces;
-                        pf->end = piece;
+                        add_message(c, pf, c->raw + raw - pieces, pieces);
                         next = label(c);
                         c->top = 0;
                         cond(c, f->when, false, next);
                         if (pf->has_gain)
                                 gain = value(c, f->gain);
-                        check_message(c, f, p->pieces + pf->piece, pieces);
+                        check_message(c, f, c->raw + raw - pieces, pieces);
                         emit(c, C_HIT, 0, (uint32_t)p->finding_count++, gain);
                         place(c, next);
                 }
@@ -543,6 +621,7 @@ int tpa_rules_plan_new(tpa_rules_plan **out, const tpa_rules *r, tpa_metric_inde
         free(c.metrics.key);
         free(c.metrics.reg);
         free(c.label);
+        free(c.raw);
         if (c.oom) {
                 tpa_rules_plan_free(p);
                 return tpa_error_oom(err);
@@ -560,6 +639,7 @@ void tpa_rules_plan_free(tpa_rules_plan *p)
         free(p->fetch);
         free(p->fails);
         free(p->pieces);
+        free(p->text);
         free(p->classes);
         free(p->findings);
         free(p);
@@ -630,7 +710,7 @@ static int run(const tpa_rules_plan *p, double *v, size_t *cls, plan_hit *hits, 
                 case C_FAIL:
                         f = &p->fails[o->a];
                         if (f->rule != NULL)
-                                return tpa_rules__unknown_in_message(f->u, f->rule, f->piece,
+                                return tpa_rules__unknown_in_message(f->u, f->rule, &f->piece,
                                                                      err);
                         nd = &f->u->nodes[f->node];
                         return tpa_rules__unknown_name(f->u, rules_str_ptr(f->u, nd->name),
@@ -652,7 +732,10 @@ static size_t render(const tpa_rules_plan *p, const plan_finding *f, const doubl
         for (size_t i = f->piece; i < f->end; i++) {
                 const plan_piece *q = &p->pieces[i];
 
-                tpa_rules__put_piece(buf, size, &n, &q->p, q->p.name != NULL ? v[q->reg] : 0);
+                if (q->reg < 0)
+                        rules_put_text(buf, size, &n, p->text + q->off, q->len);
+                else
+                        tpa_rules__put_value(buf, size, &n, v[q->reg], q->kind);
         }
         return n;
 }
@@ -662,7 +745,6 @@ static size_t render(const tpa_rules_plan *p, const plan_finding *f, const doubl
 static int verdict(const tpa_rules_plan *p, double *v, plan_hit *hits, const char **out_class,
                    tpa_finding **out, size_t *count, tpa_error *err)
 {
-        char buf[TPA_FINDING_MESSAGE_MAX];
         size_t cls = 0, nhit = 0;
         rules_found found;
         int rc = run(p, v, &cls, hits, &nhit, err);
@@ -674,11 +756,15 @@ static int verdict(const tpa_rules_plan *p, double *v, plan_hit *hits, const cha
         for (size_t i = 0; i < nhit && rc == 0; i++) {
                 const plan_finding *f = &p->findings[hits[i].finding];
                 tpa_finding fd = f->head;
-                size_t len = render(p, f, v, buf, sizeof(buf));
+                char *msg = tpa_rules__found_room(&found, TPA_FINDING_MESSAGE_MAX, err);
 
+                if (msg == NULL) {
+                        rc = TPA_ENOMEM;
+                        break;
+                }
                 if (f->has_gain)
                         fd.gain_frac = hits[i].gain;
-                rc = tpa_rules__found_add(&found, &fd, buf, len, err);
+                tpa_rules__found_put(&found, &fd, render(p, f, v, msg, TPA_FINDING_MESSAGE_MAX));
         }
         return tpa_rules__found_end(&found, rc, out, count, err);
 }

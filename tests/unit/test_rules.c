@@ -1281,8 +1281,9 @@ static void random_expr(char *buf, size_t size, size_t *len, uint64_t *rs, int d
 /* Random rule files through a plan against the look-up by name: classes
  * and findings over random expressions, in two files (the second's
  * thresholds, classes and findings over the first's), --set, messages
- * naming thresholds, metrics and no metric; on random queries each gives
- * the same class, findings, or error at the same line:column. */
+ * naming thresholds, metrics and no metric, cut at their longest; on
+ * random queries each gives the same class, findings, or error at the
+ * same line:column. */
 static void test_rules__plan_random(void)
 {
         static const char *const names[] = { "a", "b", "c", "d" };
@@ -1290,7 +1291,10 @@ static void test_rules__plan_random(void)
         vec m = { names, 4, value };
         uint64_t rs = 0x9e3779b97f4a7c15u;
         size_t bad = 0, failed = 0, queries = 0, sets = 0;
-        char text[8192];
+        char text[8192], long_text[512];
+
+        memset(long_text, 'x', sizeof(long_text) - 1);
+        long_text[sizeof(long_text) - 1] = '\0';
 
         for (int iter = 0; iter < 400; iter++) {
                 tpa_rules *r = empty_rules();
@@ -1317,6 +1321,12 @@ static void test_rules__plan_random(void)
                 PUT(" gain ");
                 E(3);
                 PUT(" : \"{c:ms} {a:int}\"\n");
+                /* a message cut at 511 bytes in or around a threshold or a value */
+                PUT("finding f5 info when ");
+                E(2);
+                len += (size_t)snprintf(text + len, sizeof(text) - len, " : \"%.*s{t1:time}%s{a:%%} "
+                                        "{t2:bytes}{b}\"\n", 495 + (int)(tap_rand(&rs) % 16),
+                                        long_text, tap_rand(&rs) % 2 ? "" : "{{");
                 if (tap_rand(&rs) % 8 != 0)
                         PUT("class all when 1\n");
                 loaded = tpa_rules_load_string(r, text, len, "one.tpr", &err) == 0;
