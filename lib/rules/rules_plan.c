@@ -43,18 +43,6 @@ typedef struct plan_op {
         uint32_t a, b;
 } plan_op;
 
-/* A register that holds a constant (a number, a threshold). */
-typedef struct plan_const {
-        uint32_t reg;
-        double   value;
-} plan_const;
-
-/* A register that holds metric[idx]. */
-typedef struct plan_fetch {
-        uint32_t reg;
-        int      idx;
-} plan_fetch;
-
 /* Where the query meets a name that is no metric: node `node` of unit u,
  * or (rule not NULL) the placeholder `piece` of rule's message. */
 typedef struct plan_fail {
@@ -86,14 +74,21 @@ typedef struct plan_hit {
         double gain;
 } plan_hit;
 
+/* The registers: the metrics the rules name, the constants (numbers,
+ * thresholds) from const_base, then the temporaries. The metrics are
+ * metric[fetch[0]], metric[fetch[1]], ...; or, when their places are
+ * dense (span > 0), each at its place: metric[0..span) in one copy (speed,
+ * bench/: the analysis' steps have some 100 metrics, the rules name half). */
 struct tpa_rules_plan {
         plan_op      *code;             /* the program, from code[0] */
         size_t        code_len, code_cap;
-        plan_const   *consts;
+        double       *consts;
         size_t        const_count, const_cap;
-        plan_fetch   *fetch;
+        int          *fetch;
         size_t        fetch_count, fetch_cap;
-        uint32_t      leaves;           /* registers of constants and metrics */
+        size_t        span;
+        uint32_t      const_base;
+        uint32_t      leaves;           /* registers of metrics and constants */
         uint32_t      reg_count;        /* and of the temporaries after them */
         plan_fail    *fails;
         size_t        fail_count, fail_cap;
@@ -124,11 +119,11 @@ static bool room(void **v, size_t *cap, size_t n, size_t elem)
 
 /* ---- compiling ----------------------------------------------------------- */
 
-/* A map from 64-bit keys to registers (a constant's bits, a metric's
- * place): open addressing, for rule files of any size. */
+/* A map from 64-bit keys (a constant's bits, a metric's place) to their
+ * leaves: open addressing, for rule files of any size. */
 typedef struct reg_map {
         uint64_t *key;
-        uint32_t *reg;          /* UINT32_MAX: empty */
+        uint32_t *reg;          /* the leaf; UINT32_MAX: empty */
         size_t    cap, n;
 } reg_map;
 
@@ -142,7 +137,7 @@ static uint32_t *map_slot(reg_map *m, uint64_t key)
         return &m->reg[h];
 }
 
-/* The register *reg of `key` (UINT32_MAX when new); false out of memory. */
+/* The leaf *reg of `key` (UINT32_MAX when new); false out of memory. */
 static bool map_find(reg_map *m, uint64_t key, uint32_t **reg)
 {
         if (2 * (m->n + 1) > m->cap) {
@@ -195,32 +190,36 @@ typedef struct compiler {
         bool                oom;
 } compiler;
 
+/* Until lay_out() places the registers, a leaf of the expressions is a
+ * metric by its number in fetch[], or constant k as LEAF_CONST + k. */
+#define LEAF_CONST 0x40000000u
+
 static uint32_t constant(compiler *c, double value)
 {
         uint64_t bits;
-        uint32_t *reg;
+        uint32_t *leaf;
         tpa_rules_plan *p = c->p;
 
         memcpy(&bits, &value, sizeof(bits));
-        if (!map_find(&c->consts, bits, &reg) ||
-            (*reg == UINT32_MAX &&
+        if (!map_find(&c->consts, bits, &leaf) ||
+            (*leaf == UINT32_MAX &&
              !room((void **)&p->consts, &p->const_cap, p->const_count, sizeof(*p->consts)))) {
                 c->oom = true;
                 return 0;
         }
-        if (*reg == UINT32_MAX) {
-                *reg = p->leaves++;
-                p->consts[p->const_count++] = (plan_const){ *reg, value };
+        if (*leaf == UINT32_MAX) {
+                *leaf = LEAF_CONST + (uint32_t)p->const_count;
+                p->consts[p->const_count++] = value;
         }
-        return *reg;
+        return *leaf;
 }
 
-/* The register of name[0..len): a threshold's value, else the caller's
+/* The leaf of name[0..len): a threshold's value, else the caller's
  * metric; -1 when it is neither. */
 static int32_t name_reg(compiler *c, const char *name, size_t len)
 {
         tpa_rules_plan *p = c->p;
-        uint32_t *reg;
+        uint32_t *leaf;
         double v;
         int idx;
 
@@ -228,20 +227,52 @@ static int32_t name_reg(compiler *c, const char *name, size_t len)
                 return (int32_t)constant(c, v);
         if ((idx = c->index(c->ctx, name, len)) < 0)
                 return -1;
-        if (!map_find(&c->metrics, (uint64_t)idx, &reg) ||
-            (*reg == UINT32_MAX &&
+        if (!map_find(&c->metrics, (uint64_t)idx, &leaf) ||
+            (*leaf == UINT32_MAX &&
              !room((void **)&p->fetch, &p->fetch_cap, p->fetch_count, sizeof(*p->fetch)))) {
                 c->oom = true;
                 return 0;
         }
-        if (*reg == UINT32_MAX) {
-                *reg = p->leaves++;
-                p->fetch[p->fetch_count++] = (plan_fetch){ *reg, idx };
+        if (*leaf == UINT32_MAX) {
+                *leaf = (uint32_t)p->fetch_count;
+                p->fetch[p->fetch_count++] = idx;
         }
-        return (int32_t)*reg;
+        return (int32_t)*leaf;
 }
 
-/* The registers of unit u's numbers and names, node by node, into reg;
+static uint32_t leaf_reg(const tpa_rules_plan *p, uint32_t leaf)
+{
+        if (leaf >= LEAF_CONST)
+                return p->const_base + (leaf - LEAF_CONST);
+        return p->span > 0 ? (uint32_t)p->fetch[leaf] : leaf;
+}
+
+/* Place the registers of the leaves (the plan's comment), and turn the
+ * leaves of the nodes (regs), the messages and the constants 0 and 1 into
+ * their registers. */
+static void lay_out(compiler *c, int32_t **regs)
+{
+        tpa_rules_plan *p = c->p;
+        size_t span = 0;
+
+        for (size_t i = 0; i < p->fetch_count; i++)
+                if ((size_t)p->fetch[i] + 1 > span)
+                        span = (size_t)p->fetch[i] + 1;
+        p->span = span <= 2 * p->fetch_count + 32 ? span : 0;
+        p->const_base = (uint32_t)(p->span > 0 ? p->span : p->fetch_count);
+        p->leaves = p->const_base + (uint32_t)p->const_count;
+        for (size_t i = 0; i < c->r->unit_count; i++)
+                for (size_t k = 0; k < c->r->units[i]->node_count; k++)
+                        if (regs[i][k] >= 0)
+                                regs[i][k] = (int32_t)leaf_reg(p, (uint32_t)regs[i][k]);
+        for (size_t i = 0; i < c->raw_count; i++)
+                if (c->raw[i].reg >= 0)
+                        c->raw[i].reg = (int32_t)leaf_reg(p, (uint32_t)c->raw[i].reg);
+        c->zero = leaf_reg(p, c->zero);
+        c->one = leaf_reg(p, c->one);
+}
+
+/* The leaves of unit u's numbers and names, node by node, into reg;
  * its messages' pieces into c->raw. */
 static void resolve_unit(compiler *c, const rules_unit *u, int32_t *reg)
 {
@@ -599,7 +630,7 @@ int tpa_rules_plan_new(tpa_rules_plan **out, const tpa_rules *r, tpa_metric_inde
                 c.zero = constant(&c, 0);
                 c.one = constant(&c, 1);
         }
-        /* the registers of every name first: the temporaries come after */
+        /* the leaves of every unit first: the temporaries come after them */
         for (size_t i = 0; !c.oom && i < r->unit_count; i++) {
                 const rules_unit *u = r->units[i];
 
@@ -610,6 +641,7 @@ int tpa_rules_plan_new(tpa_rules_plan **out, const tpa_rules *r, tpa_metric_inde
                         resolve_unit(&c, u, regs[i]);
         }
         if (!c.oom) {
+                lay_out(&c, regs);
                 p->reg_count = p->leaves;
                 compile_queries(&c, regs);
         }
@@ -785,10 +817,11 @@ int tpa_rules_plan_verdict(const tpa_rules_plan *p, const double *metric,
         int rc = TPA_ENOMEM;
 
         if (v != NULL && hits != NULL) {
-                for (size_t i = 0; i < p->const_count; i++)
-                        v[p->consts[i].reg] = p->consts[i].value;
-                for (size_t i = 0; i < p->fetch_count; i++)
-                        v[p->fetch[i].reg] = metric[p->fetch[i].idx];
+                if (p->span > 0)
+                        memcpy(v, metric, p->span * sizeof(*v));
+                for (size_t i = 0; p->span == 0 && i < p->fetch_count; i++)
+                        v[i] = metric[p->fetch[i]];
+                memcpy(v + p->const_base, p->consts, p->const_count * sizeof(*v));
                 rc = verdict(p, v, hits, out_class, out, count, err);
         } else {
                 tpa_error_oom(err);

@@ -1088,13 +1088,14 @@ static void test_rules__many_findings(void)
         tpa_rules_free(r);
 }
 
-/* Metrics by place, for a plan (tpa_rules_plan_new()): value[i] is that of
- * names[i]; any other name is no metric, to the plan and to the look-up
- * by name of tpa_rules_classify_findings() alike. */
+/* Metrics by place, for a plan (tpa_rules_plan_new()): value[i * stride]
+ * (stride 0: 1) is that of names[i]; any other name is no metric, to the
+ * plan and to the look-up by name of tpa_rules_classify_findings() alike. */
 typedef struct vec {
         const char *const *names;
         size_t             count;
         double            *value;
+        size_t             stride;
 } vec;
 
 static int vec_index(void *ctx, const char *name, size_t len)
@@ -1103,7 +1104,7 @@ static int vec_index(void *ctx, const char *name, size_t len)
 
         for (size_t i = 0; i < m->count; i++)
                 if (strlen(m->names[i]) == len && memcmp(m->names[i], name, len) == 0)
-                        return (int)i;
+                        return (int)(i * (m->stride ? m->stride : 1));
         return -1;
 }
 
@@ -1179,7 +1180,7 @@ static void test_rules__plan_default(void)
         const char **names = malloc(count * sizeof(*names));
         const char **some = malloc(count * sizeof(*some));
         double *value = malloc(count * sizeof(*value));
-        vec all = { names, count, value }, part = { some, 0, value };
+        vec all = { names, count, value, 0 }, part = { some, 0, value, 0 };
         uint64_t rs = 0x2545f4914f6cdd1du;
         tpa_rules *r = NULL;
         tpa_error err = TPA_ERROR_INIT;
@@ -1287,8 +1288,8 @@ static void random_expr(char *buf, size_t size, size_t *len, uint64_t *rs, int d
 static void test_rules__plan_random(void)
 {
         static const char *const names[] = { "a", "b", "c", "d" };
-        double value[4];
-        vec m = { names, 4, value };
+        double value[4 * 97];
+        vec m = { names, 4, value, 0 };
         uint64_t rs = 0x9e3779b97f4a7c15u;
         size_t bad = 0, failed = 0, queries = 0, sets = 0;
         char text[8192], long_text[512];
@@ -1324,9 +1325,10 @@ static void test_rules__plan_random(void)
                 /* a message cut at 511 bytes in or around a threshold or a value */
                 PUT("finding f5 info when ");
                 E(2);
-                len += (size_t)snprintf(text + len, sizeof(text) - len, " : \"%.*s{t1:time}%s{a:%%} "
-                                        "{t2:bytes}{b}\"\n", 495 + (int)(tap_rand(&rs) % 16),
-                                        long_text, tap_rand(&rs) % 2 ? "" : "{{");
+                len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                        " : \"%.*s{t1:time}%s{a:%%} {t2:bytes}{b}\"\n",
+                                        495 + (int)(tap_rand(&rs) % 16), long_text,
+                                        tap_rand(&rs) % 2 ? "" : "{{");
                 if (tap_rand(&rs) % 8 != 0)
                         PUT("class all when 1\n");
                 loaded = tpa_rules_load_string(r, text, len, "one.tpr", &err) == 0;
@@ -1347,13 +1349,15 @@ static void test_rules__plan_random(void)
                         loaded = tpa_rules_set_threshold(r, "t2=5", &err) == 0;
                         sets++;
                 }
+                /* now and then places too sparse to copy at once */
+                m.stride = iter % 3 == 1 ? 97 : 1;
                 if (!loaded || tpa_rules_plan_new(&p, r, vec_index, &m, &err) < 0) {
                         printf("#   %s\n", err.msg);
                         bad++;
                 }
                 for (int k = 0; p != NULL && k < 40; k++, queries++) {
                         for (size_t i = 0; i < 4; i++)
-                                value[i] = random_value(&rs);
+                                value[i * m.stride] = random_value(&rs);
                         bad += !same_verdict(r, p, &m, &failed);
                 }
                 tpa_rules_plan_free(p);
@@ -1383,7 +1387,7 @@ static void test_rules__plan_names(void)
                 "finding f1 info when load > lim : \"later {lim:%}\"\n";
         static const char *const names[] = { "load", "rare" };
         double value[2] = { 0.75, 0 };
-        vec m = { names, 1, value };    /* no "rare" */
+        vec m = { names, 1, value, 0 };         /* no "rare" */
         tpa_rules *r = empty_rules();
         tpa_rules_plan *p = NULL;
         tpa_error err = TPA_ERROR_INIT;
