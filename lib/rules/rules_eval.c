@@ -316,11 +316,20 @@ static size_t decimal(char *out, double v, uint64_t u, int dec)
 static void put_int(char *buf, size_t size, size_t *n, double v, const char *unit,
                     size_t ulen)
 {
-        char tmp[48];
-        size_t len = decimal(tmp, v, (uint64_t)fabs(v), 0);
+        char tmp[48], *end = tmp + 24, *p = end;
+        uint64_t u = (uint64_t)fabs(v);
 
-        memcpy(tmp + len, unit, ulen);
-        rules_put_text(buf, size, n, tmp, len + ulen);
+        /* decimal(tmp, v, u, 0), its digits written where they go (speed,
+         * bench/: a memcpy() each, and the unit's, were a third of it) */
+        do {
+                *--p = (char)('0' + u % 10);
+                u /= 10;
+        } while (u > 0);
+        if (signbit(v))
+                *--p = '-';
+        for (size_t i = 0; i < ulen; i++)
+                end[i] = unit[i];
+        rules_put_text(buf, size, n, p, (size_t)(end - p) + ulen);
 }
 
 size_t tpa_rules__fmt_fixed(char *out, double v, int dec)
@@ -408,7 +417,7 @@ static const struct {
         [RULES_FMT_GIB] = { "GiB", 3, 1073741824.0, " GiB", 4 },
 };
 
-static void put_formatted(char *buf, size_t size, size_t *n, double v, rules_fmt fmt)
+void tpa_rules__put_value(char *buf, size_t size, size_t *n, double v, rules_fmt fmt)
 {
         double a = fabs(v);
 
@@ -443,14 +452,15 @@ static void put_formatted(char *buf, size_t size, size_t *n, double v, rules_fmt
                         put(buf, size, n, "%.0f", v);
                 return;
         case RULES_FMT_TIME:
-                put_formatted(buf, size, n, v, a >= 1e9 ? RULES_FMT_S : a >= 1e6 ? RULES_FMT_MS
-                                               : a >= 1e3 ? RULES_FMT_US : RULES_FMT_NS);
+                tpa_rules__put_value(buf, size, n, v,
+                                     a >= 1e9 ? RULES_FMT_S : a >= 1e6 ? RULES_FMT_MS
+                                     : a >= 1e3 ? RULES_FMT_US : RULES_FMT_NS);
                 return;
         case RULES_FMT_BYTES:
                 if (a >= 1024.0)
-                        put_formatted(buf, size, n, v, a >= 1073741824.0 ? RULES_FMT_GIB
-                                                       : a >= 1048576.0 ? RULES_FMT_MIB
-                                                       : RULES_FMT_KIB);
+                        tpa_rules__put_value(buf, size, n, v,
+                                             a >= 1073741824.0 ? RULES_FMT_GIB
+                                             : a >= 1048576.0 ? RULES_FMT_MIB : RULES_FMT_KIB);
                 else
                         put_plain(buf, size, n, v, " B", 2);
                 return;
@@ -530,7 +540,7 @@ int tpa_rules__render(const rules_env *env, const rules_unit *u, const rules_rul
                 if (names != NULL ? !resolved(env, &names[k++], p.name_len, &v)
                                   : !tpa_rules__lookup(env, p.name, p.name_len, &v))
                         return tpa_rules__unknown_in_message(u, rule, &p, err);
-                put_formatted(buf, size, &n, v, p.kind);
+                tpa_rules__put_value(buf, size, &n, v, p.kind);
         }
         return 0;
 }
@@ -548,7 +558,3 @@ int tpa_rules__unknown_in_message(const rules_unit *u, const rules_rule *rule,
         return TPA_ERULE;
 }
 
-void tpa_rules__put_value(char *buf, size_t size, size_t *n, double v, rules_fmt kind)
-{
-        put_formatted(buf, size, n, v, kind);
-}

@@ -1503,6 +1503,30 @@ static void test_rules__number_format(void)
                "without it)", fast_g, n);
         ok(fast_f > n / 2 && fast_g > n / 8,
            "test_rules__number_format: most numbers in range are written without printf");
+
+        /* integers (int, plain, % from 9.95% on: put_int()), -0 included */
+        bad_f = 0;
+        for (int i = 0; i < 200000; i++) {
+                double v = (double)(rng() % 1000000000000000u) / pow(10, (double)(rng() % 16));
+                size_t at = 0;
+                char pct[40];
+
+                v = i == 0 ? -0.0 : (rng() & 1) ? -v : v;
+                snprintf(want, sizeof(want), "%.0f", v);
+                tpa_rules__put_value(got, sizeof(got), &at, v, RULES_FMT_INT);
+                bad_f += strcmp(got, want) != 0;
+                at = 0;
+                tpa_rules__put_value(got, sizeof(got), &at, floor(v), RULES_FMT_PLAIN);
+                snprintf(want, sizeof(want), "%.0f", floor(v));
+                bad_f += strcmp(got, want) != 0;
+                if (fabs(v) < 0.0995 || fabs(v) >= 1e12)
+                        continue;
+                at = 0;
+                tpa_rules__put_value(pct, sizeof(pct), &at, v, RULES_FMT_PCT);
+                snprintf(want, sizeof(want), "%.0f%%", v * 100);
+                bad_f += strcmp(pct, want) != 0;
+        }
+        tap_eq((int64_t)bad_f, 0, "test_rules__number_format: integers as printf \"%%.0f\"");
 }
 
 int main(void)
