@@ -471,8 +471,7 @@ void tpa_rules__found_init(rules_found *f)
         f->heap_list = f->heap_text = false;
 }
 
-/* Room for one more finding and `len` bytes of message. */
-static int found_grow(rules_found *f, size_t len, tpa_error *err)
+int tpa_rules__found_grow(rules_found *f, size_t len, tpa_error *err)
 {
         if (f->n == f->cap) {
                 size_t cap = f->cap * 2;
@@ -510,28 +509,16 @@ static int found_grow(rules_found *f, size_t len, tpa_error *err)
         return 0;
 }
 
-char *tpa_rules__found_room(rules_found *f, size_t max, tpa_error *err)
-{
-        return found_grow(f, max, err) < 0 ? NULL : f->text + f->len;
-}
-
-void tpa_rules__found_put(rules_found *f, const tpa_finding *fd, size_t len)
-{
-        f->list[f->n] = *fd;
-        f->text_at[f->n++] = f->len;
-        f->len += len + 1;
-}
-
 int tpa_rules__found_add(rules_found *f, const tpa_finding *fd, const char *msg, size_t len,
                          tpa_error *err)
 {
-        char *at = tpa_rules__found_room(f, len + 1, err);
+        char *at = rules_found_room(f, len + 1, err);
 
         if (at == NULL)
                 return TPA_ENOMEM;
         memcpy(at, msg, len);
         at[len] = '\0';
-        tpa_rules__found_put(f, fd, len);
+        rules_found_put(f, fd, len);
         return 0;
 }
 

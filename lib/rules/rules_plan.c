@@ -788,7 +788,7 @@ static int verdict(const tpa_rules_plan *p, double *v, plan_hit *hits, const cha
         for (size_t i = 0; i < nhit && rc == 0; i++) {
                 const plan_finding *f = &p->findings[hits[i].finding];
                 tpa_finding fd = f->head;
-                char *msg = tpa_rules__found_room(&found, TPA_FINDING_MESSAGE_MAX, err);
+                char *msg = rules_found_room(&found, TPA_FINDING_MESSAGE_MAX, err);
 
                 if (msg == NULL) {
                         rc = TPA_ENOMEM;
@@ -796,7 +796,7 @@ static int verdict(const tpa_rules_plan *p, double *v, plan_hit *hits, const cha
                 }
                 if (f->has_gain)
                         fd.gain_frac = hits[i].gain;
-                tpa_rules__found_put(&found, &fd, render(p, f, v, msg, TPA_FINDING_MESSAGE_MAX));
+                rules_found_put(&found, &fd, render(p, f, v, msg, TPA_FINDING_MESSAGE_MAX));
         }
         return tpa_rules__found_end(&found, rc, out, count, err);
 }

@@ -1041,6 +1041,8 @@ static void test_rules__many_metrics(void)
         tpa_rules_free(r);
 }
 
+static bool plan_agrees(const tpa_rules *r, const char *name, double value);
+
 /* More findings, and more message text, than a query keeps in place
  * (rules.c: 16 findings and 2 KB of messages): all of them, in rule order,
  * each with its own message and gain. */
@@ -1083,6 +1085,7 @@ static void test_rules__many_findings(void)
                        f[i].gain_frac != 0.75 * (double)i;
         }
         tap_eq((int64_t)bad, 0, "test_rules__many_findings: names, messages and gains");
+        ok(plan_agrees(r, "load", 0.75), "test_rules__many_findings: a plan's findings too");
         free(f);
         free(text);
         tpa_rules_free(r);
@@ -1152,6 +1155,22 @@ static bool same_verdict(const tpa_rules *r, const tpa_rules_plan *p, vec *m, si
                        e1.column, e2.line, e2.column);
         free(f1);
         free(f2);
+        return same;
+}
+
+/* Whether a plan over one metric, `name`, gives what the look-up by name
+ * gives. */
+static bool plan_agrees(const tpa_rules *r, const char *name, double value)
+{
+        const char *names[] = { name };
+        vec m = { names, 1, &value, 0 };
+        tpa_rules_plan *p = NULL;
+        tpa_error err = TPA_ERROR_INIT;
+        size_t failed = 0;
+        bool same = tpa_rules_plan_new(&p, r, vec_index, &m, &err) == 0 &&
+                    same_verdict(r, p, &m, &failed);
+
+        tpa_rules_plan_free(p);
         return same;
 }
 
