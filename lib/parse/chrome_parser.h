@@ -85,6 +85,14 @@ struct record_head {
         int64_t       pid, tid;
 };
 
+/* A string a collecting parser keeps for its record: its bytes, or NULL
+ * when they are copied after the record's entry (tpa_chrome_parser's
+ * coll_refs). */
+struct coll_ref {
+        const char *s;
+        size_t      len;
+};
+
 /* One record as read so far. */
 struct record {
         uint64_t offset;        /* where its '{' is */
@@ -206,11 +214,16 @@ struct tpa_chrome_parser {
 
         /* Collecting (chrome_split.c): a parser that reads a segment of
          * records into `coll` for another to add, never touching tr. Each
-         * record's strings to intern go to coll_strs, in the order the
+         * record's strings to intern go to coll_refs, in the order the
          * record gave them; the record holds their number (1-based) in
-         * place of the tpa_str. */
+         * place of the tpa_str. A string in the segment's bytes,
+         * coll_lo..coll_hi, is referred to where it is: they are kept
+         * until its records are added. Any other (decoded) is copied to
+         * coll_strs. */
         struct sbuf       *coll;
+        const char        *coll_lo, *coll_hi;
         struct sbuf        coll_strs;
+        struct coll_ref    coll_refs[TPA_CHROME_RECORD_STRS];
         uint32_t           coll_n;
         /* While tpa_chrome__scan_segment() reads (yh is NULL then): the
          * end of the token just read, from `fed`, and the strings it

@@ -1214,105 +1214,158 @@ const yajl_callbacks tpa_chrome__callbacks = {
 
 /* ---- the collecting side (see "two threads" in chrome_split.c) ---------- */
 
+/* A collected record in the list: the record, then its strings'
+ * coll_refs, then the bytes of its args kept (each its length and
+ * bytes, in the order of TPA_CHROME_ARG_BUFS) and of the strings
+ * copied, in order; `size` bytes in all, a multiple of 8. */
+struct coll_entry {
+        struct record rec;
+        uint32_t      size;
+        uint8_t       strs;     /* coll_refs that follow */
+        uint8_t       args;     /* bit k: args buffer k kept */
+};
+
 static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         struct sbuf *b = &p->coll_strs;
+        uintptr_t at = (uintptr_t)s - (uintptr_t)p->coll_lo;
+        uintptr_t span = (uintptr_t)p->coll_hi - (uintptr_t)p->coll_lo;
+        struct coll_ref *f;
 
         if (p->coll_n == TPA_CHROME_RECORD_STRS)
                 return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
                                         "too many names in a record to collect; read it alone");
-        if (tpa_chrome__grow((void **)&b->data, &b->cap, b->len + sizeof(len) + len, 1,
-                             &p->scratch) < 0)
-                return tpa_chrome__fail_code(p, &p->scratch);
-        memcpy(b->data + b->len, &len, sizeof(len));
-        if (len > 0)
-                memcpy(b->data + b->len + sizeof(len), s, len);
-        b->len += sizeof(len) + len;
+        f = &p->coll_refs[p->coll_n];
+        f->len = len;
+        /* speed, bench/: most are a name in the segment's bytes, which
+         * live until the record is added; a copy was most of the cost */
+        if (at <= span && len <= span - at) {
+                f->s = s;
+        } else {
+                if (tpa_chrome__grow((void **)&b->data, &b->cap, b->len + len, 1,
+                                     &p->scratch) < 0)
+                        return tpa_chrome__fail_code(p, &p->scratch);
+                if (len > 0)
+                        memcpy(b->data + b->len, s, len);
+                b->len += len;
+                f->s = NULL;
+        }
         *out = ++p->coll_n;
         return 1;
 }
 
-/* The record as finish_event() will want it: the struct, the args kept,
- * the strings to intern. */
-static int collect_record(tpa_chrome_parser *p)
+/* The args buffer k (0 to TPA_CHROME_ARG_BUFS - 1) of p. */
+static struct sbuf *arg_buf(tpa_chrome_parser *p, unsigned k)
 {
-        const struct sbuf *args[TPA_CHROME_ARG_BUFS] = { &p->arg_name, &p->arg_labels,
-                                                         &p->arg_op, &p->arg_backend };
-        struct sbuf *o = p->coll;
-        size_t need = sizeof(p->rec) + 1 + sizeof(p->coll_n) + p->coll_strs.len;
-        unsigned char flags = 0, *q;
+        struct sbuf *args[TPA_CHROME_ARG_BUFS] = { &p->arg_name, &p->arg_labels, &p->arg_op,
+                                                   &p->arg_backend };
 
-        /* most records keep no args string: the loops below stop at once
-         * (speed, bench/) */
-        for (unsigned k = 0; k < TPA_CHROME_ARG_BUFS; k++)
-                flags |= (unsigned char)((unsigned)args[k]->set << k);
+        return args[k];
+}
+
+/* The bytes the args buffers in `flags` (bit k: arg_buf(p, k)) take in a
+ * collected record's entry, and their copy there from q on. */
+static size_t args_size(tpa_chrome_parser *p, unsigned flags)
+{
+        size_t size = 0;
+
         for (unsigned k = 0; flags >> k != 0; k++)
                 if (flags >> k & 1)
-                        need += sizeof(size_t) + args[k]->len;
+                        size += sizeof(size_t) + arg_buf(p, k)->len;
+        return size;
+}
+
+static unsigned char *args_copy(tpa_chrome_parser *p, unsigned flags, unsigned char *q)
+{
+        for (unsigned k = 0; flags >> k != 0; k++) {
+                const struct sbuf *a = arg_buf(p, k);
+                if (!(flags >> k & 1))
+                        continue;
+                memcpy(q, &a->len, sizeof(size_t));
+                q += sizeof(size_t);
+                if (a->len > 0)
+                        memcpy(q, a->data, a->len);
+                q += a->len;
+        }
+        return q;
+}
+
+/* The record as finish_event() will want it: the struct, the strings to
+ * intern, the args kept. */
+static int collect_record(tpa_chrome_parser *p)
+{
+        struct sbuf *o = p->coll;
+        uint32_t n = p->coll_n;
+        size_t need = sizeof(struct coll_entry) + n * sizeof(struct coll_ref) + p->coll_strs.len;
+        unsigned flags = (unsigned)p->arg_name.set | (unsigned)p->arg_labels.set << 1 |
+                         (unsigned)p->arg_op.set << 2 | (unsigned)p->arg_backend.set << 3;
+        struct coll_entry *e;
+        struct coll_ref *f;
+        unsigned char *q;
+
+        /* most records keep no args string (speed, bench/) */
+        if (flags != 0)
+                need += args_size(p, flags);
+        need = (need + 7) & ~(size_t)7;
         if (o->len + need > TPA_CHROME_SEG_MAX)
                 return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
                                         "too many records in a segment to collect; read it alone");
         if (tpa_chrome__grow((void **)&o->data, &o->cap, o->len + need, 1, &p->scratch) < 0)
                 return tpa_chrome__fail_code(p, &p->scratch);
-        q = (unsigned char *)o->data + o->len;
-        memcpy(q, &p->rec, sizeof(p->rec));
-        q += sizeof(p->rec);
-        *q++ = flags;
-        for (unsigned k = 0; flags >> k != 0; k++) {
-                if (flags >> k & 1) {
-                        memcpy(q, &args[k]->len, sizeof(size_t));
-                        q += sizeof(size_t);
-                        if (args[k]->len > 0)
-                                memcpy(q, args[k]->data, args[k]->len);
-                        q += args[k]->len;
-                }
-        }
-        memcpy(q, &p->coll_n, sizeof(p->coll_n));
-        q += sizeof(p->coll_n);
+        e = (struct coll_entry *)(void *)(o->data + o->len);
+        o->len += need;
+        e->rec = p->rec;
+        e->size = (uint32_t)need;
+        e->strs = (uint8_t)n;
+        e->args = (uint8_t)flags;
+        /* a record has a string or two: no call of memcpy() */
+        f = (struct coll_ref *)(void *)(e + 1);
+        for (uint32_t k = 0; k < n; k++)
+                f[k] = p->coll_refs[k];
+        q = (unsigned char *)(f + n);
+        if (flags != 0)
+                q = args_copy(p, flags, q);
         if (p->coll_strs.len > 0)
                 memcpy(q, p->coll_strs.data, p->coll_strs.len);
-        o->len += need;
         return 1;
 }
 
 int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
 {
-        const unsigned char *q = (const unsigned char *)o->data, *end = q + o->len;
-        struct sbuf *args[TPA_CHROME_ARG_BUFS] = { &p->arg_name, &p->arg_labels, &p->arg_op,
-                                                   &p->arg_backend };
+        const char *q = o->data, *end = q + o->len;
         tpa_str ids[TPA_CHROME_RECORD_STRS + 1];
 
         ids[0] = TPA_STR_EMPTY;
         while (q < end) {
+                const struct coll_entry *e = (const struct coll_entry *)(const void *)q;
+                const struct coll_ref *f = (const struct coll_ref *)(const void *)(e + 1);
+                const char *x = (const char *)(f + e->strs);    /* the bytes kept */
                 struct record *r = &p->rec;     /* its offset, for intern() */
-                unsigned char flags;
-                uint32_t n;
+                unsigned flags = e->args;
 
-                memcpy(r, q, sizeof(*r));
-                q += sizeof(*r);
-                flags = *q++;
-                for (unsigned k = 0; k < TPA_CHROME_ARG_BUFS; k++)
-                        args[k]->set = false;
+                *r = e->rec;
+                p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
+                p->arg_backend.set = false;
                 for (unsigned k = 0; flags >> k != 0; k++) {
                         size_t len;
                         if (!(flags >> k & 1))
                                 continue;
-                        memcpy(&len, q, sizeof(len));
-                        q += sizeof(len);
-                        if (!sbuf_set(p, args[k], (const char *)q, len))
+                        memcpy(&len, x, sizeof(len));
+                        x += sizeof(len);
+                        if (!sbuf_set(p, arg_buf(p, k), x, len))
                                 return p->err.code;
-                        q += len;
+                        x += len;
                 }
-                memcpy(&n, q, sizeof(n));
-                q += sizeof(n);
-                for (uint32_t i = 0; i < n; i++) {
-                        size_t len;
-                        memcpy(&len, q, sizeof(len));
-                        q += sizeof(len);
-                        if (!intern(p, &ids[i + 1], (const char *)q, len))
+                for (uint32_t i = 0; i < e->strs; i++) {
+                        const char *s = f[i].s;
+                        if (s == NULL) {
+                                s = x;
+                                x += f[i].len;
+                        }
+                        if (!intern(p, &ids[i + 1], s, f[i].len))
                                 return p->err.code;
-                        q += len;
                 }
+                q += e->size;
                 /* the record holds the numbers of its strings in the list */
                 r->name = ids[r->name];
                 r->cat = ids[r->cat];

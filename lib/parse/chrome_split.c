@@ -103,6 +103,8 @@ static void collect_start(tpa_chrome_parser *c, const tpa_chrome_split *sp, stru
         c->key = K_NONE;
         c->in_event = c->in_args = c->in_meta = false;
         c->coll = &sg->out;
+        c->coll_lo = sg->bytes.data;
+        c->coll_hi = sg->bytes.data + sg->bytes.len;
         sg->out.len = 0;
         c->fed = sg->off - 1;
 }
