@@ -378,6 +378,44 @@ void tpa_chrome__args_u64(tpa_chrome_parser *p, uint64_t v);
  * chrome_split.c) to p's trace, as if p had read them. */
 int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o);
 
+/* What a collecting parser does in place of interning a string of its
+ * record: keep it, as the record's string number *out (1-based).
+ * tpa_chrome__collect_copy() copies it, the out of line way of
+ * tpa_chrome__collect_str(), which refers to it where it is when it is
+ * in the segment's bytes (speed, bench/: a name on every record). */
+int tpa_chrome__collect_copy(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len);
+static inline int tpa_chrome__collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s,
+                                          size_t len)
+{
+        uintptr_t at = (uintptr_t)s - (uintptr_t)p->coll_lo;
+        uintptr_t span = (uintptr_t)p->coll_hi - (uintptr_t)p->coll_lo;
+        struct coll_ref *f = &p->coll_refs[p->coll_n];
+
+        assert(p->coll != NULL);
+        if (p->coll_n == TPA_CHROME_RECORD_STRS || at > span || len > span - at)
+                return tpa_chrome__collect_copy(p, out, s, len);
+        f->s = s;
+        f->len = len;
+        *out = ++p->coll_n;
+        return 1;
+}
+
+/* A collecting parser's record ended: its entry in the list, with what
+ * finish_event() will want (the struct, the strings to intern, the args
+ * kept). */
+int tpa_chrome__collect_record(tpa_chrome_parser *p);
+
+/* tpa_chrome__on_end_map() at the '}' of a record a collecting parser
+ * reads, as it would act there, for the scanner, which reads for no other
+ * (speed, bench/: its tests for the other places and for collecting). */
+static inline int tpa_chrome__on_end_collected(tpa_chrome_parser *p)
+{
+        assert(p->coll != NULL && p->in_event && p->depth == p->ev_depth);
+        p->depth--;
+        p->in_event = false;
+        return tpa_chrome__collect_record(p);
+}
+
 /* ---- chrome_json.c ------------------------------------------------------- */
 
 /* yajl takes data[0..len) (see there for `snap` and `end`). */

@@ -248,10 +248,6 @@ static int sbuf_set(tpa_chrome_parser *p, struct sbuf *b, const char *s, size_t 
         return 1;
 }
 
-/* Every string kept goes through here: invalid UTF-8 is replaced and
- * counted, at the offset of its record (model/utf8.h). */
-static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len);
-
 /* a[0..len) and b[0..len) are the same bytes: inline, a word at a time
  * for the first and last 8 (speed, bench/: a call of memcmp() was most of
  * a hit's cost on short names). */
@@ -310,7 +306,7 @@ static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
         uint64_t head = 0, tail = 0;
 
         if (p->coll != NULL)
-                return collect_str(p, out, s, len);
+                return tpa_chrome__collect_str(p, out, s, len);
         /* Kernel names share long prefixes (Eigen templates): both ends,
          * mixed so that every bit of them moves the set. */
         if (len >= 8) {
@@ -1118,8 +1114,6 @@ static bool known_phase(char ph)
         return ph != 0 && strchr("CsftbenNODSTFpPRcav", ph) != NULL;
 }
 
-static int collect_record(tpa_chrome_parser *p);
-
 static int finish_event(tpa_chrome_parser *p)
 {
         struct record *r = &p->rec;
@@ -1128,7 +1122,7 @@ static int finish_event(tpa_chrome_parser *p)
         size_t index;
 
         if (p->coll != NULL)
-                return collect_record(p);
+                return tpa_chrome__collect_record(p);
         h = tpa_trace__health(p->tr);
         h->records_read++;
         if (r->ph == 0) {
@@ -1225,31 +1219,22 @@ struct coll_entry {
         uint8_t       args;     /* bit k: args buffer k kept */
 };
 
-static int collect_str(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
+int tpa_chrome__collect_copy(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         struct sbuf *b = &p->coll_strs;
-        uintptr_t at = (uintptr_t)s - (uintptr_t)p->coll_lo;
-        uintptr_t span = (uintptr_t)p->coll_hi - (uintptr_t)p->coll_lo;
         struct coll_ref *f;
 
         if (p->coll_n == TPA_CHROME_RECORD_STRS)
                 return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
                                         "too many names in a record to collect; read it alone");
+        if (tpa_chrome__grow((void **)&b->data, &b->cap, b->len + len, 1, &p->scratch) < 0)
+                return tpa_chrome__fail_code(p, &p->scratch);
+        if (len > 0)
+                memcpy(b->data + b->len, s, len);
+        b->len += len;
         f = &p->coll_refs[p->coll_n];
+        f->s = NULL;
         f->len = len;
-        /* speed, bench/: most are a name in the segment's bytes, which
-         * live until the record is added; a copy was most of the cost */
-        if (at <= span && len <= span - at) {
-                f->s = s;
-        } else {
-                if (tpa_chrome__grow((void **)&b->data, &b->cap, b->len + len, 1,
-                                     &p->scratch) < 0)
-                        return tpa_chrome__fail_code(p, &p->scratch);
-                if (len > 0)
-                        memcpy(b->data + b->len, s, len);
-                b->len += len;
-                f->s = NULL;
-        }
         *out = ++p->coll_n;
         return 1;
 }
@@ -1290,9 +1275,7 @@ static unsigned char *args_copy(tpa_chrome_parser *p, unsigned flags, unsigned c
         return q;
 }
 
-/* The record as finish_event() will want it: the struct, the strings to
- * intern, the args kept. */
-static int collect_record(tpa_chrome_parser *p)
+int tpa_chrome__collect_record(tpa_chrome_parser *p)
 {
         struct sbuf *o = p->coll;
         uint32_t n = p->coll_n;

@@ -22,6 +22,7 @@
  * again for AVX2, and tpa_chrome__scan_segment() runs that build where the
  * CPU has it.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "parse/chrome_scan.h"
@@ -342,7 +343,10 @@ static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
  * Anything else in a record (a value that is a map or an array, a key or
  * string past max_string) is REC_OTHER: the parser is put back where it
  * stood before the '{' (the record's start resets what the values set) and
- * the scanner reads the record a token at a time.
+ * the scanner reads the record a token at a time. It reads only for
+ * collecting parsers (chrome_split.c), so a record's end and its name go
+ * straight to the parser's list (tpa_chrome__on_end_collected(),
+ * tpa_chrome__collect_str()).
  */
 enum rec_result { REC_OK, REC_OTHER, REC_FAILED };
 
@@ -591,6 +595,15 @@ value:
                                 tpa_chrome__args_u64(c, (uint64_t)id);
                                 break;
                         }
+                        /* a name kept as tpa_chrome__event_string() keeps
+                         * it, inline (speed, bench/: one on every record) */
+                        if (!args && (c->key == K_NAME || c->key == K_CAT)) {
+                                if (!tpa_chrome__collect_str(c, c->key == K_NAME ? &c->rec.name
+                                                                                 : &c->rec.cat,
+                                                             (const char *)s, len))
+                                        return REC_FAILED;
+                                break;
+                        }
                         if (!(args ? tpa_chrome__args_string(c, (const char *)s, len)
                                    : tpa_chrome__event_string(c, (const char *)s, len)))
                                 return REC_FAILED;
@@ -654,7 +667,7 @@ close:
         c->scan_at = ++i;
         if (args)
                 tpa_chrome__on_end_args(c);
-        else if (!tpa_chrome__on_end_map(c))
+        else if (!tpa_chrome__on_end_collected(c))
                 return REC_FAILED;
         *at = i;
         return REC_OK;
@@ -704,6 +717,7 @@ static enum tpa_chrome_scan_result scan_segment(tpa_chrome_parser *c, const unsi
         size_t i = 0, j, len;
         const unsigned char *s;
 
+        assert(c->coll != NULL);
         open[0] = '[';
 value:  /* after '[', ':', or ',' in an array */
         i = scan_ws(b, i, n);
