@@ -1007,7 +1007,6 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
         struct record *r = &p->rec;
         tpa_error *e = &p->scratch;
         tpa_event ev;
-        int64_t step;
 
         memset(&ev, 0, sizeof(ev));
         ev.ts = r->ts;
@@ -1043,8 +1042,8 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                      (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0))))
                         r->has_step = tpa_classify__step_from_name(n, nl, &r->step);
         }
-        step = r->step;
-        if (r->has_step && tpa_trace__set_aux(p->tr, *index, TPA_AUX_STEP_NUM, step, e) < 0)
+        if (r->has_step &&
+            tpa_trace__set_aux(p->tr, *index, TPA_AUX_STEP_NUM, r->step, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         if (p->arg_op.set && p->arg_op.len > 0) {
                 tpa_str op;
