@@ -61,7 +61,7 @@ void tpa_chrome__parser_free(tpa_chrome_parser *p)
         free(p->coll_strs.data);
         free(p->scan_buf.data);
         free(p->cats);
-        free(p->compile_memo);
+        free(p->name_memo);
         free(p->dup);
         free(p->open);
         free(p->open_top);

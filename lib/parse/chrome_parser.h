@@ -26,6 +26,10 @@
 #define TPA_CHROME_OUT_SIZE 65536
 /* Slots of the cache of strings interned (a power of 2). */
 #define TPA_CHROME_NAME_CACHE 4096
+/* The bits of a name's entry in tpa_chrome_parser's name_memo. */
+#define TPA_CHROME_NAME_SEEN    1
+#define TPA_CHROME_NAME_COMPILE 2       /* tpa_classify__is_compile_name() */
+#define TPA_CHROME_NAME_STEP    4       /* a step's marker, by its prefix */
 /* Slots of the cache of pid/tid pairs looked up (a power of 2). */
 #define TPA_CHROME_TRACK_CACHE 16
 /* A segment's bytes, or its list of collected records, beyond which it is
@@ -188,10 +192,11 @@ struct tpa_chrome_parser {
         tpa_str           *cats;
         size_t             cat_count, cat_cap;
 
-        /* by name (tpa_str): 0 not looked at yet, 1 not a compile name, 2 one
-         * (names repeat: the prefix tests ran once per event) */
-        uint8_t           *compile_memo;
-        size_t             compile_cap;
+        /* by name (tpa_str): 0 not looked at yet, else TPA_CHROME_NAME_SEEN
+         * and what the name is (names repeat: the prefix tests ran once per
+         * event) */
+        uint8_t           *name_memo;
+        size_t             name_cap;
 
         /* processes that are TF1 duplicate views, by process index */
         uint8_t           *dup;

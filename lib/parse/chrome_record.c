@@ -1002,11 +1002,30 @@ static int metadata(tpa_chrome_parser *p)
         return 1;
 }
 
+/* What the name `name` (not empty) is, as name_memo keeps it. */
+static uint8_t name_kind(const tpa_chrome_parser *p, tpa_str name)
+{
+        const char *n = tpa_trace_str(p->tr, name);
+        size_t nl = tpa_trace_str_len(p->tr, name);
+        uint8_t kind = TPA_CHROME_NAME_SEEN;
+
+        /* only the markers: ProfilerStep#N, "train 12", Keras' JAX
+         * "Profiled batch 3" */
+        if ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
+            (nl > 15 && memcmp(n, "Profiled batch ", 15) == 0) ||
+            (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0)))
+                kind |= TPA_CHROME_NAME_STEP;
+        if (tpa_classify__is_compile_name(n, nl))
+                kind |= TPA_CHROME_NAME_COMPILE;
+        return kind;
+}
+
 static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
 {
         struct record *r = &p->rec;
         tpa_error *e = &p->scratch;
         tpa_event ev;
+        uint8_t kind = 0;
 
         memset(&ev, 0, sizeof(ev));
         ev.ts = r->ts;
@@ -1030,18 +1049,20 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
             tpa_trace__set_aux(p->tr, *index, TPA_AUX_BYTES, (int64_t)(r->bytes & INT64_MAX),
                                e) < 0)
                 return tpa_chrome__fail_code(p, e);
-        if (!r->has_step && r->name != TPA_STR_EMPTY) {
-                const char *n = tpa_trace_str(p->tr, r->name);
-                size_t nl = tpa_trace_str_len(p->tr, r->name);
-                /* only the markers: ProfilerStep#N, "train 12", Keras' JAX
-                 * "Profiled batch 3" (their first byte first: speed, every
-                 * event comes here) */
-                if ((n[0] == 'P' || n[0] == 't') &&
-                    ((nl > 13 && memcmp(n, "ProfilerStep#", 13) == 0) ||
-                     (nl > 15 && memcmp(n, "Profiled batch ", 15) == 0) ||
-                     (nl > 6 && (memcmp(n, "train ", 6) == 0 || memcmp(n, "test ", 5) == 0))))
-                        r->has_step = tpa_classify__step_from_name(n, nl, &r->step);
+        /* what the name is, looked at once (speed, bench/: every event
+         * comes here, few names are markers) */
+        if (r->name != TPA_STR_EMPTY) {
+                if (tpa_chrome__grow_zero((void **)&p->name_memo, &p->name_cap,
+                                          (size_t)r->name + 1, 1, e) < 0)
+                        return tpa_chrome__fail_code(p, e);
+                kind = p->name_memo[r->name];
+                if (kind == 0)
+                        kind = p->name_memo[r->name] = name_kind(p, r->name);
         }
+        if (!r->has_step && (kind & TPA_CHROME_NAME_STEP))
+                r->has_step = tpa_classify__step_from_name(tpa_trace_str(p->tr, r->name),
+                                                           tpa_trace_str_len(p->tr, r->name),
+                                                           &r->step);
         if (r->has_step &&
             tpa_trace__set_aux(p->tr, *index, TPA_AUX_STEP_NUM, r->step, e) < 0)
                 return tpa_chrome__fail_code(p, e);
@@ -1052,18 +1073,8 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
                 if (tpa_trace__set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
                         return tpa_chrome__fail_code(p, e);
         }
-        if (!(r->flags & TPA_FLAG_COMPILE) && r->name != TPA_STR_EMPTY) {
-                if (tpa_chrome__grow_zero((void **)&p->compile_memo, &p->compile_cap,
-                                          (size_t)r->name + 1, 1, e) < 0)
-                        return tpa_chrome__fail_code(p, e);
-                if (p->compile_memo[r->name] == 0)
-                        p->compile_memo[r->name] = (uint8_t)(
-                                1 + tpa_classify__is_compile_name(
-                                            tpa_trace_str(p->tr, r->name),
-                                            tpa_trace_str_len(p->tr, r->name)));
-                if (p->compile_memo[r->name] == 2)
-                        r->flags |= TPA_FLAG_COMPILE;
-        }
+        if (kind & TPA_CHROME_NAME_COMPILE)
+                r->flags |= TPA_FLAG_COMPILE;
         if (r->flags != 0 && tpa_trace__add_flags(p->tr, *index, r->flags, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         return 1;
