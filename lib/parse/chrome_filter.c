@@ -212,7 +212,7 @@ static __attribute__((noinline)) int filter_blocks(struct filter *f, unsigned ch
         assert(!f->in_str || f->str_raw == base + i - str_start - 1);
         for (; len - i >= 64; i += 64) {
                 tpa_json_masks m;
-                uint64_t inside, opens, s, c, next;
+                uint64_t inside, opens, c, next;
                 uint32_t up, down;
 
                 if (base + i + 64 > str_end && in != 0)
@@ -226,12 +226,13 @@ static __attribute__((noinline)) int filter_blocks(struct filter *f, unsigned ch
                 inside = prefix_xor(m.quote) ^ in;
                 opens = m.quote & inside;
                 /* nesting first: after a held ',' there are only spaces */
-                s = m.nest & ~inside;
-                up = count_bits(s & m.open);
-                down = count_bits(s & ~m.open);
+                up = count_bits(m.open & ~inside);
+                down = count_bits(m.close & ~inside);
                 if (depth >= down + low) {
                         depth += up - down;
                 } else {
+                        uint64_t s = (m.open | m.close) & ~inside;
+
                         f->depth = depth;
                         for (; s != 0; s &= s - 1) {
                                 size_t k = (size_t)__builtin_ctzll(s);
@@ -245,7 +246,7 @@ static __attribute__((noinline)) int filter_blocks(struct filter *f, unsigned ch
                  * one of those (before a key or a record, mostly, after
                  * one space or newline or none) */
                 next = m.quote | m.open;
-                c = m.comma & ~inside & ~(next >> 1) & ~(~(m.nest & ~m.open) >> 1 & next >> 2);
+                c = m.comma & ~inside & ~(next >> 1) & ~(~m.close >> 1 & next >> 2);
                 for (; c != 0; c &= c - 1) {
                         size_t k = (size_t)__builtin_ctzll(c), j;
 

@@ -45,8 +45,8 @@ typedef struct tpa_json_masks {
         uint64_t quote;         /* '"' */
         uint64_t backslash;     /* '\\' */
         uint64_t comma;         /* ',' */
-        uint64_t nest;          /* '{' '}' '[' ']' */
-        uint64_t open;          /* '{' '[' (a part of nest) */
+        uint64_t close;         /* '}' ']' */
+        uint64_t open;          /* '{' '[' */
 } tpa_json_masks;
 
 /* The index of the first '"', '\\' or control byte (below 0x20) in
@@ -70,21 +70,20 @@ static inline void tpa_json__masks64_scalar(const unsigned char *d, tpa_json_mas
         const uint64_t gather = 0x0002040810204081u;
 
         for (unsigned k = 0; k < 8; k++) {
-                uint64_t w, x, opens;
+                uint64_t w, x;
                 memcpy(&w, d + 8 * k, 8);
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
                 w = __builtin_bswap64(w);
 #endif
 #define EQ_BITS(byte) \
         (x = w ^ (ones * (byte)), ((~(((x & low7) + low7) | x) & ~low7) * gather) >> 56)
+                /* one EQ_BITS() a statement: each assigns x */
                 mq |= EQ_BITS('"') << (8 * k);
                 mb |= EQ_BITS('\\') << (8 * k);
                 mc |= EQ_BITS(',') << (8 * k);
                 w |= ones * 0x20;                       /* '[' ']' to '{' '}' */
-                /* one EQ_BITS() a statement: each assigns x */
-                opens = EQ_BITS('{');
-                mo |= opens << (8 * k);
-                ms |= (opens | EQ_BITS('}')) << (8 * k);
+                mo |= EQ_BITS('{') << (8 * k);
+                ms |= EQ_BITS('}') << (8 * k);
 #undef EQ_BITS
         }
 #else
@@ -95,14 +94,14 @@ static inline void tpa_json__masks64_scalar(const unsigned char *d, tpa_json_mas
                 mq |= x == '"' ? bit : 0;
                 mb |= x == '\\' ? bit : 0;
                 mc |= x == ',' ? bit : 0;
-                ms |= x == '{' || x == '}' || x == '[' || x == ']' ? bit : 0;
+                ms |= x == '}' || x == ']' ? bit : 0;
                 mo |= x == '{' || x == '[' ? bit : 0;
         }
 #endif
         m->quote = mq;
         m->backslash = mb;
         m->comma = mc;
-        m->nest = ms;
+        m->close = ms;
         m->open = mo;
 }
 
@@ -141,19 +140,16 @@ static inline void tpa_json__masks64_sse2(const unsigned char *d, tpa_json_masks
         for (unsigned k = 0; k < 4; k++) {
                 __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(d + 16 * k));
                 __m128i l = _mm_or_si128(v, low);       /* '[' ']' to '{' '}' */
-                __m128i o = _mm_cmpeq_epi8(l, vo);
                 mq |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << (16 * k);
                 mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << (16 * k);
                 mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vc)) << (16 * k);
-                ms |= (uint64_t)(uint16_t)_mm_movemask_epi8(
-                              _mm_or_si128(o, _mm_cmpeq_epi8(l, vx)))
-                      << (16 * k);
-                mo |= (uint64_t)(uint16_t)_mm_movemask_epi8(o) << (16 * k);
+                ms |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(l, vx)) << (16 * k);
+                mo |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(l, vo)) << (16 * k);
         }
         m->quote = mq;
         m->backslash = mb;
         m->comma = mc;
-        m->nest = ms;
+        m->close = ms;
         m->open = mo;
 }
 #endif
@@ -190,15 +186,13 @@ static inline TPA_JSON_AVX2 void tpa_json__masks32_avx2(const unsigned char *d,
 {
         __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)d);
         __m256i l = _mm256_or_si256(v, _mm256_set1_epi8(0x20));   /* '[' ']' to '{' '}' */
-        __m256i o = _mm256_cmpeq_epi8(l, _mm256_set1_epi8('{'));
 
         m->quote = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
         m->backslash =
                 (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
         m->comma = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(',')));
-        m->nest = (uint32_t)_mm256_movemask_epi8(
-                _mm256_or_si256(o, _mm256_cmpeq_epi8(l, _mm256_set1_epi8('}'))));
-        m->open = (uint32_t)_mm256_movemask_epi8(o);
+        m->close = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(l, _mm256_set1_epi8('}')));
+        m->open = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(l, _mm256_set1_epi8('{')));
 }
 
 /* The two halves apart, not a loop over them (speed, bench/: the loop's
@@ -212,7 +206,7 @@ static inline TPA_JSON_AVX2 void tpa_json__masks64_avx2(const unsigned char *d, 
         m->quote |= hi.quote << 32;
         m->backslash |= hi.backslash << 32;
         m->comma |= hi.comma << 32;
-        m->nest |= hi.nest << 32;
+        m->close |= hi.close << 32;
         m->open |= hi.open << 32;
 }
 #endif

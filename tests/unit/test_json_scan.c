@@ -101,7 +101,7 @@ static void ref_masks(const unsigned char *d, tpa_json_masks *m)
                 m->quote |= d[k] == '"' ? bit : 0;
                 m->backslash |= d[k] == '\\' ? bit : 0;
                 m->comma |= d[k] == ',' ? bit : 0;
-                m->nest |= strchr("{}[]", d[k]) != NULL && d[k] != 0 ? bit : 0;
+                m->close |= d[k] == '}' || d[k] == ']' ? bit : 0;
                 m->open |= d[k] == '{' || d[k] == '[' ? bit : 0;
         }
 }
@@ -148,14 +148,14 @@ static unsigned check_masks(const impl *js, const unsigned char *d)
         js->masks64(b, &got);
         ref_masks(b, &want);
         if (got.quote != want.quote || got.backslash != want.backslash ||
-            got.comma != want.comma || got.nest != want.nest || got.open != want.open) {
+            got.comma != want.comma || got.close != want.close || got.open != want.open) {
                 bad++;
                 printf("#   %s: quote %016llx/%016llx backslash %016llx/%016llx comma "
-                       "%016llx/%016llx nest %016llx/%016llx open %016llx/%016llx\n", js->name,
+                       "%016llx/%016llx close %016llx/%016llx open %016llx/%016llx\n", js->name,
                        (unsigned long long)got.quote, (unsigned long long)want.quote,
                        (unsigned long long)got.backslash, (unsigned long long)want.backslash,
                        (unsigned long long)got.comma, (unsigned long long)want.comma,
-                       (unsigned long long)got.nest, (unsigned long long)want.nest,
+                       (unsigned long long)got.close, (unsigned long long)want.close,
                        (unsigned long long)got.open, (unsigned long long)want.open);
         }
         free(b);
