@@ -28,6 +28,12 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
+#ifdef __GNUC__
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 int tpa_chrome__fail(tpa_chrome_parser *p, int code, uint64_t offset, const char *fmt, ...)
 {
         char msg[sizeof(p->err.msg)];
@@ -1285,18 +1291,37 @@ static unsigned char *args_copy(tpa_chrome_parser *p, unsigned flags, unsigned c
         return q;
 }
 
-int tpa_chrome__collect_record(tpa_chrome_parser *p)
+/* The entry of p's record, `size` bytes at the list's end, there is room
+ * for: the record, its refs; the bytes kept are the caller's to copy, at
+ * the address returned. */
+static inline unsigned char *collect_entry(tpa_chrome_parser *p, size_t size, unsigned flags)
 {
         struct sbuf *o = p->coll;
+        struct coll_entry *e = (struct coll_entry *)(void *)(o->data + o->len);
+        struct coll_ref *f = (struct coll_ref *)(void *)(e + 1);
         uint32_t n = p->coll_n;
-        size_t need = sizeof(struct coll_entry) + n * sizeof(struct coll_ref) + p->coll_strs.len;
-        unsigned flags = (unsigned)p->arg_name.set | (unsigned)p->arg_labels.set << 1 |
-                         (unsigned)p->arg_op.set << 2 | (unsigned)p->arg_backend.set << 3;
-        struct coll_entry *e;
-        struct coll_ref *f;
+
+        o->len += size;
+        e->rec = p->rec;
+        e->size = (uint32_t)size;
+        e->strs = (uint8_t)n;
+        e->args = (uint8_t)flags;
+        /* a record has a string or two: no call of memcpy() */
+        for (uint32_t k = 0; k < n; k++)
+                f[k] = p->coll_refs[k];
+        return (unsigned char *)(f + n);
+}
+
+/* tpa_chrome__collect_record() for a record that keeps bytes (args, a
+ * string copied) or needs the list to grow; out of line, so that the
+ * usual record pays for none of its registers. */
+static NOINLINE int collect_record_slow(tpa_chrome_parser *p, unsigned flags)
+{
+        struct sbuf *o = p->coll;
+        size_t need = sizeof(struct coll_entry) + p->coll_n * sizeof(struct coll_ref) +
+                      p->coll_strs.len;
         unsigned char *q;
 
-        /* most records keep no args string (speed, bench/) */
         if (flags != 0)
                 need += args_size(p, flags);
         need = (need + 7) & ~(size_t)7;
@@ -1305,21 +1330,28 @@ int tpa_chrome__collect_record(tpa_chrome_parser *p)
                                         "too many records in a segment to collect; read it alone");
         if (tpa_chrome__grow((void **)&o->data, &o->cap, o->len + need, 1, &p->scratch) < 0)
                 return tpa_chrome__fail_code(p, &p->scratch);
-        e = (struct coll_entry *)(void *)(o->data + o->len);
-        o->len += need;
-        e->rec = p->rec;
-        e->size = (uint32_t)need;
-        e->strs = (uint8_t)n;
-        e->args = (uint8_t)flags;
-        /* a record has a string or two: no call of memcpy() */
-        f = (struct coll_ref *)(void *)(e + 1);
-        for (uint32_t k = 0; k < n; k++)
-                f[k] = p->coll_refs[k];
-        q = (unsigned char *)(f + n);
+        q = collect_entry(p, need, flags);
         if (flags != 0)
                 q = args_copy(p, flags, q);
         if (p->coll_strs.len > 0)
                 memcpy(q, p->coll_strs.data, p->coll_strs.len);
+        return 1;
+}
+
+int tpa_chrome__collect_record(tpa_chrome_parser *p)
+{
+        const struct sbuf *o = p->coll;
+        /* a multiple of 8, as every entry's size */
+        size_t need = sizeof(struct coll_entry) + p->coll_n * sizeof(struct coll_ref);
+        unsigned flags = (unsigned)p->arg_name.set | (unsigned)p->arg_labels.set << 1 |
+                         (unsigned)p->arg_op.set << 2 | (unsigned)p->arg_backend.set << 3;
+
+        /* most records keep no bytes, and there is room: written by a
+         * leaf, with no call (speed, bench/) */
+        if (flags != 0 || p->coll_strs.len != 0 || need > o->cap - o->len ||
+            o->len + need > TPA_CHROME_SEG_MAX)
+                return collect_record_slow(p, flags);
+        collect_entry(p, need, flags);
         return 1;
 }
 
