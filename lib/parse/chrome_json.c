@@ -29,6 +29,7 @@ int tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         if (p == NULL)
                 return tpa_error_oom(err);
         p->tr = tr;
+        p->rec = &p->own_rec;
         p->max_string = opts != NULL && opts->max_string != 0 ? opts->max_string : 1u << 20;
         p->max_depth = opts != NULL && opts->max_depth != 0 ? opts->max_depth : 64;
         p->strict = opts != NULL && opts->strict;
@@ -425,7 +426,7 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
                         return report(p, err);
                 }
                 if (p->in_event)
-                        tpa_trace__warn(p->tr, p->rec.offset,
+                        tpa_trace__warn(p->tr, p->rec->offset,
                                         "the trace ends inside a record; read the %llu records "
                                         "before it", (unsigned long long)h->records_read);
                 else

@@ -119,6 +119,17 @@ struct record {
         uint64_t group, corr, bytes;
 };
 
+/* A collected record in the list: the record (read there, from its '{'
+ * on), then its strings' coll_refs, then the bytes of its args kept
+ * (each its length and bytes, in the order of TPA_CHROME_ARG_BUFS) and of
+ * the strings copied, in order; `size` bytes in all, a multiple of 8. */
+struct coll_entry {
+        struct record rec;
+        uint32_t      size;
+        uint8_t       strs;     /* coll_refs that follow */
+        uint8_t       args;     /* bit k: args buffer k kept */
+};
+
 /* An open B event, in a per-track stack threaded through one array. */
 struct open_b {
         size_t   event;
@@ -183,7 +194,12 @@ struct tpa_chrome_parser {
         bool               in_event, in_args;
         uint32_t           ev_depth;    /* depth inside the event's map */
         enum key           key;
-        struct record      rec;
+        /* the record being read: own_rec, or for a collecting parser its
+         * entry at the end of the list, where it stays (speed, bench/: two
+         * copies of every record), and while collected records are added,
+         * each of theirs in turn */
+        struct record     *rec;
+        struct record      own_rec;
         struct sbuf        arg_name, arg_labels, arg_op, arg_backend;
         tpa_classify_hints hints;
         size_t             first_event;
@@ -317,13 +333,24 @@ int tpa_chrome__on_start_map(void *ctx);
 int tpa_chrome__on_end_map(void *ctx);
 int tpa_chrome__on_start_array(void *ctx);
 int tpa_chrome__on_end_array(void *ctx);
-/* A record's '{' taken, its depth entered: the record starts afresh. */
-static inline void tpa_chrome__new_record(tpa_chrome_parser *p)
+/* Room for a collected record's entry at the end of p's list, or an error
+ * (0). */
+int tpa_chrome__collect_room(tpa_chrome_parser *p);
+/* A record's '{' taken, its depth entered: the record starts afresh, a
+ * collecting parser's in a new entry at the end of its list. 0: out of
+ * memory (p's error says so). */
+static inline int tpa_chrome__new_record(tpa_chrome_parser *p)
 {
+        if (p->coll != NULL) {
+                struct sbuf *o = p->coll;
+                if (o->cap - o->len < sizeof(struct coll_entry) && !tpa_chrome__collect_room(p))
+                        return 0;
+                p->rec = &((struct coll_entry *)(void *)(o->data + o->len))->rec;
+        }
         /* only what is read without a has_ flag (speed, bench/: the
          * values too were a third of a record's start) */
-        memset(&p->rec, 0, offsetof(struct record, ts));
-        p->rec.offset = tpa_chrome__offset_now(p) - 1;
+        memset(p->rec, 0, offsetof(struct record, ts));
+        p->rec->offset = tpa_chrome__offset_now(p) - 1;
         p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
         p->arg_backend.set = false;
         p->coll_strs.len = 0;
@@ -332,6 +359,7 @@ static inline void tpa_chrome__new_record(tpa_chrome_parser *p)
         p->in_args = false;
         p->ev_depth = p->depth;
         p->key = K_NONE;
+        return 1;
 }
 
 /* tpa_chrome__on_start_map() at a record's '{' (in the events array, at
@@ -343,8 +371,7 @@ static inline int tpa_chrome__on_start_record(tpa_chrome_parser *p)
         if (p->depth >= p->max_depth)
                 return tpa_chrome__on_start_map(p);
         p->depth++;
-        tpa_chrome__new_record(p);
-        return 1;
+        return tpa_chrome__new_record(p);
 }
 
 /* tpa_chrome__on_start_map() and tpa_chrome__on_end_map() for the args

@@ -295,7 +295,7 @@ static int intern_hashed(tpa_chrome_parser *p, tpa_str *out, const char *s, size
                         return 1;
                 }
         }
-        if (tpa_utf8__intern(p->tr, out, s, len, p->rec.offset, e) < 0)
+        if (tpa_utf8__intern(p->tr, out, s, len, p->rec->offset, e) < 0)
                 return tpa_chrome__fail_code(p, e);
         len = tpa_trace_str_len(p->tr, *out);
         if (len > UINT32_MAX)
@@ -503,7 +503,7 @@ static bool at_args_level(const tpa_chrome_parser *p)
  * `at`: false (an error) when it is out of range. */
 int tpa_chrome__event_time(tpa_chrome_parser *p, tpa_ns ns, uint64_t at)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
 
         if (p->key == K_TS) {
                 if (ns < -TIME_MAX || ns > TIME_MAX)
@@ -525,7 +525,7 @@ int tpa_chrome__event_time(tpa_chrome_parser *p, tpa_ns ns, uint64_t at)
 /* 'pid' or 'tid' (p->key) given as the integer v. */
 void tpa_chrome__event_id(tpa_chrome_parser *p, int64_t v)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         tpa_id *id = p->key == K_PID ? &r->pid : &r->tid;
 
         id->num = v;
@@ -536,7 +536,7 @@ void tpa_chrome__event_id(tpa_chrome_parser *p, int64_t v)
  * stream offset `at`. */
 int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, uint64_t at)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         tpa_ns ns;
 
         switch (p->key) {
@@ -560,7 +560,7 @@ int tpa_chrome__event_scalar(tpa_chrome_parser *p, const char *s, size_t len, ui
 /* A number or a number-like string for args key p->key. */
 void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
 
         switch (p->key) {
         case A_SORT_INDEX:
@@ -591,7 +591,7 @@ void tpa_chrome__args_scalar(tpa_chrome_parser *p, const char *s, size_t len)
 
 void tpa_chrome__args_u64(tpa_chrome_parser *p, uint64_t v)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
 
         assert(TPA_CHROME_ARGS_U64(p->key));
         if (p->key == A_GROUP_ID) {
@@ -671,7 +671,7 @@ static int check_string(tpa_chrome_parser *p, size_t len)
 /* A string for event key p->key, no longer than max_string. */
 int tpa_chrome__event_string(tpa_chrome_parser *p, const char *s, size_t len)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
 
         switch (p->key) {
         case K_PH:
@@ -695,7 +695,7 @@ int tpa_chrome__event_string(tpa_chrome_parser *p, const char *s, size_t len)
 /* A string for args key p->key, no longer than max_string. */
 int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
 
         switch (p->key) {
         case A_NAME:
@@ -784,7 +784,7 @@ int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
         if (!check_string(p, len))
                 return 0;
         if (at_event_level(p)) {
-                p->rec.keys++;
+                p->rec->keys++;
                 p->key = tpa_chrome__event_key(k, len);
         } else if (at_args_level(p)) {
                 p->key = tpa_chrome__args_key(k, len);
@@ -827,8 +827,7 @@ int tpa_chrome__on_start_map(void *ctx)
         if (p->events_open && p->depth == p->events_depth && !p->in_event) {
                 if (!enter(p))
                         return 0;
-                tpa_chrome__new_record(p);
-                return 1;
+                return tpa_chrome__new_record(p);
         }
         if (at_event_level(p) && p->key == K_ARGS)
                 p->in_args = true;
@@ -893,7 +892,7 @@ int tpa_chrome__on_end_map(void *ctx)
 static int lookup_track_slow(tpa_chrome_parser *p, struct track_memo *m, uint32_t *proc,
                              uint32_t *track)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         tpa_error *e = &p->scratch;
 
         if (tpa_trace__get_process(p->tr, proc, r->pid, e) < 0 ||
@@ -911,7 +910,7 @@ static int lookup_track_slow(tpa_chrome_parser *p, struct track_memo *m, uint32_
  * in the cache is inline (speed, bench/: a call per record). */
 static inline int lookup_track(tpa_chrome_parser *p, uint32_t *proc, uint32_t *track)
 {
-        const struct record *r = &p->rec;
+        const struct record *r = p->rec;
         struct track_memo *m = &p->tracks[((uint64_t)r->pid.num * 31 + (uint64_t)r->tid.num +
                                            r->pid.str * 7u + r->tid.str * 13u) &
                                           (TPA_CHROME_TRACK_CACHE - 1)];
@@ -936,7 +935,7 @@ static bool is_dup_process(const tpa_chrome_parser *p, uint32_t proc)
  * input said them (chrome_writer.c). */
 static int merged_input(tpa_chrome_parser *p, uint32_t proc)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         tpa_input_info in = { .dist = TPA_DIST_INFO_INIT };
         size_t len = p->arg_backend.len;
         tpa_error e = TPA_ERROR_INIT;
@@ -962,7 +961,7 @@ static int merged_input(tpa_chrome_parser *p, uint32_t proc)
 
 static int metadata(tpa_chrome_parser *p)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         const char *what = tpa_trace_str(p->tr, r->name);
         size_t wlen = tpa_trace_str_len(p->tr, r->name);
         tpa_error e = TPA_ERROR_INIT;
@@ -1028,7 +1027,7 @@ static uint8_t name_kind(const tpa_chrome_parser *p, tpa_str name)
 
 static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         tpa_error *e = &p->scratch;
         tpa_event ev;
         uint8_t kind = 0;
@@ -1132,7 +1131,7 @@ static bool known_phase(char ph)
 
 static int finish_event(tpa_chrome_parser *p)
 {
-        struct record *r = &p->rec;
+        struct record *r = p->rec;
         tpa_health *h;
         uint32_t proc, track;
         size_t index;
@@ -1224,24 +1223,13 @@ const yajl_callbacks tpa_chrome__callbacks = {
 
 /* ---- the collecting side (see "two threads" in chrome_split.c) ---------- */
 
-/* A collected record in the list: the record, then its strings'
- * coll_refs, then the bytes of its args kept (each its length and
- * bytes, in the order of TPA_CHROME_ARG_BUFS) and of the strings
- * copied, in order; `size` bytes in all, a multiple of 8. */
-struct coll_entry {
-        struct record rec;
-        uint32_t      size;
-        uint8_t       strs;     /* coll_refs that follow */
-        uint8_t       args;     /* bit k: args buffer k kept */
-};
-
 int tpa_chrome__collect_copy(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
 {
         struct sbuf *b = &p->coll_strs;
         struct coll_ref *f;
 
         if (p->coll_n == TPA_CHROME_RECORD_STRS)
-                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
+                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec->offset, "%s",
                                         "too many names in a record to collect; read it alone");
         if (tpa_chrome__grow((void **)&b->data, &b->cap, b->len + len, 1, &p->scratch) < 0)
                 return tpa_chrome__fail_code(p, &p->scratch);
@@ -1301,8 +1289,8 @@ static inline unsigned char *collect_entry(tpa_chrome_parser *p, size_t size, un
         struct coll_ref *f = (struct coll_ref *)(void *)(e + 1);
         uint32_t n = p->coll_n;
 
+        assert(p->rec == &e->rec);      /* the record is there already */
         o->len += size;
-        e->rec = p->rec;
         e->size = (uint32_t)size;
         e->strs = (uint8_t)n;
         e->args = (uint8_t)flags;
@@ -1326,10 +1314,12 @@ static NOINLINE int collect_record_slow(tpa_chrome_parser *p, unsigned flags)
                 need += args_size(p, flags);
         need = (need + 7) & ~(size_t)7;
         if (o->len + need > TPA_CHROME_SEG_MAX)
-                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec.offset, "%s",
+                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec->offset, "%s",
                                         "too many records in a segment to collect; read it alone");
         if (tpa_chrome__grow((void **)&o->data, &o->cap, o->len + need, 1, &p->scratch) < 0)
                 return tpa_chrome__fail_code(p, &p->scratch);
+        /* the record moved with the list */
+        p->rec = &((struct coll_entry *)(void *)(o->data + o->len))->rec;
         q = collect_entry(p, need, flags);
         if (flags != 0)
                 q = args_copy(p, flags, q);
@@ -1355,20 +1345,31 @@ int tpa_chrome__collect_record(tpa_chrome_parser *p)
         return 1;
 }
 
-int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
+int tpa_chrome__collect_room(tpa_chrome_parser *p)
 {
-        const char *q = o->data, *end = q + o->len;
+        struct sbuf *o = p->coll;
+
+        if (tpa_chrome__grow((void **)&o->data, &o->cap, o->len + sizeof(struct coll_entry), 1,
+                             &p->scratch) < 0)
+                return tpa_chrome__fail_code(p, &p->scratch);
+        return 1;
+}
+
+/* The records of `o` added in place: p's record is each in turn. */
+static int add_entries(tpa_chrome_parser *p, const struct sbuf *o)
+{
+        char *q = o->data, *end = q + o->len;
         tpa_str ids[TPA_CHROME_RECORD_STRS + 1];
 
         ids[0] = TPA_STR_EMPTY;
         while (q < end) {
-                const struct coll_entry *e = (const struct coll_entry *)(const void *)q;
+                struct coll_entry *e = (struct coll_entry *)(void *)q;
                 const struct coll_ref *f = (const struct coll_ref *)(const void *)(e + 1);
                 const char *x = (const char *)(f + e->strs);    /* the bytes kept */
-                struct record *r = &p->rec;     /* its offset, for intern() */
+                struct record *r = &e->rec;
                 unsigned flags = e->args;
 
-                *r = e->rec;
+                p->rec = r;             /* its offset, for intern() */
                 p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
                 p->arg_backend.set = false;
                 for (unsigned k = 0; flags >> k != 0; k++) {
@@ -1401,4 +1402,12 @@ int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
                         return p->err.code;
         }
         return 0;
+}
+
+int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
+{
+        int r = add_entries(p, o);
+
+        p->rec = &p->own_rec;
+        return r;
 }

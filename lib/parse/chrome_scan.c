@@ -492,9 +492,9 @@ static void head_keep(tpa_chrome_parser *c, const unsigned char *b, size_t from,
         h->mask = first_bytes(size);
         h->size = (uint8_t)size;
         h->members = (uint8_t)members;
-        h->ph = c->rec.ph;
-        h->pid = c->rec.pid.num;
-        h->tid = c->rec.tid.num;
+        h->ph = c->rec->ph;
+        h->pid = c->rec->pid.num;
+        h->tid = c->rec->tid.num;
 }
 
 /* Built twice, with `args` a constant in each (scan_args(),
@@ -529,10 +529,10 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
          * at once (speed, bench/: they were a sixth of the scanner's work);
          * scan_at is set before the next call that reads it */
         if (head && (h = head_hit(c, b, i, n)) != NULL) {
-                c->rec.ph = h->ph;
-                c->rec.pid.num = h->pid;
-                c->rec.tid.num = h->tid;
-                c->rec.keys += h->members;
+                c->rec->ph = h->ph;
+                c->rec->pid.num = h->pid;
+                c->rec->tid.num = h->tid;
+                c->rec->keys += h->members;
                 place = h->members;
                 i += h->size;
                 head = false;
@@ -542,7 +542,7 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
                 size_t k0 = i;
 
                 if (!args)
-                        c->rec.keys++;
+                        c->rec->keys++;
                 if (place < TPA_CHROME_KEY_PLACES && n - i > TPA_CHROME_KEY_TEXT) {
                         struct key_bytes k = key_bytes(b, i);
 
@@ -598,8 +598,8 @@ value:
                         /* a name kept as tpa_chrome__event_string() keeps
                          * it, inline (speed, bench/: one on every record) */
                         if (!args && (c->key == K_NAME || c->key == K_CAT)) {
-                                if (!tpa_chrome__collect_str(c, c->key == K_NAME ? &c->rec.name
-                                                                                 : &c->rec.cat,
+                                if (!tpa_chrome__collect_str(c, c->key == K_NAME ? &c->rec->name
+                                                                                 : &c->rec->cat,
                                                              (const char *)s, len))
                                         return REC_FAILED;
                                 break;

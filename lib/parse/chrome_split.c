@@ -103,6 +103,7 @@ static void collect_start(tpa_chrome_parser *c, const tpa_chrome_split *sp, stru
         c->key = K_NONE;
         c->in_event = c->in_args = c->in_meta = false;
         c->coll = &sg->out;
+        c->rec = &c->own_rec;
         c->coll_lo = sg->bytes.data;
         c->coll_hi = sg->bytes.data + sg->bytes.len;
         sg->out.len = 0;
