@@ -689,21 +689,22 @@ int tpa_trace__set_aux(tpa_trace *tr, size_t event, tpa_aux_key key, int64_t val
                        tpa_error *err)
 {
         struct aux_entry k = { .ek = AUX_EK(event, key), .value = value }, *e;
+        bool past;
 
         if ((uint64_t)event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
                 return tpa_error_setf(err, TPA_EINVAL, "event extra out of range");
 
         /* Speed (bench/): past the last entry, with none of this key out of
          * order, it cannot be there yet: no search. */
-        e = (tr->aux_count == 0 || aux_cmp(&tr->aux[tr->aux_count - 1], &k) < 0) &&
-            !(tr->aux2_keys & key_bit(key)) ? NULL : aux_find(tr, event, key);
+        past = tr->aux_count == 0 || tr->aux[tr->aux_count - 1].ek < k.ek;
+        e = past && !(tr->aux2_keys & key_bit(key)) ? NULL : aux_find(tr, event, key);
         if (e != NULL) {
                 e->value = value;
                 return 0;
         }
         if (tr->aux_count >= UINT32_MAX - tr->aux2_count - 1)
                 return tpa_error_setf(err, TPA_ELIMIT, "more than 2^32 event extras");
-        if (tr->aux_count == 0 || aux_cmp(&tr->aux[tr->aux_count - 1], &k) < 0) {
+        if (past) {
                 /* In event order, as readers add them: append. */
                 if (grow((void **)&tr->aux, &tr->aux_cap, tr->aux_count + 1, sizeof(*tr->aux),
                          err) < 0 ||
