@@ -29,6 +29,7 @@ int tpa_chrome__parser_new(tpa_chrome_parser **out, tpa_trace *tr,
         if (p == NULL)
                 return tpa_error_oom(err);
         p->tr = tr;
+        p->health = tpa_trace__health(tr);
         p->rec = &p->own_rec;
         p->max_string = opts != NULL && opts->max_string != 0 ? opts->max_string : 1u << 20;
         p->max_depth = opts != NULL && opts->max_depth != 0 ? opts->max_depth : 64;

@@ -139,6 +139,7 @@ struct open_b {
 
 struct tpa_chrome_parser {
         tpa_trace         *tr;
+        tpa_health        *health;      /* tr's: looked up once (speed, bench/) */
         yajl_handle        yh;
         tpa_error          err;         /* the first error, kept for later calls */
         /* For the calls on every record's path that fill an error only when

@@ -1138,7 +1138,7 @@ static int finish_event(tpa_chrome_parser *p)
 
         if (p->coll != NULL)
                 return tpa_chrome__collect_record(p);
-        h = tpa_trace__health(p->tr);
+        h = p->health;
         h->records_read++;
         if (r->ph == 0) {
                 if (r->keys != 0)
