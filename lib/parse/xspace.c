@@ -1212,22 +1212,48 @@ static bool fast_stat(const uint8_t *p, const uint8_t *end, const uint8_t *limit
         return true;
 }
 
-/* Most stats are `08 <id under 128> <value tag> <value to the end>`, and
- * most of those name a stat apply_stat() does not read: true for such a
- * stat (p[0..len)), checked as read_stat() would check it; false for any
- * other, which fast_stat() reads. */
+/* Whether a stat id names a stat apply_stat() reads. */
+static inline bool is_read_id(const struct reader *r, int64_t id)
+{
+        const struct stat_md *md;
+
+        if (id < (int64_t)sizeof(r->stat_read))
+                return r->stat_read[id];
+        md = find_stat(r, id);
+        return md != NULL && md->key != S_OTHER;
+}
+
+/* Most stats are `08 <id of one or two bytes> <value tag> <value to the
+ * end>`, and most of those name a stat apply_stat() does not read: true
+ * for such a stat (p[0..len)), checked as read_stat() would check it;
+ * false for any other, which fast_stat() reads. Ids past 127 take two
+ * bytes, and a profile of many stat names gives such ids to common stats
+ * (speed, bench/: '_ct' and '_c' of TF's threadpool events, a quarter of
+ * a real profile's stats, took fast_stat() and its lookup each). */
 static inline bool fast_unread_stat(const struct reader *r, const uint8_t *p, size_t len)
 {
-        const uint8_t *q = p + 3;
-        size_t n = len - 3;             /* the value's bytes */
+        const uint8_t *end = p + len, *q;
+        size_t n;                       /* the value's bytes */
+        uint8_t tag;
 
-        if (len < 4 || p[0] != (1 << 3 | WIRE_VARINT) || p[1] >= 0x80 || r->stat_read[p[1]])
+        if (len < 4 || p[0] != (1 << 3 | WIRE_VARINT))
                 return false;
-        if (p[2] != (3 << 3 | WIRE_VARINT) && p[2] != (4 << 3 | WIRE_VARINT) &&
-            p[2] != (7 << 3 | WIRE_VARINT)) {
-                if (p[2] == (5 << 3 | WIRE_LEN) || p[2] == (6 << 3 | WIRE_LEN))
+        if (p[1] < 0x80) {
+                if (r->stat_read[p[1]])
+                        return false;
+                q = p + 2;
+        } else {
+                if (len < 5 || p[2] >= 0x80 || is_read_id(r, (p[1] & 0x7f) | (int64_t)p[2] << 7))
+                        return false;
+                q = p + 3;
+        }
+        tag = *q++;
+        n = (size_t)(end - q);
+        if (tag != (3 << 3 | WIRE_VARINT) && tag != (4 << 3 | WIRE_VARINT) &&
+            tag != (7 << 3 | WIRE_VARINT)) {
+                if (tag == (5 << 3 | WIRE_LEN) || tag == (6 << 3 | WIRE_LEN))
                         return q[0] < 0x80 && q[0] == n - 1;    /* a length, the rest */
-                return p[2] == (2 << 3 | WIRE_I64) && n == 8;
+                return tag == (2 << 3 | WIRE_I64) && n == 8;
         }
         /* a varint that ends at the last byte, not before */
         if (n > 10 || q[n - 1] >= 0x80)
