@@ -544,6 +544,25 @@ void tpa_trace__reserve_events(tpa_trace *tr, size_t n)
         tr->pf_running = pthread_create(&tr->pf_thread, NULL, prefault_main, tr) == 0;
 }
 
+tpa_event *tpa_trace__event_room(tpa_trace *tr, size_t *n)
+{
+        uint64_t left = tr->max_events == 0 ? UINT64_MAX
+                        : tr->max_events > tr->event_count ? tr->max_events - tr->event_count
+                        : 0;
+
+        *n = tr->event_cap - tr->event_count;
+        if (*n > left)
+                *n = (size_t)left;
+        return *n > 0 ? tr->events + tr->event_count : NULL;
+}
+
+void tpa_trace__commit_events(tpa_trace *tr, size_t k)
+{
+        assert(k <= tr->event_cap - tr->event_count);
+        tr->event_count += k;
+        tr->health.events_kept += k;
+}
+
 size_t tpa_trace_event_count(const tpa_trace *tr) { return tr->event_count; }
 const tpa_event *tpa_trace_events(const tpa_trace *tr) { return tr->events; }
 tpa_event *tpa_trace__events_mut(tpa_trace *tr) { return tr->events; }

@@ -37,6 +37,13 @@ int        tpa_trace__add_event(tpa_trace *tr, const tpa_event *ev, size_t *out_
  * the reader adds events; it is done before the events move or go. */
 void       tpa_trace__reserve_events(tpa_trace *tr, size_t n);
 tpa_event *tpa_trace__events_mut(tpa_trace *tr);
+/* Room to write events in place after the last, for a reader that adds
+ * many (speed, bench/: a call and its checks per event): its start, and
+ * in *n how many fit without moving the events (within max_events; 0:
+ * add them as usual). tpa_trace__commit_events() adds the first k
+ * written; until then nothing else may add events or extras. */
+tpa_event *tpa_trace__event_room(tpa_trace *tr, size_t *n);
+void       tpa_trace__commit_events(tpa_trace *tr, size_t k);
 void       tpa_trace__set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */
 
 /* Extras. Setting a key twice keeps the last value. */

@@ -160,6 +160,10 @@ struct reader {
         bool              stat_read[128];   /* id names a stat apply_stat() reads */
         bool              pid_used[HOST_PID];       /* a process has this pid */
         struct ahead     *ahead;        /* lines walked ahead; NULL: none */
+        /* events written in place (add_plain_event()): room for room_n at
+         * `room`, the first room_k written, not yet added */
+        tpa_event        *room;
+        size_t            room_n, room_k;
         tpa_error        *err;
 };
 
@@ -973,6 +977,15 @@ static inline bool event_times(const struct xline *line, const struct xevent *xe
         return true;
 }
 
+/* An event's track and ids, from its record. */
+static inline void set_ids(uint32_t track, const struct record *rec, tpa_event *ev)
+{
+        ev->track = track;
+        ev->kind = TPA_KIND_OTHER;
+        ev->corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
+        ev->group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
+}
+
 /* An event's times, track and ids, all but its name. */
 static inline int set_event(const struct reader *r, uint32_t track, const struct xline *line,
                             const struct field *at, const struct xevent *xe,
@@ -987,26 +1000,43 @@ static inline int set_event(const struct reader *r, uint32_t track, const struct
                                      (int)(line->name_len < 60 ? line->name_len : 60),
                                      line->name);
         }
-        ev->track = track;
-        ev->kind = TPA_KIND_OTHER;
-        ev->corr = rec->has_corr && rec->corr <= UINT32_MAX ? (uint32_t)rec->corr : 0;
-        ev->group = rec->has_group && rec->group < UINT32_MAX ? (uint32_t)rec->group + 1 : 0;
+        set_ids(track, rec, ev);
         return 0;
 }
 
+/* Add the events written in the room (add_plain_event()), which then
+ * has no more: before anything else adds to the trace. */
+static void room_close(struct reader *r)
+{
+        if (r->room_k > 0)
+                tpa_trace__commit_events(r->tr, r->room_k);
+        r->room = NULL;
+        r->room_n = r->room_k = 0;
+}
+
 /* add_event() for an event of plain metadata (md->plain) that its stats
- * add nothing to: nothing but the event itself. */
+ * add nothing to: nothing but the event itself, written in place (speed,
+ * bench/: most events of a TF2 profile are such). With no room left
+ * (max_events, or memory short) it is added as usual, which fails or
+ * grows the room. */
 static inline int add_plain_event(struct reader *r, uint32_t track, const struct xline *line,
                                   const struct field *at, const struct xevent *xe,
                                   const struct event_md *md, size_t *added)
 {
-        tpa_event ev;
+        tpa_event *ev, one;
         int rc;
 
-        memset(&ev, 0, sizeof(ev));
-        ev.name = md->name;
-        if ((rc = set_event(r, track, line, at, xe, &md->rec, &ev)) < 0 ||
-            (rc = tpa_trace__add_event(r->tr, &ev, NULL, r->err)) < 0)
+        if (r->room_k == r->room_n) {
+                room_close(r);
+                r->room = tpa_trace__event_room(r->tr, &r->room_n);
+        }
+        ev = r->room_k < r->room_n ? &r->room[r->room_k] : &one;
+        ev->name = md->name;            /* set_event() sets the rest */
+        if ((rc = set_event(r, track, line, at, xe, &md->rec, ev)) < 0)
+                return rc;
+        if (ev != &one)
+                r->room_k++;
+        else if ((rc = tpa_trace__add_event(r->tr, ev, NULL, r->err)) < 0)
                 return rc;
         (*added)++;
         return 0;
@@ -1024,6 +1054,7 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         bool has_step;
         int rc;
 
+        room_close(r);
         memset(&ev, 0, sizeof(ev));
         if (md != NULL && !md->interned && md->m != NULL) {
                 const char *n = md->m->display_name[0] != '\0' ? md->m->display_name
@@ -1448,6 +1479,19 @@ static bool same_as_exact(const struct reader *r, const struct xline *line,
                 x.op_len == rec->op_len && x.tf_op == rec->tf_op &&
                 x.tf_op_len == rec->tf_op_len);
 }
+
+/* same_as_exact() for an event decode_chunk() read. */
+static bool decoded_as_exact(const struct reader *r, const struct xline *line,
+                             const struct decoded *d, const struct record *rec)
+{
+        const struct field f = { .num = 4, .type = WIRE_LEN, .at = d->at,
+                                 .data = d->at + d->data_at, .len = d->len };
+        const struct xevent xe = {
+                .metadata_id = d->metadata_id, .has_times = true, .ts = d->ts, .dur = d->dur,
+        };
+
+        return same_as_exact(r, line, &f, &xe, rec);
+}
 #endif
 
 /* An XEvent (field `at` of its line) the fast path read: its fields in
@@ -1513,7 +1557,8 @@ static HOT_INLINE int read_event(struct reader *r, uint32_t track,
  * the room may move when it grows, and loads past it never fault. */
 static inline uintptr_t event_room(const struct reader *r)
 {
-        return (uintptr_t)(tpa_trace__events_mut(r->tr) + tpa_trace_event_count(r->tr));
+        return (uintptr_t)(tpa_trace__events_mut(r->tr) + tpa_trace_event_count(r->tr) +
+                           r->room_k);
 }
 
 static inline void prefetch_room(uintptr_t room, size_t k)
@@ -1982,21 +2027,38 @@ static int add_chunk(struct reader *r, uint32_t track, const struct xline *line,
 
         for (size_t i = 0; i < s->n; i++) {
                 const struct decoded *d = &s->d[i];
-                const struct field f = { .num = 4, .type = WIRE_LEN, .at = d->at,
-                                         .data = d->at + d->data_at, .len = d->len };
+                const struct event_md *md;
                 int rc;
 
                 prefetch_room(room, *added - first);
                 (*n)++;
-                if (d->ok) {
-                        struct xevent xe = {
+                /* add_fast_event()'s commonest case, written in place
+                 * without the event's copies it takes (speed, bench/) */
+                if (d->ok && d->n_keep == 0 && r->room_k < r->room_n &&
+                    (md = find_event(r, d->metadata_id)) != NULL && md->plain) {
+                        tpa_event *ev = &r->room[r->room_k++];
+
+                        assert(!md->internal && decoded_as_exact(r, line, d, &md->rec));
+                        ev->ts = d->ts;
+                        ev->dur = d->dur;
+                        ev->name = md->name;
+                        set_ids(track, &md->rec, ev);
+                        (*added)++;
+                        continue;
+                }
+                {
+                        const struct field f = { .num = 4, .type = WIRE_LEN, .at = d->at,
+                                                 .data = d->at + d->data_at, .len = d->len };
+                        const struct xevent xe = {
                                 .metadata_id = d->metadata_id, .has_times = true,
                                 .ts = d->ts, .dur = d->dur,
                         };
-                        rc = add_fast_event(r, track, line, &f, &xe, s->keep + d->keep_at,
-                                            d->n_keep, added);
-                } else {
-                        rc = read_event(r, track, line, &f, added);
+
+                        if (d->ok)
+                                rc = add_fast_event(r, track, line, &f, &xe,
+                                                    s->keep + d->keep_at, d->n_keep, added);
+                        else
+                                rc = read_event(r, track, line, &f, added);
                 }
                 if (rc < 0)
                         return rc;
@@ -2082,6 +2144,7 @@ static int read_line(struct reader *r, const struct field *at, uint32_t proc, bo
                 rc = read_chunks(r, track, at, &w, added, &n);
         else
                 rc = read_events(r, track, &xl, at, at->data, at->data + at->len, added, &n);
+        room_close(r);
         tpa_trace__health(tr)->records_read += n;
         return rc;
 }

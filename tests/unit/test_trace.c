@@ -172,6 +172,43 @@ static void test_trace__reserve_events(void)
         tpa_trace_free(tr);
 }
 
+/* tpa_trace__event_room(): as much room as the array holds past its
+ * count, none past max_events; the events committed are added, counted
+ * as kept, and the next room starts after them. */
+static void test_trace__event_room(void)
+{
+        tpa_trace *tr;
+        tpa_event ev = { .dur = 5, .kind = TPA_KIND_KERNEL }, *room;
+        size_t n, wrong = 0;
+
+        tpa_trace_new(&tr, NULL);
+        room = tpa_trace__event_room(tr, &n);
+        ok(room == NULL && n == 0, "test_trace__event_room: none in an empty array");
+        tpa_trace__add_event(tr, &ev, NULL, NULL);
+        tpa_trace__reserve_events(tr, 1000);
+        room = tpa_trace__event_room(tr, &n);
+        ok(room == tpa_trace_events(tr) + 1 && n >= 1000,
+           "test_trace__event_room: the reserved room, after the last event");
+        for (size_t i = 0; i < 10; i++)
+                room[i] = (tpa_event){ .ts = (tpa_ns)i, .dur = 1 };
+        tpa_trace__commit_events(tr, 10);
+        tap_eq((int64_t)tpa_trace_event_count(tr), 11, "test_trace__event_room: count");
+        tap_eq((int64_t)tpa_trace_health_c(tr)->events_kept, 11,
+               "test_trace__event_room: kept");
+        for (size_t i = 0; i < 10; i++)
+                wrong += tpa_trace_events(tr)[1 + i].ts != (tpa_ns)i;
+        tap_eq((int64_t)wrong, 0, "test_trace__event_room: the events written");
+        ok(tpa_trace__event_room(tr, &n) == tpa_trace_events(tr) + 11,
+           "test_trace__event_room: the next room after them");
+        tpa_trace__set_max_events(tr, 15);
+        tpa_trace__event_room(tr, &n);
+        tap_eq((int64_t)n, 4, "test_trace__event_room: within max_events");
+        tpa_trace__set_max_events(tr, 11);
+        ok(tpa_trace__event_room(tr, &n) == NULL && n == 0,
+           "test_trace__event_room: none at max_events");
+        tpa_trace_free(tr);
+}
+
 /* tpa_trace_get_aux_seq() and tpa_trace_next_aux() against
  * tpa_trace_get_aux(): extras of every key set in event order, then of two
  * keys out of order and over again; looked up in order, out of order, with
@@ -402,6 +439,7 @@ int main(void)
         test_trace__many_processes();
         test_trace__events_aux();
         test_trace__reserve_events();
+        test_trace__event_room();
         test_trace__aux_walks();
         test_trace__set_new_aux();
         test_trace__warnings();
