@@ -767,25 +767,30 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
 enum { NF_KNOWN = 1, NF_STEP_NAME = 2, NF_PROFILER_STEP = 4, NF_COPY = 8, NF_RUNTIME = 16,
        NF_TF_FUNCTION = 32, NF_LOADER_WORKERS = 64 };
 
-static unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
+/* name_flags() of a name met the first time. */
+static unsigned name_flags_new(const tpa_trace *tr, uint8_t *nf, tpa_str name)
 {
-        if (nf[name] == 0) {
-                const char *s = tpa_trace_str(tr, name);
-                size_t len = tpa_trace_str_len(tr, name);
+        const char *s = tpa_trace_str(tr, name);
+        size_t len = tpa_trace_str_len(tr, name);
 
-                nf[name] = (uint8_t)(NF_KNOWN | (is_step_name(s, len) ? NF_STEP_NAME : 0) |
-                                     (has_prefix(s, len, "ProfilerStep#") ? NF_PROFILER_STEP
-                                                                          : 0) |
-                                     (contains(s, len, "Memcpy") || contains(s, len, "MEMCPY")
-                                      ? NF_COPY : 0) |
-                                     (is_runtime_name(s, len) ? NF_RUNTIME : 0) |
-                                     (has_prefix(s, len, "EagerLocalExecute: __inference_")
-                                      ? NF_TF_FUNCTION : 0) |
-                                     (has_prefix(s, len, "enumerate(DataLoader)#") &&
-                                      contains(s, len, "_MultiProcessingDataLoaderIter")
-                                      ? NF_LOADER_WORKERS : 0));
-        }
+        nf[name] = (uint8_t)(NF_KNOWN | (is_step_name(s, len) ? NF_STEP_NAME : 0) |
+                             (has_prefix(s, len, "ProfilerStep#") ? NF_PROFILER_STEP : 0) |
+                             (contains(s, len, "Memcpy") || contains(s, len, "MEMCPY")
+                              ? NF_COPY : 0) |
+                             (is_runtime_name(s, len) ? NF_RUNTIME : 0) |
+                             (has_prefix(s, len, "EagerLocalExecute: __inference_")
+                              ? NF_TF_FUNCTION : 0) |
+                             (has_prefix(s, len, "enumerate(DataLoader)#") &&
+                              contains(s, len, "_MultiProcessingDataLoaderIter")
+                              ? NF_LOADER_WORKERS : 0));
         return nf[name];
+}
+
+/* Inline, the first use out of line: a call per event cost more than the
+ * look (speed, bench/). */
+static inline unsigned name_flags(const tpa_trace *tr, uint8_t *nf, tpa_str name)
+{
+        return nf[name] != 0 ? nf[name] : name_flags_new(tr, nf, name);
 }
 
 /* ---- what runtime calls did ------------------------------------------------ */
