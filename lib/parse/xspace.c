@@ -2018,34 +2018,66 @@ static bool take_chunk(struct reader *r, size_t i)
         }
 }
 
+/* The decoded events s->d[i..] that add_fast_event() adds as plain
+ * (md->plain, no stat kept), up to the first other one or the room's end:
+ * written in place; how many. What the loop reads of the reader is in
+ * locals: a store to an event could alias its fields, which the loop
+ * then loaded again per event (speed, bench/). */
+static size_t add_plain_run(struct reader *r, uint32_t track, const struct xline *line,
+                            const struct slot *s, size_t i)
+{
+        struct event_md *const *by_id = r->event_by_id;
+        size_t ids = r->event_ids, n = s->n - i, k;
+        tpa_event *room;
+
+        (void)line;                     /* for the assert */
+        if (n > r->room_n - r->room_k)
+                n = r->room_n - r->room_k;
+        if (n == 0)
+                return 0;
+        room = r->room + r->room_k;
+        for (k = 0; k < n; k++) {
+                const struct decoded *d = &s->d[i + k];
+                const struct event_md *md;
+
+                if (!d->ok || d->n_keep != 0)
+                        break;
+                if (by_id == NULL)
+                        md = find_event(r, d->metadata_id);
+                else
+                        md = d->metadata_id >= 0 && (uint64_t)d->metadata_id < ids
+                             ? by_id[d->metadata_id] : NULL;
+                if (md == NULL || !md->plain)
+                        break;
+                assert(!md->internal && decoded_as_exact(r, line, d, &md->rec));
+                prefetch_room((uintptr_t)room, k);
+                room[k].ts = d->ts;
+                room[k].dur = d->dur;
+                room[k].name = md->name;
+                set_ids(track, &md->rec, &room[k]);
+        }
+        r->room_k += k;
+        return k;
+}
+
 /* The events of one decoded chunk, in order, as read_events() reads them. */
 static int add_chunk(struct reader *r, uint32_t track, const struct xline *line,
                      const struct slot *s, size_t *added, uint64_t *n)
 {
-        uintptr_t room = event_room(r);
-        size_t first = *added;
+        size_t i = 0, k;
 
-        for (size_t i = 0; i < s->n; i++) {
-                const struct decoded *d = &s->d[i];
-                const struct event_md *md;
+        while (i < s->n) {
+                const struct decoded *d;
                 int rc;
 
-                prefetch_room(room, *added - first);
+                k = add_plain_run(r, track, line, s, i);
+                *added += k;
+                *n += k;
+                if ((i += k) == s->n)
+                        break;
+                d = &s->d[i++];
+                prefetch_room(event_room(r), 0);
                 (*n)++;
-                /* add_fast_event()'s commonest case, written in place
-                 * without the event's copies it takes (speed, bench/) */
-                if (d->ok && d->n_keep == 0 && r->room_k < r->room_n &&
-                    (md = find_event(r, d->metadata_id)) != NULL && md->plain) {
-                        tpa_event *ev = &r->room[r->room_k++];
-
-                        assert(!md->internal && decoded_as_exact(r, line, d, &md->rec));
-                        ev->ts = d->ts;
-                        ev->dur = d->dur;
-                        ev->name = md->name;
-                        set_ids(track, &md->rec, ev);
-                        (*added)++;
-                        continue;
-                }
                 {
                         const struct field f = { .num = 4, .type = WIRE_LEN, .at = d->at,
                                                  .data = d->at + d->data_at, .len = d->len };
