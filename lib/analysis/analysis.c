@@ -642,17 +642,16 @@ static bool is_ckpt(const struct chan_names *names, tpa_str n)
 
 static const char *const py_names[3] = { "EagerPyFunc", "PyFunc", "PyFuncStateless" };
 
-/* True when host event i is a framework op or a dispatch scope that an
- * input event on the same thread encloses: the ops of a tf.data map
- * function run inline under Iterator::Map, a DataLoader's collate under
- * enumerate(DataLoader)#...__next__. They are input work, not compute.
+/* True when host event e, of channel ch, is a framework op or a dispatch
+ * scope that an input event on the same thread encloses: the ops of a
+ * tf.data map function run inline under Iterator::Map, a DataLoader's
+ * collate under enumerate(DataLoader)#...__next__. They are input work,
+ * not compute.
  * `inp` holds the merged input intervals of each track; near[track] the
  * interval found last on it, where the search starts (a thread's events
  * come in about time order). */
-static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t *near, size_t i,
-                        int ch)
+static bool under_input(const tpa_event *e, const tpa_ivl_list *inp, size_t *near, int ch)
 {
-        const tpa_event *e = &c->ev[i];
         const tpa_ivl_list *l = &inp[e->track];
         size_t k;
 
@@ -677,10 +676,10 @@ static bool under_input(const tpa_actx *c, const tpa_ivl_list *inp, size_t *near
  * the hint into it. The walk is over the collectives inside e only: each
  * collective is walked by the ops enclosing it, as deep as the nesting.
  */
-static int push_cpu_op(const tpa_actx *c, tpa_ivl_list *out, size_t *near,
+static int push_cpu_op(const tpa_ivl_list *coll, tpa_ivl_list *out, size_t *near,
                        const tpa_event *e, tpa_error *err)
 {
-        const tpa_ivl_list *l = &c->coll[e->track];
+        const tpa_ivl_list *l = &coll[e->track];
         tpa_ns s = e->ts, end = e->ts + e->dur;
         size_t k;
         int r = 0;
@@ -783,6 +782,13 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
         bool py = job->names.npy > 0 || job->names.py_fn != NULL;
         bool ckpt = job->names.nckpt > 0, comp = job->comp != NULL;
         const bool *bw = job->names.bw;
+        /* so are the lists and hints (the part's, in registers or on
+         * the stack, not through L and c) */
+        tpa_ivl_list *dev = L->dev, *host = L->host, *fw = L->fw;
+        const tpa_ivl_list *inp = c->inp, *coll = c->coll;
+        size_t *near = L->near, *cnear = L->cnear;
+        bool *bw_track = L->bw;
+        const bool *producer = c->producer;
         int r = 0;
 
         for (size_t i = lo; i < hi && r == 0; i++) {
@@ -795,7 +801,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
 
                 if (cls == EV_DEVICE) {
                         ch = device_channel(e->kind);
-                        r = tpa_ivl__push(&L->dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
+                        r = tpa_ivl__push(&dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
                                           e->ts, e->ts + e->dur, err);
                         hch[i] = HCH_DEVICE;
                         /* past the bound, no event changes the settling */
@@ -808,7 +814,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         tpa_ns s = e->kind == TPA_KIND_COLLECTIVE
                                    ? tpa_p2p__from(c->p2p, c->np2p, i, e->ts) : e->ts;
 
-                        if (under_input(c, c->inp, L->near, i, ch))
+                        if (under_input(e, inp, near, ch))
                                 ch = HCH_INPUT;
                         /* TF groups the events a step waits on; ungrouped input
                          * work is background prefetch, which XProf does not
@@ -816,7 +822,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                          * framework work that no step waits on. Without
                          * groups, the work of tf.data's producer threads */
                         if (ch == HCH_INPUT && (grouped ? e->group == 0
-                                                        : c->producer[e->track])) {
+                                                        : producer[e->track])) {
                                 ch = HCH_OP;
                                 background = true;
                         }
@@ -839,16 +845,16 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         if (cpu_only && ch == HCH_OP && !background) {
                                 hch[i] = HCH_CPU_COMPUTE;
                                 r = e->kind == TPA_KIND_COLLECTIVE
-                                    ? tpa_ivl__push(&L->dev[CH_COLL], s, e->ts + e->dur, err)
-                                    : push_cpu_op(c, &L->dev[CH_KERNEL], L->cnear, e, err);
+                                    ? tpa_ivl__push(&dev[CH_COLL], s, e->ts + e->dur, err)
+                                    : push_cpu_op(coll, &dev[CH_KERNEL], cnear, e, err);
                         } else {
                                 hch[i] = (int8_t)ch;
-                                r = tpa_ivl__push(&L->host[ch], s, e->ts + e->dur, err);
+                                r = tpa_ivl__push(&host[ch], s, e->ts + e->dur, err);
                         }
                         if (r == 0)
-                                r = tpa_ivl__push(&L->fw[e->track], s, e->ts + e->dur, err);
+                                r = tpa_ivl__push(&fw[e->track], s, e->ts + e->dur, err);
                         if (bw != NULL && bw[e->name])
-                                L->bw[e->track] = true;
+                                bw_track[e->track] = true;
                 } else {
                         hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;
                 }
