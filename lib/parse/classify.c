@@ -1033,8 +1033,14 @@ static void classify_part(struct part *pt)
         const uint8_t *role = pt->role;
         uint8_t *memo = pt->memo, *ccmemo = pt->ccmemo, *nf = pt->nf;
         tpa_dialect d = pt->d;
+        /* what the loop reads and sums of pt, in locals: the bytes it
+         * stores (the memos) may alias any field, which it then loaded
+         * again per event (speed, bench/) */
+        const uint8_t *pool = pt->pool;
+        size_t hi = pt->hi, runtime_at = pt->runtime_at;
+        unsigned facts = pt->facts;
 
-        for (size_t i = pt->lo; i < pt->hi; i++) {
+        for (size_t i = pt->lo; i < hi; i++) {
                 tpa_event *e = &ev[i];
                 int64_t step;
                 bool has_step;
@@ -1043,14 +1049,14 @@ static void classify_part(struct part *pt)
                 /* the event AHEAD on asked for: the hardware's prefetcher
                  * stops at each 4 KB page, whose first events then waited
                  * for memory (speed, bench/) */
-                if (i + AHEAD < pt->hi)
+                if (i + AHEAD < hi)
                         __builtin_prefetch(&ev[i + AHEAD]);
                 switch (role[e->track]) {
                 case TPA_TRACK_STEPS:
                         k = TPA_KIND_STEP;
                         if (!note_step(pt, i)) {
                                 pt->r = TPA_ENOMEM;
-                                return;
+                                break;
                         }
                         break;
                 case TPA_TRACK_ANNOTATION:
@@ -1090,9 +1096,9 @@ static void classify_part(struct part *pt)
                                 k = (tpa_kind)((memo[e->name] & 15) - 1);
                                 /* the ring's work inside a collective op */
                                 if (k == TPA_KIND_HOST_OP && e->corr == 0 &&
-                                    pt->pool[e->track] == POOL_COLLECTIVE)
+                                    pool[e->track] == POOL_COLLECTIVE)
                                         k = TPA_KIND_COLLECTIVE;
-                                else if (pt->pool[e->track] == POOL_INPUT &&
+                                else if (pool[e->track] == POOL_INPUT &&
                                     (k == TPA_KIND_HOST_OP || k == TPA_KIND_LAUNCH))
                                         k = TPA_KIND_INPUT;
                                 /* TF's host side of a kernel carries the
@@ -1107,16 +1113,18 @@ static void classify_part(struct part *pt)
                         break;
                 }
                 e->kind = k;
-                if (pt->runtime_at == SIZE_MAX &&
+                if (runtime_at == SIZE_MAX &&
                     (k == TPA_KIND_LAUNCH || k == TPA_KIND_SYNC || k == TPA_KIND_SETUP) &&
                     ((d == TPA_DIALECT_KINETO && pt->mtia != TPA_STR_EMPTY &&
                       cats[i - pt->first] == pt->mtia) ||
                      (name_flags(tr, nf, e->name) & NF_RUNTIME)))
-                        pt->runtime_at = i;
-                if (k == event_fact[d].kind && !(pt->facts & event_fact[d].fact) &&
+                        runtime_at = i;
+                if (k == event_fact[d].kind && !(facts & event_fact[d].fact) &&
                     (name_flags(tr, nf, e->name) & event_fact[d].flag))
-                        pt->facts |= event_fact[d].fact;
+                        facts |= event_fact[d].fact;
         }
+        pt->runtime_at = runtime_at;
+        pt->facts = facts;
 }
 
 /* The device runtime the trace shows, by its first runtime call (a launch,
