@@ -22,14 +22,26 @@
 #endif
 
 /* The name an op is known by: its framework op when the trace says.
- * `nstr`: the trace's strings; `cursor`: see tpa_trace_get_aux_seq(); a
- * lane's events come in about event order. */
+ * `nstr`: op_names(); `cursor`: see tpa_trace_get_aux_seq(); a lane's
+ * events come in about event order. */
 static tpa_str op_name(const tpa_actx *c, size_t i, size_t nstr, size_t *cursor)
 {
         int64_t v;
-        if (tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 && (size_t)v < nstr)
+        if (nstr > 0 && tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 &&
+            (size_t)v < nstr)
                 return (tpa_str)v;
         return c->ev[i].name;
+}
+
+/* op_name()'s `nstr`: the trace's strings, or 0 when it names no
+ * framework op at all, and op_name() then looks none up (speed, bench/:
+ * a look-up per event of the CPU-only table of a TF2 profile). */
+static size_t op_names(const tpa_trace *tr)
+{
+        size_t i = 0;
+        int64_t v;
+
+        return tpa_trace_next_aux(tr, TPA_AUX_OP, &i, &v) ? tpa_trace_str_count(tr) : 0;
 }
 
 /* Time and count of an op, on the device or exposed on the host: the
@@ -416,7 +428,7 @@ struct nest {
         size_t               cap;
         tpa_ns              *buf;       /* the zones' scratch: 4 arrays of a step's events */
         size_t               bufcap;
-        size_t               nstr;      /* the trace's strings, for op_name() */
+        size_t               nstr;      /* op_names(), for op_name() */
 };
 
 /* Room for `need` elements of `elem` bytes in *v, of *cap: grown to twice
@@ -923,7 +935,7 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                       tpa_error *err)
 {
         const tpa_analysis *a = c->a;
-        struct nest n = { .c = c, .L = L, .t = t, .nstr = tpa_trace_str_count(c->tr) };
+        struct nest n = { .c = c, .L = L, .t = t, .nstr = op_names(c->tr) };
         size_t lo, hi, nl = L->nlane, ng = L->host ? 1 : c->ndev;
         size_t *cur = malloc((nl + 1) * sizeof(*cur)), *end = malloc((nl + 1) * sizeof(*end));
         size_t *next = malloc((nl + 1) * sizeof(*next)), *cursor = calloc(nl + 1, sizeof(*cursor));
