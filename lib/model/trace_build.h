@@ -41,7 +41,8 @@ tpa_event *tpa_trace__events_mut(tpa_trace *tr);
  * many (speed, bench/: a call and its checks per event): its start, and
  * in *n how many fit without moving the events (within max_events; 0:
  * add them as usual). tpa_trace__commit_events() adds the first k
- * written; until then nothing else may add events or extras. */
+ * written; until then nothing else may add events or extras. The rest of
+ * the room, k further on, stays room until something else adds events. */
 tpa_event *tpa_trace__event_room(tpa_trace *tr, size_t *n);
 void       tpa_trace__commit_events(tpa_trace *tr, size_t k);
 void       tpa_trace__set_max_events(tpa_trace *tr, uint64_t max);  /* 0: none */

@@ -160,8 +160,9 @@ struct reader {
         bool              stat_read[128];   /* id names a stat apply_stat() reads */
         bool              pid_used[HOST_PID];       /* a process has this pid */
         struct ahead     *ahead;        /* lines walked ahead; NULL: none */
-        /* events written in place (add_plain_event()): room for room_n at
-         * `room`, the first room_k written, not yet added */
+        /* events written in place (add_plain_event(), add_plain_run(),
+         * room_add()): room for room_n at `room`, the first room_k
+         * written, not yet added (room_close()) */
         tpa_event        *room;
         size_t            room_n, room_k;
         tpa_error        *err;
@@ -1014,6 +1015,25 @@ static void room_close(struct reader *r)
         r->room_n = r->room_k = 0;
 }
 
+/* Add event *ev, after those written in the room, through the room when
+ * it has some left (speed, bench/: no call to add it, and the room stays
+ * for the plain events after); its index in *idx. Everything written is
+ * added, so that extras may follow. */
+static int room_add(struct reader *r, const tpa_event *ev, size_t *idx)
+{
+        if (r->room_k == r->room_n) {
+                room_close(r);
+                return tpa_trace__add_event(r->tr, ev, idx, r->err);
+        }
+        r->room[r->room_k++] = *ev;
+        tpa_trace__commit_events(r->tr, r->room_k);
+        *idx = tpa_trace_event_count(r->tr) - 1;
+        r->room += r->room_k;
+        r->room_n -= r->room_k;
+        r->room_k = 0;
+        return 0;
+}
+
 /* add_event() for an event of plain metadata (md->plain) that its stats
  * add nothing to: nothing but the event itself, written in place (speed,
  * bench/: most events of a TF2 profile are such). With no room left
@@ -1054,7 +1074,6 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         bool has_step;
         int rc;
 
-        room_close(r);
         memset(&ev, 0, sizeof(ev));
         if (md != NULL && !md->interned && md->m != NULL) {
                 const char *n = md->m->display_name[0] != '\0' ? md->m->display_name
@@ -1076,8 +1095,7 @@ static int add_event(struct reader *r, uint32_t track, const struct xline *line,
         }
         if ((rc = set_event(r, track, line, at, xe, rec, &ev)) < 0)
                 return rc;
-        rc = tpa_trace__add_event(tr, &ev, &idx, r->err);
-        if (rc < 0)
+        if ((rc = room_add(r, &ev, &idx)) < 0)
                 return rc;
         (*added)++;
         if (rec->has_bytes &&
