@@ -1751,10 +1751,11 @@ static void decode_chunk(const struct reader *r, const struct ahead *a, size_t i
         struct xstat keep[FAST_STATS + 1];
         struct xevent xe;
         struct field f;
-        size_t n_keep;
+        /* the slot's counts in locals, which its byte fields' stores cannot
+         * alias (speed, bench/: loaded and stored per event otherwise) */
+        size_t n = 0, kept = 0, n_keep;
+        bool whole = false;
 
-        s->n = s->n_keep = 0;
-        s->whole = false;
         while (m.p < to && (wire_next_event(&m, &f) || wire_next(r, &m, &f) > 0)) {
                 struct decoded *d;
                 if (f.num != 4)
@@ -1762,9 +1763,9 @@ static void decode_chunk(const struct reader *r, const struct ahead *a, size_t i
 #ifdef __GNUC__
                 __builtin_prefetch(f.at + 1024);
 #endif
-                if (s->n == CHUNK || f.data - f.at > UINT8_MAX || f.len > UINT16_MAX)
-                        return;
-                d = &s->d[s->n++];
+                if (n == CHUNK || f.data - f.at > UINT8_MAX || f.len > UINT16_MAX)
+                        goto out;
+                d = &s->d[n++];
                 d->at = f.at;
                 d->data_at = (uint8_t)(f.data - f.at);
                 d->len = (uint16_t)f.len;
@@ -1772,18 +1773,22 @@ static void decode_chunk(const struct reader *r, const struct ahead *a, size_t i
                  * out of range, the reader reads again, and says what
                  * is wrong with it if anything is */
                 d->ok = fast_event(r, f.data, f.data + f.len, &xe, keep, &n_keep) &&
-                        n_keep <= CHUNK - s->n_keep &&
+                        n_keep <= CHUNK - kept &&
                         event_times(a->line, &xe, &d->ts, &d->dur);
                 if (!d->ok)
                         continue;
                 d->metadata_id = xe.metadata_id;
-                d->keep_at = (uint16_t)s->n_keep;
+                d->keep_at = (uint16_t)kept;
                 d->n_keep = (uint8_t)n_keep;
                 if (n_keep > 0)
-                        memcpy(s->keep + s->n_keep, keep, n_keep * sizeof(*keep));
-                s->n_keep += n_keep;
+                        memcpy(s->keep + kept, keep, n_keep * sizeof(*keep));
+                kept += n_keep;
         }
-        s->whole = m.p >= to;
+        whole = m.p >= to;
+out:
+        s->n = n;
+        s->n_keep = kept;
+        s->whole = whole;
 }
 
 /* The next chunk to decode ahead, claimed (under lock); false if none. */
