@@ -264,9 +264,9 @@ void tpa_rules__put_value(char *buf, size_t size, size_t *n, double v, rules_fmt
 
 /* A query's findings as they are found: the first few, and their
  * messages, in place, more on the heap (speed, bench/: a malloc per
- * finding's message and per list was a third of the calls of the 1 GB
- * trace's 12 k steps). The messages are one text, each ended by its
- * '\0'; text_at[i] is where list[i]'s starts. Set up by
+ * finding's message and per list, for each of a long run's many steps,
+ * was much of the queries' time). The messages are one text, each ended
+ * by its '\0'; text_at[i] is where list[i]'s starts. Set up by
  * tpa_rules__found_init(); not to be moved after. */
 enum { RULES_FOUND_INLINE = 16, RULES_FOUND_TEXT_INLINE = 2048 };
 
