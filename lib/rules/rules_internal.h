@@ -176,6 +176,10 @@ int  tpa_rules__parse(rules_unit **out, const char *text, size_t len, const char
                       bool expr_only, int32_t *root, tpa_error *err);
 void tpa_rules__unit_free(rules_unit *u);
 
+/* Room for one more in *items (of *cap, count used, size bytes each),
+ * doubling from 16; false out of memory, *items as it was. */
+bool tpa_rules__grow(void **items, size_t *cap, size_t count, size_t size);
+
 static inline const char *rules_str_ptr(const rules_unit *u, rules_str s)
 {
         return u->chars + s.off;

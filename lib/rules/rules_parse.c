@@ -361,7 +361,7 @@ static int lex(parser *p, bool names)
 
 /* --- building the unit --------------------------------------------------- */
 
-static bool grow(void **items, size_t *cap, size_t count, size_t size)
+bool tpa_rules__grow(void **items, size_t *cap, size_t count, size_t size)
 {
         size_t ncap;
         void *n;
@@ -378,8 +378,8 @@ static bool grow(void **items, size_t *cap, size_t count, size_t size)
 }
 
 #define GROW(p, arr, count, cap) \
-        (grow((void **)&(p)->u->arr, &(p)->u->cap, (p)->u->count, sizeof((p)->u->arr[0])) \
-         ? 0 : tpa_error_oom((p)->err))
+        (tpa_rules__grow((void **)&(p)->u->arr, &(p)->u->cap, (p)->u->count,  \
+                         sizeof((p)->u->arr[0])) ? 0 : tpa_error_oom((p)->err))
 
 static int intern(parser *p, const char *s, size_t len, rules_str *out)
 {

@@ -101,22 +101,6 @@ struct tpa_rules_plan {
         size_t        finding_count;
 };
 
-/* Room for one more in *v (of *cap, n used, elem bytes each); false out of
- * memory. */
-static bool room(void **v, size_t *cap, size_t n, size_t elem)
-{
-        void *p;
-
-        if (n < *cap)
-                return true;
-        p = realloc(*v, (*cap ? *cap * 2 : 16) * elem);
-        if (p == NULL)
-                return false;
-        *v = p;
-        *cap = *cap ? *cap * 2 : 16;
-        return true;
-}
-
 /* ---- compiling ----------------------------------------------------------- */
 
 /* A map from 64-bit keys (a constant's bits, a metric's place) to their
@@ -203,7 +187,8 @@ static uint32_t constant(compiler *c, double value)
         memcpy(&bits, &value, sizeof(bits));
         if (!map_find(&c->consts, bits, &leaf) ||
             (*leaf == UINT32_MAX &&
-             !room((void **)&p->consts, &p->const_cap, p->const_count, sizeof(*p->consts)))) {
+             !tpa_rules__grow((void **)&p->consts, &p->const_cap, p->const_count,
+                              sizeof(*p->consts)))) {
                 c->oom = true;
                 return 0;
         }
@@ -229,7 +214,8 @@ static int32_t name_reg(compiler *c, const char *name, size_t len)
                 return -1;
         if (!map_find(&c->metrics, (uint64_t)idx, &leaf) ||
             (*leaf == UINT32_MAX &&
-             !room((void **)&p->fetch, &p->fetch_cap, p->fetch_count, sizeof(*p->fetch)))) {
+             !tpa_rules__grow((void **)&p->fetch, &p->fetch_cap, p->fetch_count,
+                              sizeof(*p->fetch)))) {
                 c->oom = true;
                 return 0;
         }
@@ -293,7 +279,8 @@ static void resolve_unit(compiler *c, const rules_unit *u, int32_t *reg)
                                                 &at, &q)) {
                         raw_piece *w;
 
-                        if (!room((void **)&c->raw, &c->raw_cap, c->raw_count, sizeof(*c->raw))) {
+                        if (!tpa_rules__grow((void **)&c->raw, &c->raw_cap, c->raw_count,
+                                             sizeof(*c->raw))) {
                                 c->oom = true;
                                 return;
                         }
@@ -312,7 +299,7 @@ static void emit(compiler *c, plan_code code, uint32_t dst, uint32_t a, uint32_t
 {
         tpa_rules_plan *p = c->p;
 
-        if (!room((void **)&p->code, &p->code_cap, p->code_len, sizeof(*p->code))) {
+        if (!tpa_rules__grow((void **)&p->code, &p->code_cap, p->code_len, sizeof(*p->code))) {
                 c->oom = true;
                 return;
         }
@@ -337,7 +324,8 @@ static uint32_t temp(compiler *c)
 /* A new label of the program, placed later by place(). */
 static uint32_t label(compiler *c)
 {
-        if (!room((void **)&c->label, &c->label_cap, c->label_count, sizeof(*c->label))) {
+        if (!tpa_rules__grow((void **)&c->label, &c->label_cap, c->label_count,
+                             sizeof(*c->label))) {
                 c->oom = true;
                 return 0;
         }
@@ -372,7 +360,8 @@ static uint32_t value(compiler *c, int32_t node)
         case NODE_NAME:
                 if (c->reg[node] >= 0)
                         return (uint32_t)c->reg[node];
-                if (!room((void **)&p->fails, &p->fail_cap, p->fail_count, sizeof(*p->fails))) {
+                if (!tpa_rules__grow((void **)&p->fails, &p->fail_cap, p->fail_count,
+                                     sizeof(*p->fails))) {
                         c->oom = true;
                         return c->zero;
                 }
@@ -477,7 +466,7 @@ static void check_message(compiler *c, const rules_rule *f, const raw_piece *q, 
                 i++;
         if (i == n)
                 return;
-        if (!room((void **)&p->fails, &p->fail_cap, p->fail_count, sizeof(*p->fails))) {
+        if (!tpa_rules__grow((void **)&p->fails, &p->fail_cap, p->fail_count, sizeof(*p->fails))) {
                 c->oom = true;
                 return;
         }
@@ -502,7 +491,7 @@ static void add_text(compiler *c, const char *s, size_t len, bool join)
                 p->text_cap = p->text_cap ? p->text_cap * 2 : 256;
         }
         if (!join) {
-                if (!room((void **)&p->pieces, &p->piece_cap, p->piece_count,
+                if (!tpa_rules__grow((void **)&p->pieces, &p->piece_cap, p->piece_count,
                           sizeof(*p->pieces))) {
                         c->oom = true;
                         return;
@@ -533,7 +522,7 @@ static void add_message(compiler *c, plan_finding *pf, const raw_piece *q, size_
                         tpa_rules__put_value(buf, sizeof(buf), &len, q[i].value, q[i].p.kind);
                         add_text(c, buf, len, join);
                 } else if (q[i].reg >= 0) {
-                        if (!room((void **)&p->pieces, &p->piece_cap, p->piece_count,
+                        if (!tpa_rules__grow((void **)&p->pieces, &p->piece_cap, p->piece_count,
                                   sizeof(*p->pieces))) {
                                 c->oom = true;
                                 break;
