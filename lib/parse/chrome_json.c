@@ -370,6 +370,26 @@ static void close_open_events(tpa_chrome_parser *p)
                                 (unsigned long long)h->unmatched_begin);
 }
 
+/* The cats of the events read, all of them, for tpa_classify__chrome(): the
+ * ones after the last written are empty. With none written, calloc()'s
+ * fresh pages: the dialects that never look at them touch none. */
+static int all_cats(tpa_chrome_parser *p, tpa_error *err)
+{
+        if (p->cats == NULL && p->cat_count > 0) {
+                p->cats = calloc(p->cat_count, sizeof(*p->cats));
+                if (p->cats == NULL)
+                        return tpa_error_oom(err);
+                p->cat_cap = p->cat_count;
+        } else if (p->cat_set < p->cat_count) {
+                if (tpa_chrome__grow((void **)&p->cats, &p->cat_cap, p->cat_count,
+                                     sizeof(*p->cats), err) < 0)
+                        return TPA_ENOMEM;
+                memset(p->cats + p->cat_set, 0, (p->cat_count - p->cat_set) * sizeof(*p->cats));
+        }
+        p->cat_set = p->cat_count;
+        return 0;
+}
+
 int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *err)
 {
         tpa_health *h = tpa_trace__health(p->tr);
@@ -453,7 +473,8 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
         close_open_events(p);
         if (p->err.code != TPA_OK)
                 return report(p, err);
-        if (tpa_classify__chrome(p->tr, p->first_event, p->cats, &p->hints, &e) < 0) {
+        if (all_cats(p, &e) < 0 ||
+            tpa_classify__chrome(p->tr, p->first_event, p->cats, &p->hints, &e) < 0) {
                 p->err = e;
                 return report(p, err);
         }

@@ -205,9 +205,12 @@ struct tpa_chrome_parser {
         tpa_classify_hints hints;
         size_t             first_event;
 
-        /* per event 'cat', parallel to the events read by this parser */
+        /* per event 'cat', parallel to the events read by this parser:
+         * the first cat_set entries written, the rest empty, so that a
+         * trace with no 'cat' (TF's) writes no page of it (speed, bench/:
+         * its pages were faulted in for nothing) */
         tpa_str           *cats;
-        size_t             cat_count, cat_cap;
+        size_t             cat_count, cat_set, cat_cap;
 
         /* by name (tpa_str): 0 not looked at yet, else TPA_CHROME_NAME_SEEN
          * and what the name is (names repeat: the prefix tests ran once per

@@ -1042,13 +1042,18 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
         ev.group = r->has_group && r->group < UINT32_MAX ? (uint32_t)r->group + 1 : 0;
         if (tpa_trace__add_event(p->tr, &ev, index, e) < 0)
                 return tpa_chrome__fail_code(p, e);
-        if (tpa_chrome__grow((void **)&p->cats, &p->cat_cap, p->cat_count + 1, sizeof(*p->cats),
-                             e) < 0)
-                return tpa_chrome__fail_code(p, e);
-        p->cats[p->cat_count++] = r->cat;
-        p->any_event = true;
-        if (r->ts + r->dur > p->max_end || p->cat_count == 1)
+        if (r->cat != TPA_STR_EMPTY) {
+                if (tpa_chrome__grow((void **)&p->cats, &p->cat_cap, p->cat_count + 1,
+                                     sizeof(*p->cats), e) < 0)
+                        return tpa_chrome__fail_code(p, e);
+                memset(p->cats + p->cat_set, 0, (p->cat_count - p->cat_set) * sizeof(*p->cats));
+                p->cats[p->cat_count] = r->cat;
+                p->cat_set = p->cat_count + 1;
+        }
+        if (r->ts + r->dur > p->max_end || p->cat_count == 0)
                 p->max_end = r->ts + r->dur;
+        p->cat_count++;
+        p->any_event = true;
 
         if (r->has_bytes &&
             tpa_trace__set_aux(p->tr, *index, TPA_AUX_BYTES, (int64_t)(r->bytes & INT64_MAX),
