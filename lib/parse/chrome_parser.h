@@ -211,6 +211,11 @@ struct tpa_chrome_parser {
          * its pages were faulted in for nothing) */
         tpa_str           *cats;
         size_t             cat_count, cat_set, cat_cap;
+        /* room to write events in after the last (tpa_trace__event_room()):
+         * room_n of them from `room`, which is event room_at (speed, bench/:
+         * a call, a zeroed copy and its copy per event) */
+        tpa_event         *room;
+        size_t             room_n, room_at;
 
         /* by name (tpa_str): 0 not looked at yet, else TPA_CHROME_NAME_SEEN
          * and what the name is (names repeat: the prefix tests ran once per

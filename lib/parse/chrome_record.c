@@ -1029,19 +1029,32 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
 {
         struct record *r = p->rec;
         tpa_error *e = &p->scratch;
-        tpa_event ev;
+        tpa_event *ev, one;
         uint8_t kind = 0;
 
-        memset(&ev, 0, sizeof(ev));
-        ev.ts = r->ts;
-        ev.dur = r->dur;
-        ev.name = r->name;
-        ev.track = track;
-        ev.kind = TPA_KIND_OTHER;
-        ev.corr = r->has_corr && r->corr <= UINT32_MAX ? (uint32_t)r->corr : 0;
-        ev.group = r->has_group && r->group < UINT32_MAX ? (uint32_t)r->group + 1 : 0;
-        if (tpa_trace__add_event(p->tr, &ev, index, e) < 0)
-                return tpa_chrome__fail_code(p, e);
+        /* written in place, every field (with no room left: max_events, or
+         * the events are to grow, added as usual, which fails or grows) */
+        if (p->room_n == 0) {
+                p->room = tpa_trace__event_room(p->tr, &p->room_n);
+                p->room_at = tpa_trace_event_count(p->tr);
+        }
+        ev = p->room_n > 0 ? p->room : &one;
+        ev->ts = r->ts;
+        ev->dur = r->dur;
+        ev->name = r->name;
+        ev->track = track;
+        ev->kind = TPA_KIND_OTHER;
+        ev->corr = r->has_corr && r->corr <= UINT32_MAX ? (uint32_t)r->corr : 0;
+        ev->group = r->has_group && r->group < UINT32_MAX ? (uint32_t)r->group + 1 : 0;
+        if (ev == &one) {
+                if (tpa_trace__add_event(p->tr, ev, index, e) < 0)
+                        return tpa_chrome__fail_code(p, e);
+        } else {
+                tpa_trace__commit_events(p->tr, 1);
+                *index = p->room_at++;
+                p->room++;
+                p->room_n--;
+        }
         if (r->cat != TPA_STR_EMPTY) {
                 if (tpa_chrome__grow((void **)&p->cats, &p->cat_cap, p->cat_count + 1,
                                      sizeof(*p->cats), e) < 0)
