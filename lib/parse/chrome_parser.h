@@ -103,7 +103,7 @@ struct coll_ref {
  * their has_ flag says they were set. */
 struct record {
         uint64_t offset;        /* where its '{' is */
-        uint32_t keys;
+        bool     has_keys;      /* it is no {} */
         char     ph;            /* 0: none; '?': not one character */
         bool     has_ts, has_dur;
         /* args */

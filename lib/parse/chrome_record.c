@@ -784,7 +784,7 @@ int tpa_chrome__on_map_key(void *ctx, const unsigned char *us, size_t len)
         if (!check_string(p, len))
                 return 0;
         if (at_event_level(p)) {
-                p->rec->keys++;
+                p->rec->has_keys = true;
                 p->key = tpa_chrome__event_key(k, len);
         } else if (at_args_level(p)) {
                 p->key = tpa_chrome__args_key(k, len);
@@ -1159,7 +1159,7 @@ static int finish_event(tpa_chrome_parser *p)
         h = p->health;
         h->records_read++;
         if (r->ph == 0) {
-                if (r->keys != 0)
+                if (r->has_keys)
                         tpa_trace__warn(p->tr, r->offset, "records have no 'ph', ignoring");
                 h->empty_records++;
                 return 1;

@@ -525,6 +525,8 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
 
         if (i < n && b[i] == '}')
                 goto close;
+        if (!args)
+                c->rec->has_keys = true;
         /* the record begins as one before did: what its first members set,
          * at once (speed, bench/: they were a sixth of the scanner's work);
          * scan_at is set before the next call that reads it */
@@ -532,7 +534,6 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
                 c->rec->ph = h->ph;
                 c->rec->pid.num = h->pid;
                 c->rec->tid.num = h->tid;
-                c->rec->keys += h->members;
                 place = h->members;
                 i += h->size;
                 head = false;
@@ -541,8 +542,6 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
                 const struct key_guess *g = NULL;
                 size_t k0 = i;
 
-                if (!args)
-                        c->rec->keys++;
                 if (place < TPA_CHROME_KEY_PLACES && n - i > TPA_CHROME_KEY_TEXT) {
                         struct key_bytes k = key_bytes(b, i);
 
