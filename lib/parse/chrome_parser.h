@@ -67,6 +67,9 @@ struct sbuf {
  * once: records of a trace mostly repeat their keys in the same order. */
 #define TPA_CHROME_KEY_PLACES 16
 #define TPA_CHROME_KEY_TEXT   32
+/* Guesses kept at a place: an args map's first key is one of four or five
+ * in a TF trace (speed, bench/: with two, they pushed each other out). */
+#define TPA_CHROME_KEY_WAYS   4     /* chrome_scan.c compares each by name */
 struct key_guess {
         unsigned char text[TPA_CHROME_KEY_TEXT];
         uint32_t      mask;     /* bit k: text[k] counts; 0: no key yet */
@@ -266,7 +269,7 @@ struct tpa_chrome_parser {
         struct sbuf        scan_buf;
         /* The keys the scanner read last at each place of a record's map
          * and of its args' map, the newer first (chrome_scan.c) */
-        struct key_guess   guess[2][TPA_CHROME_KEY_PLACES][2];
+        struct key_guess   guess[2][TPA_CHROME_KEY_PLACES][TPA_CHROME_KEY_WAYS];
         /* ... and the records' heads, the one to replace next */
         struct record_head heads[TPA_CHROME_HEADS];
         unsigned           head_next;

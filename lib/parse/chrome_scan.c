@@ -454,7 +454,7 @@ static void guess_keep(tpa_chrome_parser *c, bool args, size_t place, const unsi
         if (place >= TPA_CHROME_KEY_PLACES || size > TPA_CHROME_KEY_TEXT)
                 return;
         g = c->guess[args][place];
-        g[1] = g[0];
+        memmove(&g[1], &g[0], (TPA_CHROME_KEY_WAYS - 1) * sizeof(*g));
         memset(g[0].text, 0, sizeof(g[0].text));
         memcpy(g[0].text, b + i, size);
         g[0].mask = (uint32_t)first_bytes(size);
@@ -577,7 +577,8 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
                         struct key_bytes k = key_bytes(b, i);
 
                         g = c->guess[args][place];
-                        g = guess_hit(&g[0], k) ? &g[0] : guess_hit(&g[1], k) ? &g[1] : NULL;
+                        g = guess_hit(&g[0], k) ? &g[0] : guess_hit(&g[1], k) ? &g[1]
+                          : guess_hit(&g[2], k) ? &g[2] : guess_hit(&g[3], k) ? &g[3] : NULL;
                 }
                 if (g != NULL) {
                         c->key = (enum key)g->key;
