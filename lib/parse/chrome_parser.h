@@ -113,6 +113,7 @@ struct record {
         bool     has_sort_index, has_group, has_step, has_corr, has_bytes;
         uint8_t  flags;         /* TPA_FLAG_COMPILE, TPA_FLAG_TF_CALL */
         bool     has_rank, has_world_size;
+        uint8_t  op;            /* collected: its op's string number; 0: none */
         tpa_str  name, cat;
         tpa_id   pid, tid;
         /* each as its has_ flag says */
@@ -205,6 +206,10 @@ struct tpa_chrome_parser {
         struct record     *rec;
         struct record      own_rec;
         struct sbuf        arg_name, arg_labels, arg_op, arg_backend;
+        /* a collected record's op, where its list keeps it (record's `op`),
+         * in place of arg_op: NULL when it has none */
+        const char        *coll_op;
+        size_t             coll_op_len;
         tpa_classify_hints hints;
         size_t             first_event;
 

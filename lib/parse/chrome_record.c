@@ -692,6 +692,24 @@ int tpa_chrome__event_string(tpa_chrome_parser *p, const char *s, size_t len)
         }
 }
 
+/* What a collecting parser does with a record's op: keeps it as one of
+ * the record's strings, never copied when it is in the segment (speed,
+ * bench/: it was copied to arg_op, from there to the list, and from the
+ * list to arg_op again). A second op fails the segment, which is then
+ * read alone, where the last one counts. */
+static int collect_op(tpa_chrome_parser *p, const char *s, size_t len)
+{
+        tpa_str n;
+
+        if (p->rec->op != 0)
+                return tpa_chrome__fail(p, TPA_ELIMIT, p->rec->offset, "%s",
+                                        "two ops in a record to collect; read it alone");
+        if (!tpa_chrome__collect_str(p, &n, s, len))
+                return 0;
+        p->rec->op = (uint8_t)n;
+        return 1;
+}
+
 /* A string for args key p->key, no longer than max_string. */
 int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len)
 {
@@ -705,6 +723,8 @@ int tpa_chrome__args_string(tpa_chrome_parser *p, const char *s, size_t len)
         case A_BACKEND:
                 return sbuf_set(p, &p->arg_backend, s, len);
         case A_ANNOTATION:
+                if (p->coll != NULL)
+                        return collect_op(p, s, tpa_classify__op_prefix(s, len));
                 return sbuf_set(p, &p->arg_op, s, tpa_classify__op_prefix(s, len));
         case A_TF_FUNCTION_CALL:
                 r->flags |= TPA_FLAG_TF_CALL;
@@ -1089,9 +1109,10 @@ static int add_event(tpa_chrome_parser *p, uint32_t track, size_t *index)
         if (r->has_step &&
             tpa_trace__set_aux(p->tr, *index, TPA_AUX_STEP_NUM, r->step, e) < 0)
                 return tpa_chrome__fail_code(p, e);
-        if (p->arg_op.set && p->arg_op.len > 0) {
+        if (p->coll_op != NULL ? p->coll_op_len > 0 : p->arg_op.set && p->arg_op.len > 0) {
                 tpa_str op;
-                if (!intern_op(p, &op, p->arg_op.data, p->arg_op.len))
+                if (!(p->coll_op != NULL ? intern_op(p, &op, p->coll_op, p->coll_op_len)
+                                         : intern_op(p, &op, p->arg_op.data, p->arg_op.len)))
                         return 0;
                 if (tpa_trace__set_aux(p->tr, *index, TPA_AUX_OP, op, e) < 0)
                         return tpa_chrome__fail_code(p, e);
@@ -1394,6 +1415,7 @@ static int add_entries(tpa_chrome_parser *p, const struct sbuf *o)
                 p->rec = r;             /* its offset, for intern() */
                 p->arg_name.set = p->arg_labels.set = p->arg_op.set = false;
                 p->arg_backend.set = false;
+                p->coll_op = NULL;
                 for (unsigned k = 0; flags >> k != 0; k++) {
                         size_t len;
                         if (!(flags >> k & 1))
@@ -1410,8 +1432,13 @@ static int add_entries(tpa_chrome_parser *p, const struct sbuf *o)
                                 s = x;
                                 x += f[i].len;
                         }
-                        if (!intern(p, &ids[i + 1], s, f[i].len))
+                        if (i + 1 == r->op) {   /* interned as an op, by add_event() */
+                                p->coll_op = s;
+                                p->coll_op_len = f[i].len;
+                                ids[i + 1] = TPA_STR_EMPTY;
+                        } else if (!intern(p, &ids[i + 1], s, f[i].len)) {
                                 return p->err.code;
+                        }
                 }
                 q += e->size;
                 /* the record holds the numbers of its strings in the list */
@@ -1431,5 +1458,6 @@ int tpa_chrome__add_collected(tpa_chrome_parser *p, const struct sbuf *o)
         int r = add_entries(p, o);
 
         p->rec = &p->own_rec;
+        p->coll_op = NULL;
         return r;
 }
