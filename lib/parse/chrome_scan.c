@@ -489,7 +489,35 @@ static inline const struct record_head *head_hit(const tpa_chrome_parser *c,
 {
         if (n - i <= TPA_CHROME_HEAD_TEXT)
                 return NULL;
-#ifdef TPA_JSON_HAVE_SSE2
+#ifdef __AVX2__
+        {
+                /* the record's first 32 bytes loaded once for all heads and
+                 * compared at once (they tell heads apart: a tid's digits),
+                 * the next 32 only for a head that passes and is longer */
+                const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(b + i));
+
+                for (int h = 0; h < TPA_CHROME_HEADS; h++) {
+                        const struct record_head *x = &c->heads[h];
+                        const uint64_t first = UINT32_MAX;
+                        uint64_t eq = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                                v, _mm256_loadu_si256((const __m256i *)(const void *)x->text)));
+
+                        if ((eq & x->mask & first) != (x->mask & first))
+                                continue;
+                        if (x->size > 32) {
+                                __m256i r = _mm256_loadu_si256((const __m256i *)(const void *)
+                                                               (b + i + 32));
+                                __m256i t = _mm256_loadu_si256((const __m256i *)(const void *)
+                                                               (x->text + 32));
+
+                                eq |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+                                              _mm256_cmpeq_epi8(r, t)) << 32;
+                        }
+                        if (x->mask != 0 && (eq & x->mask) == x->mask)
+                                return x;
+                }
+        }
+#elif defined(TPA_JSON_HAVE_SSE2)
         {
                 /* the record's bytes loaded once for all heads */
                 __m128i v[TPA_CHROME_HEAD_TEXT / 16];
