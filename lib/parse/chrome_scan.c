@@ -661,8 +661,14 @@ value:
                                 head_keep(c, b, from, k0, place);
                         head = false;
                 }
+                /* a string, the usual value, without the switch's table
+                 * of jumps (speed, bench/; a test for a digit too cost
+                 * more than it saved) */
+                if (b[i] == '"')
+                        goto string;
                 switch (b[i]) {
                 case '"':
+string:
                         head = head && c->key == K_PH;
                         if (!scan_str(c, b, n, &i, &s, &len) || len > c->max_string)
                                 return REC_OTHER;
