@@ -274,11 +274,30 @@ static inline bool same_bytes(const char *a, const char *b, size_t len)
         return x == y && u == v && (len <= 16 || memcmp(a + 8, b + 8, len - 16) == 0);
 }
 
-/* intern() once the string's hash x is known. */
-static int intern_hashed(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len,
-                         uint64_t x)
+/* intern_hashed() for a string not in its set of the cache: interned,
+ * and kept there as the newer. Out of line, so that a hit pays for none of
+ * its registers (speed, bench/). */
+static NOINLINE int intern_miss(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len,
+                                struct name_memo *set)
 {
         tpa_error *e = &p->scratch;
+
+        if (tpa_utf8__intern(p->tr, out, s, len, p->rec->offset, e) < 0)
+                return tpa_chrome__fail_code(p, e);
+        len = tpa_trace_str_len(p->tr, *out);
+        if (len > UINT32_MAX)
+                return 1;               /* not kept: its length would not fit */
+        set[1] = set[0];
+        set[0].s = tpa_trace_str(p->tr, *out);
+        set[0].len = (uint32_t)len;
+        set[0].id = *out;
+        return 1;
+}
+
+/* intern() once the string's hash x is known. */
+static inline int intern_hashed(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len,
+                                uint64_t x)
+{
         struct name_memo *set;
 
         x ^= x >> 29;
@@ -295,16 +314,7 @@ static int intern_hashed(tpa_chrome_parser *p, tpa_str *out, const char *s, size
                         return 1;
                 }
         }
-        if (tpa_utf8__intern(p->tr, out, s, len, p->rec->offset, e) < 0)
-                return tpa_chrome__fail_code(p, e);
-        len = tpa_trace_str_len(p->tr, *out);
-        if (len > UINT32_MAX)
-                return 1;               /* not kept: its length would not fit */
-        set[1] = set[0];
-        set[0].s = tpa_trace_str(p->tr, *out);
-        set[0].len = (uint32_t)len;
-        set[0].id = *out;
-        return 1;
+        return intern_miss(p, out, s, len, set);
 }
 
 static int intern(tpa_chrome_parser *p, tpa_str *out, const char *s, size_t len)
