@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "analysis_internal.h"
@@ -1007,6 +1008,23 @@ out:
         return r;
 }
 
+/* The pages of the room after l's intervals given back, the room kept:
+ * its block may be a spare (tpa_analysis__spare()) whose old bytes no
+ * list wrote over, in memory until the end of the analysis. */
+static void release_room(tpa_ivl_list *l)
+{
+#ifdef MADV_DONTNEED
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)(l->v + l->n) + page - 1) & ~(page - 1);
+        uintptr_t hi = (uintptr_t)(l->v + l->cap) & ~(page - 1);
+
+        if (l->v != NULL && hi > lo)
+                (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+#else
+        (void)l;
+#endif
+}
+
 /* Part 1's lists join part 0's (the context's), in part 0's blocks: the
  * device side on part 0, the host side on part 1. */
 static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
@@ -1022,9 +1040,12 @@ static int merge_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         r = join_list(&c->fw[t], &L->fw[t], err);
                 return r;
         }
-        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++)
-                r = (int)i == job->lent ? tpa_ivl__join_lent(&c->dev[i], &L->dev[i], err)
-                                        : join_list(&c->dev[i], &L->dev[i], err);
+        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT && r == 0; i++) {
+                if ((int)i != job->lent)
+                        r = join_list(&c->dev[i], &L->dev[i], err);
+                else if ((r = tpa_ivl__join_lent(&c->dev[i], &L->dev[i], err)) == 0)
+                        release_room(&c->dev[i]);
+        }
         if (r == 0)
                 job->lent = -1;
         return r;
@@ -1116,7 +1137,12 @@ static int size_device_lists(tpa_actx *c, tpa_ivl_list *dev1, int *lent, tpa_err
                         tpa_ivl_list *l = &dev[ch];
                         if (want[ch] < 1024)
                                 continue;       /* small: grown as it goes */
-                        if ((l->v = malloc(want[ch] * sizeof(*l->v))) == NULL)
+                        /* part 0's big list, the pass's largest block,
+                         * from the steps' spares */
+                        l->v = part == 0 && ch == big
+                               ? tpa_analysis__spare(c, want[ch] * sizeof(*l->v))
+                               : malloc(want[ch] * sizeof(*l->v));
+                        if (l->v == NULL)
                                 return tpa_error_oom(err);
                         l->cap = want[ch];
                 }
@@ -1145,7 +1171,6 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(nt1, sizeof(*c->fw));
-        c->hch = malloc(c->n ? c->n : 1);
         job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)),
@@ -1157,7 +1182,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(bool)),
                                            calloc(nt1, sizeof(size_t)) };
-        if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL || c->hch == NULL ||
+        if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
             job.part[1].near == NULL || job.part[0].cnear == NULL ||
             job.part[1].cnear == NULL || job.part[0].bw == NULL || job.part[1].bw == NULL ||
@@ -1171,8 +1196,15 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                 tpa_ivl__merge(&c->coll[t]);
         }
         if ((r = compile_spans(c, &job, err)) < 0 ||
-            (r = size_device_lists(c, job.part[1].dev, &job.lent, err)) < 0 ||
-            (r = tpa_analysis__steps_begin(c, err)) < 0 ||
+            (r = tpa_analysis__steps_begin(c, err)) < 0)
+                goto out;
+        /* the pass's two largest blocks from the steps' spares, the
+         * larger first */
+        if ((r = size_device_lists(c, job.part[1].dev, &job.lent, err)) == 0 &&
+            (c->hch = tpa_analysis__spare(c, c->n)) == NULL)
+                r = tpa_error_oom(err);
+        tpa_analysis__spare_free(c);
+        if (r < 0 ||
             (r = tpa_analysis__in_two(c, channels_part, &job, err)) < 0 ||
             (r = tpa_analysis__steps_end(c, err)) < 0)
                 goto out;

@@ -221,6 +221,10 @@ typedef struct tpa_actx {
                                            end of id corr_lo + k at k; NULL: none */
         uint32_t          corr_lo;
         size_t            corr_n;
+        /* from tpa_analysis__steps_begin() to the channels' lists: the
+         * blocks of the ids' tables, done with, for tpa_analysis__spare() */
+        void             *spare[2];
+        size_t            spare_size[2];
         /* from tpa_analysis__steps_begin() to _end(): the windows, and the
          * first one's settling when it is a host marker's */
         tpa_marker_list   windows;
@@ -410,6 +414,15 @@ static inline bool tpa_analysis__may_mark(const tpa_actx *c, const tpa_event *e,
  * in event order. */
 int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
                                    tpa_marker_list *l, tpa_error *err);
+
+/* A block of `size` bytes for a list the channels' pass fills: the
+ * smallest of c->spare that holds it, cut to size, else a new one (NULL:
+ * no memory). Speed (bench/): the ids' tables were freed right before the
+ * pass, whose largest blocks then faulted in fresh pages one by one; a
+ * spare's pages are in memory already. */
+void *tpa_analysis__spare(tpa_actx *c, size_t size);
+/* Free what is left of c->spare. */
+void tpa_analysis__spare_free(tpa_actx *c);
 
 /* Room in c->ext for the tables of c->n events, a slot per event. */
 int  tpa_analysis__ext_new(tpa_actx *c, tpa_error *err);

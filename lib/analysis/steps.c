@@ -759,9 +759,35 @@ static void settle_free(tpa_settle *st)
         free(st);
 }
 
+void *tpa_analysis__spare(tpa_actx *c, size_t size)
+{
+        int best = -1;
+        void *p;
+
+        for (int k = 0; k < 2; k++)
+                if (c->spare[k] != NULL && c->spare_size[k] >= size &&
+                    (best < 0 || c->spare_size[k] < c->spare_size[best]))
+                        best = k;
+        if (best < 0)
+                return malloc(size ? size : 1);
+        /* cut in place: the pages kept are the block's first */
+        p = c->spare[best];
+        c->spare[best] = NULL;
+        return shrink(p, size);
+}
+
+void tpa_analysis__spare_free(tpa_actx *c)
+{
+        for (int k = 0; k < 2; k++) {
+                free(c->spare[k]);
+                c->spare[k] = NULL;
+        }
+}
+
 void tpa_analysis__steps_free(tpa_actx *c)
 {
         ext_free(c);
+        tpa_analysis__spare_free(c);
         free(c->windows.v);
         c->windows = (marker_list){ 0 };
         settle_free(c->settle);
@@ -2064,6 +2090,14 @@ int tpa_analysis__steps_begin(tpa_actx *c, tpa_error *err)
                         a->no_markers = false;
                 }
         }
+        /* the ids' tables, written in the first pass and here: spares
+         * for the channels' largest lists, next */
+        c->spare[0] = c->ext[0].corr;
+        c->spare_size[0] = (c->n ? c->n : 1) * sizeof(*c->ext[0].corr);
+        c->spare[1] = c->corr_end;
+        c->spare_size[1] = c->corr_n * sizeof(*c->corr_end);
+        c->ext[0].corr = NULL;
+        c->corr_end = NULL;
         ext_free(c);
         for (int k = 0; k < SRC__COUNT; k++) {  /* the sources not taken */
                 free(c->markers[k].v);
