@@ -1008,6 +1008,21 @@ out:
         return r;
 }
 
+void tpa_analysis__populate(void *p, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+        uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
+
+        if (hi > lo)            /* an old kernel refuses: the writes fault them */
+                (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+        (void)p;
+        (void)size;
+#endif
+}
+
 /* The pages of the room after l's intervals given back, the room kept:
  * its block may be a spare (tpa_analysis__spare()) whose old bytes no
  * list wrote over, in memory until the end of the analysis. */

@@ -423,6 +423,10 @@ int  tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
 void *tpa_analysis__spare(tpa_actx *c, size_t size);
 /* Free what is left of c->spare. */
 void tpa_analysis__spare_free(tpa_actx *c);
+/* The pages of the `size` bytes at p faulted in, for a block about to be
+ * written whole. Speed (bench/): one call faults them in for less than a
+ * trap into the kernel per page as the writes reach it. */
+void tpa_analysis__populate(void *p, size_t size);
 
 /* Room in c->ext for the tables of c->n events, a slot per event. */
 int  tpa_analysis__ext_new(tpa_actx *c, tpa_error *err);

@@ -608,6 +608,7 @@ static int corr_ids(tpa_actx *c, tpa_error *err)
         if ((n = (size_t)(hi - lo) + 1) > c->n ||
             (c->corr_end = malloc(n * sizeof(*c->corr_end))) == NULL)
                 return tpa_analysis__in_two(c, corr_sort_part, NULL, err);
+        tpa_analysis__populate(c->corr_end, n * sizeof(*c->corr_end));
         memset(c->corr_end, 0xff, n * sizeof(*c->corr_end));   /* -1: none */
         for (int p = 0; p < 2; p++)
                 for (size_t i = 0; i < x[p].nc; i++) {
@@ -2122,8 +2123,10 @@ static int steps_from_windows(tpa_actx *c, int part, void *arg, tpa_error *err)
 
         (void)err;
         tpa_analysis__half(l->n, part, &lo, &hi);
-        if (hi > lo)
+        if (hi > lo) {
+                tpa_analysis__populate(a->steps + lo, (hi - lo) * sizeof(*a->steps));
                 memset(a->steps + lo, 0, (hi - lo) * sizeof(*a->steps));
+        }
         for (size_t i = lo; i < hi; i++) {
                 tpa_step *st = &a->steps[i];
                 st->number = l->v[i].number;
