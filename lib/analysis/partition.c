@@ -165,9 +165,9 @@ static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
         /* each cursor's next boundary, apart: the look at every cursor per
          * boundary reads them alone (speed, bench/) */
         tpa_ns nx[B__COUNT];
-        size_t n = 0;
+        size_t n = 0, j = SIZE_MAX;
         unsigned on = 0;
-        tpa_ns t = s->start, we = s->end, next = we;
+        tpa_ns t = s->start, we = s->end, next = we, rest = we;
         bool has_driver = drv != UINT32_MAX;
         int r = 0;
 
@@ -196,9 +196,31 @@ static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
         while (t < we && r == 0) {
                 r = give(so, out, t, next, pick(on, has_driver), err);
                 t = next;
-                next = we;
+                /* the boundary is list j's alone, and its next one stays in
+                 * the window: that list changes state, the others' next
+                 * boundary is `rest` still (speed, bench/: most boundaries
+                 * come from one list in a row, and the look at every list
+                 * per boundary was most of the partition's instructions) */
+                if (j < n && nx[j] == t && rest > t) {
+                        cursor *u = &cur[j];
+                        if (!(on & u->bit)) {
+                                on |= u->bit;
+                                nx[j] = u->l->v[u->k].e < we ? u->l->v[u->k].e : we;
+                                next = nx[j] < rest ? nx[j] : rest;
+                                continue;
+                        }
+                        if (u->k + 1 < u->l->n && u->l->v[u->k + 1].s < we) {
+                                on &= ~u->bit;
+                                nx[j] = u->l->v[++u->k].s;
+                                next = nx[j] < rest ? nx[j] : rest;
+                                continue;
+                        }
+                }
                 /* the lists with a boundary here change state, those past
-                 * the window drop out; the next boundary of the rest */
+                 * the window drop out; the next boundary of the rest, the
+                 * list it is of (j, when one alone) and the others' next */
+                next = rest = we;
+                j = SIZE_MAX;
                 for (size_t i = 0; i < n; i++) {
                         if (nx[i] == t) {
                                 cursor *u = &cur[i];
@@ -215,8 +237,13 @@ static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
                                         nx[i] = u->l->v[u->k].e < we ? u->l->v[u->k].e : we;
                                 }
                         }
-                        if (nx[i] < next)
+                        if (nx[i] < next) {
+                                rest = next;
                                 next = nx[i];
+                                j = i;
+                        } else if (nx[i] < rest) {
+                                rest = nx[i];
+                        }
                 }
         }
         return r;
