@@ -85,13 +85,30 @@ static void num_d(jw *w, double v)
 }
 
 static void kv_str(jw *w, const char *k, const char *v) { key(w, k); str(w, v); }
-static void kv_i(jw *w, const char *k, int64_t v) { key(w, k); num_i(w, v); }
+static void kv_i(jw *w, const char *k, int64_t v)
+{
+        tpa_report__jw_key_int(w->g, k, strlen(k), v);
+}
 static void kv_u(jw *w, const char *k, uint64_t v) { key(w, k); num_u(w, v); }
-static void kv_d(jw *w, const char *k, double v) { key(w, k); num_d(w, v); }
+/* Key k (len bytes) and num_d(), in one token */
+static void kv_d_len(jw *w, const char *k, size_t len, double v)
+{
+        char b[40];
+
+        if (!isfinite(v)) {
+                tpa_report__jw_key_raw(w->g, k, len, "null", 4);
+                return;
+        }
+        if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
+                tpa_report__jw_key_int(w->g, k, len, (int64_t)v);
+                return;
+        }
+        tpa_report__jw_key_raw(w->g, k, len, b, tpa_report__g6(b, v));
+}
+static void kv_d(jw *w, const char *k, double v) { kv_d_len(w, k, strlen(k), v); }
 static void kv_b(jw *w, const char *k, bool v)
 {
-        key(w, k);
-        tpa_report__jw_raw(w->g, v ? "true" : "false", v ? 4 : 5);
+        tpa_report__jw_key_raw(w->g, k, strlen(k), v ? "true" : "false", v ? 4 : 5);
 }
 /* A value that is unknown when negative. */
 static void kv_i_or_null(jw *w, const char *k, int64_t v)
@@ -249,12 +266,13 @@ static void section_input(jw *w, const tpa_trace *tr, const tpa_analysis *a,
         end(w);
 }
 
-static void group_fracs(jw *w, const double *frac_by_bucket)
+/* The fractions of each group, from the buckets', bucket b in group bg[b]. */
+static void group_fracs(jw *w, const double *frac_by_bucket, const tpa_group *bg)
 {
         double g[TPA_GROUP__COUNT] = { 0 };
 
         for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                g[tpa_bucket_group((tpa_bucket)b)] += frac_by_bucket[b];
+                g[bg[b]] += frac_by_bucket[b];
         obj(w);
         for (int i = 0; i < TPA_GROUP__COUNT; i++)
                 kv_d(w, tpa_group_name((tpa_group)i), g[i]);
@@ -319,6 +337,17 @@ static void section_summary(jw *w, const tpa_analysis *a)
 /* The objects of steps [lo, hi), items of the "steps" array. */
 static void step_items(jw *w, const tpa_analysis *a, size_t lo, size_t hi)
 {
+        /* the buckets' names, their lengths and groups, once for the steps
+         * (speed, bench/: a look-up of each per step and bucket) */
+        const char *bn[TPA_BUCKET__COUNT];
+        size_t bl[TPA_BUCKET__COUNT];
+        tpa_group bg[TPA_BUCKET__COUNT];
+
+        for (int b = 0; b < TPA_BUCKET__COUNT; b++) {
+                bn[b] = tpa_bucket_name((tpa_bucket)b);
+                bl[b] = strlen(bn[b]);
+                bg[b] = tpa_bucket_group((tpa_bucket)b);
+        }
         for (size_t i = lo; i < hi; i++) {
                 const tpa_step *s = &a->steps[i];
                 obj(w);
@@ -330,16 +359,16 @@ static void step_items(jw *w, const tpa_analysis *a, size_t lo, size_t hi)
                 kv_str(w, "excluded_reason", s->excluded ? s->reason : NULL);
                 kv_str(w, "class", s->class_name);
                 key(w, "group_frac");
-                group_fracs(w, s->frac);
+                group_fracs(w, s->frac, bg);
                 key(w, "bucket_ns");
                 obj(w);
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                        kv_i(w, tpa_bucket_name((tpa_bucket)b), s->bucket_ns[b]);
+                        tpa_report__jw_key_int(w->g, bn[b], bl[b], s->bucket_ns[b]);
                 end(w);
                 key(w, "bucket_frac");
                 obj(w);
                 for (int b = 0; b < TPA_BUCKET__COUNT; b++)
-                        kv_d(w, tpa_bucket_name((tpa_bucket)b), s->frac[b]);
+                        kv_d_len(w, bn[b], bl[b], s->frac[b]);
                 end(w);
                 kv_str(w, "slowest_device", a->device_count > 1 && s->slowest_device >= 0
                        ? a->device_names[s->slowest_device] : NULL);

@@ -1051,6 +1051,61 @@ void tpa_report__jw_int(tpa_json_writer *w, int64_t v)
         jw_after(w, jw_digits(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
 }
 
+/* The longest key and value that tpa_report__jw_key_int() and _raw()
+ * write as one token; longer ones go as two. */
+#define JW_KV_KEY_MAX 16
+#define JW_KV_RAW_MAX 40
+
+/* Key k (no escape needed) and ": " at p, in room for them after the
+ * separator of a map expecting a key; returns the end. */
+static inline char *jw_key_at(const tpa_json_writer *w, char *p, const char *k, size_t len)
+{
+        assert(w->state[w->depth] == JW_MAP_EMPTY || w->state[w->depth] == JW_KEY);
+        for (size_t i = 0; i < len; i++)
+                assert(!is_special((unsigned char)k[i], true));
+        p = jw_newline(p, w->depth, w->state[w->depth] == JW_KEY);
+        *p++ = '"';
+        copy_short(p, k, len);
+        p += len;
+        p[0] = '"';
+        p[1] = ':';
+        p[2] = ' ';
+        return p + 3;
+}
+
+void tpa_report__jw_key_int(tpa_json_writer *w, const char *k, size_t len, int64_t v)
+{
+        char *p;
+
+        if (len > JW_KV_KEY_MAX) {
+                tpa_report__jw_key(w, k, len);
+                tpa_report__jw_int(w, v);
+                return;
+        }
+        p = jw_key_at(w, jw_room(w, JW_SEP_MAX + JW_KV_KEY_MAX + 4 + 20), k, len);
+        if (v < 0)
+                *p++ = '-';
+        p = jw_digits(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+        w->state[w->depth] = JW_KEY;    /* the value after it done */
+        jw_end_at(w, p);
+}
+
+void tpa_report__jw_key_raw(tpa_json_writer *w, const char *k, size_t len, const char *s,
+                            size_t slen)
+{
+        char *p;
+
+        if (len > JW_KV_KEY_MAX || slen > JW_KV_RAW_MAX) {
+                tpa_report__jw_key(w, k, len);
+                tpa_report__jw_raw(w, s, slen);
+                return;
+        }
+        p = jw_key_at(w, jw_room(w, JW_SEP_MAX + JW_KV_KEY_MAX + 4 + JW_KV_RAW_MAX), k, len);
+        memcpy(p, s, slen);
+        w->state[w->depth] = JW_KEY;
+        jw_end_at(w, p + slen);
+}
+
 void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v)
 {
         jw_after(w, jw_digits(jw_before(w, jw_room(w, JW_SEP_MAX + 20)), v));

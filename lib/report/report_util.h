@@ -156,6 +156,13 @@ void tpa_report__jw_key(tpa_json_writer *w, const char *k, size_t len);
 /* A number, true, false or null, written as given. */
 void tpa_report__jw_raw(tpa_json_writer *w, const char *s, size_t len);
 void tpa_report__jw_int(tpa_json_writer *w, int64_t v);
+/* tpa_report__jw_key() and a value, tpa_report__jw_int()'s or
+ * tpa_report__jw_raw()'s, as one token: room asked for once, the state
+ * set once (speed, bench/: a step's figures are most of the report of a
+ * long run, each a key and a number). */
+void tpa_report__jw_key_int(tpa_json_writer *w, const char *k, size_t len, int64_t v);
+void tpa_report__jw_key_raw(tpa_json_writer *w, const char *k, size_t len, const char *s,
+                            size_t slen);
 void tpa_report__jw_uint(tpa_json_writer *w, uint64_t v);
 /* Write what is buffered and free w (NULL: no-op). */
 void tpa_report__jw_free(tpa_json_writer *w);
