@@ -839,20 +839,24 @@ out:
 
 /* ---- run summary ------------------------------------------------------------ */
 
+/* explain_gap()'s scratch, for all the gaps: a slot per string, zero
+ * but for the names the gap in hand has met, listed in `names`. Speed and
+ * memory (bench/): a pair of slots per string for each gap, all read for
+ * the names met, faulted in pages of zeros by the thousand on a large
+ * trace. */
+typedef struct gap_names {
+        tpa_ns  *ov, *shortest;
+        tpa_str *names;         /* room for every candidate */
+} gap_names;
+
 /* The host events that overlapped a gap most, by name: overlap first, then
  * the shorter (more specific) event, then the name. */
-static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t ncand,
-                       tpa_error *err)
+static void explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t ncand,
+                        gap_names *gn)
 {
-        size_t ns = tpa_trace_str_count(c->tr);
-        tpa_ns *ov = calloc(ns ? ns : 1, sizeof(*ov)), *shortest;
+        tpa_ns *ov = gn->ov, *shortest = gn->shortest;
+        size_t nn = 0;
 
-        shortest = calloc(ns ? ns : 1, sizeof(*shortest));
-        if (ov == NULL || shortest == NULL) {
-                free(ov);
-                free(shortest);
-                return tpa_error_oom(err);
-        }
         for (size_t k = 0; k < ncand; k++) {
                 const tpa_event *e = &c->ev[cand[k]];
                 tpa_ns a, b;
@@ -860,16 +864,22 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
                 b = e->ts + e->dur < g->start + g->len ? e->ts + e->dur : g->start + g->len;
                 if (b <= a)
                         continue;
+                if (ov[e->name] == 0)
+                        gn->names[nn++] = e->name;
                 ov[e->name] += b - a;
                 if (shortest[e->name] == 0 || e->dur < shortest[e->name])
                         shortest[e->name] = e->dur;
         }
+        /* the names in string order, as a look at every string's slot
+         * would meet them: the order breaks ties */
+        qsort(gn->names, nn, sizeof(*gn->names), tpa_analysis__cmp_u32);
         struct { tpa_str s; tpa_ns ov, sh; } best[3];
         size_t nb = 0;
 
-        for (size_t s = 1; s < ns; s++) {
+        for (size_t k = 0; k < nn; k++) {
+                tpa_str s = gn->names[k];
                 size_t pos;
-                if (ov[s] == 0)
+                if (s == 0)
                         continue;
                 if (ov[s] > g->len)
                         ov[s] = g->len;
@@ -882,7 +892,7 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
                 if (nb < 3)
                         nb++;
                 memmove(&best[pos + 1], &best[pos], (nb - 1 - pos) * sizeof(best[0]));
-                best[pos].s = (tpa_str)s;
+                best[pos].s = s;
                 best[pos].ov = ov[s];
                 best[pos].sh = shortest[s];
         }
@@ -890,9 +900,29 @@ static int explain_gap(const tpa_actx *c, tpa_gap *g, const size_t *cand, size_t
         for (size_t i = 0; i < nb; i++)
                 g->host[i] = (tpa_gap_host){ tpa_trace_str(c->tr, best[i].s), best[i].ov,
                                              (double)best[i].ov / (double)g->len };
-        free(ov);
-        free(shortest);
-        return 0;
+        for (size_t k = 0; k < nn; k++)         /* zero again for the next gap */
+                ov[gn->names[k]] = shortest[gn->names[k]] = 0;
+}
+
+/* The top gaps explained by the host events that overlap any of them. */
+static int explain_gaps(tpa_actx *c, tpa_error *err)
+{
+        size_t ns = tpa_trace_str_count(c->tr), nc = c->gap_cand.n;
+        gap_names gn;
+        bool ok;
+
+        if (c->a->gap_count == 0)
+                return 0;
+        gn.ov = calloc(ns ? ns : 1, sizeof(*gn.ov));
+        gn.shortest = calloc(ns ? ns : 1, sizeof(*gn.shortest));
+        gn.names = malloc((nc ? nc : 1) * sizeof(*gn.names));
+        ok = gn.ov != NULL && gn.shortest != NULL && gn.names != NULL;
+        for (size_t i = 0; ok && i < c->a->gap_count; i++)
+                explain_gap(c, &c->a->gaps[i], c->gap_cand.v, nc, &gn);
+        free(gn.ov);
+        free(gn.shortest);
+        free(gn.names);
+        return ok ? 0 : tpa_error_oom(err);
 }
 
 /* Classes by kept-step time, most first; on a tie, in the order the rules
@@ -1196,9 +1226,7 @@ int tpa_analysis__summary(tpa_actx *c, tpa_error *err)
 
         /* the top gaps (the metrics kept them), explained by the host
          * events that overlap any of them (the metrics found those too) */
-        for (size_t i = 0; i < a->gap_count && r == 0; i++)
-                r = explain_gap(c, &a->gaps[i], c->gap_cand.v, c->gap_cand.n, err);
-        if (r < 0)
+        if ((r = explain_gaps(c, err)) < 0)
                 return r;
 
         /* classes and findings */
