@@ -27,7 +27,9 @@
  * (the transform, when the reader sets one, is work taken off the parsing
  * thread either way), and pipes, when the machine has more than one CPU;
  * and whenever opts->threaded is set (for gzip memory sources only then).
- * The caller sees the
+ * The thread starts at the first read (or transform, or idle work), not at
+ * open: a peek before it is made on the caller's thread, and a sniff that
+ * only peeks or a reader that maps the file starts none. The caller sees the
  * same bytes, offsets and errors as with one thread; only the inflating
  * thread touches the zlib state, the file and `raw` once it runs.
  *
@@ -166,6 +168,7 @@ struct tpa_source {
         uint64_t       garbage_at;      /* tpa_source__garbage_at() */
         const tpa_read_options *opts;
         struct ring   *ring;            /* threaded mode; NULL: one thread */
+        bool           ring_wanted;     /* ... once read: ring_begin() starts it */
 
         /* the transform; with a ring, fn is read and written under its lock */
         tpa_source_transform fn;
@@ -184,7 +187,7 @@ struct tpa_source {
         size_t         map_len;
 };
 
-static int  ring_start(tpa_source *s, tpa_error *err);
+static int  ring_begin(tpa_source *s, tpa_error *err);
 static void ring_stop(tpa_source *s);
 
 static int fill_raw(tpa_source *s, tpa_error *err)
@@ -307,9 +310,9 @@ int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options 
         }
         s->can_rewind = can_rewind(s->fd, &s->fd_start);
         r = init(s, opts, err);
-        if (r == 0 && (s->opts->threaded ||
-                       (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1)))
-                r = ring_start(s, err);
+        if (r == 0)
+                s->ring_wanted = s->opts->threaded ||
+                                 (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1);
         if (r < 0) {
                 tpa_source__free(s);
                 return r;
@@ -333,8 +336,8 @@ int tpa_source__open_memory(tpa_source **out, const void *data, size_t size,
         r = fill_raw(s, err);
         if (r == 0)
                 r = init(s, opts, err);
-        if (r == 0 && s->gzip && s->opts->threaded)
-                r = ring_start(s, err);
+        if (r == 0)
+                s->ring_wanted = s->gzip && s->opts->threaded;
         if (r < 0) {
                 tpa_source__free(s);
                 return r;
@@ -845,6 +848,15 @@ static void ring_stop(tpa_source *s)
         s->ring = NULL;
 }
 
+/* The ring the source is to have, started now if not yet. */
+static int ring_begin(tpa_source *s, tpa_error *err)
+{
+        if (!s->ring_wanted)
+                return 0;
+        s->ring_wanted = false;
+        return ring_start(s, err);
+}
+
 /* Make slots[head] the current chunk, releasing the one read before.
  * Returns 1 with a chunk, 0 at the end, or an error from the inflater. */
 static int ring_next(tpa_source *s, tpa_error *err)
@@ -1014,11 +1026,14 @@ int tpa_source__peek(tpa_source *s, const uint8_t **data, size_t *len, size_t wa
         if (s->ring != NULL)
                 return ring_peek(s, data, len, want, err);
         if (s->out_end - s->out_pos < want && !s->eof) {
-                /* Slide the unread bytes to the front, then top up. */
+                /* Slide the unread bytes to the front, then top up: only to
+                 * `want` when a ring is to start, which goes on after them. */
                 memmove(s->out, s->out + s->out_pos, s->out_end - s->out_pos);
                 s->out_end -= s->out_pos;
                 s->out_pos = 0;
-                r = produce(s, err);
+                r = s->ring_wanted ? produce_into(s, s->out, &s->out_end, want, s->offset, true,
+                                                  err)
+                                   : produce(s, err);
                 if (r < 0)
                         return r;
         }
@@ -1031,6 +1046,8 @@ int tpa_source__read(tpa_source *s, const uint8_t **data, size_t *len, tpa_error
 {
         int r;
 
+        if (s->ring_wanted && (r = ring_begin(s, err)) < 0)
+                return r;
         if (s->ring != NULL)
                 return ring_read(s, data, len, err);
         if (s->out_pos == s->out_end) {
@@ -1076,9 +1093,13 @@ static void ring_transform_filled(tpa_source *s)
 int tpa_source__set_transform(tpa_source *s, tpa_source_transform fn, void *state,
                               size_t note_size, tpa_error *err)
 {
-        struct ring *g = s->ring;
+        struct ring *g;
         size_t size = note_size ? note_size : 1;
+        int r;
 
+        if (fn != NULL && s->ring_wanted && (r = ring_begin(s, err)) < 0)
+                return r;
+        g = s->ring;
         if (fn == NULL) {
                 if (g != NULL) {
                         pthread_mutex_lock(&g->lock);
@@ -1125,8 +1146,11 @@ const void *tpa_source__note(const tpa_source *s) { return s->cur_note; }
 
 void tpa_source__set_idle(tpa_source *s, tpa_source_idle fn, void *state)
 {
-        struct ring *g = s->ring;
+        struct ring *g;
 
+        if (fn != NULL && s->ring_wanted)
+                (void)ring_begin(s, NULL);      /* without it, no thread calls fn */
+        g = s->ring;
         if (g == NULL)
                 return;
         pthread_mutex_lock(&g->lock);
@@ -1249,7 +1273,7 @@ static bool map_rest(tpa_source *s, uint8_t **data, size_t *len, uint64_t max)
         void *map;
 
         if (s->fd < 0 || s->gzip || !s->can_rewind || s->fn != NULL || page <= 0 ||
-            (s->ring == NULL && s->opts->progress != NULL))
+            (s->ring == NULL && !s->ring_wanted && s->opts->progress != NULL))
                 return false;
         if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < s->fd_start ||
             (uint64_t)(st.st_size - s->fd_start) <= s->offset || !local_fs(s->fd))
@@ -1266,6 +1290,7 @@ static bool map_rest(tpa_source *s, uint8_t **data, size_t *len, uint64_t max)
         if (map == MAP_FAILED)
                 return false;
         ring_stop(s);           /* what it read ahead is in the map too */
+        s->ring_wanted = false;
         s->map_base = map;
         s->map_len = (size_t)left + (size_t)(at - base);
         s->whole = (uint8_t *)map + (at - base);
@@ -1301,7 +1326,7 @@ uint64_t tpa_source__bytes_in(const tpa_source *s)
 }
 
 bool tpa_source__is_gzip(const tpa_source *s) { return s->gzip; }
-bool tpa_source__threaded(const tpa_source *s) { return s->ring != NULL; }
+bool tpa_source__threaded(const tpa_source *s) { return s->ring != NULL || s->ring_wanted; }
 
 bool tpa_source__truncated(const tpa_source *s)
 {
