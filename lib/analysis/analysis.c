@@ -1391,30 +1391,114 @@ typedef struct part_job {
         tpa_error             err;
 } part_job;
 
-static void *run_part1(void *p)
+static void run_part1(part_job *j)
 {
-        part_job *j = p;
-
         j->r = j->fn(j->c, 1, j->arg, &j->err);
+}
+
+/* The second thread of tpa_analysis__in_two(), started at its first call
+ * and kept until the analysis ends: a pass hands it part 1 and waits for
+ * it to be done. Speed (bench/): a thread started and joined per pass cost
+ * its start, its exit and its stack's pages again, a dozen times. */
+struct tpa_helper {
+        pthread_t       thread;
+        pthread_mutex_t lock;
+        pthread_cond_t  go, done;
+        part_job       *job;            /* handed over, not yet done; NULL: none */
+        bool            stop;
+};
+
+static void *helper_main(void *arg)
+{
+        struct tpa_helper *h = arg;
+
+        pthread_mutex_lock(&h->lock);
+        for (;;) {
+                while (h->job == NULL && !h->stop)
+                        pthread_cond_wait(&h->go, &h->lock);
+                if (h->job == NULL)
+                        break;
+                pthread_mutex_unlock(&h->lock);
+                run_part1(h->job);
+                pthread_mutex_lock(&h->lock);
+                h->job = NULL;
+                pthread_cond_signal(&h->done);
+        }
+        pthread_mutex_unlock(&h->lock);
         return NULL;
+}
+
+/* The helper, started if not yet; NULL if it cannot be. */
+static struct tpa_helper *helper_get(tpa_actx *c)
+{
+        struct tpa_helper *h = c->helper;
+
+        if (h != NULL)
+                return h;
+        if ((h = calloc(1, sizeof(*h))) == NULL)
+                return NULL;
+        if (pthread_mutex_init(&h->lock, NULL) != 0)
+                goto no_lock;
+        if (pthread_cond_init(&h->go, NULL) != 0)
+                goto no_go;
+        if (pthread_cond_init(&h->done, NULL) != 0)
+                goto no_done;
+        if (pthread_create(&h->thread, NULL, helper_main, h) != 0)
+                goto no_thread;
+        return c->helper = h;
+no_thread:
+        pthread_cond_destroy(&h->done);
+no_done:
+        pthread_cond_destroy(&h->go);
+no_go:
+        pthread_mutex_destroy(&h->lock);
+no_lock:
+        free(h);
+        return NULL;
+}
+
+static void helper_stop(tpa_actx *c)
+{
+        struct tpa_helper *h = c->helper;
+
+        if (h == NULL)
+                return;
+        pthread_mutex_lock(&h->lock);
+        h->stop = true;
+        pthread_cond_signal(&h->go);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(h->thread, NULL);
+        pthread_cond_destroy(&h->done);
+        pthread_cond_destroy(&h->go);
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+        c->helper = NULL;
 }
 
 int tpa_analysis__in_two(tpa_actx *c, tpa_analysis__part_fn fn, void *arg, tpa_error *err)
 {
         part_job j = { .c = c, .fn = fn, .arg = arg };
-        pthread_t th;
-        bool started;
+        struct tpa_helper *h = NULL;
         int r;
 
         if (err != NULL)
                 j.err = *err;   /* what the caller set (a path) stays */
         /* no thread (the machine refuses one): part 1 runs here, later */
-        started = c->threaded && pthread_create(&th, NULL, run_part1, &j) == 0;
+        if (c->threaded && (h = helper_get(c)) != NULL) {
+                pthread_mutex_lock(&h->lock);
+                h->job = &j;
+                pthread_cond_signal(&h->go);
+                pthread_mutex_unlock(&h->lock);
+        }
         r = fn(c, 0, arg, err);
-        if (started)
-                pthread_join(th, NULL);
-        else if (r == 0)
+        if (h != NULL) {
+                pthread_mutex_lock(&h->lock);
+                while (h->job != NULL)
+                        pthread_cond_wait(&h->done, &h->lock);
+                pthread_mutex_unlock(&h->lock);
+        } else if (r == 0) {
                 run_part1(&j);
+        }
         if (r < 0)
                 return r;
         if (j.r < 0 && err != NULL)
@@ -1426,6 +1510,7 @@ int tpa_analysis__in_two(tpa_actx *c, tpa_analysis__part_fn fn, void *arg, tpa_e
 
 static void ctx_free(tpa_actx *c)
 {
+        helper_stop(c);
         ivl_free_each(c->dev, c->ndev * DEV_CH__COUNT);
         ivl_free_each(c->dev_any, c->ndev);
         ivl_free_each(c->fw, c->ntracks);

@@ -235,6 +235,8 @@ typedef struct tpa_actx {
         tpa_index_list    gap_cand;     /* host events that overlap a top gap (metrics
                                            for the summary), in event order */
         bool              threaded;     /* tpa_analysis__in_two() uses a second thread */
+        struct tpa_helper *helper;      /* ... this one, kept from call to call; NULL:
+                                           none yet */
 } tpa_actx;
 
 /* Room for one more in the array *v of *cap elements of `elem` bytes, `n`
