@@ -190,6 +190,7 @@ static size_t marked(const tpa_top_lanes *L, size_t tk, int h)
 static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
 {
         size_t m = 0, *lane = calloc(c->ntracks + 1, sizeof(*lane));
+        uint32_t *idx;
 
         if (lane == NULL)
                 return tpa_error_oom(err);
@@ -206,12 +207,14 @@ static int lanes_begin(tpa_top_lanes *L, const tpa_actx *c, tpa_error *err)
                 L->nlane += k > 0;
                 m += k;
         }
-        L->idx = malloc((m ? m : 1) * sizeof(*L->idx));
+        /* L->idx: NULL, or the block of the table before (tpa_top__tables()) */
+        if ((idx = realloc(L->idx, (m ? m : 1) * sizeof(*idx))) != NULL)
+                L->idx = idx;
         L->at = calloc(L->nlane + 1, sizeof(*L->at));
         L->pos[0] = malloc((L->nlane + 1) * sizeof(*L->pos[0]));
         L->pos[1] = malloc((L->nlane + 1) * sizeof(*L->pos[1]));
         L->mid = malloc((L->nlane + 1) * sizeof(*L->mid));
-        if (L->idx == NULL || L->at == NULL || L->pos[0] == NULL || L->pos[1] == NULL ||
+        if (idx == NULL || L->at == NULL || L->pos[0] == NULL || L->pos[1] == NULL ||
             L->mid == NULL)
                 return tpa_error_oom(err);
         for (size_t tk = 0; tk < c->ntracks; tk++)
@@ -1124,7 +1127,13 @@ int tpa_top__tables(tpa_actx *c, tpa_top *t, double kept_time, tpa_error *err)
                 if ((r = tpa_analysis__in_two(c, sort_part, &j, err)) < 0 ||
                     (r = tpa_analysis__in_two(c, nest_part, &j, err)) < 0)
                         return r;
-                free(L->idx);
+                /* The host table's lanes' block goes to the device table's,
+                 * pages already faulted in (speed, bench/: a block of its
+                 * own was as many fresh pages again, a moment after). */
+                if (k == 0)
+                        t->dev.idx = L->idx;
+                else
+                        free(L->idx);
                 free(L->at);
                 L->idx = NULL;
                 L->at = NULL;
