@@ -81,6 +81,12 @@
 /* Below this size (compressed, for gzip) a file is read on the caller's
  * thread: starting a thread costs more than it saves on small traces. */
 #define THREAD_MIN (1u << 20)
+/* The first read of a regular file of THREAD_MIN bytes or more: the sniff
+ * needs two bytes and a peek a few KiB, and a reader that maps the file
+ * (XSpace), or a sniff that only peeks (the CLI's look for a report), reads
+ * no more; `raw`'s fresh pages and a copy of RAW_SIZE bytes went to waste
+ * there (bench/). The reads after it take RAW_SIZE. */
+#define FIRST_READ (16u * 1024u)
 
 struct slot {
         uint8_t  *buf;          /* SLOT_CAP bytes or more */
@@ -219,7 +225,8 @@ static int fill_raw(tpa_source *s, tpa_error *err)
         return 0;
 }
 
-static int sniff_gzip(tpa_source *s, tpa_error *err)
+/* `first`: the bytes the first read may take, RAW_SIZE at most. */
+static int sniff_gzip(tpa_source *s, size_t first, tpa_error *err)
 {
         int r;
 
@@ -232,7 +239,7 @@ static int sniff_gzip(tpa_source *s, tpa_error *err)
                         break;
                 }
                 {
-                        ssize_t n = read(s->fd, s->raw + s->raw_len, RAW_SIZE - s->raw_len);
+                        ssize_t n = read(s->fd, s->raw + s->raw_len, first - s->raw_len);
                         if (n < 0 && errno == EINTR)
                                 continue;
                         if (n < 0)
@@ -254,7 +261,7 @@ static int sniff_gzip(tpa_source *s, tpa_error *err)
         return 0;
 }
 
-static int init(tpa_source *s, const tpa_read_options *opts, tpa_error *err)
+static int init(tpa_source *s, const tpa_read_options *opts, size_t first, tpa_error *err)
 {
         static const tpa_read_options defaults = TPA_READ_OPTIONS_INIT;
 
@@ -264,7 +271,7 @@ static int init(tpa_source *s, const tpa_read_options *opts, tpa_error *err)
                 s->raw = malloc(RAW_SIZE);
         if (s->out == NULL || (s->fd >= 0 && s->raw == NULL))
                 return tpa_error_oom(err);
-        return sniff_gzip(s, err);
+        return sniff_gzip(s, first, err);
 }
 
 /* A regular file, whose bytes from *start (where the stream begins) can be
@@ -289,6 +296,14 @@ static bool small_file(int fd)
         return st.st_size < (off_t)THREAD_MIN;
 }
 
+/* A regular file of THREAD_MIN bytes or more. */
+static bool large_file(int fd)
+{
+        struct stat st;
+
+        return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)THREAD_MIN;
+}
+
 int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options *opts,
                      tpa_error *err)
 {
@@ -309,7 +324,7 @@ int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options 
                 s->own_fd = true;
         }
         s->can_rewind = can_rewind(s->fd, &s->fd_start);
-        r = init(s, opts, err);
+        r = init(s, opts, large_file(s->fd) ? FIRST_READ : RAW_SIZE, err);
         if (r == 0)
                 s->ring_wanted = s->opts->threaded ||
                                  (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1);
@@ -335,7 +350,7 @@ int tpa_source__open_memory(tpa_source **out, const void *data, size_t size,
         s->can_rewind = true;
         r = fill_raw(s, err);
         if (r == 0)
-                r = init(s, opts, err);
+                r = init(s, opts, RAW_SIZE, err);       /* (no read: fill_raw() took it all) */
         if (r == 0)
                 s->ring_wanted = s->gzip && s->opts->threaded;
         if (r < 0) {
