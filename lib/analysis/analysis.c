@@ -1008,15 +1008,24 @@ out:
         return r;
 }
 
+#if defined(MADV_POPULATE_WRITE) || defined(MADV_DONTNEED)
+/* madvise() on the whole pages within [from, to). A refusal (an old
+ * kernel) is no error: the writes then fault the pages in, or they stay. */
+static void advise_pages(const void *from, const void *to, int advice)
+{
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)from + page - 1) & ~(page - 1);
+        uintptr_t hi = (uintptr_t)to & ~(page - 1);
+
+        if (hi > lo)
+                (void)madvise((void *)lo, hi - lo, advice);
+}
+#endif
+
 void tpa_analysis__populate(void *p, size_t size)
 {
 #ifdef MADV_POPULATE_WRITE
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
-        uintptr_t hi = ((uintptr_t)p + size) & ~(page - 1);
-
-        if (hi > lo)            /* an old kernel refuses: the writes fault them */
-                (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+        advise_pages(p, (char *)p + size, MADV_POPULATE_WRITE);
 #else
         (void)p;
         (void)size;
@@ -1029,12 +1038,8 @@ void tpa_analysis__populate(void *p, size_t size)
 static void release_room(tpa_ivl_list *l)
 {
 #ifdef MADV_DONTNEED
-        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-        uintptr_t lo = ((uintptr_t)(l->v + l->n) + page - 1) & ~(page - 1);
-        uintptr_t hi = (uintptr_t)(l->v + l->cap) & ~(page - 1);
-
-        if (l->v != NULL && hi > lo)
-                (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        if (l->v != NULL)
+                advise_pages(l->v + l->n, l->v + l->cap, MADV_DONTNEED);
 #else
         (void)l;
 #endif
