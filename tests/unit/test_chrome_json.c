@@ -695,6 +695,49 @@ static void test_chrome_json__threads(void)
         }
 }
 
+/* A record with two ops: the last counts, as for any key given twice, also
+ * where a collecting parser reads it (it keeps one op, and leaves such a
+ * segment to be read alone). Both reads collect segments, so comparing the
+ * two, as check_threads() does, would not tell. */
+static void test_chrome_json__two_ops(void)
+{
+        size_t len = 0, gz_len = 0;
+        char *data = big_trace(12000, 9000, "{\"tf_op\":\"a/b:First\","
+                               "\"annotation\":\"c/d:Second\"}", &len);
+        unsigned char *gz = data != NULL ? gzip(data, len, &gz_len) : NULL;
+
+        if (!tap_ok(gz != NULL, "test_chrome_json__two_ops: make a trace")) {
+                free(data);
+                return;
+        }
+        for (int threaded = 0; threaded < 2; threaded++) {
+                tpa_read_options o = TPA_READ_OPTIONS_INIT;
+                tpa_error err = TPA_ERROR_INIT;
+                tpa_trace *tr = NULL;
+                size_t first = 0, second = 0;
+                int rc = -1;
+
+                o.format = TPA_FORMAT_CHROME_JSON;
+                o.threaded = threaded;
+                if (tpa_trace_new(&tr, &err) == 0)
+                        rc = tpa_read_memory(tr, gz, gz_len, "test", &o, &err);
+                for (size_t i = 0; rc == 0 && i < tpa_trace_event_count(tr); i++) {
+                        int64_t op;
+                        if (!tpa_trace_get_aux(tr, i, TPA_AUX_OP, &op))
+                                continue;
+                        first += strcmp(tpa_trace_str(tr, (tpa_str)op), "a/b") == 0;
+                        second += strcmp(tpa_trace_str(tr, (tpa_str)op), "c/d") == 0;
+                }
+                tap_ok(rc == 0 && first == 0 && second == 1,
+                       "test_chrome_json__two_ops: %s: the last op counts (rc %d; "
+                       "'a/b' %zu times, 'c/d' %zu)", threaded ? "two threads" : "one thread",
+                       rc, first, second);
+                tpa_trace_free(tr);
+        }
+        free(gz);
+        free(data);
+}
+
 /* One byte changed, dropped or added, anywhere and near the chunks' ends
  * (where the cuts are): two threads as one each time. */
 static void test_chrome_json__threads_broken(void)
@@ -1357,6 +1400,7 @@ static void test_chrome_json__readers(void)
         test_chrome_json__chunks();
         test_chrome_json__offending_token();
         test_chrome_json__threads();
+        test_chrome_json__two_ops();
         test_chrome_json__threads_broken();
         test_chrome_json__threads_places();
         test_chrome_json__threads_scanner();
