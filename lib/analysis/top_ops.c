@@ -21,21 +21,16 @@
 #define NOINLINE
 #endif
 
-/* The name an op is known by: its framework op when the trace says.
- * `nstr`: op_names(); `cursor`: see tpa_trace_get_aux_seq(); a lane's
- * events come in about event order. */
-static tpa_str op_name(const tpa_actx *c, size_t i, size_t nstr, size_t *cursor)
+/* The name op event i is known by: its framework op when the trace says.
+ * `op`: its TPA_AUX_OP extra (0: none); `nstr`: op_names(). */
+static inline tpa_str op_name(const tpa_actx *c, uint32_t i, int64_t op, size_t nstr)
 {
-        int64_t v;
-        if (nstr > 0 && tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_OP, cursor, &v) && v > 0 &&
-            (size_t)v < nstr)
-                return (tpa_str)v;
-        return c->ev[i].name;
+        return op > 0 && (size_t)op < nstr ? (tpa_str)op : c->ev[i].name;
 }
 
 /* op_name()'s `nstr`: the trace's strings, or 0 when it names no
- * framework op at all, and op_name() then looks none up (speed, bench/:
- * a look-up per event of the CPU-only table of a TF2 profile). */
+ * framework op at all, and the nesting pass then looks none up (speed,
+ * bench/: a look-up per event of the CPU-only table of a TF2 profile). */
 static size_t op_names(const tpa_trace *tr)
 {
         size_t i = 0;
@@ -431,6 +426,9 @@ struct nest {
         size_t               cap;
         tpa_ns              *buf;       /* the zones' scratch: 4 arrays of a step's events */
         size_t               bufcap;
+        int64_t             *ops;       /* the device table's: the step's events' framework
+                                           ops, as n->span holds them (op_name()) */
+        size_t               opcap;
         size_t               nstr;      /* op_names(), for op_name() */
 };
 
@@ -576,10 +574,10 @@ static inline tpa_ns share_of(const share_zone *z, size_t nz, size_t zf, tpa_ns 
  * no longer, each up to its end (an event that overlaps its parent's end
  * without nesting goes on to the parent's parent). In an op's total, time
  * already covered by another event of its name on the lane is not counted
- * again. `cursor`: the lane's for op_name(); `host`: the host table's
- * lanes (a constant in each caller). */
-static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi,
-                                 size_t *cursor, const bool host, tpa_error *err)
+ * again. `ops`: their framework ops (NULL: none, or the host table);
+ * `host`: the host table's lanes (a constant in each caller). */
+static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, const int64_t *ops,
+                                 size_t lo, size_t hi, const bool host, tpa_error *err)
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
@@ -599,7 +597,8 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
                 k = dev_first(n, sp[0].s);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
-                tpa_str name = host ? c->ev[i].name : op_name(c, i, n->nstr, cursor);
+                tpa_str name = host || ops == NULL ? c->ev[i].name
+                                                   : op_name(c, i, ops[r - lo], n->nstr);
                 tpa_ns s = sp->s, e = sp->e, at = s, cs = 0, ce = 0, cat, from, value, share;
                 op_acc *o;
 
@@ -657,22 +656,23 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, size_t lo, s
 /* nest_lane() of the host table, and of the device's: each its own
  * loop, with its own registers (speed, bench/: one loop for both kept
  * most of its state on the stack). */
-static NOINLINE int nest_host_lane(struct nest *n, const tpa_ivl *sp, size_t lo,
-                                   size_t hi, size_t *cursor, tpa_error *err)
+static NOINLINE int nest_host_lane(struct nest *n, const tpa_ivl *sp, const int64_t *ops,
+                                   size_t lo, size_t hi, tpa_error *err)
 {
-        return nest_lane(n, sp, lo, hi, cursor, true, err);
+        return nest_lane(n, sp, ops, lo, hi, true, err);
 }
 
-static NOINLINE int nest_device_lane(struct nest *n, const tpa_ivl *sp, size_t lo,
-                                     size_t hi, size_t *cursor, tpa_error *err)
+static NOINLINE int nest_device_lane(struct nest *n, const tpa_ivl *sp, const int64_t *ops,
+                                     size_t lo, size_t hi, tpa_error *err)
 {
-        return nest_lane(n, sp, lo, hi, cursor, false, err);
+        return nest_lane(n, sp, ops, lo, hi, false, err);
 }
 
 /* As nest_lane(), for a lane whose events in the step are apart (a
  * device's kernels on a stream), where no other lane shares its time:
  * each event's time is its self time and its total. */
-static void flat_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, size_t *cursor)
+static void flat_lane(struct nest *n, const tpa_ivl *sp, const int64_t *ops, size_t lo,
+                      size_t hi)
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
@@ -684,7 +684,8 @@ static void flat_lane(struct nest *n, const tpa_ivl *sp, size_t lo, size_t hi, s
                 k = dev_first(n, sp[0].s);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
-                tpa_str name = dev != NULL ? c->ev[i].name : op_name(c, i, nstr, cursor);
+                tpa_str name = dev != NULL || ops == NULL ? c->ev[i].name
+                                                          : op_name(c, i, ops[r - lo], nstr);
                 tpa_ns value = sp->e - sp->s;
                 op_acc *o;
 
@@ -991,6 +992,15 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                         if (end[l] == SIZE_MAX)
                                 r = TPA_ENOMEM;
                 }
+                /* the device table's framework ops, a lane's run at a time
+                 * (speed, bench/: a call per event read the extras' index
+                 * anew each time) */
+                if (r == 0 && !L->host && n.nstr > 0 &&
+                    (r = reserve((void **)&n.ops, &n.opcap, n.nspan, sizeof(*n.ops), err)) == 0)
+                        for (size_t q = 0; q < na; q++)
+                                tpa_trace_get_aux_run(c->tr, L->idx + cur[act[q]],
+                                                      end[act[q]] - cur[act[q]], TPA_AUX_OP,
+                                                      &cursor[act[q]], 0, n.ops + off[act[q]]);
                 for (size_t g = 0; g < ng && r == 0; g++) {
                         size_t ngl = 0;
                         for (size_t q = 0; q < na; q++)
@@ -1001,13 +1011,12 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                                 continue;
                         for (size_t q = 0; q < ngl && r == 0; q++) {
                                 size_t l = grp[q];
+                                const int64_t *ops = n.ops != NULL ? n.ops + off[l] : NULL;
                                 if (apart[l] && n.nzone == 0)
-                                        flat_lane(&n, n.span + off[l], cur[l], end[l],
-                                                  &cursor[l]);
+                                        flat_lane(&n, n.span + off[l], ops, cur[l], end[l]);
                                 else
                                         r = (L->host ? nest_host_lane : nest_device_lane)(
-                                                &n, n.span + off[l], cur[l], end[l],
-                                                &cursor[l], err);
+                                                &n, n.span + off[l], ops, cur[l], end[l], err);
                         }
                 }
                 for (size_t q = 0; q < na && r == 0; q++) {
@@ -1041,6 +1050,7 @@ out:
         free(n.stack);
         free(n.buf);
         free(n.cov);
+        free(n.ops);
         return r;
 }
 

@@ -805,6 +805,40 @@ bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, s
         return false;
 }
 
+void tpa_trace_get_aux_run(const tpa_trace *tr, const uint32_t *events, size_t n,
+                           tpa_aux_key key, size_t *cursor, int64_t none, int64_t *out)
+{
+        /* tpa_trace_get_aux_seq()'s walk, what it reads of tr in locals:
+         * out[] may alias none of it (uint32_t events are below 2^56) */
+        const struct aux_entry *aux = tr->aux;
+        const uint32_t *first = tr->aux_first;
+        const uint8_t *keys = tr->aux_keys;
+        size_t count = tr->aux_count, blocks = tr->aux_blocks, i = *cursor;
+        uint8_t bit = key_bit(key);
+
+        if ((unsigned)key > 0xff || (tr->aux2_keys & bit)) {
+                /* never stored; or rare: set out of order */
+                for (size_t k = 0; k < n; k++)
+                        if ((unsigned)key > 0xff || !tpa_trace_get_aux(tr, events[k], key, &out[k]))
+                                out[k] = none;
+                return;
+        }
+        for (size_t k = 0; k < n; k++) {
+                uint64_t ek = AUX_EK(events[k], key);
+                size_t b = events[k] / AUX_BLOCK;
+                out[k] = none;
+                if (b >= blocks || !(keys[b] & bit))
+                        continue;
+                if (i > count || (i > 0 && aux[i - 1].ek >= ek) || i < first[b])
+                        i = first[b];
+                while (i < count && aux[i].ek < ek)
+                        i++;
+                if (i < count && aux[i].ek == ek)
+                        out[k] = aux[i].value;
+        }
+        *cursor = i;
+}
+
 bool tpa_trace_next_aux(const tpa_trace *tr, tpa_aux_key key, size_t *event, int64_t *out)
 {
         struct aux_entry k = { .ek = AUX_EK(*event, 0) };

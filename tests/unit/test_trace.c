@@ -209,17 +209,19 @@ static void test_trace__event_room(void)
         tpa_trace_free(tr);
 }
 
-/* tpa_trace_get_aux_seq() and tpa_trace_next_aux() against
- * tpa_trace_get_aux(): extras of every key set in event order, then of two
- * keys out of order and over again; looked up in order, out of order, with
- * strides. */
+/* tpa_trace_get_aux_seq(), tpa_trace_get_aux_run() and tpa_trace_next_aux()
+ * against tpa_trace_get_aux(): extras of every key set in event order, then
+ * of two keys out of order and over again; looked up in order, out of order,
+ * with strides, in runs. */
 static void test_trace__aux_walks(void)
 {
         enum { N = 20000 };
         tpa_trace *tr;
         tpa_event ev = { .ts = 1, .dur = 1, .kind = TPA_KIND_KERNEL };
         uint64_t x = 0x9e3779b97f4a7c15u;
-        bool seq_ok = true, any_ok = true, stride_ok = true, next_ok = true;
+        bool seq_ok = true, any_ok = true, stride_ok = true, next_ok = true, run_ok = true;
+        uint32_t run[64];
+        int64_t got[64];
 
         tpa_trace_new(&tr, NULL);
         for (size_t i = 0; i < N; i++) {
@@ -259,6 +261,17 @@ static void test_trace__aux_walks(void)
                         any_ok &= tpa_trace_get_aux_seq(tr, i, (tpa_aux_key)key, &cur_any, &b) ==
                                   h && (!h || a == b);
                 }
+                /* runs of strides, each from a random event on, one cursor */
+                for (int k = 0; k < 400; k++) {
+                        size_t n = 0, cur_run = k % 2 ? cur : 0;
+                        x = x * 6364136223846793005u + 1442695040888963407u;
+                        for (size_t i = (size_t)(x >> 33) % N; i < N && n < 64; i += 1 + i % 5)
+                                run[n++] = (uint32_t)i;
+                        tpa_trace_get_aux_run(tr, run, n, (tpa_aux_key)key, &cur_run, -7, got);
+                        for (size_t j = 0; j < n; j++)
+                                run_ok &= tpa_trace_get_aux(tr, run[j], (tpa_aux_key)key, &a)
+                                          ? got[j] == a : got[j] == -7;
+                }
                 while (tpa_trace_next_aux(tr, (tpa_aux_key)key, &at, &b)) {
                         for (; last < at; last++)
                                 next_ok &= !tpa_trace_get_aux(tr, last, (tpa_aux_key)key, &a);
@@ -272,6 +285,7 @@ static void test_trace__aux_walks(void)
         ok(stride_ok, "test_trace__aux_walks: ... with strides");
         ok(any_ok, "test_trace__aux_walks: ... in any order");
         ok(next_ok, "test_trace__aux_walks: next_aux gives each event with the key, in turn");
+        ok(run_ok, "test_trace__aux_walks: get_aux_run as get_aux, `none` for none");
         tpa_trace_free(tr);
 }
 

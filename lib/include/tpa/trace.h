@@ -212,6 +212,11 @@ bool tpa_trace_get_aux(const tpa_trace *tr, size_t event, tpa_aux_key key, int64
  * a search. Any order still gives the right answer, only slower. */
 bool tpa_trace_get_aux_seq(const tpa_trace *tr, size_t event, tpa_aux_key key, size_t *cursor,
                            int64_t *out);
+/* tpa_trace_get_aux_seq() of events[0..n) in turn, one cursor for all, in
+ * one call: out[k] the value of events[k]'s extra, or `none` when it has
+ * none. For a pass that wants the extras of a run of events at once. */
+void tpa_trace_get_aux_run(const tpa_trace *tr, const uint32_t *events, size_t n,
+                           tpa_aux_key key, size_t *cursor, int64_t none, int64_t *out);
 /* The first event from *event on that has extra `key`: its index in *event
  * and the value in *out; false when none has. A pass over the events that
  * want one key of few takes them in turn instead of asking each event. */
