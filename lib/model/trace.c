@@ -823,14 +823,27 @@ void tpa_trace_get_aux_run(const tpa_trace *tr, const uint32_t *events, size_t n
                                 out[k] = none;
                 return;
         }
+        /* in the block of the event before, and after it, the cursor is
+         * where that look-up left it: before the entry, past the one
+         * before it, as an event of a new block finds it (mostly, a run
+         * of a lane's events is in event order) */
+        size_t pb = SIZE_MAX;
+        uint32_t prev = 0;
+        bool has = false;
+
         for (size_t k = 0; k < n; k++) {
                 uint64_t ek = AUX_EK(events[k], key);
                 size_t b = events[k] / AUX_BLOCK;
                 out[k] = none;
-                if (b >= blocks || !(keys[b] & bit))
+                if (b != pb || events[k] <= prev) {
+                        pb = b;
+                        has = b < blocks && (keys[b] & bit);
+                        if (has && (i > count || (i > 0 && aux[i - 1].ek >= ek) || i < first[b]))
+                                i = first[b];
+                }
+                prev = events[k];
+                if (!has)
                         continue;
-                if (i > count || (i > 0 && aux[i - 1].ek >= ek) || i < first[b])
-                        i = first[b];
                 while (i < count && aux[i].ek < ek)
                         i++;
                 if (i < count && aux[i].ek == ek)

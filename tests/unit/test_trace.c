@@ -261,12 +261,18 @@ static void test_trace__aux_walks(void)
                         any_ok &= tpa_trace_get_aux_seq(tr, i, (tpa_aux_key)key, &cur_any, &b) ==
                                   h && (!h || a == b);
                 }
-                /* runs of strides, each from a random event on, one cursor */
+                /* runs of strides, each from a random event on, one cursor;
+                 * a third with pairs swapped */
                 for (int k = 0; k < 400; k++) {
                         size_t n = 0, cur_run = k % 2 ? cur : 0;
                         x = x * 6364136223846793005u + 1442695040888963407u;
                         for (size_t i = (size_t)(x >> 33) % N; i < N && n < 64; i += 1 + i % 5)
                                 run[n++] = (uint32_t)i;
+                        for (size_t j = 0; k % 3 == 2 && j + 1 < n; j += 2) {
+                                uint32_t y = run[j]; /* some out of order */
+                                run[j] = run[j + 1];
+                                run[j + 1] = y;
+                        }
                         tpa_trace_get_aux_run(tr, run, n, (tpa_aux_key)key, &cur_run, -7, got);
                         for (size_t j = 0; j < n; j++)
                                 run_ok &= tpa_trace_get_aux(tr, run[j], (tpa_aux_key)key, &a)
