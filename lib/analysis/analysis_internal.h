@@ -380,19 +380,19 @@ static inline void tpa_top__mark(tpa_top_lanes *L, int part, size_t i, uint32_t 
         L->mark[i / 64] |= (uint64_t)1 << (i % 64);
         L->count[part][2 * (size_t)track + (i >= L->half)]++;
 }
-/* Host op event i, by part `part` of the pass, `len` of it in its kept
- * step: marked when the device leaves some of it exposed, else only
+/* Host op event e (index i), by part `part` of the pass, with time in
+ * its kept step: marked when the device leaves some of that time exposed,
+ * else (`covered`: one interval of c->dev_all holds all of it) only
  * counted (in `hidden`, added to the table's ops with time in the end). An
  * op the device hides has no exposed time of its own, nor any to take
  * from an op it nests in or share with another thread; the nesting passes
- * skip it (speed, bench/: 3 in 5 host ops of its trace). `near`: the
- * pass's hint into the device's intervals. Inline: asked of every host op. */
-static inline void tpa_top__host_op(tpa_top *t, const tpa_actx *c, int part, size_t i,
-                                    tpa_ns len, size_t *near)
+ * skip it (speed, bench/: 3 in 5 host ops of its trace). The pass finds
+ * `covered` by the device interval it met last. Inline: asked of every
+ * host op. */
+static inline void tpa_top__host_op(tpa_top *t, int part, size_t i, const tpa_event *e,
+                                    bool covered)
 {
-        const tpa_event *e = &c->ev[i];
-
-        if (!tpa_ivl__covers_near(&c->dev_all, e->ts, e->ts + len, near))
+        if (!covered)
                 tpa_top__mark(&t->host, part, i, e->track);
         else
                 t->hidden[part][e->name]++;

@@ -547,32 +547,6 @@ static int gap_index_new(gap_index *gi, const tpa_analysis *a, tpa_error *err)
         return 0;
 }
 
-/* True when host event e overlaps one of the run's top gaps: a gap that
- * starts before e ends (before its start, for an instant) and ends after
- * e starts; of those that start before, the latest end tells. `hint`: the
- * count of gaps that started before the event asked last, tried first
- * (the events come in about time order; a search each was a tenth of the
- * host side's instructions). */
-static bool overlaps_top_gap(const gap_index *gi, const tpa_event *e, size_t *hint)
-{
-        tpa_ns te = e->ts + e->dur;
-        size_t lo = *hint, hi;
-
-        if (gi->start[lo] >= te || gi->start[lo + 1] < te) {
-                lo = 0;
-                hi = gi->n;
-                while (lo < hi) {
-                        size_t mid = lo + (hi - lo) / 2;
-                        if (gi->start[mid + 1] < te)
-                                lo = mid + 1;
-                        else
-                                hi = mid;
-                }
-                *hint = lo;
-        }
-        return gi->end[lo] > e->ts;
-}
-
 /* Device copy x into its step's copy figures and the run's. The sums
  * are doubles: made in event order, as on one thread. */
 static void copy_event(tpa_actx *c, const copy_rec *x)
@@ -622,69 +596,146 @@ static inline long step_at(const tpa_analysis *a, tpa_ns t, step_hint *h)
         return k;
 }
 
+/* The device interval a pass over host events met last: interval k of
+ * c->dev_all, [s, e), and the end of the one before it, `from`. An event
+ * that starts in [from, e) has k as tpa_ivl__first_after()'s answer, with
+ * no look at the list (speed, bench/: tpa_ivl__covers_near() per host op
+ * read its hint, the list and two intervals each time). */
+typedef struct cover_hint {
+        size_t k;
+        tpa_ns from, s, e;
+} cover_hint;
+
+/* tpa_ivl__covers_near(l, s, s + len, ...) for len > 0, by the hint's
+ * interval when s lies in its reach. */
+static inline bool device_covers(const tpa_ivl_list *l, tpa_ns s, tpa_ns len, cover_hint *h)
+{
+        if (!(h->from <= s && s < h->e)) {
+                size_t k = tpa_ivl__first_after_near(l, s, &h->k);
+                h->from = k > 0 ? l->v[k - 1].e : INT64_MIN;
+                h->s = k < l->n ? l->v[k].s : INT64_MAX;
+                h->e = k < l->n ? l->v[k].e : INT64_MAX;
+        }
+        return h->s <= s && s + len <= h->e;
+}
+
+/* The top gaps a pass over host events met last: for an event that ends
+ * in (start, next], those that start before its end are the gaps up to
+ * the one at `start` in the gap index, and `end` is the latest of their
+ * ends. */
+typedef struct gap_hint {
+        tpa_ns start, next, end;
+} gap_hint;
+
+/* True when host event e, which ends at te, overlaps one of the run's top
+ * gaps: a gap that starts before e ends (before its start, for an
+ * instant) and ends after e starts; of those that start before, the
+ * latest end tells. The hint's gaps are tried first (the events come in
+ * about time order; a search each was a tenth of the host side's
+ * instructions). */
+static inline bool overlaps_top_gap(const gap_index *gi, tpa_ns ts, tpa_ns te, gap_hint *h)
+{
+        if (!(h->start < te && te <= h->next)) {
+                size_t lo = 0, hi = gi->n;
+                while (lo < hi) {
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (gi->start[mid + 1] < te)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                *h = (gap_hint){ gi->start[lo], gi->start[lo + 1], gi->end[lo] };
+        }
+        return h->end > ts;
+}
+
+/* What a part's pass keeps from chunk to chunk: the hints of its
+ * look-ups. */
+typedef struct pass_hints {
+        step_hint  step;
+        gap_hint   gap;
+        cover_hint cover;
+        size_t     bytes;       /* tpa_trace_get_aux_seq()'s cursor */
+} pass_hints;
+
 /* Events [lo, hi) of the pass, by part `part`:
  * - a device event (or a CPU-only trace's CPU compute) in a kept step
  *   with time in it is marked for the device top-op table; a copy in a
  *   step goes in `copies`, for copy_event() after, in event order;
  * - a host event: launches per step (not into the steps' metrics, which
- *   the copies write), the events of the host top-op table
- *   (tpa_top__host_op(): a search of the device intervals per host op),
- *   and the host events that overlap a top gap, into cand, for the
- *   summary. */
+ *   the copies write), the events of the host top-op table (those the
+ *   device leaves exposed; the others counted by name), and the host
+ *   events that overlap a top gap, into cand, for the summary. */
 static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int part,
                         struct step_launches *launches, tpa_index_list *cand, copy_list *copies,
-                        size_t lo, size_t hi, step_hint *hint, size_t *gap_at, size_t *near,
-                        size_t *bytes_cursor, tpa_error *err)
+                        size_t lo, size_t hi, pass_hints *ph, tpa_error *err)
 {
-        tpa_analysis *a = c->a;
+        const tpa_analysis *a = c->a;
+        /* what the loop reads, in locals: the stores of its counts could
+         * alias any of them, read again per event */
+        const tpa_event *ev = c->ev;
+        const int8_t *hch = c->hch;
+        const tpa_ivl_list *dev_all = &c->dev_all;
+        bool cpu_only = a->cpu_only;
+        pass_hints p = *ph;
         int r;
 
         for (size_t i = lo; i < hi; i++) {
-                const tpa_event *e = &c->ev[i];
-                int h = c->hch[i];
+                const tpa_event *e = &ev[i];
+                int h = hch[i];
+                tpa_ns ts, te, t0, t1;
                 long k;
-                tpa_ns t;
-                bool launch, op;
+                bool launch;
 
                 tpa_analysis__ahead(c, i);
                 if (h == HCH_NONE)
                         continue;
+                ts = e->ts;
+                te = ts + e->dur;
                 if ((h == HCH_DEVICE || h == HCH_CPU_COMPUTE) &&
-                    (k = step_at(a, e->ts, hint)) >= 0) {
-                        tpa_ns in_step;
+                    (k = step_at(a, ts, &p.step)) >= 0) {
+                        tpa_ns in_step = clipped(e, p.step.s, p.step.e);
 
-                        in_step = clipped(e, hint->s, hint->e);
                         if (h == HCH_DEVICE && tpa_kind_is_copy(e->kind)) {
                                 copy_rec x = { (uint32_t)i, (uint32_t)dir_of(e->kind),
                                                (size_t)k, in_step, 0 };
-                                tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, bytes_cursor,
+                                tpa_trace_get_aux_seq(c->tr, i, TPA_AUX_BYTES, &p.bytes,
                                                       &x.bytes);
                                 if ((r = push_copy(copies, &x, err)) < 0)
                                         return r;
                         }
-                        if (!hint->excluded && in_step > 0)
+                        if (!p.step.excluded && in_step > 0)
                                 tpa_top__mark(&ops->dev, part, i, e->track);
                 }
                 if (h == HCH_DEVICE)
                         continue;       /* not a host event (event_class()) */
-                if (overlaps_top_gap(top, e, gap_at) && (r = push_index(cand, i, err)) < 0)
+                if (overlaps_top_gap(top, ts, te, &p.gap) && (r = push_index(cand, i, err)) < 0)
                         return r;
                 /* launches: host events of the launch channel that carry a
                  * correlation id with a device (launch calls, copies
                  * enqueued, TF's host side of a kernel); CPU-only, the
-                 * runtime scopes that dispatch host ops */
-                launch = h == HCH_LAUNCH && (a->cpu_only || e->corr != 0);
-                op = h >= 0 && h < HOST_CH__COUNT;
-                if ((!launch && !op) || (k = step_at(a, e->ts, hint)) < 0)
+                 * runtime scopes that dispatch host ops. Ops: the host
+                 * events of a channel. */
+                if (h < 0 || h >= HOST_CH__COUNT || (k = step_at(a, ts, &p.step)) < 0)
                         continue;
-                launches[k].count += launch;
-                if (launch && !a->cpu_only && e->dur >= SLOW_LAUNCH) {
-                        launches[k].slow_count++;
-                        launches[k].slow += clipped(e, hint->s, hint->e);
+                launch = h == HCH_LAUNCH && (cpu_only || e->corr != 0);
+                if (launch) {
+                        launches[k].count++;
+                        if (!cpu_only && e->dur >= SLOW_LAUNCH) {
+                                launches[k].slow_count++;
+                                launches[k].slow += clipped(e, p.step.s, p.step.e);
+                        }
                 }
-                if (op && !hint->excluded && (t = clipped(e, hint->s, hint->e)) > 0)
-                        tpa_top__host_op(ops, c, part, i, t, near);
+                if (p.step.excluded)
+                        continue;
+                /* its time in the step, as clipped() */
+                t0 = ts > p.step.s ? ts : p.step.s;
+                t1 = te < p.step.e ? te : p.step.e;
+                if (t1 > t0)
+                        tpa_top__host_op(ops, part, i, e,
+                                         device_covers(dev_all, ts, t1 - t0, &p.cover));
         }
+        *ph = p;
         return 0;
 }
 
@@ -697,15 +748,16 @@ static int events_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         enum { CHUNK = 65536 };
         struct metrics_job *job = arg;
-        step_hint hint = { -1, 0, 0, false };
-        size_t near = 0, gap_at = 0, bytes_cursor = 0, lo;
+        pass_hints hints = { .step = { -1, 0, 0, false },
+                             .gap = { INT64_MIN, INT64_MIN, INT64_MIN },
+                             .cover = { 0, INT64_MAX, INT64_MAX, INT64_MAX } };
+        size_t lo;
         int r = 0;
 
         while (r == 0 && (lo = atomic_fetch_add(&job->next, CHUNK)) < c->n)
                 r = chunk_events(c, &job->top, &job->tables, part, job->launches[part],
                                  &job->cand[part], &job->copies[part], lo,
-                                 c->n - lo > CHUNK ? lo + CHUNK : c->n, &hint, &gap_at,
-                                 &near, &bytes_cursor, err);
+                                 c->n - lo > CHUNK ? lo + CHUNK : c->n, &hints, err);
         return r;
 }
 
