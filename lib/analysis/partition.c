@@ -124,17 +124,13 @@ typedef struct span_out {
         int       device;
 } span_out;
 
-/* Give [t0, t1) to bucket b: its sum, and its span when they are kept. */
-static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
-                tpa_error *err)
+/* The span [t0, t1) of bucket b into the step's (kept) spans: the last
+ * one made longer when it is of the same device and bucket and ends at t0. */
+static int keep_span(span_out *so, tpa_ns t0, tpa_ns t1, tpa_bucket b, tpa_error *err)
 {
         tpa_step *s = so->s;
-        tpa_span *last;
+        tpa_span *last = s->span_count > 0 ? &s->spans[s->span_count - 1] : NULL;
 
-        out[b] += t1 - t0;
-        if (s == NULL)
-                return 0;
-        last = s->span_count > 0 ? &s->spans[s->span_count - 1] : NULL;
         if (last != NULL && last->device == so->device && last->bucket == b &&
             last->end == t0) {
                 last->end = t1;
@@ -145,6 +141,61 @@ static int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
                 return TPA_ENOMEM;
         s->spans[s->span_count++] = (tpa_span){ t0, t1, so->device, b };
         return 0;
+}
+
+/* Give [t0, t1) to bucket b: its sum, and its span when they are kept.
+ * Inline: once per span of the sweeps. */
+static inline int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_bucket b,
+                       tpa_error *err)
+{
+        out[b] += t1 - t0;
+        return so->s == NULL ? 0 : keep_span(so, t0, t1, b, err);
+}
+
+/*
+ * A run of boundaries of one list alone, u's: from *t, a boundary of u's
+ * where every other list's next one is at `rest` or later, each span up
+ * to the next boundary of u's to the bucket of the channels on, u's on or
+ * off. The other channels stand, so the buckets are two, picked once
+ * (speed, bench/: most boundaries come from one list in a row, and a
+ * pick() and a look at the lists per boundary were most of the
+ * partition's instructions). Stops at `rest`, or where u's list drops out
+ * of the window (not turned there); *t, *on and *nx then stand at that
+ * time, for the sweep's look at every list.
+ */
+static int run_alone(cursor *u, tpa_ns *t, unsigned *on, tpa_ns *nx, tpa_ns rest,
+                     tpa_ns we, bool has_driver, span_out *so, tpa_ns *out, tpa_error *err)
+{
+        tpa_bucket b[2] = { pick(*on & ~u->bit, has_driver), pick(*on | u->bit, has_driver) };
+        const tpa_ivl *v = u->l->v;
+        size_t k = u->k, n = u->l->n;
+        bool is_on = (*on & u->bit) != 0;
+        tpa_ns at = *t, next = *nx, end, sum[2] = { 0, 0 };     /* off, on */
+        int r = 0;
+
+        for (;;) {
+                if (!is_on)
+                        next = v[k].e < we ? v[k].e : we;
+                else if (k + 1 < n && v[k + 1].s < we)
+                        next = v[++k].s;
+                else
+                        break;          /* the list drops out: the sweep's */
+                is_on = !is_on;
+                end = next < rest ? next : rest;
+                sum[is_on] += end - at;
+                if (so->s != NULL && (r = keep_span(so, at, end, b[is_on], err)) < 0)
+                        break;
+                at = end;
+                if (next >= rest)
+                        break;          /* the others' next boundary comes first */
+        }
+        out[b[0]] += sum[0];
+        out[b[1]] += sum[1];
+        u->k = k;
+        *on = is_on ? *on | u->bit : *on & ~u->bit;
+        *nx = next;
+        *t = at;
+        return r;
 }
 
 /*
@@ -196,26 +247,11 @@ static int sweep(const tpa_actx *c, size_t d, const tpa_step *s, uint32_t drv,
         while (t < we && r == 0) {
                 r = give(so, out, t, next, pick(on, has_driver), err);
                 t = next;
-                /* the boundary is list j's alone, and its next one stays in
-                 * the window: that list changes state, the others' next
-                 * boundary is `rest` still (speed, bench/: most boundaries
-                 * come from one list in a row, and the look at every list
-                 * per boundary was most of the partition's instructions) */
-                if (j < n && nx[j] == t && rest > t) {
-                        cursor *u = &cur[j];
-                        if (!(on & u->bit)) {
-                                on |= u->bit;
-                                nx[j] = u->l->v[u->k].e < we ? u->l->v[u->k].e : we;
-                                next = nx[j] < rest ? nx[j] : rest;
-                                continue;
-                        }
-                        if (u->k + 1 < u->l->n && u->l->v[u->k + 1].s < we) {
-                                on &= ~u->bit;
-                                nx[j] = u->l->v[++u->k].s;
-                                next = nx[j] < rest ? nx[j] : rest;
-                                continue;
-                        }
-                }
+                /* the boundary is list j's alone: its run (the others'
+                 * next boundary is `rest` still) */
+                if (r == 0 && j < n && nx[j] == t && rest > t)
+                        r = run_alone(&cur[j], &t, &on, &nx[j], rest, we, has_driver, so, out,
+                                      err);
                 /* the lists with a boundary here change state, those past
                  * the window drop out; the next boundary of the rest, the
                  * list it is of (j, when one alone) and the others' next */
