@@ -516,26 +516,37 @@ static tpa_ns corr_find(const tpa_corr *v, size_t n, uint32_t key, size_t *hint)
         return end;
 }
 
-/* The last marker starting at or before t whose window holds t, or -1.
- * `hint` holds the marker found last and is tried first. */
-static long marker_of(const marker_list *l, tpa_ns t, long *hint)
-{
-        size_t lo = 0, hi = l->n;
+/* Where a pass in about time order stands among the markers (sorted by
+ * start): times in [from, to) have the same last marker starting at or
+ * before them, k (-1: none), whose window ends at `end`. */
+typedef struct marker_hint {
+        tpa_ns from, to, end;
+        long   k;
+} marker_hint;
 
-        if (*hint >= 0 && (size_t)*hint < l->n && l->v[*hint].s <= t &&
-            ((size_t)*hint + 1 == l->n || l->v[*hint + 1].s > t))
-                return t < l->v[*hint].e ? *hint : -1;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (l->v[mid].s <= t)
-                        lo = mid + 1;
-                else
-                        hi = mid;
+#define MARKER_HINT_INIT { INT64_MAX, INT64_MIN, INT64_MIN, -1 }
+
+/* The last marker starting at or before t whose window holds t, or -1:
+ * by the hint when t lies in its reach, else by a search that moves it
+ * (speed, bench/: a test of the marker found last through the list, and
+ * of the next one's start, per launch was over a quarter of the launches'
+ * pass). */
+static inline long marker_of(const marker_list *l, tpa_ns t, marker_hint *h)
+{
+        if (!(h->from <= t && t < h->to)) {
+                size_t lo = 0, hi = l->n;
+                while (lo < hi) {
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (l->v[mid].s <= t)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                *h = (marker_hint){ lo > 0 ? l->v[lo - 1].s : INT64_MIN,
+                                    lo < l->n ? l->v[lo].s : INT64_MAX,
+                                    lo > 0 ? l->v[lo - 1].e : INT64_MIN, (long)lo - 1 };
         }
-        if (lo == 0 || t >= l->v[lo - 1].e)
-                return -1;
-        *hint = (long)lo - 1;
-        return (long)lo - 1;
+        return t < h->end ? h->k : -1;
 }
 
 /* p, shrunk to `size` bytes (at least 1); p itself when realloc fails. */
@@ -868,27 +879,37 @@ static int launches_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         struct launch_job *job = arg;
         const marker_list *l = job->l;
         const tpa_ext *x = c->ext;
+        const tpa_event *ev = c->ev;
+        const uint32_t *host = x[part].host;
+        size_t nh = x[part].nh;
         tpa_ns *ext = job->ext[part];
         uint32_t *ids = job->ids[part], *pre = job->pre[part], *lost = x[part].host;
+        /* the first window, whose host events give the settling its ids,
+         * and those before it its ids before (e0: at least s0, so that
+         * one test tells the events after both apart) */
+        tpa_ns s0 = l->n > 0 ? l->v[0].s : 0;
+        tpa_ns e0 = l->n > 0 && l->v[0].e > s0 ? l->v[0].e : s0;
         size_t near[2] = { 0, 0 }, w = 0, ni = 0, npre = 0;
-        long hint = -1;
+        marker_hint hint = MARKER_HINT_INIT;
 
         (void)err;
-        for (size_t j = 0; j < x[part].nh; j++) {
-                uint32_t i = x[part].host[j];           /* before lost[w] overwrites it */
-                const tpa_event *h = &c->ev[i];
+        for (size_t j = 0; j < nh; j++) {
+                uint32_t i = host[j];           /* before lost[w] overwrites it */
+                const tpa_event *h = &ev[i];
                 bool launch = h->kind == TPA_KIND_LAUNCH;
-                long k = l->n > 0 ? marker_of(l, h->ts, &hint) : -1;
+                long k = marker_of(l, h->ts, &hint);
                 tpa_ns end;
 
                 /* the events lie apart: asked for ahead, not waited for */
-                if (j + PREFETCH < x[part].nh)
-                        __builtin_prefetch(&c->ev[x[part].host[j + PREFETCH]]);
+                if (j + PREFETCH < nh)
+                        __builtin_prefetch(&ev[host[j + PREFETCH]]);
 
-                if (ids != NULL && h->ts >= l->v[0].s && h->ts < l->v[0].e)
-                        ids[ni++] = h->corr;
-                else if (ids != NULL && h->ts < l->v[0].s)
-                        pre[npre++] = h->corr;
+                if (ids != NULL && h->ts < e0) {
+                        if (h->ts >= s0)
+                                ids[ni++] = h->corr;
+                        else
+                                pre[npre++] = h->corr;
+                }
                 if (k < 0 && !launch)
                         continue;
                 end = ext_find(c, false, h->corr, near);
