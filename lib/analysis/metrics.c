@@ -211,17 +211,18 @@ static int keep_gap(gap_list *g, const tpa_gap *x, tpa_error *err)
 /* Holes of `l` inside [ws, we) of at least `min`, edges included. */
 static int step_gaps(const tpa_ivl_list *l, const tpa_step *s, int dev, tpa_ns min,
                      double *count, double *total, double *max, gap_list *keep,
-                     tpa_error *err)
+                     size_t *near, tpa_error *err)
 {
-        tpa_ns cur = s->start;
-        size_t i = tpa_ivl__first_after(l, s->start);
+        const tpa_ivl *v = l->v;
+        tpa_ns cur = s->start, end = s->end;
+        size_t i = tpa_ivl__first_after_near(l, s->start, near), n = l->n;
         int r = 0;
 
         for (;; i++) {
-                tpa_ns next = i < l->n && l->v[i].s < s->end ? l->v[i].s : s->end;
-                if (next < cur)
-                        next = cur;
-                if (next - cur >= min && next > cur) {
+                /* the hole before interval i, or before the window's end */
+                bool last = i >= n || v[i].s >= end;
+                tpa_ns next = last ? end : v[i].s;
+                if (next > cur && next - cur >= min) {
                         tpa_gap g = { .device = dev, .step = s->number, .start = cur,
                                       .len = next - cur, .offset = cur - s->start };
                         *count += 1;
@@ -231,11 +232,11 @@ static int step_gaps(const tpa_ivl_list *l, const tpa_step *s, int dev, tpa_ns m
                         if (keep != NULL && (r = keep_gap(keep, &g, err)) < 0)
                                 return r;
                 }
-                if (i >= l->n || l->v[i].s >= s->end)
+                if (last)
                         break;
-                if (l->v[i].e > cur)
-                        cur = l->v[i].e;
-                if (cur >= s->end)
+                if (v[i].e > cur)
+                        cur = v[i].e;
+                if (cur >= end)
                         break;
         }
         return 0;
@@ -250,9 +251,9 @@ static int step_gaps(const tpa_ivl_list *l, const tpa_step *s, int dev, tpa_ns m
  * the python bucket and none of it in its gaps). A thread with no
  * framework event in the window has no gap. */
 static void host_gaps(const tpa_ivl_list *l, const tpa_step *s, tpa_ns min, double *m,
-                      double *scratch)
+                      double *scratch, size_t *near)
 {
-        size_t i = tpa_ivl__first_after(l, s->start), n = 0;
+        size_t i = tpa_ivl__first_after_near(l, s->start, near), n = 0;
         tpa_ns prev = s->start, most = 0;
         double total = 0;
 
@@ -412,9 +413,17 @@ static size_t worked_devices(const tpa_actx *c, const tpa_step *s)
         return n ? n : c->ndev;
 }
 
+/* A part's hints into the lists its steps read, which come in time
+ * order: per device (dev_any), per thread (fw), per host channel (speed,
+ * bench/: a search of each whole list per step). */
+typedef struct step_near {
+        size_t *dev, *fw;
+        size_t  host[HOST_CH__COUNT];
+} step_near;
+
 /* The metrics of step k that need no pass over the events. */
 static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
-                        tpa_error *err)
+                        step_near *near, tpa_error *err)
 {
         tpa_analysis *a = c->a;
         tpa_step *s = &a->steps[k];
@@ -461,7 +470,7 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
                 if (nbusy == c->ndev || device_worked(s, d))
                         r = step_gaps(&c->dev_any[d], s, a->cpu_only ? -1 : (int)d,
                                       a->gap_min, &cnt, &tot, &mx,
-                                      s->excluded ? NULL : gaps, err);
+                                      s->excluded ? NULL : gaps, &near->dev[d], err);
         if (r < 0)
                 return r;
         m[M_GAP_COUNT] = cnt / (double)nbusy;
@@ -471,26 +480,31 @@ static int step_metrics(tpa_actx *c, size_t k, gap_list *gaps, double *scratch,
         m[M_COPY_EXPOSED_FRAC] = m[M_TRANSFER_FRAC];
         /* All the input work the host did in the step, hidden under
          * device work or not: input_frac is the exposed part. */
-        m[M_INPUT_HOST_NS] = (double)tpa_ivl__covered(&c->host[HCH_INPUT], s->start, s->end);
+        m[M_INPUT_HOST_NS] = (double)tpa_ivl__covered_near(&c->host[HCH_INPUT], s->start,
+                                                           s->end, &near->host[HCH_INPUT]);
         m[M_INPUT_HOST_FRAC] = m[M_INPUT_HOST_NS] / st;
         /* The Python that ops run in the step (tf.py_function): the part
          * of host python it explains, at most all of it. */
-        m[M_PY_OP_NS] = (double)tpa_ivl__covered(&c->host[HCH_PYOP], s->start, s->end);
+        m[M_PY_OP_NS] = (double)tpa_ivl__covered_near(&c->host[HCH_PYOP], s->start, s->end,
+                                                      &near->host[HCH_PYOP]);
         if (m[M_PY_OP_NS] > m[B(HOST_PYTHON)])
                 m[M_PY_OP_NS] = m[B(HOST_PYTHON)];
         m[M_PY_OP_FRAC] = m[M_PY_OP_NS] / st;
         /* A checkpoint's I/O in the step: the part of host setup it is */
-        m[M_CKPT_NS] = (double)tpa_ivl__covered(&c->host[HCH_CKPT], s->start, s->end);
+        m[M_CKPT_NS] = (double)tpa_ivl__covered_near(&c->host[HCH_CKPT], s->start, s->end,
+                                                     &near->host[HCH_CKPT]);
         if (m[M_CKPT_NS] > m[B(HOST_SETUP)])
                 m[M_CKPT_NS] = m[B(HOST_SETUP)];
         m[M_CKPT_FRAC] = m[M_CKPT_NS] / st;
         /* Tracing and compiling in the step: the part of host setup it is */
-        m[M_COMPILE_NS] = (double)tpa_ivl__covered(&c->host[HCH_COMPILE], s->start, s->end);
+        m[M_COMPILE_NS] = (double)tpa_ivl__covered_near(&c->host[HCH_COMPILE], s->start,
+                                                        s->end, &near->host[HCH_COMPILE]);
         if (m[M_COMPILE_NS] > m[B(HOST_SETUP)])
                 m[M_COMPILE_NS] = m[B(HOST_SETUP)];
         m[M_COMPILE_FRAC] = m[M_COMPILE_NS] / st;
         if (s->driver_track != UINT32_MAX)
-                host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch);
+                host_gaps(&c->fw[s->driver_track], s, a->host_gap_min, m, scratch,
+                          &near->fw[s->driver_track]);
         return 0;
 }
 
@@ -500,18 +514,25 @@ static int steps_part(tpa_actx *c, int part, void *arg, tpa_error *err)
         struct metrics_job *job = arg;
         size_t lo, hi, maxn = 0;
         double *scratch;
+        step_near near = { 0 };
         int r = 0;
 
         for (size_t t = 0; t < c->ntracks; t++)
                 if (c->fw[t].n > maxn)
                         maxn = c->fw[t].n;
         scratch = malloc((maxn + 1) * sizeof(*scratch));
-        if (scratch == NULL)
+        near.dev = calloc(c->ndev + c->ntracks + 1, sizeof(*near.dev));
+        if (scratch == NULL || near.dev == NULL) {
+                free(scratch);
+                free(near.dev);
                 return tpa_error_oom(err);
+        }
+        near.fw = near.dev + c->ndev;
         tpa_analysis__half(c->a->step_count, part, &lo, &hi);
         for (size_t k = lo; k < hi && r == 0; k++)
-                r = step_metrics(c, k, &job->gaps[part], scratch, err);
+                r = step_metrics(c, k, &job->gaps[part], scratch, &near, err);
         free(scratch);
+        free(near.dev);
         return r;
 }
 
