@@ -1161,6 +1161,36 @@ static const char *no_verdict(tpa_actx *c)
         return NULL;
 }
 
+/* The median of the n values at v as tpa_analysis__median() gives it,
+ * into *out, when its two middle ones are zeros and none is below zero:
+ * zero, with no selection (speed, bench/: most step metrics are zero in
+ * most steps, a bucket or a flag that a run never has, and their
+ * selection was a third of the medians' instructions). False for any other
+ * values; values of which the first few are mostly not zero are not
+ * looked at further, and the look stops once too few zeros can be left. */
+static bool zero_median(const double *v, size_t n, double *out)
+{
+        enum { FIRST = 8 };
+        size_t lo, other = 0;
+
+        if (n < 2)
+                return false;
+        lo = (size_t)(0.5 * (double)(n - 1));   /* as tpa_analysis__median()'s */
+        for (size_t i = 0; i < n && i < FIRST; i++)
+                other += v[i] != 0;
+        if (other > FIRST / 2)
+                return false;
+        other = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (v[i] == 0)
+                        continue;
+                if (!(v[i] > 0) || ++other > n - lo - 2)
+                        return false;   /* below zero, NaN, or too few zeros */
+        }
+        *out = 0;
+        return true;
+}
+
 /* The run's value of each step metric, the median over the kept steps:
  * half of the metrics per part, each part with its own scratch. The values
  * are gathered step by step, a block of metrics at a time, each step's
@@ -1196,7 +1226,9 @@ static int medians_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                         j++;
                 }
                 for (size_t i = 0; i < nb; i++)
-                        a->run_metric[b + i] = tpa_analysis__median(v + i * kept, kept, tmp);
+                        if (!zero_median(v + i * kept, kept, &a->run_metric[b + i]))
+                                a->run_metric[b + i] = tpa_analysis__median(v + i * kept, kept,
+                                                                            tmp);
         }
         free(tmp);
         free(v);
