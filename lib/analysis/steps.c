@@ -93,6 +93,20 @@ static int cmp_marker_start(const void *pa, const void *pb)
         return (x->e > y->e) - (x->e < y->e);
 }
 
+/* Sort the markers of l by cmp, unless they are in that order already:
+ * they mostly come so, in the order they ran (speed, bench/: the sorts of
+ * a run's markers, a call of cmp per comparison, were a sixteenth of the
+ * steps' first stage). A stable sort (glibc's qsort() merges) leaves
+ * them as they are too. */
+static void sort_markers(marker_list *l, int (*cmp)(const void *, const void *))
+{
+        for (size_t i = 1; i < l->n; i++)
+                if (cmp(&l->v[i - 1], &l->v[i]) > 0) {
+                        qsort(l->v, l->n, sizeof(*l->v), cmp);
+                        return;
+                }
+}
+
 /* Markers that carry the same number are one step seen twice (a host
  * marker and its device annotation, two host markers at once, the Steps
  * lines of devices that ran the step together): keep one window, their
@@ -112,14 +126,14 @@ static void dedup(tpa_analysis *a, marker_list *l)
         for (size_t i = 0; i < l->n; i++)
                 all_numbered &= l->v[i].numbered;
         if (!all_numbered) {
-                qsort(l->v, l->n, sizeof(*l->v), cmp_marker_start);
+                sort_markers(l, cmp_marker_start);
                 for (size_t i = 0; i < l->n; i++) {
                         l->v[i].number = (int64_t)i;
                         l->v[i].numbered = false;
                 }
                 return;
         }
-        qsort(l->v, l->n, sizeof(*l->v), cmp_marker);
+        sort_markers(l, cmp_marker);
         for (size_t i = 0; i < l->n; i++) {
                 marker *m = &l->v[i];
                 if (w > 0 && l->v[w - 1].number == m->number &&
@@ -146,7 +160,7 @@ static void dedup(tpa_analysis *a, marker_list *l)
                 l->v[w++] = *m;
         }
         l->n = w;
-        qsort(l->v, l->n, sizeof(*l->v), cmp_marker_start);
+        sort_markers(l, cmp_marker_start);
         if (repeats + apart == 0)
                 return;
         for (size_t i = 1; i < l->n; i++)
