@@ -166,31 +166,42 @@ static inline int give(span_out *so, tpa_ns *out, tpa_ns t0, tpa_ns t1, tpa_buck
 static int run_alone(cursor *u, tpa_ns *t, unsigned *on, tpa_ns *nx, tpa_ns rest,
                      tpa_ns we, bool has_driver, span_out *so, tpa_ns *out, tpa_error *err)
 {
-        tpa_bucket b[2] = { pick(*on & ~u->bit, has_driver), pick(*on | u->bit, has_driver) };
+        tpa_bucket b_off = pick(*on & ~u->bit, has_driver);
+        tpa_bucket b_on = pick(*on | u->bit, has_driver);
         const tpa_ivl *v = u->l->v;
         size_t k = u->k, n = u->l->n;
         bool is_on = (*on & u->bit) != 0;
-        tpa_ns at = *t, next = *nx, end, sum[2] = { 0, 0 };     /* off, on */
+        tpa_ns at = *t, next = *nx, end, off_ns = 0, on_ns = 0;
         int r = 0;
 
-        for (;;) {
-                if (!is_on)
+        /* from the start of interval k, on to its end; from its end, off
+         * to the next one's start */
+        while (r == 0) {
+                if (!is_on) {
                         next = v[k].e < we ? v[k].e : we;
-                else if (k + 1 < n && v[k + 1].s < we)
-                        next = v[++k].s;
-                else
+                        end = next < rest ? next : rest;
+                        on_ns += end - at;
+                        if (so->s != NULL)
+                                r = keep_span(so, at, end, b_on, err);
+                        at = end;
+                        is_on = true;
+                        if (next >= rest || r < 0)
+                                break;  /* the others' next boundary comes first */
+                }
+                if (k + 1 == n || v[k + 1].s >= we)
                         break;          /* the list drops out: the sweep's */
-                is_on = !is_on;
+                next = v[++k].s;
                 end = next < rest ? next : rest;
-                sum[is_on] += end - at;
-                if (so->s != NULL && (r = keep_span(so, at, end, b[is_on], err)) < 0)
-                        break;
+                off_ns += end - at;
+                if (so->s != NULL)
+                        r = keep_span(so, at, end, b_off, err);
                 at = end;
+                is_on = false;
                 if (next >= rest)
-                        break;          /* the others' next boundary comes first */
+                        break;
         }
-        out[b[0]] += sum[0];
-        out[b[1]] += sum[1];
+        out[b_off] += off_ns;
+        out[b_on] += on_ns;
         u->k = k;
         *on = is_on ? *on | u->bit : *on & ~u->bit;
         *nx = next;
