@@ -664,6 +664,59 @@ static bool under_input(const tpa_event *e, const tpa_ivl_list *inp, size_t *nea
         return k < l->n && l->v[k].s <= e->ts && e->ts + e->dur <= l->v[k].e;
 }
 
+/* How far back from its last interval a list of the channels' pass
+ * places an interval that comes out of order (push_late()). */
+enum { LATE_REACH = 8 };
+
+/* [s, e) into the merged list l, whose last interval starts after s: in
+ * its place among the last LATE_REACH intervals, joined with those it
+ * reaches, so that l stays merged; farther back, appended, and *mixed set
+ * (l then wants tpa_ivl__merge()). Out of line: traces give few events out
+ * of order on a list, and those few mostly by one place. */
+static int push_late(tpa_ivl_list *l, bool *mixed, tpa_ns s, tpa_ns e, tpa_error *err)
+{
+        size_t n = l->n, j = n - 1, lim = n > LATE_REACH ? n - LATE_REACH : 0, k, m;
+        tpa_ivl *v;
+        int r;
+
+        while (j > lim && l->v[j - 1].s > s)
+                j--;
+        if (j > 0 && l->v[j - 1].s > s) {
+                *mixed = true;
+                return tpa_ivl__append(l, s, e, err);
+        }
+        /* l->v[j] is the first interval that starts after s */
+        if (j > 0 && s <= l->v[j - 1].e) {
+                k = j - 1;
+                if (e > l->v[k].e)
+                        l->v[k].e = e;
+        } else {
+                if ((r = tpa_ivl__append(l, s, e, err)) < 0)
+                        return r;
+                memmove(l->v + j + 1, l->v + j, (n - j) * sizeof(*l->v));
+                l->v[j] = (tpa_ivl){ s, e };
+                k = j;
+        }
+        v = l->v;
+        for (m = k + 1; m < l->n && v[m].s <= v[k].e; m++)
+                if (v[m].e > v[k].e)
+                        v[k].e = v[m].e;
+        memmove(v + k + 1, v + m, (l->n - m) * sizeof(*v));
+        l->n -= m - k - 1;
+        return 0;
+}
+
+/* tpa_ivl__push() for the lists of the channels' pass, which keeps them
+ * merged while the intervals come in order, or nearly (push_late());
+ * *mixed says when they did not. Speed (bench/): the lists were sorted and
+ * merged after the pass, most of them in order already. */
+static inline int push_ord(tpa_ivl_list *l, bool *mixed, tpa_ns s, tpa_ns e, tpa_error *err)
+{
+        if (e > s && l->n > 0 && s < l->v[l->n - 1].s && !*mixed)
+                return push_late(l, mixed, s, e, err);
+        return tpa_ivl__push(l, s, e, err);
+}
+
 /*
  * CPU-only: host op e into the compute list, but for the collectives on
  * its thread inside it. A framework op that calls a collective (FSDP2's
@@ -677,7 +730,7 @@ static bool under_input(const tpa_event *e, const tpa_ivl_list *inp, size_t *nea
  * the hint into it. The walk is over the collectives inside e only: each
  * collective is walked by the ops enclosing it, as deep as the nesting.
  */
-static int push_cpu_op(const tpa_ivl_list *coll, tpa_ivl_list *out, size_t *near,
+static int push_cpu_op(const tpa_ivl_list *coll, tpa_ivl_list *out, bool *mixed, size_t *near,
                        const tpa_event *e, tpa_error *err)
 {
         const tpa_ivl_list *l = &coll[e->track];
@@ -686,16 +739,16 @@ static int push_cpu_op(const tpa_ivl_list *coll, tpa_ivl_list *out, size_t *near
         int r = 0;
 
         if (l->n == 0 || e->dur <= 0)
-                return tpa_ivl__push(out, s, end, err);
+                return push_ord(out, mixed, s, end, err);
         k = tpa_ivl__first_after_near(l, s, &near[e->track]);
         if (k == l->n || l->v[k].s >= end || (l->v[k].s <= s && end <= l->v[k].e))
-                return tpa_ivl__push(out, s, end, err);
+                return push_ord(out, mixed, s, end, err);
         for (; k < l->n && l->v[k].s < end && r == 0; k++) {
-                r = tpa_ivl__push(out, s, l->v[k].s, err);
+                r = push_ord(out, mixed, s, l->v[k].s, err);
                 if (l->v[k].e > s)
                         s = l->v[k].e;
         }
-        return r == 0 ? tpa_ivl__push(out, s, end, err) : r;
+        return r == 0 ? push_ord(out, mixed, s, end, err) : r;
 }
 
 /*
@@ -713,6 +766,8 @@ struct chan_lists {
         tpa_ivl_list *dev;              /* ndev x DEV_CH__COUNT */
         tpa_ivl_list *host;             /* HOST_CH__COUNT */
         tpa_ivl_list *fw;               /* per track */
+        bool         *mixed;            /* per list of dev, host, fw in turn: it
+                                           came out of order (push_ord()) */
         size_t       *near;             /* per track: under_input()'s hint */
         size_t       *cnear;            /* per track: push_cpu_op()'s hint */
         bool         *bw;               /* per track: it runs autograd nodes */
@@ -786,6 +841,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
         /* so are the lists and hints (the part's, in registers or on
          * the stack, not through L and c) */
         tpa_ivl_list *dev = L->dev, *host = L->host, *fw = L->fw;
+        bool *mdev = L->mixed, *mhost = mdev + c->ndev * DEV_CH__COUNT,
+             *mfw = mhost + HOST_CH__COUNT;
         const tpa_ivl_list *inp = c->inp, *coll = c->coll;
         size_t *near = L->near, *cnear = L->cnear;
         bool *bw_track = L->bw;
@@ -801,9 +858,8 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                 cls = tpa_analysis__event_class(c, i, &d);
 
                 if (cls == EV_DEVICE) {
-                        ch = device_channel(e->kind);
-                        r = tpa_ivl__push(&dev[(size_t)d * DEV_CH__COUNT + (size_t)ch],
-                                          e->ts, e->ts + e->dur, err);
+                        size_t l = (size_t)d * DEV_CH__COUNT + (size_t)device_channel(e->kind);
+                        r = push_ord(&dev[l], &mdev[l], e->ts, e->ts + e->dur, err);
                         hch[i] = HCH_DEVICE;
                         /* past the bound, no event changes the settling */
                         if (r == 0 && st != NULL && e->ts < st->bound)
@@ -846,14 +902,17 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         if (cpu_only && ch == HCH_OP && !background) {
                                 hch[i] = HCH_CPU_COMPUTE;
                                 r = e->kind == TPA_KIND_COLLECTIVE
-                                    ? tpa_ivl__push(&dev[CH_COLL], s, e->ts + e->dur, err)
-                                    : push_cpu_op(coll, &dev[CH_KERNEL], cnear, e, err);
+                                    ? push_ord(&dev[CH_COLL], &mdev[CH_COLL], s, e->ts + e->dur,
+                                               err)
+                                    : push_cpu_op(coll, &dev[CH_KERNEL], &mdev[CH_KERNEL],
+                                                  cnear, e, err);
                         } else {
                                 hch[i] = (int8_t)ch;
-                                r = tpa_ivl__push(&host[ch], s, e->ts + e->dur, err);
+                                r = push_ord(&host[ch], &mhost[ch], s, e->ts + e->dur, err);
                         }
                         if (r == 0)
-                                r = tpa_ivl__push(&fw[e->track], s, e->ts + e->dur, err);
+                                r = push_ord(&fw[e->track], &mfw[e->track], s, e->ts + e->dur,
+                                             err);
                         if (bw != NULL && bw[e->name])
                                 bw_track[e->track] = true;
                 } else {
@@ -861,6 +920,16 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                 }
         }
         return r;
+}
+
+/* List l merged, where the pass left it out of order (mixed); its block
+ * then given back in part, unless kept whole. */
+static void merge_mixed(tpa_ivl_list *l, bool mixed, bool keep)
+{
+        if (mixed)
+                tpa_ivl__merge_keep(l);
+        if (!keep)
+                tpa_ivl__trim(l);
 }
 
 /* The channels' pass over half of the events, then that half's lists
@@ -871,23 +940,19 @@ static int channels_part(tpa_actx *c, int part, void *arg, tpa_error *err)
 {
         struct chan_job *job = arg;
         struct chan_lists *L = &job->part[part];
-        size_t lo, hi;
+        size_t nd = c->ndev * DEV_CH__COUNT, lo, hi;
         int r;
 
         tpa_analysis__half(c->n, part, &lo, &hi);
         if ((r = channel_events(c, job, L, c->settle != NULL ? &c->settle[part] : NULL,
                                 lo, hi, err)) < 0)
                 return r;
-        for (size_t i = 0; i < c->ndev * DEV_CH__COUNT; i++) {
-                if (part == 0 || (int)i == job->lent)
-                        tpa_ivl__merge_keep(&L->dev[i]);        /* sized for the joins */
-                else
-                        tpa_ivl__merge(&L->dev[i]);
-        }
+        for (size_t i = 0; i < nd; i++)         /* part 0's sized for the joins */
+                merge_mixed(&L->dev[i], L->mixed[i], part == 0 || (int)i == job->lent);
         for (int ch = 0; ch < HOST_CH__COUNT; ch++)
-                tpa_ivl__merge(&L->host[ch]);
+                merge_mixed(&L->host[ch], L->mixed[nd + (size_t)ch], false);
         for (size_t t = 0; t < c->ntracks; t++)
-                tpa_ivl__merge(&L->fw[t]);
+                merge_mixed(&L->fw[t], L->mixed[nd + HOST_CH__COUNT + t], false);
         return 0;
 }
 
@@ -917,10 +982,12 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         ivl_free_each(job->host1, HOST_CH__COUNT);
         free(L->dev);
         free(L->fw);
+        free(L->mixed);
         free(L->near);
         free(L->cnear);
         free(L->bw);
         free(L->knear);
+        free(job->part[0].mixed);
         free(job->part[0].near);
         free(job->part[0].cnear);
         free(job->part[0].bw);
@@ -1175,6 +1242,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
 {
         struct chan_job job = { .lent = -1 };
         size_t nt1 = c->ntracks ? c->ntracks : 1;
+        size_t nlists = c->ndev * DEV_CH__COUNT + HOST_CH__COUNT + c->ntracks;
         int r = 0;
 
         job.names.has_h2d = tpa_trace_find_str(c->tr, &job.names.h2d, "MemcpyH2D", 9);
@@ -1192,18 +1260,21 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(nt1, sizeof(*c->fw));
         job.part[0] = (struct chan_lists){ c->dev, c->host, c->fw,
+                                           calloc(nlists, sizeof(bool)),
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(bool)),
                                            calloc(nt1, sizeof(size_t)) };
         job.part[1] = (struct chan_lists){ calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev)),
                                            job.host1, calloc(nt1, sizeof(*c->fw)),
+                                           calloc(nlists, sizeof(bool)),
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(size_t)),
                                            calloc(nt1, sizeof(bool)),
                                            calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
+            job.part[0].mixed == NULL || job.part[1].mixed == NULL ||
             job.part[1].near == NULL || job.part[0].cnear == NULL ||
             job.part[1].cnear == NULL || job.part[0].bw == NULL || job.part[1].bw == NULL ||
             job.part[0].knear == NULL || job.part[1].knear == NULL ||

@@ -138,6 +138,11 @@ static void give_back_slack(tpa_ivl_list *l)
         }
 }
 
+void tpa_ivl__trim(tpa_ivl_list *l)
+{
+        give_back_slack(l);
+}
+
 void tpa_ivl__merge(tpa_ivl_list *l)
 {
         tpa_ivl__merge_keep(l);

@@ -48,6 +48,9 @@ static inline int tpa_ivl__push(tpa_ivl_list *l, tpa_ns s, tpa_ns e, tpa_error *
 void   tpa_ivl__merge(tpa_ivl_list *l);
 /* As tpa_ivl__merge(), the block kept whole: room for a join to come. */
 void   tpa_ivl__merge_keep(tpa_ivl_list *l);
+/* What tpa_ivl__merge() does to the block of a list merged already: less
+ * than half of it used, the rest given back. */
+void   tpa_ivl__trim(tpa_ivl_list *l);
 /* The union of the k merged lists in[0..k) into *out (whatever it held
  * is dropped, not freed), merged. */
 int    tpa_ivl__union(tpa_ivl_list *out, const tpa_ivl_list *in, size_t k, tpa_error *err);
