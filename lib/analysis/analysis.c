@@ -469,6 +469,18 @@ done:
         return r;
 }
 
+/* What the channels' pass does with an event, by its track's class (a
+ * TC_) and its kind (chan_codes()): a host channel (< HOST_CH__COUNT), one
+ * of these, or from C_DEVICE on, a device channel. */
+enum {
+        C_HOST_OP = HOST_CH__COUNT,     /* a host op: HCH_OP, or input by its name */
+        C_LAUNCH,                       /* a launch: by its correlation id and name */
+        C_HOST,                         /* a host event of no channel: HCH_HOST */
+        C_NONE,                         /* skipped: HCH_NONE */
+        C_DEVICE,                       /* + the device channel */
+};
+enum { TC_DEVICE, TC_HOST, TC_SKIP, TC__COUNT };
+
 /* The names host_channel_of() looks for, by their ids (strings are
  * interned), not a look at the name string of every host op. */
 struct chan_names {
@@ -484,7 +496,8 @@ struct chan_names {
         bool   *bw;                     /* by string id: an autograd node's (NULL: none) */
 };
 
-/* The host channel of host event i, with three readings of what TF shows:
+/* The host channel of host event e, of code `code` (chan_codes(): what
+ * its kind says), with three readings of what TF shows:
  * - the host side of a host-to-device copy (kind copy_h2d on a host thread,
  *   or TF's "MemcpyH2D" op) is input: the device waits for data, as XProf
  *   counts host_to_device in its input time;
@@ -501,18 +514,41 @@ struct chan_names {
  *   XProf's IsRealCpuCompute leaves the same scopes out of CPU compute.
  * Launches proper (cudaLaunchKernel, the host side of a kernel) carry a
  * correlation id. */
-static int host_channel_of(const tpa_actx *c, size_t i, const struct chan_names *names)
+static int host_channel_of(int code, const tpa_event *e, const struct chan_names *names,
+                           bool cpu_only)
 {
-        const tpa_event *e = &c->ev[i];
-        int ch = host_channel(e->kind);
+        if (code == C_HOST_OP)
+                return e->name == names->h2d ? HCH_INPUT : HCH_OP;
+        if (code == C_LAUNCH)
+                return e->corr != 0 || cpu_only ||
+                       (names->has_executor && e->name == names->executor) ? HCH_LAUNCH : HCH_OP;
+        return code;
+}
 
-        if (e->kind == TPA_KIND_COPY_H2D ||
-            (e->kind == TPA_KIND_HOST_OP && names->has_h2d && e->name == names->h2d))
-                return HCH_INPUT;
-        if (e->kind == TPA_KIND_LAUNCH && e->corr == 0)
-                return c->a->cpu_only || (names->has_executor && e->name == names->executor)
-                       ? HCH_LAUNCH : HCH_OP;
-        return ch;
+/* The channels' table (struct chan_job): what the pass does with an event
+ * of kind k on a track of class tc, all that its track and kind say
+ * (speed, bench/: the class and the channel were worked out again for
+ * each event). Kinds are 8 bits: no test of the kind per event. */
+static void chan_codes(uint8_t code[][256], const struct chan_names *names)
+{
+        for (unsigned k = 0; k < 256; k++) {
+                int ch = host_channel(k);
+
+                code[TC_SKIP][k] = C_NONE;
+                code[TC_DEVICE][k] = tpa_analysis__is_device_kind(k)
+                                     ? (uint8_t)(C_DEVICE + device_channel(k)) : C_NONE;
+                if (k == TPA_KIND_ANNOTATION || k == TPA_KIND_STEP)
+                        ch = C_NONE;
+                else if (k == TPA_KIND_COPY_H2D)
+                        ch = HCH_INPUT;
+                else if (k == TPA_KIND_HOST_OP && names->has_h2d)
+                        ch = C_HOST_OP;
+                else if (k == TPA_KIND_LAUNCH)
+                        ch = C_LAUNCH;
+                else if (ch < 0)
+                        ch = C_HOST;
+                code[TC_HOST][k] = (uint8_t)ch;
+        }
 }
 
 /* True when name n is an op that runs Python: tf.py_function's
@@ -782,6 +818,8 @@ struct chan_job {
                                            part 0's block; -1: none */
         tpa_ivl_list     *comp;         /* per track: tracing and compiling, merged;
                                            NULL: none in the trace */
+        uint8_t          *tcls;         /* per track: its TC_ */
+        uint8_t           code[TC__COUNT][256];  /* by TC_ and kind: a C_ */
 };
 
 /* The spans of tracing and compiling on each host thread (events of a
@@ -847,29 +885,34 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
         size_t *near = L->near, *cnear = L->cnear;
         bool *bw_track = L->bw;
         const bool *producer = c->producer;
+        const int32_t *track_cls = c->track_cls;
+        const uint8_t *tcls = job->tcls;
+        size_t ntracks = c->ntracks;
         int r = 0;
 
         for (size_t i = lo; i < hi && r == 0; i++) {
                 const tpa_event *e = &ev[i];
-                int32_t d = 0;
-                int cls, ch;
+                int code, ch;
 
                 tpa_analysis__ahead(c, i);
-                cls = tpa_analysis__event_class(c, i, &d);
+                code = e->track < ntracks ? job->code[tcls[e->track]][e->kind] : C_NONE;
 
-                if (cls == EV_DEVICE) {
-                        size_t l = (size_t)d * DEV_CH__COUNT + (size_t)device_channel(e->kind);
+                if (code >= C_DEVICE) {
+                        size_t l = (size_t)track_cls[e->track] * DEV_CH__COUNT +
+                                   (size_t)(code - C_DEVICE);
                         r = push_ord(&dev[l], &mdev[l], e->ts, e->ts + e->dur, err);
                         hch[i] = HCH_DEVICE;
                         /* past the bound, no event changes the settling */
                         if (r == 0 && st != NULL && e->ts < st->bound)
                                 r = tpa_analysis__settle_see(st, e, err);
-                } else if (cls == EV_HOST && (ch = host_channel_of(c, i, &job->names)) >= 0) {
+                } else if (code < C_HOST) {
                         bool background = false;
                         /* a point-to-point work in flight is no wait: its
                          * span from where it blocks the thread (p2p.h) */
                         tpa_ns s = e->kind == TPA_KIND_COLLECTIVE
                                    ? tpa_p2p__from(c->p2p, c->np2p, i, e->ts) : e->ts;
+
+                        ch = host_channel_of(code, e, &job->names, cpu_only);
 
                         if (under_input(e, inp, near, ch))
                                 ch = HCH_INPUT;
@@ -916,7 +959,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                         if (bw != NULL && bw[e->name])
                                 bw_track[e->track] = true;
                 } else {
-                        hch[i] = cls == EV_HOST ? HCH_HOST : HCH_NONE;
+                        hch[i] = code == C_HOST ? HCH_HOST : HCH_NONE;
                 }
         }
         return r;
@@ -994,6 +1037,7 @@ static void free_job(tpa_actx *c, struct chan_job *job)
         free(job->part[0].knear);
         ivl_free_each(job->comp, job->comp != NULL ? c->ntracks : 0);
         free(job->comp);
+        free(job->tcls);
 }
 
 /* The waits in backward() of a driving thread whose framework time is d,
@@ -1256,6 +1300,11 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                                                       ckpt_names[k], strlen(ckpt_names[k]));
         job.names.has_executor = tpa_trace_find_str(c->tr, &job.names.executor,
                                                     "ExecutorState::Process", 22);
+        chan_codes(job.code, &job.names);
+        job.tcls = malloc(nt1);
+        for (size_t t = 0; job.tcls != NULL && t < c->ntracks; t++)
+                job.tcls[t] = c->track_cls[t] >= 0 ? TC_DEVICE
+                              : c->track_cls[t] == TRACK_HOST ? TC_HOST : TC_SKIP;
         c->dev = calloc(c->ndev * DEV_CH__COUNT, sizeof(*c->dev));
         c->dev_any = calloc(c->ndev, sizeof(*c->dev_any));
         c->fw = calloc(nt1, sizeof(*c->fw));
@@ -1274,7 +1323,7 @@ int tpa_analysis__lists_and_steps(tpa_actx *c, tpa_error *err)
                                            calloc(nt1, sizeof(size_t)) };
         if (c->dev == NULL || c->dev_any == NULL || c->fw == NULL ||
             job.part[0].near == NULL || job.part[1].dev == NULL || job.part[1].fw == NULL ||
-            job.part[0].mixed == NULL || job.part[1].mixed == NULL ||
+            job.part[0].mixed == NULL || job.part[1].mixed == NULL || job.tcls == NULL ||
             job.part[1].near == NULL || job.part[0].cnear == NULL ||
             job.part[1].cnear == NULL || job.part[0].bw == NULL || job.part[1].bw == NULL ||
             job.part[0].knear == NULL || job.part[1].knear == NULL ||
