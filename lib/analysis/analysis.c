@@ -212,7 +212,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 const tpa_event *e = &ev[i];
                 int32_t t;
 
-                tpa_analysis__ahead(c, i);
+                tpa_analysis__ahead_of(ev, i);
                 t = e->track < ntracks ? track_cls[e->track] : TRACK_SKIP;
 
                 /* the markers' look, at the few events that may be one
@@ -894,7 +894,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                 const tpa_event *e = &ev[i];
                 int code, ch;
 
-                tpa_analysis__ahead(c, i);
+                tpa_analysis__ahead_of(ev, i);
                 code = e->track < ntracks ? job->code[tcls[e->track]][e->kind] : C_NONE;
 
                 if (code >= C_DEVICE) {

@@ -266,10 +266,17 @@ static inline int tpa_analysis__room(void **v, size_t *cap, size_t n, size_t ele
  * page, and the first events of every page waited for memory. No test for
  * the end of the events, a test per event of every pass: a prefetch never
  * faults, and the address is made as an integer, not a pointer past them. */
+static inline void tpa_analysis__ahead_of(const tpa_event *ev, size_t i)
+{
+        __builtin_prefetch((const void *)((uintptr_t)&ev[i] + TPA_ANALYSIS_AHEAD * sizeof(*ev)));
+}
+
+/* As tpa_analysis__ahead_of(c->ev, i); a pass that keeps c->ev in a local
+ * calls that, as c->ev is read again after each store through a byte
+ * pointer (which may alias it). */
 static inline void tpa_analysis__ahead(const tpa_actx *c, size_t i)
 {
-        __builtin_prefetch((const void *)((uintptr_t)&c->ev[i] +
-                                          TPA_ANALYSIS_AHEAD * sizeof(*c->ev)));
+        tpa_analysis__ahead_of(c->ev, i);
 }
 
 static inline bool tpa_analysis__is_device_kind(unsigned k)
