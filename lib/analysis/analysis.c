@@ -888,9 +888,10 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
         const int32_t *track_cls = c->track_cls;
         const uint8_t *tcls = job->tcls;
         size_t ntracks = c->ntracks;
-        int r = 0;
+        int r;
 
-        for (size_t i = lo; i < hi && r == 0; i++) {
+        /* an error returns at once: no test of it per event */
+        for (size_t i = lo; i < hi; i++) {
                 const tpa_event *e = &ev[i];
                 int code, ch;
 
@@ -900,11 +901,13 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                 if (code >= C_DEVICE) {
                         size_t l = (size_t)track_cls[e->track] * DEV_CH__COUNT +
                                    (size_t)(code - C_DEVICE);
-                        r = push_ord(&dev[l], &mdev[l], e->ts, e->ts + e->dur, err);
+                        if ((r = push_ord(&dev[l], &mdev[l], e->ts, e->ts + e->dur, err)) < 0)
+                                return r;
                         hch[i] = HCH_DEVICE;
                         /* past the bound, no event changes the settling */
-                        if (r == 0 && st != NULL && e->ts < st->bound)
-                                r = tpa_analysis__settle_see(st, e, err);
+                        if (st != NULL && e->ts < st->bound &&
+                            (r = tpa_analysis__settle_see(st, e, err)) < 0)
+                                return r;
                 } else if (code < C_HOST) {
                         bool background = false;
                         /* a point-to-point work in flight is no wait: its
@@ -953,16 +956,16 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                                 hch[i] = (int8_t)ch;
                                 r = push_ord(&host[ch], &mhost[ch], s, e->ts + e->dur, err);
                         }
-                        if (r == 0)
-                                r = push_ord(&fw[e->track], &mfw[e->track], s, e->ts + e->dur,
-                                             err);
+                        if (r < 0 || (r = push_ord(&fw[e->track], &mfw[e->track], s,
+                                                   e->ts + e->dur, err)) < 0)
+                                return r;
                         if (bw != NULL && bw[e->name])
                                 bw_track[e->track] = true;
                 } else {
                         hch[i] = code == C_HOST ? HCH_HOST : HCH_NONE;
                 }
         }
-        return r;
+        return 0;
 }
 
 /* List l merged, where the pass left it out of order (mixed); its block
