@@ -874,7 +874,7 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
         int8_t *hch = c->hch;
         bool cpu_only = c->a->cpu_only;
         bool py = job->names.npy > 0 || job->names.py_fn != NULL;
-        bool ckpt = job->names.nckpt > 0, comp = job->comp != NULL;
+        bool ckpt = job->names.nckpt > 0, comp = job->comp != NULL, rare = py || ckpt || comp;
         const bool *bw = job->names.bw;
         /* so are the lists and hints (the part's, in registers or on
          * the stack, not through L and c) */
@@ -929,19 +929,22 @@ static int channel_events(tpa_actx *c, const struct chan_job *job, const struct 
                                 ch = HCH_OP;
                                 background = true;
                         }
-                        /* an op that runs Python in the step (tf.py_function)
-                         * is host python, not compute (partition.c) */
-                        if (py && ch == HCH_OP && !background && e->kind == TPA_KIND_HOST_OP &&
-                            is_py_op(&job->names, e->name))
-                                ch = HCH_PYOP;
-                        /* a checkpoint's I/O is host setup (partition.c) */
-                        if (ckpt && (ch == HCH_OP || ch == HCH_LAUNCH) && !background &&
-                            is_ckpt(&job->names, e->name))
-                                ch = HCH_CKPT;
-                        /* so is tracing and compiling, and what runs in it */
-                        if (comp && (ch == HCH_OP || ch == HCH_LAUNCH || ch == HCH_SETUP) &&
-                            !background && under_compile(c, job, L->knear, i))
-                                ch = HCH_COMPILE;
+                        if (rare && !background) {
+                                /* an op that runs Python in the step
+                                 * (tf.py_function) is host python, not
+                                 * compute (partition.c) */
+                                if (py && ch == HCH_OP && e->kind == TPA_KIND_HOST_OP &&
+                                    is_py_op(&job->names, e->name))
+                                        ch = HCH_PYOP;
+                                /* a checkpoint's I/O is host setup (partition.c) */
+                                if (ckpt && (ch == HCH_OP || ch == HCH_LAUNCH) &&
+                                    is_ckpt(&job->names, e->name))
+                                        ch = HCH_CKPT;
+                                /* so is tracing and compiling, and what runs in it */
+                                if (comp && (ch == HCH_OP || ch == HCH_LAUNCH || ch == HCH_SETUP) &&
+                                    under_compile(c, job, L->knear, i))
+                                        ch = HCH_COMPILE;
+                        }
                         /* CPU-only: framework ops on host threads are the
                          * compute, except background input work, and a
                          * collective (gloo's) is the collective channel */
