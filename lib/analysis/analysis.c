@@ -218,7 +218,7 @@ static int first_look_part(tpa_actx *c, int part, void *arg, tpa_error *err)
                 /* the markers' look, at the few events that may be one
                  * (speed, bench/: a look at every event, in a loop of its
                  * own, was half of this pass's instructions) */
-                if ((e->kind == TPA_KIND_STEP || t == TRACK_STEPS || e->name >= names) &&
+                if ((e->name >= names || e->kind == TPA_KIND_STEP || t == TRACK_STEPS) &&
                     tpa_analysis__may_mark(c, e, t) &&
                     (r = tpa_analysis__collect_markers(c, i, i + 1, markers, err)) < 0)
                         return r;
