@@ -386,20 +386,32 @@ static int sort_lanes(const tpa_actx *c, const tpa_top_lanes *L, int part, tpa_e
 /* How many events ahead a walk of a lane asks for the one it will read. */
 #define PREFETCH 64
 
-/* Where k >= 2 lanes of a group (the host threads; a device's streams)
- * run ops at once, [s, e): each has 1/k of that time in the self column.
- * `cut` is what the zones of the step before it take off; cs and ce are
- * the covered time at s and e (cov_at()). */
+/* The host table counts of an op's time only what the device union
+ * leaves exposed. Its nesting pass works in exposed time: time t of the
+ * step in hand maps to x(t), t less the device's time from the step's
+ * start to t, and what the table counts of [s, e) is x(e) - x(s). Each
+ * start and end is mapped once, as lane_spans() reads it, and the loops
+ * that nest the events and share their time only subtract (speed,
+ * bench/: the covered time at each start and end, carried beside it
+ * through the nesting and the zones, made the nesting loop twice as
+ * long). x(start) = start, x(t) <= t, and x never falls: times keep
+ * their order, an op's cover end from a step before stays at most the
+ * step's start, and a span the device covers all of shrinks to a point,
+ * of which the table counts nothing anyway. The device table's x(t) is t.
+ *
+ * Where k >= 2 lanes of a group (the host threads; a device's streams)
+ * run ops at once, [s, e) (in x: found in real time, where the lanes
+ * meet, then mapped): each has 1/k of that time in the self column. `cut`
+ * is what the zones of the step before it take off. */
 typedef struct share_zone {
         tpa_ns  s, e;
         int64_t k;
         tpa_ns  cut;
-        tpa_ns  cs, ce;
 } share_zone;
 
-/* An op event open on its lane, in the nesting pass; ce: cov_at(e). */
+/* An op event open on its lane, in the nesting pass; e: its end, in x. */
 typedef struct nest_open {
-        tpa_ns  e, ce, self;
+        tpa_ns  e, self;
         tpa_str name;
 } nest_open;
 
@@ -411,15 +423,21 @@ struct nest {
         const tpa_step      *step;      /* in hand */
         tpa_ivl             *span;      /* the step's events' starts and ends (op_start(),
                                            clipped to the step), lane by lane */
+        tpa_ivl             *xspan;     /* the host table's: span's in x */
         size_t               nspan, spancap;
-        share_zone          *zone;      /* of the group in hand, in the step */
+        share_zone          *zone;      /* of the group in hand, in the step, in x */
         size_t               nzone, zcap;
         const tpa_ivl_list  *dev;       /* the host table's: the device union; else NULL */
-        const tpa_ivl       *dv;        /* dev's intervals from the first that ends
-                                           after the step's start */
+        const tpa_ivl       *dv;        /* dev's intervals from the first that ends after
+                                           the step's start to the first that ends after
+                                           its end, or one that ends never (in dvbuf) */
         size_t               ndv;
-        tpa_ns              *cov;       /* cov[k]: the time dv[0..k) cover, for the
-                                           intervals the step meets */
+        tpa_ivl             *dvbuf;
+        size_t               dvcap;
+        tpa_ns              *cov;       /* cov[k]: the device's time from the step's start
+                                           to dv[k]'s start (< 0 before the start); then
+                                           x(t) = min(t, dv[k].s) - cov[k], dv[k] the first
+                                           that ends after t */
         size_t               covcap;
         size_t               near;      /* the hint into dev of the step's start */
         nest_open           *stack;
@@ -471,39 +489,21 @@ static inline size_t dev_after(const tpa_ivl *v, size_t n, size_t k, tpa_ns t)
         return tpa_analysis__gallop(n, k, dev_ends_by, &q);
 }
 
-/* The time the device union covers from the step's first interval (n->dv)
- * to t, on the host table, searched for from n->dv[k] (none before it
- * ends after t: dev_after()); 0 on the device table, which counts all of
- * its time.
- * What the table counts of [s, e) is (e - s) - (cov(e) - cov(s)): two
- * look-ups, no sum over the intervals inside, and each time is looked
- * up once for all the zones and parents that end there (speed, bench/: a
- * sum per query, and a query per share of a zone, were a fifth of the
- * tables). */
-static inline tpa_ns cov_at(const struct nest *n, size_t k, tpa_ns t)
+/* x(t) (struct nest) of a time t of the step in hand, on the host table,
+ * dv[k] the first interval that ends after t. */
+static inline tpa_ns x_of(const tpa_ivl *dv, const tpa_ns *cov, size_t k, tpa_ns t)
 {
-        if (n->dev == NULL)
-                return 0;
-        k = dev_after(n->dv, n->ndv, k, t);
-        return n->cov[k] + (k < n->ndv && n->dv[k].s < t ? t - n->dv[k].s : 0);
+        return (t < dv[k].s ? t : dv[k].s) - cov[k];
 }
 
-/* n->dv's first interval that ends after t, t in the step in hand:
- * searched for from the step's first (a step meets a few). */
-static size_t dev_first(const struct nest *n, tpa_ns t)
+/* What zone z takes off [s, e), in x. */
+static inline tpa_ns zone_cut(const share_zone *z, tpa_ns s, tpa_ns e)
 {
-        return dev_after(n->dv, n->ndv, 0, t);
-}
-
-/* What zone z takes off [s, e), whose covered times are cs and ce. */
-static inline tpa_ns zone_cut(const share_zone *z, tpa_ns s, tpa_ns e, tpa_ns cs, tpa_ns ce)
-{
-        tpa_ns a = s > z->s ? s : z->s, b = e < z->e ? e : z->e, part;
+        tpa_ns a = s > z->s ? s : z->s, b = e < z->e ? e : z->e;
 
         if (b <= a)
                 return 0;
-        part = (b - a) - ((e < z->e ? ce : z->ce) - (s > z->s ? cs : z->cs));
-        return part - part / z->k;
+        return (b - a) - (b - a) / z->k;
 }
 
 /* A time to search the zones for, and tpa_analysis__gallop()'s tests. */
@@ -524,17 +524,16 @@ static bool zone_starts_before(const void *ctx, size_t i)
         return q->z[i].s < q->t;
 }
 
-/* What the table counts of [s, e) in the self column, whose covered times
- * are cs and ce, among the zones z[0..nz), z[zf] the first that ends
- * after the start of the event in hand (s is at least that): each zone's
- * time over its k lanes, rounded down, so that a parent's is at least the
- * sum of its children's. Zones wholly inside come from the running sum of
- * their cuts. Mostly z[zf] is the first and the last zone to meet [s, e),
- * and nothing is searched. */
-static tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e,
-                       tpa_ns cs, tpa_ns ce)
+/* What the table counts of [s, e) (in x) in the self column, among the
+ * zones z[0..nz), z[zf] the first that ends after the start of the event
+ * in hand (s is at least that): each zone's time over its k lanes,
+ * rounded down, so that a parent's is at least the sum of its children's.
+ * Zones wholly inside come from the running sum of their cuts. Mostly
+ * z[zf] is the first and the last zone to meet [s, e), and nothing is
+ * searched. */
+static tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e)
 {
-        tpa_ns share = (e - s) - (ce - cs);
+        tpa_ns share = e - s;
         size_t z0 = zf, z1;
 
         if (z0 == nz || z[z0].s >= e)
@@ -553,42 +552,39 @@ static tpa_ns op_share(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_
                 struct zone_query q = { z, e };
                 z1 = tpa_analysis__gallop(nz, z1, zone_starts_before, &q);
         }
-        share -= zone_cut(&z[z0], s, e, cs, ce);
+        share -= zone_cut(&z[z0], s, e);
         if (z1 - 1 > z0)
-                share -= z[z1 - 1].cut - z[z0 + 1].cut + zone_cut(&z[z1 - 1], s, e, cs, ce);
+                share -= z[z1 - 1].cut - z[z0 + 1].cut + zone_cut(&z[z1 - 1], s, e);
         return share;
 }
 
 /* op_share(), whose time [s, e) lies mostly in no zone or inside z[zf],
  * where zone_cut() leaves 1/k of it: that without a call. */
-static inline tpa_ns share_of(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e,
-                              tpa_ns cs, tpa_ns ce)
+static inline tpa_ns share_of(const share_zone *z, size_t nz, size_t zf, tpa_ns s, tpa_ns e)
 {
         if (zf == nz || z[zf].s >= e)
-                return (e - s) - (ce - cs);
+                return e - s;
         if (z[zf].s <= s && z[zf].e >= e)
-                return ((e - s) - (ce - cs)) / z[zf].k;
-        return op_share(z, nz, zf, s, e, cs, ce);
+                return (e - s) / z[zf].k;
+        return op_share(z, nz, zf, s, e);
 }
 
 /* The events idx[lo..hi) of one lane in the step in hand into the table,
- * sp[0..hi - lo) their spans. Each event is the child of the events open
- * at its start on the lane, the latest started first: its time is theirs
- * no longer, each up to its end (an event that overlaps its parent's end
- * without nesting goes on to the parent's parent). In an op's total, time
- * already covered by another event of its name on the lane is not counted
- * again. `ops`: their framework ops (NULL: none, or the host table);
- * `host`: the host table's lanes (a constant in each caller). */
+ * sp[0..hi - lo) their spans, in x. Each event is the child of the events
+ * open at its start on the lane, the latest started first: its time is
+ * theirs no longer, each up to its end (an event that overlaps its
+ * parent's end without nesting goes on to the parent's parent). In an
+ * op's total, time already covered by another event of its name on the
+ * lane is not counted again. `ops`: their framework ops (NULL: none, or
+ * the host table); `host`: the host table's lanes (a constant in each
+ * caller). */
 static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, const int64_t *ops,
                                  size_t lo, size_t hi, const bool host, tpa_error *err)
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
         const share_zone *z = n->zone;
-        const tpa_ivl_list *dev = host ? n->dev : NULL;
-        const tpa_ivl *dv = n->dv;
-        const tpa_ns *cov = n->cov;
-        size_t nz = n->nzone, zf = 0, depth = 0, k = 0, ndv = n->ndv;
+        size_t nz = n->nzone, zf = 0, depth = 0;
         uint32_t lane = (uint32_t)c->ev[idx[lo]].track + 1;    /* as op_acc keeps it */
         op_acc *acc = n->t->acc;
         nest_open *stack;
@@ -596,33 +592,20 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, const int64_
         if (reserve((void **)&n->stack, &n->cap, hi - lo, sizeof(*n->stack), err) < 0)
                 return TPA_ENOMEM;
         stack = n->stack;
-        if (dev != NULL)
-                k = dev_first(n, sp[0].s);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
                 tpa_str name = host || ops == NULL ? c->ev[i].name
                                                    : op_name(c, i, ops[r - lo], n->nstr);
-                tpa_ns s = sp->s, e = sp->e, at = s, cs = 0, ce = 0, cat, from, value, share;
+                tpa_ns s = sp->s, e = sp->e, at = s, from, share;
                 op_acc *o;
 
-                if (dev != NULL) {
-                        size_t ke;
-                        /* the starts come in order */
-                        while (k < ndv && dv[k].e <= s)
-                                k++;
-                        cs = cov[k] + (k < ndv && dv[k].s < s ? s - dv[k].s : 0);
-                        ke = k == ndv || dv[k].e > e ? k : dev_after(dv, ndv, k + 1, e);
-                        ce = cov[ke] + (ke < ndv && dv[ke].s < e ? e - dv[ke].s : 0);
-                }
                 while (depth > 0 && stack[depth - 1].e <= s) {
                         depth--;
                         acc[stack[depth].name].self += stack[depth].self;
                 }
                 while (zf < nz && z[zf].e <= s)
                         zf++;
-                value = (e - s) - (ce - cs);
-                share = share_of(z, nz, zf, s, e, cs, ce);
-                cat = cs;
+                share = share_of(z, nz, zf, s, e);
                 if (depth > 0 && stack[depth - 1].e >= e) {
                         /* nested in the last one open, mostly: all of it */
                         stack[depth - 1].self -= share;
@@ -630,24 +613,22 @@ static NEST_INLINE int nest_lane(struct nest *n, const tpa_ivl *sp, const int64_
                 }
                 for (size_t j = depth; j-- > 0 && at < e;) {
                         nest_open *p = &stack[j];
-                        tpa_ns to = p->e < e ? p->e : e, cto = p->e < e ? p->ce : ce;
+                        tpa_ns to = p->e < e ? p->e : e;
                         if (p->e <= at)
                                 continue;       /* ended, under one still open */
-                        p->self -= at == s && to == e ? share
-                                                      : share_of(z, nz, zf, at, to, cat, cto);
+                        p->self -= at == s && to == e ? share : share_of(z, nz, zf, at, to);
                         at = to;
-                        cat = cto;
                 }
                 o = op_slot(n->t, name);
                 from = o->cover_track == lane && o->cover_end > s ? o->cover_end : s;
                 if (from < e)
-                        o->time += from == s ? value : (e - from) - (ce - cov_at(n, k, from));
+                        o->time += e - from;
                 if (o->cover_track != lane || o->cover_end < e) {
                         o->cover_track = lane;
                         o->cover_end = e;
                 }
                 o->count++;
-                stack[depth++] = (nest_open){ e, ce, share, name };
+                stack[depth++] = (nest_open){ e, share, name };
         }
         while (depth > 0) {
                 depth--;
@@ -679,24 +660,15 @@ static void flat_lane(struct nest *n, const tpa_ivl *sp, const int64_t *ops, siz
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
-        const tpa_ivl_list *dev = n->dev;     /* NULL: the device table */
         op_table *t = n->t;
-        size_t k = 0, nstr = n->nstr;
+        size_t nstr = n->nstr;
 
-        if (dev != NULL)
-                k = dev_first(n, sp[0].s);
         for (size_t r = lo; r < hi; r++, sp++) {
                 uint32_t i = idx[r];
-                tpa_str name = dev != NULL || ops == NULL ? c->ev[i].name
-                                                          : op_name(c, i, ops[r - lo], nstr);
+                tpa_str name = ops == NULL ? c->ev[i].name : op_name(c, i, ops[r - lo], nstr);
                 tpa_ns value = sp->e - sp->s;
-                op_acc *o;
+                op_acc *o = op_slot(t, name);
 
-                if (dev != NULL) {
-                        k = dev_after(n->dv, n->ndv, k, sp->s);
-                        value -= cov_at(n, k, sp->e) - cov_at(n, k, sp->s);
-                }
-                o = op_slot(t, name);
                 o->time += value;
                 o->self += value;
                 o->count++;
@@ -822,7 +794,7 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
                         if (nz > 0 && n->zone[nz - 1].e == prev && n->zone[nz - 1].k == (int64_t)k)
                                 n->zone[nz - 1].e = t;
                         else
-                                n->zone[nz++] = (share_zone){ prev, t, (int64_t)k, 0, 0, 0 };
+                                n->zone[nz++] = (share_zone){ prev, t, (int64_t)k, 0 };
                 }
                 if (i < nu && st[i] < en[j]) {
                         i++;
@@ -835,16 +807,17 @@ static int step_zones(struct nest *n, const size_t *lane, size_t nl, const size_
         }
         n->nzone = nz;
         if (nz > 0 && n->dev != NULL)
-                hint = dev_first(n, n->zone[0].s);
+                hint = dev_after(n->dv, n->ndv, 0, n->zone[0].s);
         for (size_t q = 0; q < nz; q++) {
                 share_zone *zn = &n->zone[q];
                 tpa_ns part;
                 if (n->dev != NULL) {
                         hint = dev_after(n->dv, n->ndv, hint, zn->s);
-                        zn->cs = cov_at(n, hint, zn->s);
-                        zn->ce = cov_at(n, hint, zn->e);
+                        zn->s = x_of(n->dv, n->cov, hint, zn->s);
+                        hint = dev_after(n->dv, n->ndv, hint, zn->e);
+                        zn->e = x_of(n->dv, n->cov, hint, zn->e);
                 }
-                part = (zn->e - zn->s) - (zn->ce - zn->cs);
+                part = zn->e - zn->s;
                 zn->cut = cut;
                 cut += part - part / zn->k;
         }
@@ -869,43 +842,77 @@ static size_t lane_from(const struct nest *n, size_t l, tpa_ns t)
 
 /* n->dv and n->cov for the step in hand, on the host table: the device
  * union's intervals from the first that ends after the step's start to
- * the first that ends after its end hold every time the step asks for. */
+ * the first that ends after its end (an interval at the end of time when
+ * none does: a copy, at the trace's end), where every time of the step
+ * finds the first interval that ends after it. */
 static int cov_step(struct nest *n, tpa_error *err)
 {
         const tpa_ivl_list *l = n->dev;
-        size_t k0 = tpa_ivl__first_after_near(l, n->step->start, &n->near), m;
-        tpa_ns sum = 0;
+        tpa_ns start = n->step->start;
+        size_t k0 = tpa_ivl__first_after_near(l, start, &n->near), m;
+        tpa_ns sum = k0 < l->n && l->v[k0].s < start ? l->v[k0].s - start : 0;
 
-        n->dv = l->n > 0 ? l->v + k0 : NULL;
-        n->ndv = l->n - k0;
-        m = n->ndv > 0 ? dev_after(n->dv, n->ndv, 0, n->step->end) : 0;
-        if (reserve((void **)&n->cov, &n->covcap, m + 1, sizeof(*n->cov), err) < 0)
+        m = k0 + (k0 < l->n ? dev_after(l->v + k0, l->n - k0, 0, n->step->end) : 0);
+        n->ndv = m - k0 + 1;
+        if (reserve((void **)&n->cov, &n->covcap, n->ndv, sizeof(*n->cov), err) < 0)
                 return TPA_ENOMEM;
-        n->cov[0] = 0;
-        for (size_t k = 0; k < m; k++) {
-                sum += n->dv[k].e - n->dv[k].s;
-                n->cov[k + 1] = sum;
+        if (m < l->n) {
+                n->dv = l->v + k0;
+        } else {
+                if (reserve((void **)&n->dvbuf, &n->dvcap, n->ndv, sizeof(*n->dvbuf), err) < 0)
+                        return TPA_ENOMEM;
+                if (m > k0)     /* l->v: NULL when the union is empty */
+                        memcpy(n->dvbuf, l->v + k0, (m - k0) * sizeof(*n->dvbuf));
+                n->dvbuf[m - k0] = (tpa_ivl){ INT64_MAX, INT64_MAX };
+                n->dv = n->dvbuf;
         }
+        for (size_t k = 0; k < m - k0; k++) {
+                n->cov[k] = sum;
+                sum += n->dv[k].e - n->dv[k].s;
+        }
+        n->cov[m - k0] = sum;
         return 0;
 }
 
-/* Lane l's events in the step in hand, from idx[cur] on, into n->span;
- * returns the first past them. Their span is [*first, *last); *apart:
- * none starts before the last one ends. */
-static size_t lane_spans(struct nest *n, size_t l, size_t cur, tpa_ns *first, tpa_ns *last,
-                         bool *apart, tpa_error *err)
+/* Room in n->span (and n->xspan, on the host table) for `need` spans. */
+static int spans_reserve(struct nest *n, size_t need, tpa_error *err)
+{
+        size_t cap = n->spancap;
+        void *p;
+
+        if (reserve((void **)&n->span, &n->spancap, need, sizeof(*n->span), err) < 0)
+                return TPA_ENOMEM;
+        if (n->dev == NULL || n->spancap == cap)
+                return 0;
+        if ((p = realloc(n->xspan, n->spancap * sizeof(*n->xspan))) == NULL)
+                return tpa_error_oom(err);
+        n->xspan = p;
+        return 0;
+}
+
+/* Lane l's events in the step in hand, from idx[cur] on, into n->span,
+ * and in x into n->xspan on the host table (`host`, a constant in each
+ * caller); returns the first past them. Their span is [*first, *last);
+ * *apart: none starts before the last one ends. */
+static NEST_INLINE size_t lane_spans(struct nest *n, size_t l, size_t cur, tpa_ns *first,
+                                     tpa_ns *last, bool *apart, const bool host,
+                                     tpa_error *err)
 {
         const tpa_actx *c = n->c;
         const uint32_t *idx = n->L->idx;
-        size_t r = cur, hi = n->L->at[l + 1], o = n->nspan;
+        const tpa_ivl *dv = n->dv;
+        const tpa_ns *cov = n->cov;
+        size_t r = cur, hi = n->L->at[l + 1], o = n->nspan, k = 0;
         tpa_ns step_end = n->step->end, lst = op_start(c, idx[cur], c->np2p > 0);
         bool p2p = c->np2p > 0, ap = true;
 
         *first = lst;
+        if (host)
+                k = dev_after(dv, n->ndv, 0, lst);
         /* as many events as n->span has room for, then more room */
         for (;;) {
                 size_t stop = hi - r < n->spancap - o ? hi : r + (n->spancap - o);
-                tpa_ivl *sp = n->span + o;
+                tpa_ivl *sp = n->span + o, *xp = host ? n->xspan + o : NULL;
                 for (; r < stop; r++, sp++) {
                         uint32_t i = idx[r];
                         const tpa_event *ev = &c->ev[i];
@@ -920,11 +927,19 @@ static size_t lane_spans(struct nest *n, size_t l, size_t cur, tpa_ns *first, tp
                         ap &= s >= lst;
                         lst = e > lst ? e : lst;
                         *sp = (tpa_ivl){ s, e };
+                        if (host) {
+                                /* the starts come in order; e is at least s */
+                                size_t ke;
+                                while (dv[k].e <= s)
+                                        k++;
+                                ke = dv[k].e > e ? k : dev_after(dv, n->ndv, k + 1, e);
+                                *xp++ = (tpa_ivl){ x_of(dv, cov, k, s), x_of(dv, cov, ke, e) };
+                        }
                 }
                 o = (size_t)(sp - n->span);
                 if (r < stop || r == hi)
                         break;
-                if (reserve((void **)&n->span, &n->spancap, o + 1, sizeof(*n->span), err) < 0)
+                if (spans_reserve(n, o + 1, err) < 0)
                         return SIZE_MAX;
         }
         n->nspan = o;
@@ -991,7 +1006,10 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                 for (size_t l = head[k - lo]; l != SIZE_MAX && r == 0; l = next[l]) {
                         act[na++] = l;
                         off[l] = n.nspan;
-                        end[l] = lane_spans(&n, l, cur[l], &first[l], &last[l], &apart[l], err);
+                        end[l] = L->host ? lane_spans(&n, l, cur[l], &first[l], &last[l],
+                                                      &apart[l], true, err)
+                                         : lane_spans(&n, l, cur[l], &first[l], &last[l],
+                                                      &apart[l], false, err);
                         if (end[l] == SIZE_MAX)
                                 r = TPA_ENOMEM;
                 }
@@ -1015,11 +1033,12 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                         for (size_t q = 0; q < ngl && r == 0; q++) {
                                 size_t l = grp[q];
                                 const int64_t *ops = n.ops != NULL ? n.ops + off[l] : NULL;
+                                const tpa_ivl *sp = (L->host ? n.xspan : n.span) + off[l];
                                 if (apart[l] && n.nzone == 0)
-                                        flat_lane(&n, n.span + off[l], ops, cur[l], end[l]);
+                                        flat_lane(&n, sp, ops, cur[l], end[l]);
                                 else
                                         r = (L->host ? nest_host_lane : nest_device_lane)(
-                                                &n, n.span + off[l], ops, cur[l], end[l], err);
+                                                &n, sp, ops, cur[l], end[l], err);
                         }
                 }
                 for (size_t q = 0; q < na && r == 0; q++) {
@@ -1049,9 +1068,11 @@ out:
         free(last);
         free(apart);
         free(n.span);
+        free(n.xspan);
         free(n.zone);
         free(n.stack);
         free(n.buf);
+        free(n.dvbuf);
         free(n.cov);
         free(n.ops);
         return r;
