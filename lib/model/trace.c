@@ -22,7 +22,11 @@
 #include "model/utf8.h"
 
 #define STR_BLOCK (256u * 1024u)
-#define AUX_BLOCK 256u
+/* Events per block of the extras' index (aux_first, aux_keys): a look-up
+ * that enters a block walks from its first entry, past the extras of the
+ * block's events before its own (speed, bench/: blocks of 256 events made
+ * the walks of every reader of extras longer than the index is worth). */
+#define AUX_BLOCK 64u
 /* Room reserved for at least PREFAULT_MIN bytes of events has its pages
  * faulted in on a thread of its own (tpa_trace__reserve_events()), up to
  * PREFAULT_MAX: a reader's count may include events it then skips, and a
