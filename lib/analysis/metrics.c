@@ -708,7 +708,7 @@ static int chunk_events(tpa_actx *c, const gap_index *top, tpa_top *ops, int par
                 long k;
                 bool launch;
 
-                tpa_analysis__ahead(c, i);
+                tpa_analysis__ahead_of(ev, i);
                 if (h == HCH_NONE)
                         continue;
                 ts = e->ts;
