@@ -52,7 +52,8 @@ static bool is_host_track(const tpa_actx *c, uint32_t track)
         return track < c->ntracks && c->track_cls[track] == TRACK_HOST;
 }
 
-static int add_marker(const tpa_actx *c, marker_list *l, size_t i, tpa_error *err)
+/* Event i as a marker: its window, thread and number, when it has one. */
+static marker marker_at(const tpa_actx *c, size_t i)
 {
         const tpa_event *e = &c->ev[i];
         const char *name = tpa_trace_str(c->tr, e->name);
@@ -70,6 +71,13 @@ static int add_marker(const tpa_actx *c, marker_list *l, size_t i, tpa_error *er
                 m.number = (int64_t)e->group - 1;
                 m.numbered = true;
         }
+        return m;
+}
+
+static int add_marker(const tpa_actx *c, marker_list *l, size_t i, tpa_error *err)
+{
+        marker m = marker_at(c, i);
+
         return push(l, &m, err);
 }
 
@@ -286,8 +294,15 @@ int tpa_analysis__collect_markers(const tpa_actx *c, size_t lo, size_t hi,
 
         for (size_t i = lo; i < hi; i++) {
                 unsigned bits = marker_sources(c, i);
+                marker m;
+
+                if (bits == 0)
+                        continue;
+                /* once for the sources it is a marker of (speed, bench/:
+                 * its look-up of the step number, twice for most) */
+                m = marker_at(c, i);
                 for (int k = 0; bits != 0; k++, bits >>= 1)
-                        if ((bits & 1) && (r = add_marker(c, &l[k], i, err)) < 0)
+                        if ((bits & 1) && (r = push(&l[k], &m, err)) < 0)
                                 return r;
         }
         return 0;
