@@ -156,7 +156,8 @@ size_t tpa_report__g6(char *buf, double v)
         uint64_t bits;
         uint32_t digits;
         int k, x;
-        char d[6], *p = buf;
+        /* the digits, and room after them for the copies of 8 bytes */
+        char d[16] = { 0 }, *p = buf;
         size_t n;
 
         /* the reports' most common value (speed, bench/: snprintf wrote
@@ -201,30 +202,32 @@ size_t tpa_report__g6(char *buf, double v)
         x = 5 - k;                      /* the exponent of the first digit */
         if (v < 0)
                 *p++ = '-';
+        /* runs of digits copied 8 bytes at a time, what is past them written
+         * over next or past the end (speed, bench/: a call of memcpy for a
+         * length it cannot know cost more than the rest of a number); buf
+         * has room: at most "-0.000" and 8 bytes */
         if (x < -4) {                   /* d.ddddde-XX */
                 *p++ = d[0];
                 if (n > 1) {
                         *p++ = '.';
-                        memcpy(p, d + 1, n - 1);
+                        memcpy(p, d + 1, 8);
                         p += n - 1;
                 }
                 memcpy(p, "e-", 2);
                 memcpy(p + 2, digit_pairs + 2 * -x, 2);
                 p += 4;
         } else if (x >= 0) {
-                memcpy(p, d, (size_t)x + 1);
+                memcpy(p, d, 8);
                 p += x + 1;
                 if (n > (size_t)x + 1) {
                         *p++ = '.';
-                        memcpy(p, d + x + 1, n - (size_t)x - 1);
+                        memcpy(p, d + x + 1, 8);
                         p += n - (size_t)x - 1;
                 }
-        } else {
-                *p++ = '0';
-                *p++ = '.';
-                for (int z = -1; z > x; z--)
-                        *p++ = '0';
-                memcpy(p, d, n);
+        } else {                        /* 0.ddddd, 0.0ddddd to 0.000ddddd */
+                memcpy(p, "0.000", 5);
+                p += 1 - x;
+                memcpy(p, d, 8);
                 p += n;
         }
         *p = '\0';
