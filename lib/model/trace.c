@@ -864,12 +864,16 @@ bool tpa_trace_next_aux(const tpa_trace *tr, tpa_aux_key key, size_t *event, int
 
         if ((uint64_t)*event >= (uint64_t)1 << 56 || (unsigned)key > 0xff)
                 return false;
-        /* in `aux`: the first block from the event's on that holds the key */
+        /* in `aux`: the first block from the event's on that holds the key,
+         * from the event's entries in its own block, from the first entry
+         * in the blocks after it (no search: all of theirs come after) */
         for (size_t b = *event / AUX_BLOCK; b < tr->aux_blocks && best == NULL; b++) {
                 if (!(tr->aux_keys[b] & key_bit(key)))
                         continue;
                 hi = b + 1 < tr->aux_blocks ? tr->aux_first[b + 1] : tr->aux_count;
-                for (i = aux_search(tr->aux, tr->aux_first[b], hi, &k); i < hi; i++)
+                i = b == *event / AUX_BLOCK ? aux_search(tr->aux, tr->aux_first[b], hi, &k)
+                                           : tr->aux_first[b];
+                for (; i < hi; i++)
                         if (AUX_KEY(&tr->aux[i]) == (unsigned)key) {
                                 best = &tr->aux[i];
                                 break;
