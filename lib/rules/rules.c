@@ -6,6 +6,7 @@
  * their thresholds win, their classes are tried first, and their findings
  * replace earlier findings of the same name.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,38 +51,90 @@ bool tpa_rules_threshold(const tpa_rules *r, const char *name, double *out)
         return tpa_rules__lookup_threshold(r, name, strlen(name), out);
 }
 
+/* A unit's metric names by a hash of their text: a slot holds the first
+ * node of a name (its index + 1; 0: empty), found in a probe or two where
+ * a search went through every node before it (speed, bench/: that search,
+ * quadratic, was a third of loading the default rules at every start). */
+typedef struct name_index {
+        uint32_t *at;           /* NULL: none (no memory, or a unit too large) */
+        size_t    mask;
+} name_index;
+
+/* FNV-1a */
+static uint32_t name_hash(const char *s, size_t len)
+{
+        uint32_t h = 2166136261u;
+
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (unsigned char)s[i]) * 16777619u;
+        return h;
+}
+
+/* The slot of `name` (len bytes) in x: its first node's, or the empty one
+ * it would go in. */
+static uint32_t *name_slot(const rules_unit *u, const name_index *x, const char *name,
+                           size_t len)
+{
+        for (size_t i = name_hash(name, len) & x->mask;; i = (i + 1) & x->mask) {
+                const rules_node *n;
+
+                if (x->at[i] == 0)
+                        return &x->at[i];
+                n = &u->nodes[x->at[i] - 1];
+                if (n->name.len == len && memcmp(rules_str_ptr(u, n->name), name, len) == 0)
+                        return &x->at[i];
+        }
+}
+
 /* Name `name` (len bytes) of unit u, at node `before` or in a message
  * (before: u->node_count), resolved into *rn: a threshold and its value,
- * else a metric, named by the first node of u that names it (searched
- * among the nodes before `before`; quadratic, so only in units of
- * rule-file size) and given that node's slot, or the next free one in
- * *slots. */
-static void resolve_name(const tpa_rules *r, const rules_unit *u, size_t before,
-                         const char *name, size_t len, rules_name *rn, int32_t *slots)
+ * else a metric, named by the first node of u that names it (among the
+ * nodes before `before`: those x holds; without x searched, quadratic, so
+ * only in units of rule-file size) and given that node's slot, or the next
+ * free one in *slots. Returns the name's slot in x, NULL for a threshold
+ * or without x. */
+static uint32_t *resolve_name(const tpa_rules *r, const rules_unit *u, const name_index *x,
+                              size_t before, const char *name, size_t len, rules_name *rn,
+                              int32_t *slots)
 {
+        const rules_name *first = NULL;
+        uint32_t *at = NULL;
+
         rn->is_threshold = false;
         rn->value = 0;
         rn->canon = name;
         rn->slot = -1;
         if (tpa_rules__lookup_threshold(r, name, len, &rn->value)) {
                 rn->is_threshold = true;
-                return;
+                return NULL;
         }
-        for (size_t j = 0; j < before && u->node_count <= 4096; j++)
-                if (u->nodes[j].kind == NODE_NAME && !u->names[j].is_threshold &&
-                    u->nodes[j].name.len == len &&
-                    memcmp(rules_str_ptr(u, u->nodes[j].name), name, len) == 0) {
-                        rn->canon = u->names[j].canon;
-                        rn->slot = u->names[j].slot;
-                        return;
-                }
-        if (*slots < RULES_SLOTS)
+        if (x->at != NULL) {
+                at = name_slot(u, x, name, len);
+                assert(*at <= before);
+                if (*at != 0)
+                        first = &u->names[*at - 1];
+        } else {
+                for (size_t j = 0; j < before && u->node_count <= 4096; j++)
+                        if (u->nodes[j].kind == NODE_NAME && !u->names[j].is_threshold &&
+                            u->nodes[j].name.len == len &&
+                            memcmp(rules_str_ptr(u, u->nodes[j].name), name, len) == 0) {
+                                first = &u->names[j];
+                                break;
+                        }
+        }
+        if (first != NULL) {
+                rn->canon = first->canon;
+                rn->slot = first->slot;
+        } else if (*slots < RULES_SLOTS) {
                 rn->slot = (*slots)++;
+        }
+        return at;
 }
 
 /* A unit's messages in pieces and the names of their placeholders
  * (rules_unit.pieces, msg_names), rule by rule; false out of memory. */
-static bool resolve_messages(const tpa_rules *r, rules_unit *u, int32_t *slots)
+static bool resolve_messages(const tpa_rules *r, rules_unit *u, const name_index *x,
+                             int32_t *slots)
 {
         size_t pieces = 0, names = 0, k = 0, q = 0;
         rules_piece p;
@@ -112,7 +165,7 @@ static bool resolve_messages(const tpa_rules *r, rules_unit *u, int32_t *slots)
                                                 &at, &p)) {
                         u->pieces[q++] = p;
                         if (p.name != NULL)
-                                resolve_name(r, u, u->node_count, p.name, p.name_len,
+                                resolve_name(r, u, x, u->node_count, p.name, p.name_len,
                                              &u->msg_names[k++], slots);
                 }
         }
@@ -145,17 +198,29 @@ static void resolve_names(tpa_rules *r)
 
         for (size_t i = 0; i < r->unit_count; i++) {
                 rules_unit *u = r->units[i];
+                name_index x = { NULL, 15 };
 
                 free(u->names);
                 free_messages(u);
                 u->names = malloc((u->node_count ? u->node_count : 1) * sizeof(*u->names));
+                /* twice the nodes' slots, at least: a probe or two; none in
+                 * a unit too large for the search (each name a slot of its
+                 * own there) */
+                if (u->node_count <= 4096) {
+                        while (x.mask + 1 < 2 * u->node_count)
+                                x.mask = x.mask * 2 + 1;
+                        x.at = calloc(x.mask + 1, sizeof(*x.at));
+                }
                 for (size_t k = 0; u->names != NULL && k < u->node_count; k++) {
                         const rules_node *n = &u->nodes[k];
                         rules_name *rn = &u->names[k];
                         const char *name = rules_str_ptr(u, n->name);
 
                         if (n->kind == NODE_NAME) {
-                                resolve_name(r, u, k, name, n->name.len, rn, &slots);
+                                uint32_t *at = resolve_name(r, u, &x, k, name, n->name.len, rn,
+                                                            &slots);
+                                if (at != NULL && *at == 0)
+                                        *at = (uint32_t)k + 1;  /* the name's first node */
                                 continue;
                         }
                         rn->is_threshold = false;
@@ -163,8 +228,9 @@ static void resolve_names(tpa_rules *r)
                         rn->canon = name;
                         rn->slot = -1;
                 }
-                if (u->names != NULL && !resolve_messages(r, u, &slots))
+                if (u->names != NULL && !resolve_messages(r, u, &x, &slots))
                         free_messages(u);
+                free(x.at);
         }
 }
 
