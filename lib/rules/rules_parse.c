@@ -136,6 +136,10 @@ static bool tok_is(const token *t, const char *word)
 
 static bool is_keyword(const token *t)
 {
+        /* most names are longer than the longest keyword: no compare with
+         * each (speed, bench/: a look at every name the rules hold) */
+        if (t->kind != T_IDENT || t->len > sizeof("threshold") - 1)
+                return false;
         for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
                 if (tok_is(t, keywords[i]))
                         return true;
@@ -217,8 +221,11 @@ static void skip_space(parser *p)
                 } else if (c == ' ' || c == '\t' || c == '\r') {
                         p->pos++;
                 } else if (c == '#') {
-                        while (p->pos < p->len && p->text[p->pos] != '\n')
-                                p->pos++;
+                        /* to the end of the line: a comment line of the
+                         * rules is longer than most tokens */
+                        const char *nl = memchr(p->text + p->pos, '\n', p->len - p->pos);
+
+                        p->pos = nl != NULL ? (size_t)(nl - p->text) : p->len;
                 } else {
                         break;
                 }
