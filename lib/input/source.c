@@ -110,6 +110,7 @@ struct ring {
         bool            stop;           /* the consumer is gone */
         bool            transforming;   /* the inflater is in the transform */
         bool            idling;         /* ... in the idle work */
+        unsigned        released;       /* slots the reader has given back */
         uint64_t        w_offset;       /* inflater: bytes produced so far */
         /* consumer side */
         bool            have_cur;       /* slots[head] is being read */
@@ -729,8 +730,47 @@ static int produce(tpa_source *s, tpa_error *err)
 
 /* ---- threaded mode: inflate | parse ------------------------------------ */
 
-/* The inflating thread: fill free slots in order until the stream ends, an
- * error happens (recorded in the slot) or the consumer stops. The progress
+/* The idle work once, called and returning with the lock held: true if it
+ * did something. */
+static bool idle_once(tpa_source *s, struct ring *g)
+{
+        tpa_source_idle fn = s->idle_fn;
+        void *state = s->idle_state;
+        bool did;
+
+        if (fn == NULL)
+                return false;
+        /* outside the lock, as the transform */
+        g->idling = true;
+        pthread_mutex_unlock(&g->lock);
+        did = fn(state);
+        pthread_mutex_lock(&g->lock);
+        g->idling = false;
+        pthread_cond_signal(&g->not_empty);
+        return did;
+}
+
+/* After the last chunk the reader still has up to SLOTS of them to go, and
+ * the idle work they bring (segments to parse, chrome_split.c): the thread
+ * goes on with it until the reader stops the ring, so that the end of a
+ * read is not one thread's alone. A released slot wakes it: the reader
+ * queues its work before it asks for the next chunk. */
+static void idle_to_the_end(tpa_source *s, struct ring *g)
+{
+        pthread_mutex_lock(&g->lock);
+        while (!g->stop) {
+                unsigned released = g->released;
+
+                if (idle_once(s, g) || g->released != released || g->stop)
+                        continue;
+                pthread_cond_wait(&g->not_full, &g->lock);
+        }
+        pthread_mutex_unlock(&g->lock);
+}
+
+/* The inflating thread: fill free slots in order until the stream ends or
+ * an error happens (recorded in the slot), then do the idle work to the end;
+ * or until the consumer stops. The progress
  * callback is not called from here: it is the caller's, on its thread. */
 static void *inflate_main(void *arg)
 {
@@ -742,20 +782,8 @@ static void *inflate_main(void *arg)
         for (;;) {
                 pthread_mutex_lock(&g->lock);
                 while (g->count >= IDLE_SLOTS && !g->stop) {
-                        if (s->idle_fn != NULL) {
-                                /* outside the lock, as the transform */
-                                tpa_source_idle fn = s->idle_fn;
-                                void *state = s->idle_state;
-                                bool did;
-                                g->idling = true;
-                                pthread_mutex_unlock(&g->lock);
-                                did = fn(state);
-                                pthread_mutex_lock(&g->lock);
-                                g->idling = false;
-                                pthread_cond_signal(&g->not_empty);
-                                if (did)
-                                        continue;       /* the ring may have emptied meanwhile */
-                        }
+                        if (idle_once(s, g))
+                                continue;       /* the ring may have emptied meanwhile */
                         if (g->count < SLOTS || g->stop)
                                 break;                  /* no idle work: fill a slot */
                         pthread_cond_wait(&g->not_full, &g->lock);
@@ -791,8 +819,10 @@ static void *inflate_main(void *arg)
                 g->count++;
                 pthread_cond_signal(&g->not_empty);
                 pthread_mutex_unlock(&g->lock);
-                if (sl->last)
+                if (sl->last) {
+                        idle_to_the_end(s, g);
                         return NULL;
+                }
         }
 }
 
@@ -888,6 +918,7 @@ static int ring_next(tpa_source *s, tpa_error *err)
                 pthread_mutex_lock(&g->lock);
                 g->head = (g->head + 1) % SLOTS;
                 g->count--;
+                g->released++;
                 pthread_cond_signal(&g->not_full);
                 pthread_mutex_unlock(&g->lock);
                 g->have_cur = false;

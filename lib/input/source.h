@@ -66,8 +66,10 @@ const void *tpa_source__note(const tpa_source *src);
 /* Work for the source's own thread when it is ahead: while half the chunks
  * it may fill or more wait for the reader, it calls `fn(state)` before
  * filling another, again as long as that returns true (it did something).
- * NULL detaches it, waiting for a call under way to return. Nothing
- * happens without a thread. */
+ * Once it has filled the last chunk it calls it too, again while it does
+ * something and after each chunk the reader gives back, until the source
+ * is freed. NULL detaches it, waiting for a call under way to return.
+ * Nothing happens without a thread. */
 typedef bool (*tpa_source_idle)(void *state);
 void tpa_source__set_idle(tpa_source *src, tpa_source_idle fn, void *state);
 

@@ -29,7 +29,9 @@
  * Who collects: every segment is queued. This thread takes one whenever
  * it would otherwise wait, for the next chunk (tpa_source__would_wait()) or
  * for a free slot, the head first, else the newest; the inflating thread
- * takes the oldest while it is far enough ahead (tpa_source__set_idle()).
+ * takes the oldest while it is far enough ahead, and after the stream's
+ * last chunk, so the end of a read is on both threads too
+ * (tpa_source__set_idle()).
  * Each has its own collecting parser. So the work goes to whichever of
  * the two is ahead, and each core has one thread busy. Speed, bench/: a worker thread of its own, which took the oldest
  * queued segment, made three threads for two cores; it was often waiting

@@ -326,6 +326,46 @@ static void *release_later(void *arg)
         return NULL;
 }
 
+/* A stream of three chunks never has half the ring waiting, yet once the
+ * thread has filled its last chunk it calls the idle work, then waits; each
+ * chunk the reader gives back wakes it for another call, until the source
+ * is freed. */
+static void test_source__idle_end(const char *text)
+{
+        tpa_read_options opts = TPA_READ_OPTIONS_INIT;
+        size_t text_len = 600u << 10, gz_len, n, got = 0;
+        uint8_t *gz = gzip(text, text_len, &gz_len);
+        struct idle d = { .busy = 0 };
+        tpa_source *src;
+        const uint8_t *p;
+        int calls;
+
+        opts.threaded = true;
+        if (tpa_source__open_memory(&src, gz, gz_len, &opts, NULL) < 0) {
+                ok(false, "test_source__idle_end: opens");
+                free(gz);
+                return;
+        }
+        tpa_source__set_idle(src, idle_fn, &d);
+        ok(tpa_source__read(src, &p, &n, NULL) == 0 && n > 0 && n < text_len,
+           "test_source__idle_end: the first of several chunks");
+        got += n;
+        ok(until(NULL, &d.calls, 1), "test_source__idle_end: called after the last chunk");
+        calls = atomic_load(&d.calls);
+        usleep(50 * 1000);
+        tap_eq(atomic_load(&d.calls), calls, "test_source__idle_end: then it waits");
+        ok(tpa_source__read(src, &p, &n, NULL) == 0 && n > 0,
+           "test_source__idle_end: the next chunk");
+        got += n;
+        ok(until(NULL, &d.calls, calls + 1),
+           "test_source__idle_end: the chunk given back wakes it");
+        while (tpa_source__read(src, &p, &n, NULL) == 0 && n > 0)
+                got += n;
+        tap_eq(got, text_len, "test_source__idle_end: every byte");
+        tpa_source__free(src);
+        free(gz);
+}
+
 /* While the inflating thread is held in an idle call, the consumer empties
  * every chunk filled and is told that its next read would wait; that read
  * then waits for the call to return, and the thread goes on inflating
@@ -391,6 +431,7 @@ static void test_source__idle(const uint8_t *gz, size_t gz_len, const char *text
            "test_source__idle: detaching waited for it");
         pthread_join(t, NULL);
         tpa_source__free(src);
+        test_source__idle_end(text);
         alarm(0);
 
         /* without a thread, nothing is called and nothing would wait */
