@@ -753,17 +753,21 @@ static bool idle_once(tpa_source *s, struct ring *g)
 /* After the last chunk the reader still has up to SLOTS of them to go, and
  * the idle work they bring (segments to parse, chrome_split.c): the thread
  * goes on with it until the reader stops the ring, so that the end of a
- * read is not one thread's alone. A released slot wakes it: the reader
- * queues its work before it asks for the next chunk. */
+ * read is not one thread's alone. It calls it now and after each slot the
+ * reader releases (the reader queues its work before it asks for the next
+ * chunk), again while it does something; a wake-up without one calls
+ * nothing. */
 static void idle_to_the_end(tpa_source *s, struct ring *g)
 {
         pthread_mutex_lock(&g->lock);
-        while (!g->stop) {
-                unsigned released = g->released;
-
-                if (idle_once(s, g) || g->released != released || g->stop)
+        for (unsigned seen = g->released - 1u; !g->stop;) {
+                if (g->released == seen) {
+                        pthread_cond_wait(&g->not_full, &g->lock);
                         continue;
-                pthread_cond_wait(&g->not_full, &g->lock);
+                }
+                seen = g->released;
+                while (idle_once(s, g) && !g->stop)
+                        ;
         }
         pthread_mutex_unlock(&g->lock);
 }
