@@ -110,7 +110,7 @@ struct ring {
         bool            stop;           /* the consumer is gone */
         bool            transforming;   /* the inflater is in the transform */
         bool            idling;         /* ... in the idle work */
-        unsigned        released;       /* slots the reader has given back */
+        unsigned        prompts;        /* slots given back, idle work set: reasons to do it */
         uint64_t        w_offset;       /* inflater: bytes produced so far */
         /* consumer side */
         bool            have_cur;       /* slots[head] is being read */
@@ -753,19 +753,19 @@ static bool idle_once(tpa_source *s, struct ring *g)
 /* After the last chunk the reader still has up to SLOTS of them to go, and
  * the idle work they bring (segments to parse, chrome_split.c): the thread
  * goes on with it until the reader stops the ring, so that the end of a
- * read is not one thread's alone. It calls it now and after each slot the
+ * read is not one thread's alone. It calls it now, after each slot the
  * reader releases (the reader queues its work before it asks for the next
- * chunk), again while it does something; a wake-up without one calls
- * nothing. */
+ * chunk) and when the work is set (a short stream may end before), again
+ * while it does something; a wake-up without such a prompt calls nothing. */
 static void idle_to_the_end(tpa_source *s, struct ring *g)
 {
         pthread_mutex_lock(&g->lock);
-        for (unsigned seen = g->released - 1u; !g->stop;) {
-                if (g->released == seen) {
+        for (unsigned seen = g->prompts - 1u; !g->stop;) {
+                if (g->prompts == seen) {
                         pthread_cond_wait(&g->not_full, &g->lock);
                         continue;
                 }
-                seen = g->released;
+                seen = g->prompts;
                 while (idle_once(s, g) && !g->stop)
                         ;
         }
@@ -922,7 +922,7 @@ static int ring_next(tpa_source *s, tpa_error *err)
                 pthread_mutex_lock(&g->lock);
                 g->head = (g->head + 1) % SLOTS;
                 g->count--;
-                g->released++;
+                g->prompts++;
                 pthread_cond_signal(&g->not_full);
                 pthread_mutex_unlock(&g->lock);
                 g->have_cur = false;
@@ -1208,9 +1208,12 @@ void tpa_source__set_idle(tpa_source *s, tpa_source_idle fn, void *state)
                 pthread_cond_wait(&g->not_empty, &g->lock);
         s->idle_fn = fn;
         s->idle_state = state;
-        /* a thread already waiting for room would not see it until then */
-        if (fn != NULL)
+        /* a thread already waiting for room (or, past the end, for a
+         * prompt) would not see it until then */
+        if (fn != NULL) {
+                g->prompts++;
                 pthread_cond_signal(&g->not_full);
+        }
         pthread_mutex_unlock(&g->lock);
 }
 
