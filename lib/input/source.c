@@ -773,9 +773,9 @@ static void idle_to_the_end(tpa_source *s, struct ring *g)
 }
 
 /* The inflating thread: fill free slots in order until the stream ends or
- * an error happens (recorded in the slot), then do the idle work to the end;
- * or until the consumer stops. The progress
- * callback is not called from here: it is the caller's, on its thread. */
+ * an error happens (recorded in the slot), then do the idle work to the
+ * end; or until the consumer stops. The progress callback is not called
+ * from here: it is the caller's, on its thread. */
 static void *inflate_main(void *arg)
 {
         tpa_source *s = arg;

@@ -329,7 +329,7 @@ static void *release_later(void *arg)
 /* A stream of three chunks never has half the ring waiting, yet once the
  * thread has filled its last chunk it calls the idle work, then waits; each
  * chunk the reader gives back wakes it for another call, until the source
- * is freed. */
+ * is freed. A hang here fails by SIGALRM, on a budget of its own. */
 static void test_source__idle_end(const char *text)
 {
         tpa_read_options opts = TPA_READ_OPTIONS_INIT;
@@ -340,6 +340,7 @@ static void test_source__idle_end(const char *text)
         const uint8_t *p;
         int calls;
 
+        alarm(60);
         opts.threaded = true;
         if (tpa_source__open_memory(&src, gz, gz_len, &opts, NULL) < 0) {
                 ok(false, "test_source__idle_end: opens");
