@@ -1076,14 +1076,14 @@ int tpa_source__peek(tpa_source *s, const uint8_t **data, size_t *len, size_t wa
         if (s->ring != NULL)
                 return ring_peek(s, data, len, want, err);
         if (s->out_end - s->out_pos < want && !s->eof) {
-                /* Slide the unread bytes to the front, then top up: only to
-                 * `want` when a ring is to start, which goes on after them. */
+                /* Slide the unread bytes to the front, then top up to
+                 * `want` only: a ring goes on after them, and a peek that
+                 * only sniffs (tpa_report_is_file() before every trace)
+                 * would inflate a whole buffer for 512 bytes (speed). */
                 memmove(s->out, s->out + s->out_pos, s->out_end - s->out_pos);
                 s->out_end -= s->out_pos;
                 s->out_pos = 0;
-                r = s->ring_wanted ? produce_into(s, s->out, &s->out_end, want, s->offset, true,
-                                                  err)
-                                   : produce(s, err);
+                r = produce_into(s, s->out, &s->out_end, want, s->offset, true, err);
                 if (r < 0)
                         return r;
         }
