@@ -23,9 +23,10 @@
  * Threaded mode (doc/design.md section 10: inflate | parse): a second thread
  * inflates (or reads) into a ring of SLOTS chunk buffers and the caller's
  * thread takes them in order, so inflating and the transform overlap
- * parsing. It is used for files of THREAD_MIN bytes or more, gzip or not
- * (the transform, when the reader sets one, is work taken off the parsing
- * thread either way), and pipes, when the machine has more than one CPU;
+ * parsing. It is used for gzip files of THREAD_MIN_GZIP bytes or more,
+ * other files of THREAD_MIN bytes or more (the transform, when the reader
+ * sets one, is work taken off the parsing thread either way), and pipes,
+ * when the machine has more than one CPU;
  * and whenever opts->threaded is set (for gzip memory sources only then).
  * The thread starts at the first read (or transform, or idle work), not at
  * open: a peek before it is made on the caller's thread, and a sniff that
@@ -78,9 +79,13 @@
  * still has chunks to go on with, and the idle work's share is larger, so
  * both cores stay busy longer (bench/). */
 #define IDLE_SLOTS (SLOTS / 2u)
-/* Below this size (compressed, for gzip) a file is read on the caller's
- * thread: starting a thread costs more than it saves on small traces. */
-#define THREAD_MIN (1u << 20)
+/* Below these sizes a file is read on the caller's thread: starting a
+ * thread costs more than it saves on small traces. Above them the Chrome
+ * reader reads records on two threads with its scanner, which also takes
+ * less CPU than yajl on one (bench/: even a trace of 81 KiB gzip'd). A gzip
+ * file's size is of its compressed bytes, about a tenth of the JSON's. */
+#define THREAD_MIN (256u * 1024u)
+#define THREAD_MIN_GZIP (64u * 1024u)
 /* The first read of a regular file of THREAD_MIN bytes or more: the sniff
  * needs two bytes and a peek a few KiB, and a reader that maps the file
  * (XSpace), or a sniff that only peeks (the CLI's look for a report), reads
@@ -287,28 +292,19 @@ static bool can_rewind(int fd, off_t *start)
         return *start >= 0;
 }
 
-/* A regular file below THREAD_MIN bytes; pipes have no size and count as big. */
-static bool small_file(int fd)
+/* The size of a regular file; -1 for anything else (a pipe has none). */
+static off_t regular_size(int fd)
 {
         struct stat st;
 
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-                return false;
-        return st.st_size < (off_t)THREAD_MIN;
-}
-
-/* A regular file of THREAD_MIN bytes or more. */
-static bool large_file(int fd)
-{
-        struct stat st;
-
-        return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)THREAD_MIN;
+        return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 }
 
 int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options *opts,
                      tpa_error *err)
 {
         tpa_source *s = calloc(1, sizeof(*s));
+        off_t size;
         int r;
 
         if (s == NULL)
@@ -325,10 +321,13 @@ int tpa_source__open(tpa_source **out, const char *path, const tpa_read_options 
                 s->own_fd = true;
         }
         s->can_rewind = can_rewind(s->fd, &s->fd_start);
-        r = init(s, opts, large_file(s->fd) ? FIRST_READ : RAW_SIZE, err);
+        size = regular_size(s->fd);
+        r = init(s, opts, size >= (off_t)THREAD_MIN ? FIRST_READ : RAW_SIZE, err);
         if (r == 0)
                 s->ring_wanted = s->opts->threaded ||
-                                 (!small_file(s->fd) && sysconf(_SC_NPROCESSORS_ONLN) > 1);
+                                 ((size < 0 || size >= (off_t)(s->gzip ? THREAD_MIN_GZIP
+                                                                        : THREAD_MIN)) &&
+                                  sysconf(_SC_NPROCESSORS_ONLN) > 1);
         if (r < 0) {
                 tpa_source__free(s);
                 return r;

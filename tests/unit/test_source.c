@@ -849,6 +849,56 @@ static void test_source__whole(const char *text, size_t text_len, const uint8_t 
         unlink(gzpath);
 }
 
+/* Which files are read on a second thread, on a machine of two CPUs or
+ * more: a gzip file of 64 KiB or more (compressed), another file of 256 KiB
+ * or more; a smaller one on the caller's thread. Either way, the bytes. */
+static void test_source__thread_sizes(const char *text)
+{
+        static const struct {
+                size_t len;     /* of the text, then gzip'd or not */
+                bool   gz, threaded;
+        } cases[] = {
+                { 200000, false, false }, { 300000, false, true },
+                { 200000, true, false }, { 1000000, true, true },
+        };
+        bool cpus = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char path[] = "/tmp/tpa_test_source_XXXXXX";
+                int fd = mkstemp(path);
+                size_t len = cases[i].len, file_len = len;
+                uint8_t *gz = cases[i].gz ? gzip(text, len, &file_len) : NULL;
+                const void *bytes = gz != NULL ? (const void *)gz : text;
+                bool big = file_len >= (cases[i].gz ? 64u : 256u) * 1024u;
+                tpa_source *src = NULL;
+                uint8_t *data = NULL;
+                size_t got = 0;
+
+                ok(fd >= 0 && write(fd, bytes, file_len) == (ssize_t)file_len &&
+                   big == cases[i].threaded,
+                   "test_source__thread_sizes: %s file of %zu bytes written",
+                   cases[i].gz ? "a gzip" : "a plain", file_len);
+                if (fd >= 0 && tpa_source__open(&src, path, NULL, NULL) == 0) {
+                        tap_eq(tpa_source__threaded(src), cases[i].threaded && cpus,
+                               "test_source__thread_sizes: %zu bytes%s: %s", file_len,
+                               cases[i].gz ? " gzip'd" : "",
+                               cases[i].threaded && cpus ? "two threads" : "one thread");
+                        ok(tpa_source__read_all(src, &data, &got, UINT64_MAX, NULL) == 0 &&
+                           got == len && memcmp(data, text, len) == 0,
+                           "test_source__thread_sizes: %zu bytes%s: the bytes", file_len,
+                           cases[i].gz ? " gzip'd" : "");
+                } else {
+                        ok(false, "test_source__thread_sizes: opens the file");
+                }
+                tpa_source__free(src);
+                free(data);
+                free(gz);
+                if (fd >= 0)
+                        close(fd);
+                unlink(path);
+        }
+}
+
 int main(void)
 {
         size_t text_len = 6u << 20, gz_len;
@@ -859,6 +909,7 @@ int main(void)
         test_source__idle(gz, gz_len, text, text_len);
         test_source__adopt(gz, gz_len, text, text_len);
         test_source__whole(text, text_len, gz, gz_len);
+        test_source__thread_sizes(text);
 #ifdef TPA_HAVE_ISAL
         printf("# with ISA-L\n");
         test_source__backends(gz, gz_len);
