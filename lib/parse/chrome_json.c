@@ -483,6 +483,8 @@ int tpa_chrome__parser_finish(tpa_chrome_parser *p, bool truncated, tpa_error *e
 
 /* ---- the reader --------------------------------------------------------- */
 
+#define ONE_THREAD_SPLIT (1u << 20)
+
 int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opts,
                      tpa_error *err)
 {
@@ -490,6 +492,7 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
         tpa_chrome_split *sp = NULL;
         const uint8_t *data;
         size_t len;
+        bool threaded = tpa_source__threaded(src), tried = false;
         int r;
 
         r = tpa_chrome__parser_new(&p, tr, opts, err);
@@ -503,8 +506,7 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
                                       sizeof(struct chunk_note), err);
         /* Beside an inflating thread, records are read on two (see "two
          * threads" in chrome_split.c); a trace in one chunk has nothing to split. */
-        if (r == 0 && tpa_source__threaded(src) &&
-            (sp = tpa_chrome__split_new(p, src, opts)) != NULL)
+        if (r == 0 && threaded && (sp = tpa_chrome__split_new(p, src, opts)) != NULL)
                 tpa_source__set_idle(src, tpa_chrome__split_help_inflating, sp);
         while (r == 0) {
                 if (sp != NULL && tpa_chrome__split_meanwhile(sp, src) < 0) {
@@ -514,6 +516,15 @@ int tpa_chrome__read(tpa_trace *tr, tpa_source *src, const tpa_read_options *opt
                 r = tpa_source__read(src, &data, &len, err);
                 if (r < 0 || len == 0)
                         break;
+                /* On one thread, segments too once ONE_THREAD_SPLIT bytes
+                 * are read: the scanner takes less than yajl, and a smaller
+                 * trace would pay for the split's parser and copies for
+                 * nothing (speed, bench/) */
+                if (sp == NULL && !threaded && !tried &&
+                    tpa_source__offset(src) >= ONE_THREAD_SPLIT) {
+                        tried = true;
+                        sp = tpa_chrome__split_new(p, src, opts);
+                }
                 r = sp != NULL ? tpa_chrome__split_chunk(sp, data, len, tpa_source__note(src))
                                : tpa_chrome__feed_filtered(p, data, len, tpa_source__note(src));
                 if (r < 0) {

@@ -10,7 +10,8 @@
  * and without an inflating thread (with one, the events array's records
  * are read side by side on two threads): the same again. Last, the input
  * as each record of an events array long enough to be cut into segments
- * (1 MiB), so that the segments' scanner reads it beside yajl: the same.
+ * (1 MiB), so that the segments' scanner reads it, on two threads and on
+ * one: the same as yajl alone.
  */
 #include <zlib.h>
 
@@ -132,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         uint8_t *records;
         size_t len;
-        struct run whole, cut;
+        struct run whole, cut, ref;
         uint32_t h = 2166136261u;
 
         fuzz_read(data, size, TPA_FORMAT_CHROME_JSON);
@@ -154,9 +155,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (size == 0 || size > 4096)
                 return 0;
         records = as_records(data, size, 1u << 20, &len);
+        parse(&ref, records, len, len);
         parse_gzip(&whole, records, len, false);
         parse_gzip(&cut, records, len, true);
+        same(&ref, &whole);
         same(&whole, &cut);
+        tpa_trace_free(ref.tr);
         tpa_trace_free(whole.tr);
         tpa_trace_free(cut.tr);
         free(records);

@@ -98,17 +98,17 @@ static void collect(tpa_trace *tr, int rc, const tpa_error *err, struct result *
         r->runtime = tpa_trace_runtime(tr);
 }
 
-static void parse(const char *data, size_t len, size_t chunk, bool strict, struct result *r)
+/* `data` fed to one parser (yajl, no segments) in chunks of `chunk` bytes. */
+static void parse_with(const char *data, size_t len, size_t chunk, const tpa_read_options *o,
+                       struct result *r)
 {
-        tpa_read_options o = TPA_READ_OPTIONS_INIT;
         tpa_error err = TPA_ERROR_INIT;
         tpa_chrome_parser *p = NULL;
         tpa_trace *tr = NULL;
         int rc;
 
         memset(r, 0, sizeof(*r));
-        o.strict = strict;
-        if (tpa_trace_new(&tr, &err) < 0 || tpa_chrome__parser_new(&p, tr, &o, &err) < 0) {
+        if (tpa_trace_new(&tr, &err) < 0 || tpa_chrome__parser_new(&p, tr, o, &err) < 0) {
                 r->code = TPA_ENOMEM;
                 tpa_trace_free(tr);
                 return;
@@ -122,6 +122,14 @@ static void parse(const char *data, size_t len, size_t chunk, bool strict, struc
         collect(tr, rc, &err, r);
         tpa_chrome__parser_free(p);
         tpa_trace_free(tr);
+}
+
+static void parse(const char *data, size_t len, size_t chunk, bool strict, struct result *r)
+{
+        tpa_read_options o = TPA_READ_OPTIONS_INIT;
+
+        o.strict = strict;
+        parse_with(data, len, chunk, &o, r);
 }
 
 static bool same(const struct result *a, const struct result *b)
@@ -570,7 +578,7 @@ static void check_threads(const char *name, const char *data, size_t len,
                           const tpa_read_options *o)
 {
         tpa_read_options one = *o, two = *o;
-        struct result a, b;
+        struct result a, b, y;
         uint64_t pa[2] = { 0, 0 }, pb[2] = { 0, 0 };
         size_t gz_len = 0;
         unsigned char *gz = gzip(data, len, &gz_len);
@@ -581,6 +589,14 @@ static void check_threads(const char *name, const char *data, size_t len,
         two.threaded = true;
         read_gzip(gz, gz_len, &one, &a, pa);
         read_gzip(gz, gz_len, &two, &b, pb);
+        /* one thread also splits, from 2 MiB on: as one parser alone */
+        parse_with(data, len, len, o, &y);
+        y.health.bytes_in = a.health.bytes_in;         /* the read's to count */
+        y.health.bytes_read = a.health.bytes_read;
+        tap_ok(same(&y, &a), "test_chrome_json__threads: %s%s: one thread as one parser alone "
+               "(%zu events, code %d at %llu: '%s')", name, o->strict ? " (strict)" : "",
+               y.events, y.code, (unsigned long long)y.offset, y.msg);
+        release(&y);
         if (a.code < 0 && b.code < 0) {
                 /* how far the source had read when parsing stopped: the
                  * ring reads ahead, one thread does not */
