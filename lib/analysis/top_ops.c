@@ -978,6 +978,9 @@ static int nest_steps(const tpa_actx *c, const tpa_top_lanes *L, op_table *t, in
                 goto out;
         }
         n.dev = L->host ? &c->dev_all : NULL;
+        /* room from the start: lane_spans() adds to n.span, never NULL */
+        if ((r = spans_reserve(&n, 64, err)) < 0)
+                goto out;
         for (size_t k = lo; k < hi; k++)
                 head[k - lo] = SIZE_MAX;
         /* each lane into the list of the step of its next event */
