@@ -700,16 +700,22 @@ static enum cat_class cat_class(const char *s, size_t len)
         return CC_OTHER;
 }
 
+/* A Kineto kernel's kind, by its name alone. */
+static tpa_kind kernel_kind(const char *s, size_t len)
+{
+        /* an accelerator's DMA engine at work (MTIA "dma_request"): a
+         * copy, whose direction the trace does not say */
+        if (icase_prefix(s, len, "dma"))
+                return TPA_KIND_COPY_D2D;
+        return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
+}
+
 static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int role,
                             bool has_step)
 {
         switch (cc) {
         case CC_KERNEL:
-                /* an accelerator's DMA engine at work (MTIA "dma_request"):
-                 * a copy, whose direction the trace does not say */
-                if (icase_prefix(s, len, "dma"))
-                        return TPA_KIND_COPY_D2D;
-                return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
+                return kernel_kind(s, len);
         case CC_MEMCPY:
                 return copy_direction(s, len);
         case CC_MEMSET:
@@ -884,7 +890,7 @@ struct part {
         const uint8_t  *pool;           /* by track: tf_pool() */
         size_t          first, lo, hi;
         uint8_t        *memo;           /* by name: host kind + 1 (low nibble), device
-                                           kind + 1 (high) */
+                                           kind + 1 (high; Kineto: a kernel's) */
         uint8_t        *ccmemo;         /* by cat: its class + 1 */
         uint8_t        *nf;             /* by name: name_flags() */
         tpa_aux_set    *steps;          /* the Steps line's events that lack a number */
@@ -1073,6 +1079,19 @@ static void classify_part(struct part *pt)
                                 if (ccmemo[c] == 0)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
+                                if (ccmemo[c] - 1 == CC_KERNEL) {
+                                        /* by the name alone, once a name (speed,
+                                         * bench/: is_collective()'s nine looks
+                                         * through a templated kernel's name were a
+                                         * tenth of a Kineto trace's read) */
+                                        if ((memo[e->name] >> 4) == 0)
+                                                memo[e->name] |= (uint8_t)((kernel_kind(
+                                                        tpa_trace_str(tr, e->name),
+                                                        tpa_trace_str_len(tr, e->name)) + 1)
+                                                        << 4);
+                                        k = (tpa_kind)((memo[e->name] >> 4) - 1);
+                                        break;
+                                }
                                 has_step = (name_flags(tr, nf, e->name) & NF_PROFILER_STEP) &&
                                            tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
                                 k = kineto_kind((enum cat_class)(ccmemo[c] - 1),
