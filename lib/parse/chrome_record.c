@@ -124,13 +124,15 @@ bool tpa_chrome__us_to_ns(const char *s, size_t len, tpa_ns *out)
         uint64_t v = 0;
 
         /* Speed (bench/): "[-]D.DDD", exactly three decimals, the form the
-         * profilers write, each digit checked once. */
+         * profilers write, each digit checked once. Up to 16 digits before
+         * the point (microseconds since 1970 have 16), so 19 in all: no
+         * uint64_t overflow; past INT64_MAX, the general path says no. */
         if (len >= 5 && s[len - 4] == '.') {
                 size_t k = s[0] == '-' ? 1 : 0, end = len - 4;
                 uint64_t w = 0;
                 unsigned d;
 
-                if (k < end && end - k <= 15) {
+                if (k < end && end - k <= 16) {
                         if (end - k >= 8 && tpa_json__digits8((const unsigned char *)s + k) == 8) {
                                 w = tpa_json__value8((const unsigned char *)s + k);
                                 k += 8;
@@ -141,21 +143,28 @@ bool tpa_chrome__us_to_ns(const char *s, size_t len, tpa_ns *out)
                                 for (k++; k < len && (d = (unsigned)(unsigned char)s[k] - '0') <= 9;
                                      k++)
                                         w = w * 10 + d;
-                                if (k == len) {
+                                if (k == len && w <= (uint64_t)INT64_MAX) {
                                         *out = s[0] == '-' ? -(int64_t)w : (int64_t)w;
                                         return true;
                                 }
                         }
                 }
         }
-        /* Speed (bench/): "[-]D.FFF", the usual form (1 to 15 digits before
-         * the point, at most 3 after it), exactly, without the general path
-         * below: no digit is dropped, so nothing rounds. */
+        /* Speed (bench/): "[-]D.FFF", the usual form (1 to 16 digits before
+         * the point, at most 3 after it: Kineto's integer microseconds
+         * since 1970 have 16), exactly, without the general path below: no
+         * digit is dropped, so nothing rounds. */
         {
                 size_t k = len > 0 && s[0] == '-' ? 1 : 0, d0 = k, nf = 0;
                 uint64_t w = 0;
 
-                while (k < len && k - d0 < 15 && tpa_chrome__is_digit(s[k]))
+                /* 8 digits at a time while 8 are there */
+                while (len - k >= 8 && k - d0 <= 8 &&
+                       tpa_json__digits8((const unsigned char *)s + k) == 8) {
+                        w = w * 100000000u + tpa_json__value8((const unsigned char *)s + k);
+                        k += 8;
+                }
+                while (k < len && k - d0 < 16 && tpa_chrome__is_digit(s[k]))
                         w = w * 10 + (uint64_t)(s[k++] - '0');
                 if (k > d0 && (k == len || (s[k] == '.' && len - k <= 4))) {
                         if (k < len)
@@ -164,8 +173,10 @@ bool tpa_chrome__us_to_ns(const char *s, size_t len, tpa_ns *out)
                         if (k == len) {
                                 for (; nf < 3; nf++)
                                         w *= 10;
-                                *out = d0 ? -(int64_t)w : (int64_t)w;
-                                return true;
+                                if (w <= (uint64_t)INT64_MAX) {
+                                        *out = d0 ? -(int64_t)w : (int64_t)w;
+                                        return true;
+                                }
                         }
                 }
         }

@@ -28,9 +28,15 @@ static void test_chrome_json__us_to_ns(void)
                 { "2.5E-3", 3 }, { "-2.5e-3", -3 }, { "0.0004999", 0 }, { "0.0005", 1 },
                 { "-1.25", -1250 }, { "00012", 12000 }, { "1e-30", 0 }, { "5e-4", 1 },
                 { "9223372036854775.807", 9223372036854775807LL },
+                /* Kineto's integer microseconds since 1970: 16 digits */
+                { "1610366728298088", 1610366728298088000LL },
+                { "-1610366728298088.5", -1610366728298088500LL },
+                { "9223372036854775", 9223372036854775000LL },
+                { "0000000000000001", 1000 }, { "0000000000000000.001", 1 },
         };
         static const char *const bad[] = { "", "-", "abc", "1.2.3", "1e", "9223372036854776",
-                                           "1e30", "12x" };
+                                           "9223372036854775.808", "-9223372036854775.808",
+                                           "9999999999999999.999", "1e30", "12x" };
         tpa_ns v;
 
         for (size_t i = 0; i < sizeof(ok_cases) / sizeof(ok_cases[0]); i++) {
@@ -42,6 +48,52 @@ static void test_chrome_json__us_to_ns(void)
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 tap_ok(!tpa_chrome__us_to_ns(bad[i], strlen(bad[i]), &v),
                        "test_chrome_json__us_to_ns: '%s' is refused", bad[i]);
+        /* "[-]D.FFF" of 1 to 17 digits and 0 to 3 decimals, against the
+         * exact value: taken when it fits in int64_t nanoseconds, else refused */
+        {
+                uint64_t x = 88172645463325252ull;
+                size_t wrong = 0;
+                char text[32], first[32] = "";
+
+                for (int n = 0; n < 200000; n++) {
+                        size_t len = 0, nint, nfrac;
+                        uint64_t want = 0;
+                        bool neg, good, over = false;   /* want past UINT64_MAX */
+
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        nint = 1 + x % 17;
+                        nfrac = (x >> 8) % 4;
+                        neg = (x >> 16) & 1;
+                        if (neg)
+                                text[len++] = '-';
+                        for (size_t k = 0; k < nint + nfrac; k++) {
+                                unsigned d = (unsigned)((x >> (20 + 2 * (k % 20))) ^ k * 7) % 10;
+                                if (k == nint)
+                                        text[len++] = '.';
+                                if (k == 0 && nint == 16 && (x >> 60) < 8)
+                                        d = 1 + d % 8;  /* near the limit, on both sides */
+                                text[len++] = (char)('0' + d);
+                                over = over || want > (UINT64_MAX - 9) / 10;
+                                want = want * 10 + d;
+                        }
+                        text[len] = '\0';
+                        for (size_t k = nfrac; k < 3; k++) {
+                                over = over || want > UINT64_MAX / 10;
+                                want *= 10;
+                        }
+                        good = tpa_chrome__us_to_ns(text, len, &v);
+                        if (!over && want <= INT64_MAX
+                            ? !good || v != (neg ? -(tpa_ns)want : (tpa_ns)want) : good) {
+                                if (wrong++ == 0)
+                                        snprintf(first, sizeof(first), "%s", text);
+                        }
+                }
+                tap_ok(wrong == 0, "test_chrome_json__us_to_ns: 200000 numbers of up to 17 "
+                       "digits and 3 decimals, exact or refused (%zu wrong, the first '%s')",
+                       wrong, first);
+        }
 }
 
 /* What one parse gives, to compare across chunk sizes. */
