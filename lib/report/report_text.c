@@ -130,9 +130,8 @@ static void section_steps(FILE *fp, const tpa_analysis *a)
                         "all are kept.\n");
         for (size_t i = 0; i < a->step_count; i++)
                 if (a->steps[i].excluded) {
-                        fprintf(fp, "  step %" PRId64 " excluded: ", a->steps[i].number);
-                        tpa_report__put_plain(fp, a->steps[i].reason,
-                                              strlen(a->steps[i].reason));
+                        int col = fprintf(fp, "  step %" PRId64 " excluded:", a->steps[i].number);
+                        put_wrapped(fp, a->steps[i].reason, col > 0 ? (size_t)col : 0, 4);
                         fputc('\n', fp);
                 }
         if (a->cpu_only && a->unrecorded_launches > 0)
