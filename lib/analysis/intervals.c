@@ -237,8 +237,11 @@ static size_t merge_runs_into(tpa_ivl *v, size_t w, const tpa_ivl *a, size_t na,
                         j = k;
                 }
         }
-        w = join_run(v, w, a + i, na - i);
-        return join_run(v, w, b + j, nb - j);
+        /* what is left of one list; an empty one may have no block,
+         * where a + i would be arithmetic on a null pointer (UBSan) */
+        if (i < na)
+                w = join_run(v, w, a + i, na - i);
+        return j < nb ? join_run(v, w, b + j, nb - j) : w;
 }
 
 /* The union of two merged lists into *out, merged: runs of either list
