@@ -294,7 +294,8 @@ static int seg_append(tpa_chrome_split *sp, const unsigned char *d, size_t len,
         size_t was = sg->bytes.len;
         bool held_on = from == 0 && sp->comma && n->resolve == 0;
 
-        if (!(was == 0 && to == len && from < len && sp->src != NULL &&
+        /* alone, no ring's chunk buffer to keep: the block stays */
+        if (!(was == 0 && to == len && from < len && !sp->alone &&
               seg_adopt(sp, sg, d, from, len))) {
                 if (seg_room(sp, sg, to - from) < 0)
                         return sp->p->err.code;
@@ -324,6 +325,17 @@ static void seg_open(tpa_chrome_split *sp, uint64_t off, struct tok_state snap)
 {
         struct segment *sg = &sp->seg[sp->tail % SEGS];
 
+        if (sp->alone && sp->tail > 0) {
+                /* the segment before is added (seg_close() drains all):
+                 * its memory serves again, one segment's, not SEGS' */
+                struct segment *was = &sp->seg[(sp->tail - 1) % SEGS], t = *sg;
+                sg->block = was->block;
+                sg->block_cap = was->block_cap;
+                sg->out = was->out;
+                was->block = t.block;
+                was->block_cap = t.block_cap;
+                was->out = t.out;
+        }
         sg->skip = 0;
         sg->bytes.data = sg->block;
         sg->bytes.len = 0;
