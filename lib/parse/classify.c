@@ -710,6 +710,18 @@ static tpa_kind kernel_kind(const char *s, size_t len)
         return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
 }
 
+/* A Kineto CPU op's kind, by its name alone, a ProfilerStep#N aside. */
+static tpa_kind cpu_op_kind(const char *s, size_t len)
+{
+        /* a collective's dispatcher op ("c10d::allreduce_", "c10d::barrier",
+         * functional collectives): the calling thread waits in it for the
+         * other ranks (gloo blocks there for milliseconds), no computation */
+        if (has_prefix(s, len, "c10d::") || has_prefix(s, len, "_c10d_functional::") ||
+            has_prefix(s, len, "c10d_functional::"))
+                return TPA_KIND_COLLECTIVE;
+        return host_kind(s, len, TPA_KIND_HOST_OP);
+}
+
 static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int role,
                             bool has_step)
 {
@@ -729,14 +741,7 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
         case CC_CPU_OP:
                 if (has_step && has_prefix(s, len, "ProfilerStep#"))
                         return TPA_KIND_STEP;
-                /* a collective's dispatcher op ("c10d::allreduce_",
-                 * "c10d::barrier", functional collectives): the calling
-                 * thread waits in it for the other ranks (gloo blocks
-                 * there for milliseconds), no computation */
-                if (has_prefix(s, len, "c10d::") || has_prefix(s, len, "_c10d_functional::") ||
-                    has_prefix(s, len, "c10d_functional::"))
-                        return TPA_KIND_COLLECTIVE;
-                return host_kind(s, len, TPA_KIND_HOST_OP);
+                return cpu_op_kind(s, len);
         case CC_USER_ANNOTATION:
                 /* record_function() spans ("## forward ##",
                  * "Optimizer.step#SGD.step") wrap the ops that compute;
@@ -889,8 +894,9 @@ struct part {
         const uint8_t  *role;           /* by track */
         const uint8_t  *pool;           /* by track: tf_pool() */
         size_t          first, lo, hi;
-        uint8_t        *memo;           /* by name: host kind + 1 (low nibble), device
-                                           kind + 1 (high; Kineto: a kernel's) */
+        uint8_t        *memo;           /* by name: host kind + 1 (low nibble; Kineto:
+                                           a CPU op's), device kind + 1 (high; Kineto:
+                                           a kernel's) */
         uint8_t        *ccmemo;         /* by cat: its class + 1 */
         uint8_t        *nf;             /* by name: name_flags() */
         tpa_aux_set    *steps;          /* the Steps line's events that lack a number */
@@ -1090,6 +1096,16 @@ static void classify_part(struct part *pt)
                                                         tpa_trace_str_len(tr, e->name)) + 1)
                                                         << 4);
                                         k = (tpa_kind)((memo[e->name] >> 4) - 1);
+                                        break;
+                                }
+                                if (ccmemo[c] - 1 == CC_CPU_OP &&
+                                    !(name_flags(tr, nf, e->name) & NF_PROFILER_STEP)) {
+                                        /* so is a CPU op's but a ProfilerStep#N's */
+                                        if ((memo[e->name] & 15) == 0)
+                                                memo[e->name] |= (uint8_t)(1 + cpu_op_kind(
+                                                        tpa_trace_str(tr, e->name),
+                                                        tpa_trace_str_len(tr, e->name)));
+                                        k = (tpa_kind)((memo[e->name] & 15) - 1);
                                         break;
                                 }
                                 has_step = (name_flags(tr, nf, e->name) & NF_PROFILER_STEP) &&
