@@ -700,34 +700,16 @@ static enum cat_class cat_class(const char *s, size_t len)
         return CC_OTHER;
 }
 
-/* A Kineto kernel's kind, by its name alone. */
-static tpa_kind kernel_kind(const char *s, size_t len)
-{
-        /* an accelerator's DMA engine at work (MTIA "dma_request"): a
-         * copy, whose direction the trace does not say */
-        if (icase_prefix(s, len, "dma"))
-                return TPA_KIND_COPY_D2D;
-        return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
-}
-
-/* A Kineto CPU op's kind, by its name alone, a ProfilerStep#N aside. */
-static tpa_kind cpu_op_kind(const char *s, size_t len)
-{
-        /* a collective's dispatcher op ("c10d::allreduce_", "c10d::barrier",
-         * functional collectives): the calling thread waits in it for the
-         * other ranks (gloo blocks there for milliseconds), no computation */
-        if (has_prefix(s, len, "c10d::") || has_prefix(s, len, "_c10d_functional::") ||
-            has_prefix(s, len, "c10d_functional::"))
-                return TPA_KIND_COLLECTIVE;
-        return host_kind(s, len, TPA_KIND_HOST_OP);
-}
-
 static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int role,
                             bool has_step)
 {
         switch (cc) {
         case CC_KERNEL:
-                return kernel_kind(s, len);
+                /* an accelerator's DMA engine at work (MTIA "dma_request"):
+                 * a copy, whose direction the trace does not say */
+                if (icase_prefix(s, len, "dma"))
+                        return TPA_KIND_COPY_D2D;
+                return is_collective(s, len) ? TPA_KIND_COLLECTIVE : TPA_KIND_KERNEL;
         case CC_MEMCPY:
                 return copy_direction(s, len);
         case CC_MEMSET:
@@ -741,7 +723,14 @@ static tpa_kind kineto_kind(enum cat_class cc, const char *s, size_t len, int ro
         case CC_CPU_OP:
                 if (has_step && has_prefix(s, len, "ProfilerStep#"))
                         return TPA_KIND_STEP;
-                return cpu_op_kind(s, len);
+                /* a collective's dispatcher op ("c10d::allreduce_",
+                 * "c10d::barrier", functional collectives): the calling
+                 * thread waits in it for the other ranks (gloo blocks
+                 * there for milliseconds), no computation */
+                if (has_prefix(s, len, "c10d::") || has_prefix(s, len, "_c10d_functional::") ||
+                    has_prefix(s, len, "c10d_functional::"))
+                        return TPA_KIND_COLLECTIVE;
+                return host_kind(s, len, TPA_KIND_HOST_OP);
         case CC_USER_ANNOTATION:
                 /* record_function() spans ("## forward ##",
                  * "Optimizer.step#SGD.step") wrap the ops that compute;
@@ -894,9 +883,10 @@ struct part {
         const uint8_t  *role;           /* by track */
         const uint8_t  *pool;           /* by track: tf_pool() */
         size_t          first, lo, hi;
-        uint8_t        *memo;           /* by name: host kind + 1 (low nibble; Kineto:
-                                           a CPU op's), device kind + 1 (high; Kineto:
-                                           a kernel's) */
+        uint8_t        *memo;           /* by name: host kind + 1 (low nibble), device
+                                           kind + 1 (high) */
+        uint16_t       *kmemo;          /* Kineto, by name: the key its kind was
+                                           worked out for << 8 | the kind; 0: none */
         uint8_t        *ccmemo;         /* by cat: its class + 1 */
         uint8_t        *nf;             /* by name: name_flags() */
         tpa_aux_set    *steps;          /* the Steps line's events that lack a number */
@@ -908,17 +898,20 @@ struct part {
         int             r;
 };
 
-static int part_new(struct part *pt, size_t ns)
+static int part_new(struct part *pt, size_t ns, tpa_dialect d)
 {
         pt->memo = calloc(ns + 1, 1);
         pt->ccmemo = calloc(ns + 1, 1);
         pt->nf = calloc(ns + 1, 1);
+        if (d == TPA_DIALECT_KINETO && (pt->kmemo = calloc(ns + 1, sizeof(*pt->kmemo))) == NULL)
+                return TPA_ENOMEM;
         return pt->memo != NULL && pt->ccmemo != NULL && pt->nf != NULL ? 0 : TPA_ENOMEM;
 }
 
 static void part_free(struct part *pt)
 {
         free(pt->memo);
+        free(pt->kmemo);
         free(pt->ccmemo);
         free(pt->nf);
         free(pt->steps);
@@ -1044,6 +1037,7 @@ static void classify_part(struct part *pt)
         const tpa_str *cats = pt->cats;
         const uint8_t *role = pt->role;
         uint8_t *memo = pt->memo, *ccmemo = pt->ccmemo, *nf = pt->nf;
+        uint16_t *kmemo = pt->kmemo;
         tpa_dialect d = pt->d;
         /* what the loop reads and sums of pt, in locals: the bytes it
          * stores (the memos) may alias any field, which it then loaded
@@ -1085,31 +1079,25 @@ static void classify_part(struct part *pt)
                                 if (ccmemo[c] == 0)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
-                                if (ccmemo[c] - 1 == CC_KERNEL) {
-                                        /* by the name alone, once a name (speed,
-                                         * bench/: is_collective()'s nine looks
-                                         * through a templated kernel's name were a
-                                         * tenth of a Kineto trace's read) */
-                                        if ((memo[e->name] >> 4) == 0)
-                                                memo[e->name] |= (uint8_t)((kernel_kind(
+                                if (!(name_flags(tr, nf, e->name) & NF_PROFILER_STEP)) {
+                                        /* but for a ProfilerStep#N, the kind of a
+                                         * name of a class on a thread or a stream,
+                                         * worked out once (speed, bench/: the looks
+                                         * through a templated kernel's name or a
+                                         * Python frame's were a tenth of a Kineto
+                                         * trace's read) */
+                                        unsigned key = 1u + 2u * (ccmemo[c] - 1u) +
+                                                       (role[e->track] == TPA_TRACK_STREAM);
+                                        if (kmemo[e->name] >> 8 != key)
+                                                kmemo[e->name] = (uint16_t)(key << 8 | kineto_kind(
+                                                        (enum cat_class)(ccmemo[c] - 1),
                                                         tpa_trace_str(tr, e->name),
-                                                        tpa_trace_str_len(tr, e->name)) + 1)
-                                                        << 4);
-                                        k = (tpa_kind)((memo[e->name] >> 4) - 1);
+                                                        tpa_trace_str_len(tr, e->name),
+                                                        role[e->track], false));
+                                        k = (tpa_kind)(kmemo[e->name] & 255);
                                         break;
                                 }
-                                if (ccmemo[c] - 1 == CC_CPU_OP &&
-                                    !(name_flags(tr, nf, e->name) & NF_PROFILER_STEP)) {
-                                        /* so is a CPU op's but a ProfilerStep#N's */
-                                        if ((memo[e->name] & 15) == 0)
-                                                memo[e->name] |= (uint8_t)(1 + cpu_op_kind(
-                                                        tpa_trace_str(tr, e->name),
-                                                        tpa_trace_str_len(tr, e->name)));
-                                        k = (tpa_kind)((memo[e->name] & 15) - 1);
-                                        break;
-                                }
-                                has_step = (name_flags(tr, nf, e->name) & NF_PROFILER_STEP) &&
-                                           tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
+                                has_step = tpa_trace_get_aux(tr, i, TPA_AUX_STEP_NUM, &step);
                                 k = kineto_kind((enum cat_class)(ccmemo[c] - 1),
                                                 tpa_trace_str(tr, e->name),
                                                 tpa_trace_str_len(tr, e->name), role[e->track],
@@ -1407,7 +1395,8 @@ int tpa_classify__chrome(tpa_trace *tr, size_t first, const tpa_str *cats,
         process_roles(tr, d, first, cats, role);
         thread_roles(tr, d, role);
         pool = calloc(nt + 1, 1);
-        if (pool == NULL || part_new(&pt[0], ns) < 0 || (two && part_new(&pt[1], ns) < 0))
+        if (pool == NULL || part_new(&pt[0], ns, d) < 0 ||
+            (two && part_new(&pt[1], ns, d) < 0))
                 goto oom;
         for (uint32_t t = 0; t < nt; t++) {
                 const tpa_thread *tk = tpa_trace_thread_c(tr, t);
