@@ -35,6 +35,27 @@ static inline size_t scan_ws(const unsigned char *b, size_t i, size_t n)
         /* mostly there is none: one test for a byte above every space */
         if (i < n && b[i] > ' ')
                 return i;
+        /* else mostly one space, after a ':' or a ',' */
+        if (i + 1 < n && b[i] == ' ' && b[i + 1] > ' ')
+                return i + 1;
+#ifdef TPA_JSON_HAVE_SSE2
+        /* a pretty-printed trace's new line and indent (Kineto's): 16
+         * bytes at a time (speed, bench/: the byte loop was an eighth of
+         * reading such a trace) */
+        while (n - i >= 16) {
+                __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+                __m128i ws = _mm_or_si128(
+                        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+                                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+                unsigned other = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+
+                if (other != 0)
+                        return i + (unsigned)__builtin_ctz(other);
+                i += 16;
+        }
+#endif
         while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
                 i++;
         return i;

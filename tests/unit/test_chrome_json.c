@@ -932,6 +932,12 @@ static void test_chrome_json__threads_scanner(void)
                 "\"step_num\":-3,\"correlation\":1E2}",
                 " \r\n\t\"ph\" \r\n\t: \r\n\t\"X\" \r\n\t, \"ts\" :\t12 ,\"dur\":\n3 , \"name\""
                 ":\"ws\" \r\n\t",
+                /* pretty-printed, as Kineto writes: new lines, indents of
+                 * every length up to past 16 bytes, found 16 at a time */
+                "\n    \"ph\": \"X\", \"cat\": \"Operator\",\n                \"ts\": "
+                "1610366728298088,\n                 \"dur\": 5,\r\n\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+                "\t\t\"name\": \"pretty\", \"args\": {\n       \"Input dims\": [[1, 2], []],"
+                "\n                                    \"External id\": 2\n    }\n  ",
                 "\"ph\":\"X\",\"ts\":9,\"dur\":1,\"name\":\"deep\",\"args\":{\"d\":"
                 "[[[[[[[[[[[[[[[[[[[[{\"x\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}]]]]]]]]]]]]]]]]]]]]}",
                 "\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"key\\/\\\"s\",\"n\\tame\":\"k\",\"args\":"
@@ -974,6 +980,8 @@ static void test_chrome_json__threads_scanner(void)
                 { "a \\u escape", "{\"a\":\"caf\\u00e9 \\ud83d\\ude00\"}", 0 },
                 { "a \\u escape in a key", "{\"n\\u0061me\":1}", 0 },
                 { "'\\v' and '\\f' between tokens", "{\"a\":\v1,\f\"b\":2}", 0 },
+                { "'\\v' and '\\f' in runs of spaces past 16 bytes",
+                  "{\"a\":                    \v1,\n                 \f\"b\":2}", 0 },
                 { "nesting past the scanner's depth", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", 100 },
                 { "a control byte in a string", "{\"a\":\"x\001y\"}", 0 },
                 { "a leading zero", "{\"a\":01}", 0 },
