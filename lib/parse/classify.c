@@ -1080,12 +1080,13 @@ static void classify_part(struct part *pt)
                                         ccmemo[c] = (uint8_t)(1 + cat_class(
                                                 tpa_trace_str(tr, c), tpa_trace_str_len(tr, c)));
                                 if (!(name_flags(tr, nf, e->name) & NF_PROFILER_STEP)) {
-                                        /* but for a ProfilerStep#N, the kind of a
-                                         * name of a class on a thread or a stream,
-                                         * worked out once (speed, bench/: the looks
-                                         * through a templated kernel's name or a
-                                         * Python frame's were a tenth of a Kineto
-                                         * trace's read) */
+                                        /* a kind hangs on the name, its category's
+                                         * class and whether on a stream (but for a
+                                         * ProfilerStep#N's): worked out once a name,
+                                         * again if the name comes with another key
+                                         * (speed, bench/: the looks through a
+                                         * templated kernel's name or a Python
+                                         * frame's were a tenth of a Kineto read) */
                                         unsigned key = 1u + 2u * (ccmemo[c] - 1u) +
                                                        (role[e->track] == TPA_TRACK_STREAM);
                                         if (kmemo[e->name] >> 8 != key)
