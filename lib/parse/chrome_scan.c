@@ -10,8 +10,8 @@
  * four spaces of RFC 8259) and does what yajl's callbacks would do, in the
  * same order, with the same arguments, at the same offsets
  * (tpa_chrome__offset_now() takes scan_at while yh is NULL): a token at a
- * time through the callbacks, or, for a record that is a flat map with a
- * flat args map, the record at once through the setters the callbacks use
+ * time through the callbacks, or, for a record that is a map with an args
+ * map in it, the record at once through the setters the callbacks use
  * (scan_record()). At anything else (a \u escape, '\v' or '\f' between
  * tokens, a control byte in a string, a syntax error, nesting deeper than
  * SCAN_DEPTH, the ']' of the events array) it gives up before doing
@@ -386,14 +386,15 @@ static size_t scan_lit(const unsigned char *b, size_t i, size_t n)
 }
 
 /*
- * A record at once. Most records are a flat map with one flat "args" map
- * in it, so the scanner reads such a one here: each key classified, each
- * value handed to the parser's setter for its key (chrome_parser.h), with
- * scan_at as the callbacks would have it; only the record's and its args'
- * '{' and '}' go through the callbacks. Speed (bench/): the callbacks'
- * dispatch on every key and value was a third of the scanner's work.
- * Anything else in a record (a value that is a map or an array, a key or
- * string past max_string) is REC_OTHER: the parser is put back where it
+ * A record at once. Most records are a map with one "args" map in it, so
+ * the scanner reads such a one here: each key classified, each value handed
+ * to the parser's setter for its key (chrome_parser.h), with scan_at as the
+ * callbacks would have it; only the record's and its args' '{' and '}' go
+ * through the callbacks; a list, or a map that is not the args, is checked
+ * and skipped (skip_nested()). Speed (bench/): the callbacks' dispatch on
+ * every key and value was a third of the scanner's work. Anything else in
+ * a record (what skip_nested() does not take, a key or string past
+ * max_string) is REC_OTHER: the parser is put back where it
  * stood before the '{' (the record's start resets what the values set) and
  * the scanner reads the record a token at a time. It reads only for
  * collecting parsers (chrome_split.c), so a record's end and its name go
@@ -609,6 +610,95 @@ static void head_keep(tpa_chrome_parser *c, const unsigned char *b, size_t from,
 static enum rec_result scan_args(tpa_chrome_parser *c, const unsigned char *b, size_t n,
                                  size_t *at);
 
+/* How deep skip_nested() goes: its levels' kinds are the bits of a word. */
+#define NESTED_LEVELS 63
+
+/*
+ * The value at b[*at], an array, or a map that is not a record's args
+ * (Kineto's "Input Dims": [[1, 2]] and "grid": [1, 1, 1], on most of its
+ * records): below the args' level, the callbacks set nothing for anything
+ * in it, so it is only checked as yajl and the callbacks would check it:
+ * its syntax, each string and key no longer than max_string, no level
+ * deeper than max_depth. *at after it; false: anything else, which the
+ * callbacks then read (speed, bench/: such a record was read a token at a
+ * time, from its '{').
+ */
+static bool skip_nested(tpa_chrome_parser *c, const unsigned char *b, size_t n, size_t *at)
+{
+        uint64_t maps = 0;              /* bit k: level k is a map */
+        unsigned level = 0;
+        size_t i = *at, len;
+        const unsigned char *s;
+
+open:   /* b[i] is '[' or '{' */
+        if (++level > NESTED_LEVELS || c->depth + level > c->max_depth)
+                return false;
+        if (b[i] == '{')
+                maps |= UINT64_C(1) << level;
+        else
+                maps &= ~(UINT64_C(1) << level);
+        i = scan_ws(b, i + 1, n);
+        if (i == n)
+                return false;
+        if (b[i] == ((maps >> level & 1) != 0 ? '}' : ']'))
+                goto close;
+        if ((maps >> level & 1) != 0)
+                goto key;
+value:
+        switch (b[i]) {
+        case '[':
+        case '{':
+                goto open;
+        case '"':
+                if (!scan_str(c, b, n, &i, &s, &len) || len > c->max_string)
+                        return false;
+                break;
+        case 't':
+        case 'f':
+        case 'n':
+                if ((len = scan_lit(b, i, n)) == 0)
+                        return false;
+                i += len;
+                break;
+        default:
+                if ((i = scan_num(b, i, n)) == 0)
+                        return false;
+                break;
+        }
+after:  /* a value ended */
+        i = scan_ws(b, i, n);
+        if (i == n)
+                return false;
+        if (b[i] == ',') {
+                i = scan_ws(b, i + 1, n);
+                if (i == n)
+                        return false;
+                if ((maps >> level & 1) != 0)
+                        goto key;
+                goto value;
+        }
+close:  /* b[i] must close the level */
+        if (b[i] != ((maps >> level & 1) != 0 ? '}' : ']'))
+                return false;
+        i++;
+        if (--level == 0) {
+                *at = i;
+                return true;
+        }
+        goto after;
+key:    /* b[i] is after '{' or ',' in a map, and its spaces */
+        if (b[i] != '"' || !scan_str(c, b, n, &i, &s, &len) ||
+            len > c->max_string)
+                return false;
+        i = scan_ws(b, i, n);
+        if (i == n || b[i] != ':')
+                return false;
+        i = scan_ws(b, i + 1, n);
+        if (i == n)
+                return false;
+        goto value;
+}
+
 /* The members of the map whose '{' the parser has just taken, from b[*i]
  * to its '}' (*i after it): a record's, or with `args` its args'. */
 static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsigned char *b,
@@ -716,7 +806,7 @@ string:
                         break;
                 case '{':
                         if (args || c->key != K_ARGS)
-                                return REC_OTHER;
+                                goto nested;
                         c->scan_at = ++i;
                         if (!tpa_chrome__on_start_args(c))
                                 return REC_FAILED;
@@ -724,7 +814,11 @@ string:
                                 return r;
                         break;
                 case '[':
-                        return REC_OTHER;
+nested:
+                        head = false;
+                        if (!skip_nested(c, b, n, &i))
+                                return REC_OTHER;
+                        break;
                 case 't':
                 case 'f':
                 case 'n':

@@ -217,6 +217,13 @@ EDGE = {
         '"tid":1,"ts":%d,"dur":10},{"ph":"X","cat":"cpu_op","name":"aten::mm",'
         '"pid":1,"tid":1,"ts":%d,"dur":40}' % (100 * k, 100 * k + 5, 100 * k + 20)
         for k in range(3)) + ']}',
+    # one record as Kineto writes its CPU ops, lists and maps in its args
+    # (fuzz_chrome_json also makes an events array of it, for the scanner)
+    'record_nested_args': '{"ph":"X","cat":"cpu_op","name":"aten::conv2d","pid":1,"tid":2,'
+                          '"ts":1610366728298088,"dur":12,"args":{"External id":3,'
+                          '"Input Dims":[[32,3,224,224],[64,3,7,7],[],[]],"Input type":'
+                          '["float","float","",""],"m":{"k":[true,false,null,-0.5e-3,'
+                          '"s\\"t",{}]},"name":"n"}}',
     'gz_tf2': gz(TF2),
     'gz_concat': gz('[{"ph":"X","name":"a","ts":1,"dur":1,"pid":1,"tid":1},') +
                  gz('{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1}]'),

@@ -718,6 +718,17 @@ static void test_chrome_json__threads(void)
                 { "a bad literal", "{\"a\":tru}" },
                 { "a string over the cap", "{\"long_name\":\"0123456789012345678901234567890123456789\"}" },
                 { "a key over the cap", "{\"0123456789012345678901234567890123456789\":1}" },
+                { "a string over the cap in a list",
+                  "{\"a\":[1,\"0123456789012345678901234567890123456789\"]}" },
+                { "a key over the cap in a list",
+                  "{\"a\":[{\"0123456789012345678901234567890123456789\":1}]}" },
+                /* 32 bytes decoded, 40 and 64 written */
+                { "strings at the cap in a list", "{\"a\":[\"01234567890123456789012345678901\","
+                  "\"\\n\\n\\n\\n\\n\\n\\n\\n012345678901234567890123\",{\"\\t\\t\\t\\t\\t\\t\\t\\t"
+                  "\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t\\t"
+                  "\\t\\t\\t\\t\\t\\t\\t\\t\":0}]}" },
+                { "a string one past the cap in a list",
+                  "{\"a\":[\"\\n\\n\\n\\n\\n\\n\\n\\n0123456789012345678901234\"]}" },
                 { "nesting too deep", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]" },
                 { "a record with no '}'", "{\"a\":1}],\"x\":{" },
                 /* values of the events array that are no record: counted
@@ -967,6 +978,23 @@ static void test_chrome_json__threads_scanner(void)
                 "\"ph\":\"B\",\"ts\":5,\"name\":\"then-list\",\"cat\":\"x\",\"args\":{\"name\":\"n\"},"
                 "\"l\":[1]",
                 "\"ph\":\"E\",\"ts\":6,\"name\":\"then-map\",\"args\":{\"bytes\":8,\"m\":{\"name\":2}}",
+                /* lists and maps below the args' level, skipped and only
+                 * checked: Kineto's, every kind of value in them, spaces
+                 * everywhere, a name after them, and at the record's level */
+                "\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv2d\",\"ts\":1610366728298088,"
+                "\"dur\":12,\"args\":{\"External id\":3,\"Input Dims\":[[32,3,224,224],[64,3,7,7],"
+                "[],[]],\"Input type\":[\"float\",\"float\",\"\",\"\"],\"Ev Idx\":2}",
+                "\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":2,\"dur\":1,\"args\":{"
+                "\"stream\":7,\"correlation\":11,\"grid\":[1,2,3],\"block\":[128,1,1],"
+                "\"est. achieved occupancy %\":0}",
+                "\"ph\":\"X\",\"ts\":3,\"dur\":1,\"name\":\"kinds\",\"args\":{\"m\":{\"k\":[true,"
+                "false,null,-0.5e-3,0,1E+2,\"s\\\"t\\n\",{},[],{\"\":\"\"}]},"
+                "\"l\":[[],{\"a\":[1,2]}],"
+                "\"name\":\"after\",\"correlation\":5}",
+                "\"ph\":\"X\",\"ts\":4,\"dur\":1,\"name\":\"spaced\",\"args\":{\"a\" : [ \n 1 ,\t2 "
+                "\r\n ] , \"b\":{ \"c\" :\n[ ] , \"d\" : { } } , \"name\" : \"x\" }",
+                "\"ph\":\"X\",\"ts\":5,\"l\":[1,{\"x\":[2]}],\"m\":{\"name\":\"not-the-name\","
+                "\"args\":{\"name\":\"no\"}},\"dur\":2,\"name\":\"rec-nested\"",
                 /* keys like the ones the records before had at the same
                  * place, which the scanner compares first: longer, shorter,
                  * the same up to its last byte, no key it knows */
@@ -1005,6 +1033,26 @@ static void test_chrome_json__threads_scanner(void)
                 { "a negative 'dur'", "{},\"dur\":-5", 0 },
                 { "a negative 'dur' as text", "{},\"dur\":\"-5\"", 0 },
                 { "args past the depth limit", "{\"name\":\"n\"}", 3 },
+                /* in a list below the args' level, which the scanner skips */
+                { "a \\u escape in a list", "{\"a\":[[\"caf\\u00e9\"]]}", 0 },
+                { "a control byte in a list", "{\"a\":[\"x\001y\"]}", 0 },
+                { "a missing ',' in a list", "{\"a\":[1 2]}", 0 },
+                { "two ',' in a list", "{\"a\":[1,,2]}", 0 },
+                { "a key with no value in a list", "{\"a\":[{\"k\"}]}", 0 },
+                { "a key and ':' with no value", "{\"a\":{\"k\":}}", 0 },
+                { "a key that is a number, in a map in the args", "{\"a\":{1:2}}", 0 },
+                { "'}' for ']' in a list", "{\"a\":[1}}", 0 },
+                { "'nul' in a list", "{\"a\":[nul]}", 0 },
+                { "'trux' in a list", "{\"a\":[trux]}", 0 },
+                { "a key and no ':' in a map in the args", "{\"a\":{\"k\" 1}}", 0 },
+                { "a leading zero in a list", "{\"a\":[01]}", 0 },
+                { "'\\v' in a list", "{\"a\":[1,\v2]}", 0 },
+                { "a list not closed", "{\"a\":[1,[2]}", 0 },
+                /* the args at depth 4: lists to depth 8 */
+                { "lists at the depth limit", "{\"a\":[[[[1]]]],\"name\":\"n\"}", 8 },
+                { "lists past the depth limit", "{\"a\":[[[[1]]]],\"name\":\"n\"}", 7 },
+                { "a map past the depth limit", "{\"a\":[[[{}]]]}", 7 },
+                { "a record's list past the depth limit", "{},\"l\":[[[[[1]]]]]", 7 },
                 { "17 names in a record", "{},\"name\":\"a\",\"cat\":\"b\",\"pid\":\"c\",\"tid\":\"d\","
                   "\"name\":\"e\",\"cat\":\"f\",\"pid\":\"g\",\"tid\":\"h\",\"name\":\"i\",\"cat\":\"j\","
                   "\"pid\":\"k\",\"tid\":\"l\",\"name\":\"m\",\"cat\":\"n\",\"pid\":\"o\",\"tid\":\"p\","
