@@ -187,13 +187,14 @@ static size_t scan_num(const unsigned char *b, size_t i, size_t n)
         return i < n ? i : 0;
 }
 
-/* A time in microseconds as profilers write it, "[-]D.FFF" (1 to 15
- * digits, 0 to 3 decimals), at b[i]: its nanoseconds in *ns, as
- * tpa_chrome__us_to_ns() gives them, and the index after it; 0 for any
- * other number, which scan_num() and tpa_chrome__us_to_ns() then read.
- * time_at() reads TIME_READ bytes from b[i]: the sign, 15 digits, the
+/* A time in microseconds as profilers write it, "[-]D.FFF" (1 to 16
+ * digits: Kineto's microseconds since 1970 have 16; 0 to 3 decimals), at
+ * b[i]: its nanoseconds in *ns, as tpa_chrome__us_to_ns() gives them, and
+ * the index after it; 0 for any other number (also past INT64_MAX
+ * nanoseconds), which scan_num() and tpa_chrome__us_to_ns() then read.
+ * time_at() reads TIME_READ bytes from b[i]: the sign, 16 digits, the
  * point, 3 decimals and a byte after, 8 at a time. */
-#define TIME_READ 25
+#define TIME_READ 26
 static const uint64_t ten[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                  100000000 };
 
@@ -218,7 +219,8 @@ static inline size_t time16(const unsigned char *b, size_t k, uint64_t *w)
         unsigned a = (unsigned)__builtin_ctz(other), nf = 0, d;
         size_t e = k + a;
 
-        if (a == 0 || a == 16 || (b[k] == '0' && a > 1))
+        /* 16 digits: the byte after them, past the 16 read, ends them */
+        if (a == 0 || (b[k] == '0' && a > 1) || (a == 16 && tpa_chrome__is_digit((char)b[k + 16])))
                 return 0;
         if (b[e] == '.') {
                 nf = (unsigned)__builtin_ctz(other >> (a + 1));
@@ -273,7 +275,7 @@ static inline size_t time16(const unsigned char *b, size_t k, uint64_t *w)
         }
 #endif
         *w *= ten[3 - nf];
-        return e;
+        return *w <= (uint64_t)INT64_MAX ? e : 0;
 }
 #endif
 
@@ -288,7 +290,7 @@ static size_t time_at(const unsigned char *b, size_t i, tpa_ns *ns)
          * time was a third of the time's cost) */
         if ((a = tpa_json__digits8(b + k)) == 8)
                 a += tpa_json__digits8(b + k + 8);
-        if (a == 0 || a > 15 || (b[k] == '0' && a > 1))
+        if (a == 0 || (b[k] == '0' && a > 1) || (a == 16 && tpa_chrome__is_digit((char)b[k + 16])))
                 return 0;
         w = a <= 8 ? tpa_json__value_first(b + k, a)
                    : tpa_json__value8(b + k) * ten[a - 8] + tpa_json__value_first(b + k + 8, a - 8);
@@ -303,6 +305,8 @@ static size_t time_at(const unsigned char *b, size_t i, tpa_ns *ns)
         if (b[e] == 'e' || b[e] == 'E')
                 return 0;
         w *= ten[3 - nf];
+        if (w > (uint64_t)INT64_MAX)
+                return 0;
         *ns = b[i] == '-' ? -(int64_t)w : (int64_t)w;
         return e;
 }

@@ -1137,9 +1137,9 @@ static void test_chrome_json__threads_scanner(void)
                 n += (size_t)snprintf(t + n, cap - n, "{}]}");
                 check_threads("records that begin alike", t, n, &o);
         }
-        /* times of every length, 1 to 15 digits and 0 to 5 decimals,
-         * signed or not, a zero, an exponent after them; 16 digits in
-         * the last one */
+        /* times of every length, 1 to 16 digits (16: a '1' first, as
+         * Kineto's microseconds since 1970) and 0 to 5 decimals, signed or
+         * not, a zero, an exponent after them; 16 digits in the last one */
         {
                 static const char digits[] = "9876543210987654321", decimals[] = "0123456789";
                 static const char *const ends[] = { "", "e2", "E-1" };
@@ -1147,7 +1147,7 @@ static void test_chrome_json__threads_scanner(void)
 
                 n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
                 for (size_t i = 0; i < 12000; i++) {
-                        unsigned len = (unsigned)(tap_rand(&rng) % 15) + 1;
+                        unsigned len = (unsigned)(tap_rand(&rng) % 16) + 1;
                         unsigned dec = (unsigned)(tap_rand(&rng) % 6);
                         uint64_t x = tap_rand(&rng);
                         bool zero = x % 11 == 0;
@@ -1155,7 +1155,8 @@ static void test_chrome_json__threads_scanner(void)
                         n += (size_t)snprintf(t + n, cap - n, "{\"ph\":\"X\",\"ts\":%s%.*s%s%.*s%s,"
                                               "\"dur\":%u%s,\"name\":\"t\"},\n",
                                               x % 2 ? "-" : "", zero ? 1 : (int)len,
-                                              zero ? "0" : digits + (x >> 8) % 3,
+                                              zero ? "0" : len == 16 ? "1234567890123456"
+                                                                     : digits + (x >> 8) % 3,
                                               dec ? "." : "",
                                               (int)dec, decimals + (x >> 16) % 5,
                                               x % 13 == 0 && len < 9 ? ends[(x >> 24) % 3] : "", len,
@@ -1164,6 +1165,32 @@ static void test_chrome_json__threads_scanner(void)
                 n += (size_t)snprintf(t + n, cap - n, "{\"ph\":\"X\",\"ts\":1234567890123456,"
                                       "\"dur\":1,\"name\":\"t\"}]}");
                 check_threads("times of every length", t, n, &o);
+        }
+        /* 16 digits at the limits, at record 9000: the range's end
+         * (2^61 ns) and one past, INT64_MAX ns and one past (that one
+         * left to tpa_chrome__us_to_ns()), and numbers past the form */
+        {
+                static const char *const edge[] = {
+                        "2305843009213693.952", "2305843009213693.953", "-2305843009213693.952",
+                        "-2305843009213693.953", "9223372036854775.807", "9223372036854775.808",
+                        "9999999999999999", "12345678901234567", "1661203462598801e0",
+                        "1661203462598801.1234", "0661203462598801", "1661203462598801.",
+                };
+
+                for (size_t e = 0; e < sizeof(edge) / sizeof(edge[0]); e++) {
+                        char name[80];
+
+                        n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
+                        /* past a MiB: one thread reads segments too */
+                        for (size_t i = 0; i < 30000; i++)
+                                n += (size_t)snprintf(t + n, cap - n,
+                                                      "{\"ph\":\"X\",\"ts\":%s,\"dur\":1,"
+                                                      "\"name\":\"t\"},\n",
+                                                      i == 9000 ? edge[e] : "1661203462598801");
+                        n += (size_t)snprintf(t + n, cap - n, "{}]}");
+                        snprintf(name, sizeof(name), "'ts' %s at record 9000", edge[e]);
+                        check_threads(name, t, n, &o);
+                }
         }
         /* times last in their records, so that each segment's last one
          * lies within a few bytes of its end (the scanner reads it from a
@@ -1179,7 +1206,7 @@ static void test_chrome_json__threads_scanner(void)
                                               1000000 + i, i % 1000);
                 at = n;
                 n += (size_t)snprintf(t + n, cap - n,
-                                      "{\"ph\":\"X\",\"dur\":2,\"ts\":-123456789.125}]}");
+                                      "{\"ph\":\"X\",\"dur\":2,\"ts\":-1661203462598801.125}]}");
                 check_threads("times last in their records", t, n, &o);
                 for (size_t cut = at + 23; cut <= n - 3; cut++) {       /* before '}' */
                         char name[64];
