@@ -248,12 +248,8 @@ static int read_source(tpa_trace *tr, tpa_source *src, const tpa_read_options *o
         h->bytes_read = before_out + tpa_source__offset(src);
         /* One warning for all of this input's strings that the readers
          * repaired (model/utf8.h), so that reports stay valid UTF-8. */
-        if (r == 0 && h->invalid_utf8 > before_bad) {
-                unsigned long long n = h->invalid_utf8 - before_bad;
-                tpa_trace__warn(tr, before_bad == 0 ? h->invalid_utf8_at : 0,
-                                "%llu %s invalid UTF-8 or a NUL, replaced by U+FFFD", n,
-                                n == 1 ? "string has" : "strings have");
-        }
+        if (r == 0)
+                tpa_utf8__warn_repaired(tr, before_bad);
         return r;
 }
 

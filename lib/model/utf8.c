@@ -131,3 +131,14 @@ int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len
                 h->invalid_utf8_at = offset;
         return 0;
 }
+
+void tpa_utf8__warn_repaired(tpa_trace *tr, uint64_t before)
+{
+        const tpa_health *h = tpa_trace__health(tr);
+        unsigned long long n = h->invalid_utf8 - before;
+
+        if (n > 0)
+                tpa_trace__warn(tr, before == 0 ? h->invalid_utf8_at : 0,
+                                "%llu %s invalid UTF-8 or a NUL, replaced by U+FFFD", n,
+                                n == 1 ? "string has" : "strings have");
+}

@@ -50,6 +50,10 @@ size_t tpa_utf8__repair(char *out, const char *s, size_t len);
 int tpa_utf8__intern_slow(tpa_trace *tr, tpa_str *out, const char *s, size_t len,
                           uint64_t offset, tpa_error *err);
 
+/* The reader's one warning for the strings repaired since the trace's
+ * health counted `before` of them (none: no warning). */
+void tpa_utf8__warn_repaired(tpa_trace *tr, uint64_t before);
+
 /* ASCII first, 8 bytes at a time, inline: names are nearly always ASCII
  * without NUL, and interning is on every event's path. */
 static inline int tpa_utf8__intern(tpa_trace *tr, tpa_str *out, const char *s, size_t len,

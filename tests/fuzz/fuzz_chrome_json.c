@@ -17,6 +17,7 @@
 
 #include "fuzz_check.h"
 #include "model/trace_build.h"
+#include "model/utf8.h"
 #include "parse/chrome_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -48,6 +49,9 @@ static void parse(struct run *out, const uint8_t *data, size_t size, size_t chun
         }
         if (out->r == 0)
                 out->r = tpa_chrome__parser_finish(p, false, &out->err);
+        /* what tpa_read_memory(), which the runs below take, adds */
+        if (out->r == 0)
+                tpa_utf8__warn_repaired(out->tr, 0);
         tpa_chrome__parser_free(p);
 }
 
