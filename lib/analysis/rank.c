@@ -13,6 +13,7 @@
 
 #include <tpa/job.h>
 
+#include "analysis_internal.h"
 #include "p2p.h"
 #include "results_build.h"
 
@@ -20,21 +21,71 @@ typedef struct span {
         tpa_ns lo, hi;
 } span;
 
-static int by_lo(const void *pa, const void *pb)
-{
-        const span *a = pa, *b = pb;
+/*
+ * The sorts here are a byte of the key at a time, least significant first,
+ * and skip the bytes that are the same in every key (speed, bench/: with
+ * qsort() and bsearch()'s callbacks, this file was nearly all of a Kineto
+ * trace's JSON report). They are stable, as glibc's qsort() is where it
+ * has the memory (a merge sort), so every figure is as it was.
+ */
+typedef struct keyed {
+        uint64_t key, val;
+} keyed;
 
-        return (a->lo > b->lo) - (a->lo < b->lo);
+/* The order of a signed time as an unsigned key. */
+static uint64_t ns_key(tpa_ns t)
+{
+        return (uint64_t)t ^ (UINT64_C(1) << 63);
 }
 
-/* Sort `s` and merge it in place into disjoint spans; returns the count. */
+/* a[0..n) by key, through tmp[0..n); returns the one of the two that
+ * holds them sorted. */
+static keyed *sort_keyed(keyed *a, keyed *tmp, size_t n)
+{
+        for (unsigned shift = 0; shift < 64 && n > 0; shift += 8) {
+                size_t count[257] = { 0 };
+                keyed *swap;
+
+                for (size_t i = 0; i < n; i++)
+                        count[(a[i].key >> shift & 0xff) + 1]++;
+                if (count[(a[0].key >> shift & 0xff) + 1] == n)
+                        continue;
+                for (int b = 0; b < 256; b++)
+                        count[b + 1] += count[b];
+                for (size_t i = 0; i < n; i++)
+                        tmp[count[a[i].key >> shift & 0xff]++] = a[i];
+                swap = a;
+                a = tmp;
+                tmp = swap;
+        }
+        return a;
+}
+
+/* v[0..n) ascending, through tmp[0..n); returns the one that holds them. */
+static uint64_t *sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
+{
+        TPA_RADIX_SORT(v, tmp, n);
+        return v;
+}
+
+/* Sort `s` and merge it in place into disjoint spans; returns the count,
+ * or SIZE_MAX for no memory. */
 static size_t merge(span *s, size_t n)
 {
+        keyed *a, *sorted;
         size_t k = 0;
 
         if (n == 0)
-                return 0;       /* s may be NULL: qsort() must not see it */
-        qsort(s, n, sizeof(*s), by_lo);
+                return 0;
+        if ((a = malloc(2 * n * sizeof(*a))) == NULL)
+                return SIZE_MAX;
+        for (size_t i = 0; i < n; i++)
+                a[i] = (keyed){ ns_key(s[i].lo), (uint64_t)s[i].hi };
+        sorted = sort_keyed(a, a + n, n);
+        for (size_t i = 0; i < n; i++)
+                s[i] = (span){ (tpa_ns)(sorted[i].key ^ (UINT64_C(1) << 63)),
+                               (tpa_ns)sorted[i].val };
+        free(a);
         for (size_t i = 0; i < n; i++) {
                 if (k > 0 && s[i].lo <= s[k - 1].hi) {
                         if (s[i].hi > s[k - 1].hi)
@@ -112,7 +163,8 @@ static int collect(span **out, size_t *count, const tpa_trace *tr, bool cpu_only
                         s[k++] = (span){ tpa_p2p__from(w, nw, i, ev[i].ts),
                                          ev[i].ts + ev[i].dur };
         *out = s;
-        *count = merge(s, k);
+        if ((*count = merge(s, k)) == SIZE_MAX)
+                return tpa_error_oom(err);
         return 0;
 }
 
@@ -147,35 +199,24 @@ typedef struct launch {
         tpa_ns   ts, end;
 } launch;
 
-static int by_corr(const void *pa, const void *pb)
+/* The launch with id c in corr[0..n) (sorted): where several share it, the
+ * one a bisection from the middle meets first, as glibc's bsearch() did;
+ * SIZE_MAX: none. */
+static size_t find_corr(const uint32_t *corr, size_t n, uint32_t c)
 {
-        const launch *a = pa, *b = pb;
+        size_t lo = 0, hi = n;
 
-        return (a->corr > b->corr) - (a->corr < b->corr);
-}
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
 
-static int by_ns(const void *pa, const void *pb)
-{
-        tpa_ns a = *(const tpa_ns *)pa, b = *(const tpa_ns *)pb;
-
-        return (a > b) - (a < b);
-}
-
-typedef struct qpoint {
-        uint32_t track;
-        tpa_ns   ts;
-        int      delta;                 /* +1 launch, -1 kernel start */
-} qpoint;
-
-static int by_track_ts(const void *pa, const void *pb)
-{
-        const qpoint *a = pa, *b = pb;
-
-        if (a->track != b->track)
-                return (a->track > b->track) - (a->track < b->track);
-        if (a->ts != b->ts)
-                return (a->ts > b->ts) - (a->ts < b->ts);
-        return (a->delta < b->delta) - (a->delta > b->delta);   /* launches first */
+                if (c < corr[mid])
+                        hi = mid;
+                else if (c > corr[mid])
+                        lo = mid + 1;
+                else
+                        return mid;
+        }
+        return SIZE_MAX;
 }
 
 static char *stream_name(const tpa_trace *tr, uint32_t track)
@@ -195,25 +236,32 @@ static char *stream_name(const tpa_trace *tr, uint32_t track)
         return strdup(buf);
 }
 
-/* Per-stream queue depth from the matched launches (sorted by track). */
+/* Per-stream queue depth from the matched launches: each launch (+1) and
+ * each kernel start (-1) in order of stream, then time, launches first at
+ * the same time. */
 static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
                   const tpa_event *ev, const size_t *dev_of, tpa_error *err)
 {
-        qpoint *q = malloc(2 * n * sizeof(*q) + 1);
+        /* val: the launch's index, times two, plus one for its kernel */
+        keyed *a = malloc(4 * n * sizeof(*a)), *q;
         size_t streams = 0;
 
-        if (q == NULL)
+        if (a == NULL)
                 return tpa_error_oom(err);
+        /* the launches first, so that they stay first at a time (stable) */
         for (size_t i = 0; i < n; i++) {
-                q[2 * i] = (qpoint){ l[i].track, l[i].ts, +1 };
-                q[2 * i + 1] = (qpoint){ l[i].track, ev[dev_of[i]].ts, -1 };
+                a[i] = (keyed){ ns_key(l[i].ts), 2 * (uint64_t)i };
+                a[n + i] = (keyed){ ns_key(ev[dev_of[i]].ts), 2 * (uint64_t)i + 1 };
         }
-        qsort(q, 2 * n, sizeof(*q), by_track_ts);
+        q = sort_keyed(a, a + 2 * n, 2 * n);
         for (size_t i = 0; i < 2 * n; i++)
-                streams += i == 0 || q[i].track != q[i - 1].track;
+                q[i].key = l[q[i].val / 2].track;
+        q = sort_keyed(q, q == a ? a + 2 * n : a, 2 * n);
+        for (size_t i = 0; i < 2 * n; i++)
+                streams += i == 0 || q[i].key != q[i - 1].key;
         r->streams = calloc(streams + 1, sizeof(*r->streams));
         if (r->streams == NULL) {
-                free(q);
+                free(a);
                 return tpa_error_oom(err);
         }
         for (size_t i = 0; i < 2 * n;) {
@@ -221,21 +269,21 @@ static int queues(tpa_rank *r, const tpa_trace *tr, const launch *l, size_t n,
                 int64_t depth = 0, sum = 0, max = 0;
                 size_t j = i;
 
-                for (; j < 2 * n && q[j].track == q[i].track; j++) {
-                        depth += q[j].delta;
+                for (; j < 2 * n && q[j].key == q[i].key; j++) {
+                        depth += q[j].val % 2 ? -1 : +1;
                         sum += depth;
                         if (depth > max)
                                 max = depth;
                 }
                 s->queue_mean = (double)sum / (double)(j - i);
                 s->queue_max = max;
-                if ((s->name = stream_name(tr, q[i].track)) == NULL) {
-                        free(q);
+                if ((s->name = stream_name(tr, (uint32_t)q[i].key)) == NULL) {
+                        free(a);
                         return tpa_error_oom(err);
                 }
                 i = j;
         }
-        free(q);
+        free(a);
         return 0;
 }
 
@@ -247,8 +295,10 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
         const tpa_event *ev = tpa_trace_events(tr);
         size_t n = tpa_trace_event_count(tr), nl = 0, nd = 0, nm = 0;
         launch *l = NULL, *m = NULL;
+        keyed *by = NULL, *sorted;
+        uint32_t *corr = NULL;
         size_t *dev_of = NULL;
-        tpa_ns *delay = NULL;
+        uint64_t *delay = NULL, *ds;
         int rc = 0;
 
         for (size_t i = 0; i < n; i++) {
@@ -258,41 +308,52 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
         if (nl == 0 || nd == 0)
                 return 0;
         l = malloc(nl * sizeof(*l));
+        by = malloc(2 * nl * sizeof(*by));
+        corr = malloc(nl * sizeof(*corr));
         m = malloc(nd * sizeof(*m));
         dev_of = malloc(nd * sizeof(*dev_of));
-        delay = malloc(nd * sizeof(*delay));
-        if (l == NULL || m == NULL || dev_of == NULL || delay == NULL) {
+        delay = malloc(2 * nd * sizeof(*delay));
+        if (l == NULL || by == NULL || corr == NULL || m == NULL || dev_of == NULL ||
+            delay == NULL) {
                 rc = tpa_error_oom(err);
                 goto done;
         }
+        /* the launches by id, those with the same id in trace order */
         nl = 0;
         for (size_t i = 0; i < n; i++)
                 if (ev[i].kind == TPA_KIND_LAUNCH && ev[i].corr != 0)
-                        l[nl++] = (launch){ ev[i].corr, 0, ev[i].ts, ev[i].ts + ev[i].dur };
-        qsort(l, nl, sizeof(*l), by_corr);
+                        by[nl++] = (keyed){ ev[i].corr, i };
+        sorted = sort_keyed(by, by + nl, nl);
+        for (size_t k = 0; k < nl; k++) {
+                const tpa_event *e = &ev[sorted[k].val];
+
+                l[k] = (launch){ e->corr, 0, e->ts, e->ts + e->dur };
+                corr[k] = e->corr;
+        }
         for (size_t i = 0; i < n; i++) {
-                launch key = { .corr = ev[i].corr }, *hit;
+                size_t hit;
 
                 if (ev[i].corr == 0 || !on_stream(tr, &ev[i]) || ev[i].kind == TPA_KIND_LAUNCH)
                         continue;
-                hit = bsearch(&key, l, nl, sizeof(*l), by_corr);
-                if (hit == NULL)
+                if ((hit = find_corr(corr, nl, ev[i].corr)) == SIZE_MAX)
                         continue;
-                m[nm] = *hit;
+                m[nm] = l[hit];
                 m[nm].track = ev[i].track;
                 dev_of[nm] = i;
-                delay[nm++] = ev[i].ts - hit->end > 0 ? ev[i].ts - hit->end : 0;
+                delay[nm++] = ev[i].ts - l[hit].end > 0 ? (uint64_t)(ev[i].ts - l[hit].end) : 0;
         }
         if (nm == 0)
                 goto done;
-        qsort(delay, nm, sizeof(*delay), by_ns);
+        ds = sort_u64(delay, delay + nd, nm);
         r->launch_count = nm;
-        r->launch_delay_median = nm % 2 ? delay[nm / 2] : (delay[nm / 2 - 1] + delay[nm / 2]) / 2;
-        r->launch_delay_p90 = delay[(size_t)((double)(nm - 1) * 0.9 + 0.5)];
-        r->launch_delay_max = delay[nm - 1];
+        r->launch_delay_median = (tpa_ns)(nm % 2 ? ds[nm / 2] : (ds[nm / 2 - 1] + ds[nm / 2]) / 2);
+        r->launch_delay_p90 = (tpa_ns)ds[(size_t)((double)(nm - 1) * 0.9 + 0.5)];
+        r->launch_delay_max = (tpa_ns)ds[nm - 1];
         rc = queues(r, tr, m, nm, ev, dev_of, err);
 done:
         free(l);
+        free(by);
+        free(corr);
         free(m);
         free(dev_of);
         free(delay);

@@ -376,6 +376,156 @@ static void test_job__graph_launch(void)
         tpa_trace_free(tr);
 }
 
+/* What the launch figures and the overlap should be, worked out the plain
+ * way: times in whole microseconds, spans as the microseconds they cover. */
+struct rand_launch {
+        int64_t launch, launch_dur, kernel, kernel_dur;
+        int     stream;                 /* 0 to 2: tids 7 to 9 */
+        bool    nccl;
+};
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+        int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+        return (a > b) - (a < b);
+}
+
+/* Queue points of one stream: time * 2, + 0 for a launch, + 1 for its
+ * kernel, so that launches sort first at a time. */
+static void expect_queue(const struct rand_launch *l, size_t n, int stream, double *mean,
+                         int64_t *max)
+{
+        int64_t *p = malloc(2 * n * sizeof(*p)), depth = 0, sum = 0;
+        size_t np = 0;
+
+        *max = 0;
+        for (size_t i = 0; p != NULL && i < n; i++) {
+                if (l[i].stream != stream)
+                        continue;
+                p[np++] = 2 * l[i].launch;
+                p[np++] = 2 * l[i].kernel + 1;
+        }
+        qsort(p, np, sizeof(*p), cmp_i64);
+        for (size_t i = 0; i < np; i++) {
+                depth += (p[i] & 1) != 0 ? -1 : 1;
+                sum += depth;
+                if (depth > *max)
+                        *max = depth;
+        }
+        *mean = np > 0 ? (double)sum / (double)np : 0;
+        free(p);
+}
+
+/* Launches in no order, on three streams, their ids unique; times on a
+ * grid of 5 us, so that many fall together (a launch at its stream's
+ * kernel start: the launch first), and below zero too; some kernels are
+ * NCCL's (communication), a few have no launch. */
+static void test_job__launches_random(void)
+{
+        enum { N = 3000, OFF = 40000, SPAN = 80000 };
+        struct rand_launch *l = calloc(N, sizeof(*l));
+        size_t cap = (size_t)N * 400 + 64, len = 0, *order = malloc(N * sizeof(*order));
+        char *json = malloc(cap);
+        unsigned char *comm = calloc(SPAN, 1), *comp = calloc(SPAN, 1);
+        int64_t *delay = malloc(N * sizeof(*delay)), comm_ns = 0, overlap = 0;
+        uint64_t rng = 2024;
+        tpa_trace *tr;
+        tpa_analysis *a;
+        tpa_rank *r = NULL;
+
+        if (!ok(l != NULL && order != NULL && json != NULL && comm != NULL && comp != NULL &&
+                delay != NULL, "test_job__launches_random: memory"))
+                goto done;
+        for (size_t i = 0; i < N; i++) {
+                l[i].launch = (int64_t)(tap_rand(&rng) % 12000) * 5 - OFF / 2;
+                l[i].launch_dur = (int64_t)(tap_rand(&rng) % 4) * 5;
+                l[i].kernel = l[i].launch + l[i].launch_dur + (int64_t)(tap_rand(&rng) % 5) * 5 -
+                              5;        /* at times before its launch's end: a delay of 0 */
+                l[i].kernel_dur = (int64_t)(tap_rand(&rng) % 6) * 5 + 1;
+                l[i].stream = (int)(tap_rand(&rng) % 3);
+                l[i].nccl = tap_rand(&rng) % 10 == 0;
+                order[i] = i;
+        }
+        for (size_t i = N - 1; i > 0; i--) {
+                size_t j = (size_t)(tap_rand(&rng) % (i + 1)), t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+        }
+        len += (size_t)snprintf(json + len, cap - len, "{\"traceEvents\":[");
+        for (size_t k = 0; k < N; k++) {
+                size_t i = order[k];
+
+                len += (size_t)snprintf(json + len, cap - len,
+                        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+                        "\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%lld,"
+                        "\"args\":{\"correlation\":%zu}},"
+                        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+                        "\"ts\":%lld,\"dur\":%lld,\"args\":{\"correlation\":%zu}},",
+                        (long long)l[i].launch, (long long)l[i].launch_dur, i + 1,
+                        l[i].nccl ? "ncclKernel_AllReduce_RING_LL_Sum_float" : "gemm",
+                        7 + l[i].stream, (long long)l[i].kernel, (long long)l[i].kernel_dur,
+                        i + 1);
+                if (k % 500 == 0)       /* a kernel no launch carries the id of */
+                        len += (size_t)snprintf(json + len, cap - len,
+                                "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\","
+                                "\"pid\":0,\"tid\":7,\"ts\":5,\"dur\":1,"
+                                "\"args\":{\"correlation\":%zu}},", N + 1 + k);
+        }
+        len--;                          /* the last ',' */
+        snprintf(json + len, cap - len, "]}");
+        tr = read_json(json);
+        a = tr != NULL ? analyze_with_rules(tr, NULL) : NULL;
+        if (!ok(a != NULL && tpa_rank_from_trace(&r, tr, a, "random.json", NULL) == 0,
+                "test_job__launches_random: rank from trace"))
+                goto done_trace;
+        for (size_t i = 0; i < N; i++) {
+                int64_t d = l[i].kernel - (l[i].launch + l[i].launch_dur);
+
+                delay[i] = d > 0 ? d * 1000 : 0;
+                for (int64_t t = l[i].kernel; t < l[i].kernel + l[i].kernel_dur; t++)
+                        (l[i].nccl ? comm : comp)[t + OFF] = 1;
+        }
+        for (size_t t = 0; t < SPAN; t++) {
+                comm_ns += comm[t] * 1000;
+                overlap += (comm[t] & comp[t]) * 1000;
+        }
+        qsort(delay, N, sizeof(*delay), cmp_i64);
+        tap_eq((int64_t)r->launch_count, N, "test_job__launches_random: every launch matched");
+        tap_eq(r->launch_delay_median, (delay[N / 2 - 1] + delay[N / 2]) / 2,
+               "test_job__launches_random: median delay");
+        tap_eq(r->launch_delay_p90, delay[(size_t)((double)(N - 1) * 0.9 + 0.5)],
+               "test_job__launches_random: p90 delay");
+        tap_eq(r->launch_delay_max, delay[N - 1], "test_job__launches_random: largest delay");
+        tap_eq(r->comm_ns, comm_ns, "test_job__launches_random: communication time");
+        tap_eq(r->overlap_ns, overlap, "test_job__launches_random: overlap with computation");
+        tap_eq((int64_t)r->stream_count, 3, "test_job__launches_random: three streams");
+        for (size_t k = 0; k < r->stream_count; k++) {
+                const char *name = r->streams[k].name;
+                int stream = (int)strtol(name + strlen(name) - 1, NULL, 10) - 7;
+                double mean;
+                int64_t max;
+
+                expect_queue(l, N, stream, &mean, &max);
+                tap_eq(r->streams[k].queue_max, max, "test_job__launches_random: %s: queue max",
+                       name);
+                ok(fabs(r->streams[k].queue_mean - mean) < 1e-9,
+                   "test_job__launches_random: %s: queue mean %g, expected %g", name,
+                   r->streams[k].queue_mean, mean);
+        }
+done_trace:
+        tpa_rank_free(r);
+        tpa_analysis_free(a);
+        tpa_trace_free(tr);
+done:
+        free(l);
+        free(order);
+        free(json);
+        free(comm);
+        free(comp);
+        free(delay);
+}
+
 /* The backend a trace names is the trace's text: the Markdown headline
  * escapes it (no raw HTML, no line break in the paragraph), the text one
  * writes its control characters as '?'. */
@@ -424,6 +574,7 @@ int main(void)
         test_job__one_after_another();
         test_job__report_roundtrip();
         test_job__graph_launch();
+        test_job__launches_random();
         test_job__backend_escaped();
         return tap_done();
 }
