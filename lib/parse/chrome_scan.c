@@ -763,6 +763,11 @@ static SCAN_INLINE enum rec_result scan_members(tpa_chrome_parser *c, const unsi
                                 guess_keep(c, args, place, b, k0, i + 1 - k0, c->key);
                         i++;
                 } else {
+                        /* "key": value, as Kineto writes it, kept as a
+                         * guess too (speed, bench/: else each of its keys
+                         * was found and looked up) */
+                        if (i < n && b[i] == ':' && s == b + k0 + 1)
+                                guess_keep(c, args, place, b, k0, i + 1 - k0, c->key);
                         i = scan_ws(b, i, n);
                         if (i == n || b[i] != ':')
                                 return REC_OTHER;
