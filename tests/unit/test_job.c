@@ -423,7 +423,7 @@ static void expect_queue(const struct rand_launch *l, size_t n, int stream, doub
  * NCCL's (communication), a few have no launch. */
 static void test_job__launches_random(void)
 {
-        enum { N = 3000, OFF = 40000, SPAN = 80000 };
+        enum { N = 3000, OFF = 40000, SPAN = 90000 };     /* microseconds -20005 to 40050 */
         struct rand_launch *l = calloc(N, sizeof(*l));
         size_t cap = (size_t)N * 400 + 64, len = 0, *order = malloc(N * sizeof(*order));
         char *json = malloc(cap);
