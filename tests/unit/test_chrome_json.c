@@ -1166,29 +1166,41 @@ static void test_chrome_json__threads_scanner(void)
                                       "\"dur\":1,\"name\":\"t\"}]}");
                 check_threads("times of every length", t, n, &o);
         }
-        /* 16 digits at the limits, at record 9000: the range's end
-         * (2^61 ns) and one past, INT64_MAX ns and one past (that one
-         * left to tpa_chrome__us_to_ns()), and numbers past the form */
+        /* 16 digits at the limits, past the first MiB (one thread reads
+         * segments from there): the range's end (2^61 ns) and one past,
+         * signed; INT64_MAX ns and one past (that one left to
+         * tpa_chrome__us_to_ns()); numbers past the form. Those read
+         * without an error in one trace, each of the others in its own. */
         {
-                static const char *const edge[] = {
-                        "2305843009213693.952", "2305843009213693.953", "-2305843009213693.952",
-                        "-2305843009213693.953", "9223372036854775.807", "9223372036854775.808",
-                        "9999999999999999", "12345678901234567", "1661203462598801e0",
-                        "1661203462598801.1234", "0661203462598801", "1661203462598801.",
+                static const char *const fine[] = {
+                        "2305843009213693.952", "-2305843009213693.952", "1661203462598801e0",
+                        "1661203462598801.1234",
                 };
+                static const char *const bad[] = {
+                        "2305843009213693.953", "-2305843009213693.953", "9223372036854775.807",
+                        "9223372036854775.808", "9999999999999999", "12345678901234567",
+                        "0661203462598801", "1661203462598801.",
+                };
+                const size_t nfine = sizeof(fine) / sizeof(fine[0]), at = 25000;
 
-                for (size_t e = 0; e < sizeof(edge) / sizeof(edge[0]); e++) {
+                for (size_t j = 0; j <= sizeof(bad) / sizeof(bad[0]); j++) {
                         char name[80];
 
                         n = (size_t)snprintf(t, cap, "{\"traceEvents\":[");
-                        /* past a MiB: one thread reads segments too */
-                        for (size_t i = 0; i < 30000; i++)
+                        for (size_t i = 0; i < at + 1000; i++) {
+                                const char *ts = "1661203462598801";
+
+                                if (j == 0 && i >= at && i - at < nfine)
+                                        ts = fine[i - at];
+                                else if (j > 0 && i == at)
+                                        ts = bad[j - 1];
                                 n += (size_t)snprintf(t + n, cap - n,
                                                       "{\"ph\":\"X\",\"ts\":%s,\"dur\":1,"
-                                                      "\"name\":\"t\"},\n",
-                                                      i == 9000 ? edge[e] : "1661203462598801");
+                                                      "\"name\":\"t\"},\n", ts);
+                        }
                         n += (size_t)snprintf(t + n, cap - n, "{}]}");
-                        snprintf(name, sizeof(name), "'ts' %s at record 9000", edge[e]);
+                        snprintf(name, sizeof(name), "'ts' %s at record %zu",
+                                 j == 0 ? "at the limits, valid," : bad[j - 1], at);
                         check_threads(name, t, n, &o);
                 }
         }
