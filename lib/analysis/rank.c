@@ -199,19 +199,19 @@ typedef struct launch {
         tpa_ns   ts, end;
 } launch;
 
-/* The launch with id c in corr[0..n) (sorted): where several share it, the
+/* The launch with id c in l[0..n) (by id): where several share it, the
  * one a bisection from the middle meets first, as glibc's bsearch() did;
  * SIZE_MAX: none. */
-static size_t find_corr(const uint32_t *corr, size_t n, uint32_t c)
+static size_t find_corr(const launch *l, size_t n, uint32_t c)
 {
         size_t lo = 0, hi = n;
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
 
-                if (c < corr[mid])
+                if (c < l[mid].corr)
                         hi = mid;
-                else if (c > corr[mid])
+                else if (c > l[mid].corr)
                         lo = mid + 1;
                 else
                         return mid;
@@ -296,7 +296,6 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
         size_t n = tpa_trace_event_count(tr), nl = 0, nd = 0, nm = 0;
         launch *l = NULL, *m = NULL;
         keyed *by = NULL, *sorted;
-        uint32_t *corr = NULL;
         size_t *dev_of = NULL;
         uint64_t *delay = NULL, *ds;
         int rc = 0;
@@ -309,12 +308,10 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
                 return 0;
         l = malloc(nl * sizeof(*l));
         by = malloc(2 * nl * sizeof(*by));
-        corr = malloc(nl * sizeof(*corr));
         m = malloc(nd * sizeof(*m));
         dev_of = malloc(nd * sizeof(*dev_of));
         delay = malloc(2 * nd * sizeof(*delay));
-        if (l == NULL || by == NULL || corr == NULL || m == NULL || dev_of == NULL ||
-            delay == NULL) {
+        if (l == NULL || by == NULL || m == NULL || dev_of == NULL || delay == NULL) {
                 rc = tpa_error_oom(err);
                 goto done;
         }
@@ -328,14 +325,13 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
                 const tpa_event *e = &ev[sorted[k].val];
 
                 l[k] = (launch){ e->corr, 0, e->ts, e->ts + e->dur };
-                corr[k] = e->corr;
         }
         for (size_t i = 0; i < n; i++) {
                 size_t hit;
 
                 if (ev[i].corr == 0 || !on_stream(tr, &ev[i]) || ev[i].kind == TPA_KIND_LAUNCH)
                         continue;
-                if ((hit = find_corr(corr, nl, ev[i].corr)) == SIZE_MAX)
+                if ((hit = find_corr(l, nl, ev[i].corr)) == SIZE_MAX)
                         continue;
                 m[nm] = l[hit];
                 m[nm].track = ev[i].track;
@@ -353,7 +349,6 @@ static int launches(tpa_rank *r, const tpa_trace *tr, tpa_error *err)
 done:
         free(l);
         free(by);
-        free(corr);
         free(m);
         free(dev_of);
         free(delay);
