@@ -88,6 +88,15 @@ igzip=$(command -v igzip || true)
 say() { printf '%s\n' "$*" >> "$goals"; }
 note() { printf '%s\n' "$*" >&2; }
 
+
+# The goals' verdicts, for awk: "met", or "MISSED by" how far the figure is
+# from the goal, as a share of the goal (the issue asks a miss to say so).
+verdict_awk='
+function missed(v, g) { return sprintf("MISSED by %.1f%%", 100 * (v > g ? v - g : g - v) / g) }
+function at_least(v, g) { return v >= g ? "met" : missed(v, g) }
+function at_most(v, g) { return v <= g ? "met" : missed(v, g) }
+function within(v, lo, hi) { return v < lo ? missed(v, lo) : v > hi ? missed(v, hi) : "met" }
+'
 capture=/dev/null
 # median: numbers on stdin, one a line -> "median min max" (0 0 0 if none)
 median() {
@@ -345,11 +354,12 @@ for size in $sizes; do
         awk -v kept="$kept" -v rss="$ours_rss" -v ox="$ours_x" -v oxr="$ours_xr" \
             -v hx="$hta_x" -v pr="$phase_read" -v pa="$phase_analyze" -v mem="$trace_mem" \
             -v prd="$pair_read" -v ppy="$pair_py" -v qs="$quiet_steal" -v prq="$pair_read_q" \
-            -v prn="$pair_read_qn" -v ppq="$pair_py_q" -v ppn="$pair_py_qn" -v np="$pairs" 'BEGIN {
-                ok = "met"; no = "MISSED"
+            -v prn="$pair_read_qn" -v ppq="$pair_py_q" -v ppn="$pair_py_qn" -v np="$pairs" '
+        '"$verdict_awk"'
+        BEGIN {
                 if (ox > 0)
                         printf "  full analysis = %.2fx igzip -dc, median of %d pairs (goal <= 2.5x): %s\n",
-                                ox, np, (ox <= 2.5 ? ok : no)
+                                ox, np, at_most(ox, 2.5)
                 else
                         printf "  full analysis / igzip -dc: not measured (no igzip)\n"
                 # paired goals: on the pairs whose runs all had the CPUs when
@@ -363,10 +373,10 @@ for size in $sizes; do
                         py_n = sprintf(", the %d rounds with host steal <= %d%%", ppn, qs)
                 }
                 printf "  full / read-only pipeline (threaded) = %.3f paired%s (goal >= 0.9): %s\n",
-                        prd, pn, (prd >= 0.9 ? ok : no)
+                        prd, pn, at_least(prd, 0.9)
                 if (ppy > 0)
                         printf "  full / Python json = %.1fx paired%s (goal >= 30x): %s\n",
-                                ppy, py_n, (ppy >= 30 ? ok : no)
+                                ppy, py_n, at_least(ppy, 30)
                 if (hx > 0 && ox > 0)
                         printf "  full / HTA = %.1fx\n", hx / ox
                 lim = 40 * kept + 64 * 1048576
@@ -374,11 +384,11 @@ for size in $sizes; do
                 printf "  peak RSS %.1f MB = %.1f B/event over %d events (%s); limit 40 B/event + 64 MB = %.1f MB: %s\n",
                         rss / 1024, rss * 1024 / (kept > 0 ? kept : 1), kept,
                         (over > 0 ? sprintf("64 MB + %.1f B/event", over / (kept > 0 ? kept : 1)) : "under 64 MB"),
-                        lim / 1048576, (rss * 1024 <= lim ? ok : no)
+                        lim / 1048576, at_most(rss * 1024, lim)
                 printf "  trace model memory: %.1f B/event\n", mem / (kept > 0 ? kept : 1)
                 if (pr > 0)
                         printf "  phases: read %.3f s, analyze %.3f s = %.1f%% of the total (goal < 15%%): %s\n",
-                                pr, pa, 100 * pa / (pr + pa), (pa / (pr + pa) < 0.15 ? ok : no)
+                                pr, pa, 100 * pa / (pr + pa), at_most(pa / (pr + pa), 0.15)
                 else
                         printf "  phases: not measured (no analysis in this build)\n"
         }' >> "$goals"
@@ -420,7 +430,7 @@ if [ "$(wc -l < "$out/.scaling.$$")" -gt 1 ]; then
                         END { for (i in r) print r[i] / first[i] }' "$out/.rounds" | median)
                 say "$(printf '  %-6s median %.2f (range %.2f - %.2f) (goal: within 10%%): %s' \
                        "$size" "$1" "$2" "$3" \
-                       "$(awk -v m="$1" 'BEGIN { print (m >= 0.9 && m <= 1.1 ? "met" : "MISSED") }')")"
+                       "$(awk -v m="$1" "$verdict_awk"' BEGIN { print within(m, 0.9, 1.1) }')")"
         done < "$out/.scaling.$$"
         rm -f "$out/.rounds"
 fi
@@ -463,9 +473,9 @@ if [ "$peers" = 1 ] && [ "$xsteps" -gt 0 ] && [ -s "$xspace" ]; then
                         best_x=0
                         row "$label" "XProf overview_page + input_pipeline_analyzer"
                         say ""
-                        say "$(awk -v t="$best_wall" -v o="$ours" 'BEGIN {
+                        say "$(awk -v t="$best_wall" -v o="$ours" "$verdict_awk"' BEGIN {
                                 printf "XSpace: XProf / ours = %.1fx, medians (goal >= 50x): %s",
-                                        t / o, (t / o >= 50 ? "met" : "MISSED") }')"
+                                        t / o, at_least(t / o, 50) }')"
                         say "  XProf says: $(cut -c1-110 "$out/.xprof")"
                 else
                         say "XProf failed (exit $best_exit); see $out/stderr.log"
