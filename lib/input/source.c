@@ -10,15 +10,23 @@
  * A member whose header is the common kind (deflate, no header CRC, all of
  * it in the buffer) goes to ISA-L when it is built in (TPA_HAVE_ISAL):
  * isal_inflate() reads the header, inflates and checks the trailer. It
- * decides nothing on bad or cut data: when it fails, or the input ends
- * inside its member, the member is read again from its first byte (the
- * input is a regular file or memory; pipes never go to ISA-L) by the exact
- * path below, which drops the bytes ISA-L handed out already and goes on
- * from there, so every error and truncation is zlib's, at zlib's offsets.
+ * decides nothing on bad or cut data (but one kind, below): when it fails,
+ * or the input ends inside its member, the member is read again from its
+ * first byte (the input is a regular file or memory; pipes never go to
+ * ISA-L) by the exact path below, which drops the bytes ISA-L handed out
+ * already and goes on from there, so every error and truncation is zlib's,
+ * at zlib's offsets.
  * That path: the same kind of member read here and its deflate data
  * inflated by inflate.c, with zlib's bytes and errors (faster than zlib:
  * bench/bare_inflate --ours); its trailer is checked here too. Any other
  * member, and zlib-wrapped data, goes to zlib.
+ *
+ * The one kind: a dynamic block whose Huffman code does not fill its code
+ * space (zlib: "invalid literal/lengths set" and the like, at the block's
+ * header). ISA-L fails only when the data meets a code the block lacks,
+ * so a member whose data never does is read whole, and its CRC-32 and
+ * length vouch for the bytes. No writer we know of makes one; the fuzzer
+ * made one (testdata/fuzz/gzip/crash-isal_incomplete_code).
  *
  * Threaded mode (doc/design.md section 10: inflate | parse): a second thread
  * inflates (or reads) into a ring of SLOTS chunk buffers and the caller's

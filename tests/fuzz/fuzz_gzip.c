@@ -7,6 +7,7 @@
  * stream ended and whether it was cut. The first byte picks whether the
  * source runs a thread of its own; the rest is the stream. Without ISA-L
  * in the build both reads take the built-in path and agree trivially.
+ * They may differ in one way only (isal_reads_past()).
  * Seeds: testdata/fuzz/gzip/ (gzip files written by Python's gzip, one
  * member and several, and cut or flipped ones).
  */
@@ -61,6 +62,29 @@ static void read_stream(struct got *g, const uint8_t *data, size_t size, bool th
         tpa_source__free(src);
 }
 
+/* The compressed byte a message names ("..., compressed byte N)"), or 0. */
+static unsigned long long at_byte(const char *msg)
+{
+        const char *p = strstr(msg, "compressed byte ");
+
+        return p != NULL ? strtoull(p + 16, NULL, 10) : 0;
+}
+
+/* The one way the backends may differ (lib/input/source.c): a dynamic
+ * block whose Huffman code zlib refuses at the block's header ("invalid
+ * literal/lengths set", "invalid distances set", "invalid code lengths
+ * set": an incomplete code), where the data never meets the codes it
+ * lacks. The built-in read fails there, as zlib does; ISA-L decodes the
+ * symbols it meets, and the member's CRC-32 and length vouch for them. So
+ * ISA-L's read hands out the built-in's bytes and more, and ends at no
+ * error or at one further on. */
+static bool isal_reads_past(const struct got *a, const struct got *b)
+{
+        return b->rc < 0 && strstr(b->msg, " set, compressed byte ") != NULL &&
+               a->len >= b->len && (b->len == 0 || memcmp(a->bytes, b->bytes, b->len) == 0) &&
+               (a->rc == 0 || at_byte(a->msg) > at_byte(b->msg));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct got a, b;
@@ -71,8 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         threaded = data[0] & 1;
         read_stream(&a, data + 1, size - 1, threaded, false);
         read_stream(&b, data + 1, size - 1, threaded, true);
-        if (a.rc != b.rc || strcmp(a.msg, b.msg) != 0 || a.len != b.len ||
-            (a.len > 0 && memcmp(a.bytes, b.bytes, a.len) != 0) || a.truncated != b.truncated) {
+        if ((a.rc != b.rc || strcmp(a.msg, b.msg) != 0 || a.len != b.len ||
+             (a.len > 0 && memcmp(a.bytes, b.bytes, a.len) != 0) || a.truncated != b.truncated) &&
+            !isal_reads_past(&a, &b)) {
                 fprintf(stderr, "backends differ: isal rc %d '%s' %zu bytes cut %d; "
                         "built-in rc %d '%s' %zu bytes cut %d\n", a.rc, a.msg, a.len,
                         a.truncated, b.rc, b.msg, b.len, b.truncated);

@@ -11,6 +11,7 @@ import json
 import os
 import struct
 import sys
+import zlib
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'testdata', 'fuzz')
 
@@ -558,6 +559,52 @@ def gzip_streams():
                                  ('empty_member', gzip.compress(b'', mtime=0), 0),
                                  ('plain', text[:2000], 0)):
         put('gzip', name, bytes([threaded]) + data)
+    # a dynamic block whose literal/length code is incomplete ("invalid
+    # literal/lengths set" to zlib, at the block's header): its data met
+    # only the codes it has (ISA-L reads "AA", lib/input/source.c), or one
+    # it lacks (ISA-L fails too); a good member after it either way
+    tail = gzip.compress(b'tail\n', mtime=0)
+    put('gzip', 'incomplete_code', bytes([0]) + incomplete_code_member(False) + tail)
+    put('gzip', 'incomplete_code_met', bytes([1]) + incomplete_code_member(True) + tail)
+
+
+def incomplete_code_member(meet_gap):
+    # the stream is written a bit at a time, from each byte's lowest bit
+    bits = []
+
+    def put_bits(value, n):                 # extra bits and fields: low bit first
+        bits.extend((value >> i) & 1 for i in range(n))
+
+    def put_code(code, n):                  # Huffman codes: high bit first
+        bits.extend((code >> (n - 1 - i)) & 1 for i in range(n))
+
+    put_bits(1, 1)                          # the last block
+    put_bits(2, 2)                          # dynamic Huffman codes
+    put_bits(0, 5)                          # 257 literal/length codes
+    put_bits(0, 5)                          # 1 distance code
+    put_bits(14, 4)                         # 18 code length codes
+    order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1]
+    cl = {18: 1, 1: 2, 2: 2}                # codes 0, 10, 11: complete
+    for sym in order:
+        put_bits(cl.get(sym, 0), 3)
+    # the lengths: 'A' (65) 1 bit, end of block 2 bits, nothing else (a
+    # half and a quarter of the code space); the one distance code 1 bit
+    for zeros, length in ((65, 2), (138, None), (52, 3)):
+        put_code(0, 1)                      # 18: a run of zeros
+        put_bits(zeros - 11, 7)
+        if length is not None:              # then 'A' (1: code 10), end of block (2: 11)
+            put_code(length, 2)
+    put_code(2, 2)                          # the distance code: 1
+    put_code(0, 1)                          # 'A'
+    put_code(0, 1)                          # 'A'
+    if meet_gap:
+        put_code(3, 2)                      # the code 11, which no symbol has
+    put_code(2, 2)                          # end of block
+    bits.extend([0] * (-len(bits) % 8))
+    data = bytes(sum(b << i for i, b in enumerate(bits[k:k + 8]))
+                 for k in range(0, len(bits), 8))
+    trailer = struct.pack('<II', zlib.crc32(b'AA'), 2)
+    return b'\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03' + data + trailer
 
 
 chrome()
