@@ -88,9 +88,8 @@ igzip=$(command -v igzip || true)
 say() { printf '%s\n' "$*" >> "$goals"; }
 note() { printf '%s\n' "$*" >&2; }
 
-
 # The goals' verdicts, for awk: "met", or "MISSED by" how far the figure is
-# from the goal, as a share of the goal (the issue asks a miss to say so).
+# from the goal, as a share of the goal.
 verdict_awk='
 function missed(v, g) { return sprintf("MISSED by %.1f%%", 100 * (v > g ? v - g : g - v) / g) }
 function at_least(v, g) { return v >= g ? "met" : missed(v, g) }
